@@ -1,0 +1,54 @@
+# a2a-toolkit: every task a contributor or CI runs. `make` (or `make help`) lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+BIN := node_modules/.bin
+export A2A_SPEC_DIR ?= $(abspath ../shared/spec)
+STAMP := node_modules/.install-stamp
+
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties run ci clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
+
+$(STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(STAMP)
+
+setup: $(STAMP) ## install the npm dependencies (the proto compiler is the npm package @bufbuild/buf)
+
+spec: $(STAMP) ## verify the upstream spec files in $$A2A_SPEC_DIR against spec/pins.json and materialise them
+	$(BIN)/tsx codegen/main.ts --materialise-only
+
+generate: $(STAMP) ## regenerate generated/ from the pinned spec and print what changed
+	$(BIN)/tsx codegen/main.ts
+
+check-generated: $(STAMP) ## regenerate into a temp dir and fail if generated/ differs
+	$(BIN)/tsx codegen/main.ts --check
+
+update-spec: $(STAMP) ## adopt a new upstream revision from $$A2A_SPEC_DIR: re-pin, regenerate, report changes
+	$(BIN)/tsx codegen/main.ts --update-pins --spec-dir "$(A2A_SPEC_DIR)"
+
+lint: $(STAMP) ## eslint and prettier
+	$(BIN)/eslint .
+	$(BIN)/prettier --check .
+
+format: $(STAMP) ## rewrite files with prettier
+	$(BIN)/prettier --write .
+
+typecheck: $(STAMP) ## tsc --noEmit over codegen, generated, src, test
+	$(BIN)/tsc -p tsconfig.json
+
+test: $(STAMP) ## run every test (writes reports/vitest.json too)
+	@mkdir -p reports
+	$(BIN)/vitest run --reporter=default --reporter=json --outputFile.json=reports/vitest.json
+
+test-properties: $(STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
+	$(BIN)/vitest run --config vitest.properties.config.ts
+
+run: $(STAMP) ## the main job: regenerate from the pinned spec and print the spec summary
+	node bin/a2a-toolkit.js generate
+
+ci: lint typecheck check-generated test ## everything CI checks
+
+clean: ## remove installed and materialised files
+	rm -rf node_modules spec/upstream reports

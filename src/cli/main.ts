@@ -1,0 +1,36 @@
+// The a2a-toolkit command line. Each sub-command lives in its own module and is loaded lazily,
+// so `a2a-toolkit --help` stays fast.
+import { Command, CommanderError } from "commander";
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name("a2a-toolkit")
+    .description("Types, translation, reference server/client and compliance suite for A2A 1.0 and 0.3")
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  let code = 0;
+  program
+    .command("generate")
+    .description("regenerate generated/ from the pinned upstream spec and print what changed")
+    .option("--spec-dir <dir>", "upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)")
+    .option("--update-pins", "adopt the files in --spec-dir as a new revision")
+    .option("--check", "fail if generated/ is out of date")
+    .action(async (opts: { specDir?: string; updatePins?: boolean; check?: boolean }) => {
+      const { main: generate } = await import("../../codegen/main.js");
+      const args: string[] = [];
+      if (opts.specDir) args.push("--spec-dir", opts.specDir);
+      // A new spec directory means a new revision: re-pin it, as `make update-spec` does.
+      if (opts.updatePins || opts.specDir) args.push("--update-pins");
+      if (opts.check) args.push("--check");
+      code = await generate(args);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    throw e;
+  }
+  return code;
+}
