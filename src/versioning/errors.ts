@@ -1,0 +1,269 @@
+// One table for every A2A and JSON-RPC error: JSON-RPC code, HTTP status, gRPC status and
+// google.rpc.ErrorInfo reason (A2A 1.0.1 §5.4; a2a-wire.md §3). Every binding encodes errors
+// from here, in both versions.
+
+export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+export const ERROR_DOMAIN = "a2a-protocol.org";
+
+/** google.rpc.Code names and numbers (a2a-wire.md §3.4). */
+export const GRPC_CODES = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcStatus = keyof typeof GRPC_CODES;
+
+export interface ErrorSpec {
+  /** 1.0 name (the key of ERRORS). */
+  name: string;
+  /** 0.3 JSON-RPC name where it differs or exists (undefined: 1.0 only). */
+  name0_3?: string;
+  code: number;
+  http: number;
+  grpc: GrpcStatus;
+  /** ErrorInfo.reason (UPPER_SNAKE_CASE, no "Error" suffix); undefined for plain JSON-RPC errors. */
+  reason?: string;
+  /** Default message (1.0 §9.5 standard message; 0.3 T03 default where 1.0 has none). */
+  message: string;
+}
+
+const spec = (s: ErrorSpec) => s;
+
+export const ERRORS = {
+  JSONParseError: spec({
+    name: "JSONParseError",
+    name0_3: "JSONParseError",
+    code: -32700,
+    http: 400,
+    grpc: "INVALID_ARGUMENT",
+    message: "Invalid JSON payload",
+  }),
+  InvalidRequestError: spec({
+    name: "InvalidRequestError",
+    name0_3: "InvalidRequestError",
+    code: -32600,
+    http: 400,
+    grpc: "INVALID_ARGUMENT",
+    message: "Request payload validation error",
+  }),
+  MethodNotFoundError: spec({
+    name: "MethodNotFoundError",
+    name0_3: "MethodNotFoundError",
+    code: -32601,
+    http: 404,
+    grpc: "NOT_FOUND",
+    message: "Method not found",
+  }),
+  InvalidParamsError: spec({
+    name: "InvalidParamsError",
+    name0_3: "InvalidParamsError",
+    code: -32602,
+    http: 400,
+    grpc: "INVALID_ARGUMENT",
+    message: "Invalid parameters",
+  }),
+  InternalError: spec({
+    name: "InternalError",
+    name0_3: "InternalError",
+    code: -32603,
+    http: 500,
+    grpc: "INTERNAL",
+    message: "Internal error",
+  }),
+  TaskNotFoundError: spec({
+    name: "TaskNotFoundError",
+    name0_3: "TaskNotFoundError",
+    code: -32001,
+    http: 404,
+    grpc: "NOT_FOUND",
+    reason: "TASK_NOT_FOUND",
+    message: "Task not found",
+  }),
+  TaskNotCancelableError: spec({
+    name: "TaskNotCancelableError",
+    name0_3: "TaskNotCancelableError",
+    code: -32002,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "TASK_NOT_CANCELABLE",
+    message: "Task cannot be canceled",
+  }),
+  PushNotificationNotSupportedError: spec({
+    name: "PushNotificationNotSupportedError",
+    name0_3: "PushNotificationNotSupportedError",
+    code: -32003,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    message: "Push Notification is not supported",
+  }),
+  UnsupportedOperationError: spec({
+    name: "UnsupportedOperationError",
+    name0_3: "UnsupportedOperationError",
+    code: -32004,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "UNSUPPORTED_OPERATION",
+    message: "This operation is not supported",
+  }),
+  ContentTypeNotSupportedError: spec({
+    name: "ContentTypeNotSupportedError",
+    name0_3: "ContentTypeNotSupportedError",
+    code: -32005,
+    http: 400,
+    grpc: "INVALID_ARGUMENT",
+    reason: "CONTENT_TYPE_NOT_SUPPORTED",
+    message: "Incompatible content types",
+  }),
+  InvalidAgentResponseError: spec({
+    name: "InvalidAgentResponseError",
+    name0_3: "InvalidAgentResponseError",
+    code: -32006,
+    http: 500,
+    grpc: "INTERNAL",
+    reason: "INVALID_AGENT_RESPONSE",
+    message: "Invalid agent response",
+  }),
+  ExtendedAgentCardNotConfiguredError: spec({
+    name: "ExtendedAgentCardNotConfiguredError",
+    name0_3: "AuthenticatedExtendedCardNotConfiguredError",
+    code: -32007,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    message: "Extended agent card is not configured",
+  }),
+  ExtensionSupportRequiredError: spec({
+    name: "ExtensionSupportRequiredError",
+    code: -32008,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "EXTENSION_SUPPORT_REQUIRED",
+    message: "Extension support required",
+  }),
+  VersionNotSupportedError: spec({
+    name: "VersionNotSupportedError",
+    code: -32009,
+    http: 400,
+    grpc: "FAILED_PRECONDITION",
+    reason: "VERSION_NOT_SUPPORTED",
+    message: "Protocol version not supported",
+  }),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type A2AErrorName = keyof typeof ERRORS;
+
+export function errorByCode(code: number): ErrorSpec | undefined {
+  return Object.values(ERRORS).find((e) => e.code === code);
+}
+
+export function errorByReason(reason: string): ErrorSpec | undefined {
+  return Object.values(ERRORS).find((e) => "reason" in e && e.reason === reason);
+}
+
+/**
+ * An A2A protocol error, independent of binding and version. `metadata` goes into
+ * ErrorInfo.metadata (string values); `details` are extra `@type` objects (e.g. BadRequest).
+ */
+export class A2AError extends Error {
+  readonly spec: ErrorSpec;
+  constructor(
+    readonly type: A2AErrorName,
+    message?: string,
+    readonly metadata: Record<string, string> = {},
+    readonly details: Record<string, unknown>[] = [],
+  ) {
+    super(message ?? ERRORS[type].message);
+    this.name = type;
+    this.spec = ERRORS[type];
+  }
+
+  get code(): number {
+    return this.spec.code;
+  }
+}
+
+/** Shorthand for the InvalidParams error of a failed validation, with a BadRequest detail. */
+export function invalidParams(field: string, description: string): A2AError {
+  return new A2AError("InvalidParamsError", `Invalid parameters: ${field || "/"}: ${description}`, {}, [
+    { "@type": BAD_REQUEST_TYPE, fieldViolations: [{ field, description }] },
+  ]);
+}
+
+function errorInfo(e: A2AError): Record<string, unknown>[] {
+  if (!e.spec.reason) return [];
+  return [
+    {
+      "@type": ERROR_INFO_TYPE,
+      reason: e.spec.reason,
+      domain: ERROR_DOMAIN,
+      ...(Object.keys(e.metadata).length ? { metadata: e.metadata } : {}),
+    },
+  ];
+}
+
+/** JSON-RPC `error` member. 1.0: `data` is an array of `@type` objects; 0.3: the same array is a legal `any`. */
+export function toJsonRpcError(e: A2AError): { code: number; message: string; data?: unknown } {
+  const data = [...errorInfo(e), ...e.details];
+  return { code: e.code, message: e.message, ...(data.length ? { data } : {}) };
+}
+
+/** HTTP+JSON error body (AIP-193, 1.0 §11.6) and its status code. */
+export function toRestError(e: A2AError): {
+  status: number;
+  body: { error: { code: number; status: GrpcStatus; message: string; details: Record<string, unknown>[] } };
+} {
+  return {
+    status: e.spec.http,
+    body: { error: { code: e.spec.http, status: e.spec.grpc, message: e.message, details: [...errorInfo(e), ...e.details] } },
+  };
+}
+
+/** Reads a JSON-RPC error object (either version) back into an A2AError. */
+export function fromJsonRpcError(err: { code: number; message?: string; data?: unknown }): A2AError {
+  const info = Array.isArray(err.data) ? (err.data as Record<string, unknown>[]).find((d) => d?.["@type"] === ERROR_INFO_TYPE) : undefined;
+  const byReason = typeof info?.reason === "string" ? errorByReason(info.reason) : undefined;
+  const s = byReason ?? errorByCode(err.code) ?? ERRORS.InternalError;
+  const details = Array.isArray(err.data) ? (err.data as Record<string, unknown>[]).filter((d) => d?.["@type"] !== ERROR_INFO_TYPE) : [];
+  const metadata = (info?.metadata ?? {}) as Record<string, string>;
+  return new A2AError(s.name as A2AErrorName, err.message ?? s.message, metadata, details);
+}
+
+/** Reads an HTTP+JSON error response back into an A2AError: ErrorInfo.reason first, then the status. */
+export function fromRestError(status: number, body: unknown): A2AError {
+  const error = (body as { error?: { message?: string; details?: Record<string, unknown>[] } } | undefined)?.error;
+  const details = Array.isArray(error?.details) ? error.details : [];
+  const info = details.find((d) => d?.["@type"] === ERROR_INFO_TYPE);
+  const byReason = typeof info?.reason === "string" ? errorByReason(info.reason) : undefined;
+  const byStatus =
+    status === 404
+      ? ERRORS.TaskNotFoundError
+      : status >= 500
+        ? ERRORS.InternalError
+        : status === 400
+          ? ERRORS.InvalidParamsError
+          : undefined;
+  const s = byReason ?? byStatus ?? ERRORS.InternalError;
+  const message = error?.message ?? (body as { message?: string } | undefined)?.message ?? s.message;
+  return new A2AError(
+    s.name as A2AErrorName,
+    message,
+    (info?.metadata ?? {}) as Record<string, string>,
+    details.filter((d) => d !== info),
+  );
+}
