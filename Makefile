@@ -4,6 +4,9 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 export A2A_SPEC_DIR ?= $(abspath ../shared/spec)
 STAMP := node_modules/.install-stamp
+# Extra generator flags, e.g. CODEGEN_FLAGS="--pins /tmp/pins.json --out /tmp/gen --upstream /tmp/up" to try
+# a spec update without touching spec/pins.json or generated/.
+CODEGEN_FLAGS ?=
 
 .PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties run ci clean
 
@@ -17,16 +20,16 @@ $(STAMP): package.json package-lock.json
 setup: $(STAMP) ## install the npm dependencies (the proto compiler is the npm package @bufbuild/buf)
 
 spec: $(STAMP) ## verify the upstream spec files in $$A2A_SPEC_DIR against spec/pins.json and materialise them
-	$(BIN)/tsx codegen/main.ts --materialise-only
+	$(BIN)/tsx codegen/main.ts --materialise-only $(CODEGEN_FLAGS)
 
 generate: $(STAMP) ## regenerate generated/ from the pinned spec and print what changed
-	$(BIN)/tsx codegen/main.ts
+	$(BIN)/tsx codegen/main.ts $(CODEGEN_FLAGS)
 
 check-generated: $(STAMP) ## regenerate into a temp dir and fail if generated/ differs
-	$(BIN)/tsx codegen/main.ts --check
+	$(BIN)/tsx codegen/main.ts --check $(CODEGEN_FLAGS)
 
 update-spec: $(STAMP) ## adopt a new upstream revision from $$A2A_SPEC_DIR: re-pin, regenerate, report changes
-	$(BIN)/tsx codegen/main.ts --update-pins --spec-dir "$(A2A_SPEC_DIR)"
+	$(BIN)/tsx codegen/main.ts --update-pins --spec-dir "$(A2A_SPEC_DIR)" $(CODEGEN_FLAGS)
 
 lint: $(STAMP) ## eslint and prettier
 	$(BIN)/eslint .

@@ -1,15 +1,28 @@
-// The one entry point of the generator: `tsx codegen/main.ts [--check] [--spec-dir DIR] [--update-pins] [--out DIR]`.
+// The one entry point of the generator: `tsx codegen/main.ts [--check] [--spec-dir DIR] [--update-pins] [--out DIR] [--pins FILE]`.
 // Reads the pinned upstream spec files, writes generated/ from scratch (deterministically),
 // and prints what changed in the API against what was there before.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { FileRegistry } from "@bufbuild/protobuf";
 import { deriveSchema, isRequired } from "./jsonschema.js";
 import { methodsV0_3, methodsV1_0, type MethodInfo } from "./methods.js";
 import { compileProto, generateEs } from "./proto.js";
-import { defaultSpecDir, materialiseSpec, pinFor, projectRoot, readPins, repin, SpecPinError, upstreamDir, type Pin } from "./spec.js";
+import {
+  defaultSpecDir,
+  materialiseSpec,
+  pinFor,
+  pinsFile,
+  projectRoot,
+  readPins,
+  repin,
+  SpecPinError,
+  upstreamDir,
+  writePins,
+  type Pin,
+  type Pins,
+} from "./spec.js";
 import { diffSummaries, formatChanges, summarise, type ApiSummary } from "./summary.js";
 import { generateV03Types, stripProse } from "./types-v0_3.js";
 import { compileValidators } from "./validators.js";
@@ -76,16 +89,27 @@ export interface GenerateResult {
   summaries: Record<"v1_0" | "v0_3", ApiSummary>;
 }
 
-/** Generates every file of generated/ in memory from the spec files in `specDir`. */
-export async function generateAll(specDir: string): Promise<GenerateResult> {
-  const pins = readPins();
+/**
+ * protoc-gen-es writes one file per proto file: `a2a_pb.ts` from the version's a2a.proto, and
+ * `google/api/http_pb.ts` and friends from the pinned third-party protos.
+ */
+function esSource(pins: Pins, protoDir: string, esPath: string): Pin[] {
+  const proto = esPath.replace(/_pb\.ts$/, ".proto");
+  return [pinFor(pins, proto === "a2a.proto" ? `${protoDir}/a2a.proto` : `third_party/${proto}`)];
+}
+
+/**
+ * Generates every file of generated/ in memory from the spec files in `specDir`; `pins` supplies
+ * the hashes named in the headers (the caller has verified the files against them).
+ */
+export async function generateAll(specDir: string, pins: Pins = readPins()): Promise<GenerateResult> {
   const files: GeneratedFiles = new Map();
   const put = (p: Pin[], path: string, content: string) => files.set(path, withHeader(p, path, content));
 
   // ---- 1.0 (D10): protobuf-es types + codec, derived JSON Schema validators, method table
   const p10 = [pinFor(pins, "v1.0/a2a.proto")];
   const v10 = compileProto(specDir, "v1.0");
-  for (const [path, content] of generateEs(v10.image)) put(p10, `v1_0/${path}`, content);
+  for (const [path, content] of generateEs(v10.image)) put(esSource(pins, "v1.0", path), `v1_0/${path}`, content);
   const schema10 = deriveSchema(v10.registry, { protoPackage: "lf.a2a.v1", emptyAllowed: EMPTY_ALLOWED_V1_0 });
   put(p10, "v1_0/schema.json", JSON.stringify(schema10));
   const val10 = compileValidators(schema10, "2020-12", "urn:a2a:v1.0", validatorExports(schema10, "$defs"));
@@ -116,7 +140,7 @@ export async function generateAll(specDir: string): Promise<GenerateResult> {
   put(p03json, "v0_3/validators.js", val03.js);
   put(p03json, "v0_3/validators.d.ts", val03.dts);
   const v03 = compileProto(specDir, "v0.3");
-  for (const [path, content] of generateEs(v03.image)) put(p03proto, `v0_3/${path}`, content);
+  for (const [path, content] of generateEs(v03.image)) put(esSource(pins, "v0.3", path), `v0_3/${path}`, content);
   const schema03pb = deriveSchema(v03.registry, { protoPackage: "a2a.v1", emptyAllowed: new Set() });
   put(p03proto, "v0_3/schema.json", JSON.stringify(schema03pb));
   const val03pb = compileValidators(schema03pb, "2020-12", "urn:a2a:v0.3:rest", validatorExports(schema03pb, "$defs"));
@@ -196,39 +220,57 @@ function readSummary(outDir: string, version: "v1_0" | "v0_3"): ApiSummary | und
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as ApiSummary) : undefined;
 }
 
+const USAGE = [
+  "usage: a2a-toolkit generate [--spec-dir DIR] [--update-pins] [--check] [--out DIR] [--pins FILE]",
+  "  --spec-dir DIR    upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)",
+  "  --update-pins     adopt the files in --spec-dir as a new revision (rewrites the pins file",
+  "                    after generation succeeds)",
+  "  --check           regenerate into a temp dir and fail if the output directory differs",
+  "  --out DIR         output directory (default generated/)",
+  "  --pins FILE       pins file (default spec/pins.json)",
+  "  --upstream DIR    where verified spec files are materialised (default spec/upstream/)",
+  "  --materialise-only  verify and materialise the spec files, generate nothing",
+].join("\n");
+
 export async function main(argv = process.argv.slice(2)): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      check: { type: "boolean", default: false },
-      "spec-dir": { type: "string" },
-      "update-pins": { type: "boolean", default: false },
-      out: { type: "string" },
-      "materialise-only": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        check: { type: "boolean", default: false },
+        "spec-dir": { type: "string" },
+        "update-pins": { type: "boolean", default: false },
+        out: { type: "string" },
+        pins: { type: "string" },
+        upstream: { type: "string" },
+        "materialise-only": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (e) {
+    console.error(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+    return 2;
+  }
   if (values.help) {
-    console.log(
-      [
-        "usage: a2a-toolkit generate [--spec-dir DIR] [--update-pins] [--check] [--out DIR]",
-        "  --spec-dir DIR    upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)",
-        "  --update-pins     adopt the files in --spec-dir as a new revision (rewrites spec/pins.json)",
-        "  --check           regenerate into a temp dir and fail if generated/ differs",
-        "  --out DIR         output directory (default generated/)",
-      ].join("\n"),
-    );
+    console.log(USAGE);
     return 0;
   }
   const started = performance.now();
-  const specDir = values["spec-dir"] ?? defaultSpecDir();
-  const outDir = values.out ?? join(projectRoot, "generated");
+  const specDir = resolve(values["spec-dir"] ?? defaultSpecDir());
+  const outDir = resolve(values.out ?? join(projectRoot, "generated"));
+  const pinsPath = resolve(values.pins ?? pinsFile);
+  const materialised = resolve(values.upstream ?? upstreamDir);
+  let pins: Pins;
+  let repinned: string[] | undefined;
   try {
+    pins = readPins(pinsPath);
     if (values["update-pins"]) {
-      const { changed } = repin(specDir);
-      console.log(changed.length ? `re-pinned:\n  ${changed.join("\n  ")}` : "pins unchanged");
+      const r = repin(specDir, pins);
+      pins = r.pins;
+      repinned = r.changed;
     }
-    materialiseSpec(specDir, upstreamDir);
+    materialiseSpec(specDir, materialised, pins);
   } catch (e) {
     if (e instanceof SpecPinError) {
       console.error(`spec pin check failed:\n${e.message}`);
@@ -237,10 +279,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     throw e;
   }
   if (values["materialise-only"]) {
-    console.log(`spec files verified and materialised in ${relative(process.cwd(), upstreamDir) || "."}`);
+    console.log(`spec files verified against ${pinsPath} and materialised in ${materialised}`);
     return 0;
   }
-  const { files, summaries } = await generateAll(upstreamDir);
+  const { files, summaries } = await generateAll(materialised, pins);
 
   if (values.check) {
     const tmp = mkdtempSync(join(tmpdir(), "a2a-check-"));
@@ -248,11 +290,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       writeTree(tmp, files);
       const diff = compareTrees(readTree(tmp), readTree(outDir));
       if (diff.length > 0) {
-        console.error(`generated/ is out of date (${diff.length} file(s) differ):\n  ${diff.slice(0, 20).join("\n  ")}`);
+        console.error(`${outDir} is out of date (${diff.length} file(s) differ):\n  ${diff.slice(0, 20).join("\n  ")}`);
         console.error("run `make generate` and commit");
         return 1;
       }
-      console.log(`generated/ is up to date (${files.size} files)`);
+      console.log(`${outDir} is up to date (${files.size} files)`);
       return 0;
     } finally {
       rmSync(tmp, { recursive: true, force: true });
@@ -261,8 +303,16 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 
   const before = { v1_0: readSummary(outDir, "v1_0"), v0_3: readSummary(outDir, "v0_3") };
   writeTree(outDir, files);
+  if (repinned) {
+    writePins(pins, pinsPath);
+    console.log(
+      repinned.length
+        ? `re-pinned in ${pinsPath} (check its tag and url fields by hand):\n  ${repinned.join("\n  ")}`
+        : `pins unchanged (${pinsPath})`,
+    );
+  }
   const ms = Math.round(performance.now() - started);
-  console.log(`generated ${files.size} files into ${relative(process.cwd(), outDir) || "."} in ${ms} ms`);
+  console.log(`generated ${files.size} files into ${outDir} in ${ms} ms`);
   for (const v of ["v1_0", "v0_3"] as const) {
     const label = v === "v1_0" ? "A2A 1.0" : "A2A 0.3";
     console.log(describeSummary(label, summaries[v]));

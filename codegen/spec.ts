@@ -69,20 +69,26 @@ export function materialiseSpec(sourceDir = defaultSpecDir(), targetDir = upstre
   }
 }
 
-/** Re-pins every file to the contents found in `sourceDir` (a new upstream revision). */
-export function repin(sourceDir: string, pins = readPins(), file = pinsFile): { changed: string[] } {
+/**
+ * Re-pins every file to the contents found in `sourceDir` (a new upstream revision). Returns new
+ * pins and leaves `pins` and the pins file alone: write them with writePins() once generation from
+ * the new files has succeeded, so a failed update leaves the old pins and generated/ consistent.
+ */
+export function repin(sourceDir: string, pins: Pins): { pins: Pins; changed: string[] } {
   const changed: string[] = [];
-  for (const pin of pins.files) {
+  const files = pins.files.map((pin) => {
     const path = join(sourceDir, pin.path);
     if (!existsSync(path)) throw new SpecPinError(`${pin.path}: missing from ${sourceDir}; cannot re-pin.`);
     const actual = sha256(readFileSync(path));
-    if (actual !== pin.sha256) {
-      changed.push(`${pin.path}: ${pin.sha256.slice(0, 12)}… → ${actual.slice(0, 12)}…`);
-      pin.sha256 = actual;
-    }
-  }
+    if (actual === pin.sha256) return pin;
+    changed.push(`${pin.path}: ${pin.sha256.slice(0, 12)}… → ${actual.slice(0, 12)}…`);
+    return { ...pin, sha256: actual };
+  });
+  return { pins: { ...pins, files }, changed };
+}
+
+export function writePins(pins: Pins, file = pinsFile): void {
   writeFileSync(file, JSON.stringify(pins, null, 2) + "\n");
-  return { changed };
 }
 
 export function pinFor(pins: Pins, path: string): Pin {

@@ -16,13 +16,17 @@ export async function main(argv: string[]): Promise<number> {
     .option("--spec-dir <dir>", "upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)")
     .option("--update-pins", "adopt the files in --spec-dir as a new revision")
     .option("--check", "fail if generated/ is out of date")
-    .action(async (opts: { specDir?: string; updatePins?: boolean; check?: boolean }) => {
+    .option("--out <dir>", "output directory (default generated/)")
+    .option("--pins <file>", "pins file (default spec/pins.json)")
+    .option("--upstream <dir>", "where verified spec files are materialised (default spec/upstream/)")
+    .action(async (opts: { specDir?: string; updatePins?: boolean; check?: boolean; out?: string; pins?: string; upstream?: string }) => {
       const { main: generate } = await import("../../codegen/main.js");
       const args: string[] = [];
       if (opts.specDir) args.push("--spec-dir", opts.specDir);
       // A new spec directory means a new revision: re-pin it, as `make update-spec` does.
       if (opts.updatePins || opts.specDir) args.push("--update-pins");
       if (opts.check) args.push("--check");
+      for (const k of ["out", "pins", "upstream"] as const) if (opts[k]) args.push(`--${k}`, opts[k]);
       code = await generate(args);
     });
 
