@@ -1,0 +1,139 @@
+// Agent card discovery and interface selection (A2A 1.0 §8.2, §8.3.2, §3.6.3).
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
+import type { Binding, ClientWire, ProtocolVersion, Target } from "./wire.js";
+
+export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
+export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
+export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = ["1.0", "0.3"];
+
+/** Caller restrictions on what the client may speak. */
+export interface InterfacePolicy {
+  /** Bindings the client may use (default: JSONRPC and HTTP+JSON). */
+  bindings?: readonly Binding[];
+  /** Versions the client may use (default: 1.0 and 0.3). */
+  versions?: readonly ProtocolVersion[];
+  /**
+   * Pin one version: only interfaces of this version are considered, and a card without one is
+   * an error, never a silent fallback to another version (1.0 §3.6.3).
+   */
+  version?: ProtocolVersion;
+}
+
+/** Where the card of an agent lives: a URL ending in `.json` is the card itself. */
+export function cardUrls(input: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(input);
+  } catch {
+    throw new A2ATransportError("network", `not a valid URL: ${JSON.stringify(input)}`, { url: input });
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new A2ATransportError("network", `unsupported URL scheme ${u.protocol} (use http: or https:)`, { url: input });
+  if (u.pathname.endsWith(".json")) return [u.toString()];
+  const base = u.pathname.replace(/\/+$/, "");
+  const urls = [`${u.origin}${base}${WELL_KNOWN_CARD_PATH}`];
+  if (base) urls.push(`${u.origin}${WELL_KNOWN_CARD_PATH}`);
+  return urls;
+}
+
+/** "1.0.1" → "1.0"; anything unrecognisable → undefined. */
+export function majorMinor(v: string): string | undefined {
+  const m = /^(\d+)\.(\d+)(\.\d+)?$/.exec(v.trim());
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+function normaliseBinding(b: string): string {
+  const u = b.trim().toUpperCase();
+  return u === "JSON-RPC" || u === "JSONRPC" ? "JSONRPC" : u === "REST" || u === "HTTP+JSON" || u === "HTTP_JSON" ? "HTTP+JSON" : u;
+}
+
+/**
+ * The first interface of the card, in the agent's order, whose binding and version this client
+ * supports and the policy allows. Throws A2ACardError (no-compatible-interface) otherwise, naming
+ * what the agent offers.
+ */
+export function selectInterface(card: v1_0.AgentCard, policy: InterfacePolicy = {}): Target {
+  const bindings = policy.bindings ?? SUPPORTED_BINDINGS;
+  const versions = policy.version ? [policy.version] : (policy.versions ?? SUPPORTED_VERSIONS);
+  for (const i of card.supportedInterfaces) {
+    const binding = normaliseBinding(i.protocolBinding) as Binding;
+    const version = majorMinor(i.protocolVersion) as ProtocolVersion | undefined;
+    if (!SUPPORTED_BINDINGS.includes(binding) || !bindings.includes(binding)) continue;
+    if (!version || !SUPPORTED_VERSIONS.includes(version) || !versions.includes(version)) continue;
+    return { url: i.url, binding, version, tenant: i.tenant };
+  }
+  const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion || "(no version)"} at ${i.url}`);
+  const wanted = `${versions.join(" or ")} over ${bindings.join(" or ")}`;
+  const why = policy.version
+    ? `the client is pinned to A2A ${policy.version} and does not fall back to another version`
+    : `the client speaks ${wanted}`;
+  throw new A2ACardError(
+    "no-compatible-interface",
+    `agent "${card.name}" offers no usable interface: ${why}; the agent offers ${offered.length ? offered.join(", ") : "no interfaces"}`,
+  );
+}
+
+export interface FetchCardOptions {
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Send `A2A-Version: 1.0` with the card request (a dual-version server then answers with its 1.0 card). */
+  askFor1_0?: boolean;
+}
+
+export interface FetchedCard {
+  card: v1_0.AgentCard;
+  /** The card as received. */
+  raw: unknown;
+  url: string;
+}
+
+/** Fetches and parses an agent card (either version's shape; 0.3 cards come back as 1.0 cards). */
+export async function fetchAgentCard(input: string, wire: ClientWire, opts: FetchCardOptions = {}): Promise<FetchedCard> {
+  const doFetch = opts.fetch ?? fetch;
+  const urls = cardUrls(input);
+  let last: A2ATransportError | undefined;
+  for (const url of urls) {
+    const timeout = opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined;
+    const signal = timeout && opts.signal ? AbortSignal.any([timeout, opts.signal]) : (timeout ?? opts.signal);
+    let res: Response;
+    let text: string;
+    try {
+      res = await doFetch(url, {
+        method: "GET",
+        headers: { accept: "application/json", ...(opts.askFor1_0 !== false ? { "A2A-Version": "1.0" } : {}), ...opts.headers },
+        signal,
+      });
+      text = await res.text();
+    } catch (e) {
+      throw transportFailure(e, url, { timeout, caller: opts.signal });
+    }
+    if (!res.ok) {
+      last = new A2ATransportError("http", `agent card request ${url} answered HTTP ${res.status} ${res.statusText}`.trim(), {
+        url,
+        status: res.status,
+      });
+      if (res.status === 404) continue;
+      throw last;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new A2ACardError("invalid", `agent card at ${url} is not JSON: ${(e as Error).message}`, { url, cause: e });
+    }
+    let card: v1_0.AgentCard;
+    try {
+      card = wire.parseCard(raw);
+    } catch (e) {
+      throw new A2ACardError("invalid", `agent card at ${url} does not parse as an A2A 1.0 or 0.3 card: ${(e as Error).message}`, {
+        url,
+        cause: e,
+      });
+    }
+    return { card, raw, url };
+  }
+  throw last ?? new A2ATransportError("http", `no agent card found for ${input}`, { url: input });
+}

@@ -1,0 +1,87 @@
+// waitForTask: until a task reaches a wanted state, by subscription when the card allows it,
+// else by polling GetTask with exponential backoff.
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { A2AError } from "../versioning/errors.js";
+import type { A2AClient } from "./client.js";
+import { A2ATransportError } from "./errors.js";
+
+export interface WaitOptions {
+  /** States to wait for, or a predicate over the task (default: terminal or interrupted). */
+  until?: readonly v1_0.TaskState[] | ((task: v1_0.Task) => boolean);
+  signal?: AbortSignal;
+  /** "auto" (default): subscribe if the card declares streaming, else poll. */
+  mode?: "auto" | "poll" | "subscribe";
+  /** First poll interval (default 250 ms), multiplied by 1.5 up to `maxIntervalMs` (default 5 000 ms). */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+  /** Per-request timeout (default: the client's). */
+  timeoutMs?: number;
+  /** Called with every task snapshot seen while waiting. */
+  onUpdate?: (task: v1_0.Task) => void;
+}
+
+const DONE = new Set([
+  v1_0.TaskState.COMPLETED,
+  v1_0.TaskState.FAILED,
+  v1_0.TaskState.CANCELED,
+  v1_0.TaskState.REJECTED,
+  v1_0.TaskState.INPUT_REQUIRED,
+  v1_0.TaskState.AUTH_REQUIRED,
+]);
+
+function predicate(until: WaitOptions["until"]): (t: v1_0.Task) => boolean {
+  if (typeof until === "function") return until;
+  const states = new Set(until ?? DONE);
+  return (t) => t.status !== undefined && states.has(t.status.state);
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = () => reject(new A2ATransportError("aborted", "waitForTask was aborted", { cause: signal?.reason }));
+    if (signal?.aborted) return fail();
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      fail();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export async function waitForTask(client: A2AClient, id: string, opts: WaitOptions = {}): Promise<v1_0.Task> {
+  const done = predicate(opts.until);
+  const call = { signal: opts.signal, timeoutMs: opts.timeoutMs };
+  let task = await client.getTask({ id }, call);
+  opts.onUpdate?.(task);
+  if (done(task)) return task;
+  const mode = opts.mode ?? "auto";
+  if (mode === "subscribe" || (mode === "auto" && client.canStream)) {
+    try {
+      for await (const ev of client.subscribeToTask({ id }, call)) {
+        if (ev.payload.case === "task") task = ev.payload.value;
+        else if (ev.payload.case === "statusUpdate" && ev.payload.value.status) task = { ...task, status: ev.payload.value.status };
+        else if (ev.payload.case === "artifactUpdate") continue;
+        else continue;
+        opts.onUpdate?.(task);
+        if (done(task)) return ev.payload.case === "task" ? task : await client.getTask({ id }, call);
+      }
+    } catch (e) {
+      // A task that ended before the subscription (1.0 answers UnsupportedOperation): read it.
+      if (!(e instanceof A2AError && e.type === "UnsupportedOperationError")) throw e;
+    }
+    task = await client.getTask({ id }, call);
+    opts.onUpdate?.(task);
+    if (done(task) || mode === "subscribe") return task;
+  }
+  let interval = opts.intervalMs ?? 250;
+  for (;;) {
+    await delay(interval, opts.signal);
+    interval = Math.min(interval * 1.5, opts.maxIntervalMs ?? 5_000);
+    task = await client.getTask({ id }, call);
+    opts.onUpdate?.(task);
+    if (done(task)) return task;
+  }
+}
