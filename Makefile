@@ -55,3 +55,7 @@ ci: lint typecheck check-generated test ## everything CI checks
 
 clean: ## remove installed and materialised files
 	rm -rf node_modules spec/upstream reports
+
+.PHONY: oracle-corpus
+oracle-corpus: spec ## regenerate test/fixtures/protojson/expected.json with Google's runtime (apt-get install python3-protobuf)
+	$(BIN)/tsx test/oracle/make-corpus.ts
