@@ -54,7 +54,7 @@ const compared = cases.filter((c) => !deviating.has(c.id));
 const accepted = compared.filter((c) => "ok" in oracle.cases[c.id]);
 const rejected = compared.filter((c) => "error" in oracle.cases[c.id]);
 
-describe(`ProtoJSON corpus (oracle: ${oracle.oracle})`, () => {
+describe(`ProtoJSON corpus: ${compared.length}/${cases.length} cases agree with ${oracle.oracle}; ${deviations.length} documented deviations`, () => {
   it("has an oracle result for every case, at least 60 cases, and deviations only for known cases", () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
     expect(byId.size).toBe(cases.length);
