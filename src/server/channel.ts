@@ -1,0 +1,156 @@
+// Per-task event broadcast with one buffer per subscriber.
+//
+// Publishing never waits for a subscriber: each subscriber has its own queue, drained at its own
+// pace, so a slow SSE client delays nobody else (a2a-wire.md §5.3: every stream gets the same
+// events in the same order; closing one does not affect the others). A subscriber that falls more
+// than `maxBuffered` events behind is cut off with an error rather than letting memory grow
+// without bound.
+
+export class SubscriberOverflowError extends Error {
+  constructor(limit: number) {
+    super(`the subscriber fell more than ${limit} events behind and was disconnected`);
+    this.name = "SubscriberOverflowError";
+  }
+}
+
+export class Subscription<T> implements AsyncIterableIterator<T> {
+  private queue: T[] = [];
+  private head = 0;
+  private ended = false;
+  private failure: unknown;
+  private waiter: ((r: IteratorResult<T>) => void) | undefined;
+  private failWaiter: ((e: unknown) => void) | undefined;
+
+  constructor(
+    private readonly detach: (s: Subscription<T>) => void,
+    private readonly maxBuffered: number,
+    /** After delivering an item for which this is true, the subscription ends. */
+    private readonly stopAfter?: (item: T) => boolean,
+  ) {}
+
+  /** Events waiting to be read. */
+  get buffered(): number {
+    return this.queue.length - this.head;
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  push(item: T): void {
+    if (this.ended) return;
+    const stop = this.stopAfter?.(item) ?? false;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = this.failWaiter = undefined;
+      w({ value: item, done: false });
+    } else {
+      if (this.buffered >= this.maxBuffered) return this.fail(new SubscriberOverflowError(this.maxBuffered));
+      this.queue.push(item);
+    }
+    if (stop) this.end();
+  }
+
+  /** No more items; the reader gets what is buffered, then done. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.detach(this);
+    if (this.waiter && this.buffered === 0) {
+      const w = this.waiter;
+      this.waiter = this.failWaiter = undefined;
+      w({ value: undefined, done: true });
+    }
+  }
+
+  /** Ends with an error, delivered after the buffered items. */
+  fail(error: unknown): void {
+    if (this.ended) return;
+    this.failure = error ?? new Error("subscription failed");
+    this.ended = true;
+    this.detach(this);
+    if (this.failWaiter && this.buffered === 0) {
+      const f = this.failWaiter;
+      this.waiter = this.failWaiter = undefined;
+      f(this.failure);
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffered > 0) {
+      const value = this.queue[this.head];
+      this.queue[this.head++] = undefined as T;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.failure !== undefined) {
+      const f = this.failure;
+      this.failure = undefined;
+      return Promise.reject(f);
+    }
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = resolve;
+      this.failWaiter = reject;
+    });
+  }
+
+  /** The reader is gone (e.g. the client disconnected): drop the buffer and detach. */
+  return(): Promise<IteratorResult<T>> {
+    this.queue = [];
+    this.head = 0;
+    this.failure = undefined;
+    this.ended = true;
+    this.detach(this);
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = this.failWaiter = undefined;
+      w({ value: undefined, done: true });
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+export class Channel<T> {
+  private readonly subscribers = new Set<Subscription<T>>();
+
+  constructor(
+    private readonly maxBuffered = 100_000,
+    /** Called whenever the last subscriber leaves. */
+    private readonly onEmpty?: () => void,
+  ) {}
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /** A new subscriber; `first` items are queued before any later event. */
+  subscribe(first: T[] = [], stopAfter?: (item: T) => boolean): Subscription<T> {
+    const sub = new Subscription<T>(
+      (s) => {
+        if (this.subscribers.delete(s) && this.subscribers.size === 0) this.onEmpty?.();
+      },
+      this.maxBuffered,
+      stopAfter,
+    );
+    this.subscribers.add(sub);
+    for (const item of first) sub.push(item);
+    return sub;
+  }
+
+  publish(item: T): void {
+    for (const s of [...this.subscribers]) s.push(item);
+  }
+
+  /** Ends every subscriber (after their buffered items). */
+  close(): void {
+    for (const s of [...this.subscribers]) s.end();
+  }
+}

@@ -1,0 +1,123 @@
+// Task persistence for the reference server: the TaskStore interface and its in-memory
+// implementation.
+//
+// Retention policy of MemoryTaskStore: it keeps at most `maxTasks` tasks (default 10,000). Writing a
+// task moves it to the back of the queue; when a write would exceed the limit, the least recently
+// written task is evicted (whatever its state) and later reads of it answer TaskNotFound. Tasks
+// that are running are also held by the runtime, which rewrites them on every status change, so in
+// practice eviction takes finished and abandoned interrupted tasks first. Memory is therefore
+// bounded by maxTasks × the size of one task, however many tasks pass through.
+import { clone } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import * as v1_0 from "../../generated/v1_0/index.js";
+
+/** Position in the ListTasks order (status timestamp descending, then id descending). */
+export interface ListCursor {
+  timestampMs: number;
+  id: string;
+}
+
+export interface TaskQuery {
+  owner: string;
+  contextId?: string;
+  /** TaskState.UNSPECIFIED: any state. */
+  state?: v1_0.TaskState;
+  /** Only tasks whose status timestamp is at or after this instant (ms since the epoch). */
+  statusAfterMs?: number;
+  pageSize: number;
+  /** Start after this position (exclusive). */
+  after?: ListCursor;
+}
+
+export interface TaskPage {
+  tasks: v1_0.Task[];
+  /** Matching tasks before pagination. */
+  totalSize: number;
+  /** Position of the last task of the page when more follow, else undefined. */
+  next?: ListCursor;
+}
+
+export interface TaskStore {
+  /** The task if it exists and belongs to `owner`. The result must not be mutated. */
+  get(owner: string, id: string): Promise<v1_0.Task | undefined>;
+  /** Creates or replaces the task; the store keeps its own copy. */
+  put(owner: string, task: v1_0.Task): Promise<void>;
+  list(query: TaskQuery): Promise<TaskPage>;
+  close?(): Promise<void>;
+}
+
+export function statusTimeMs(task: v1_0.Task): number {
+  return task.status?.timestamp ? timestampMs(task.status.timestamp) : 0;
+}
+
+/** Sort order of ListTasks: newest status first; ties broken by id, descending. */
+export function compareForList(a: ListCursor, b: ListCursor): number {
+  if (a.timestampMs !== b.timestampMs) return b.timestampMs - a.timestampMs;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+interface Entry {
+  owner: string;
+  task: v1_0.Task;
+  key: ListCursor;
+}
+
+export interface MemoryTaskStoreOptions {
+  /** Most tasks kept at once (default 10,000). */
+  maxTasks?: number;
+}
+
+export class MemoryTaskStore implements TaskStore {
+  readonly maxTasks: number;
+  // Map iteration order is insertion order: re-inserting on write makes the first key the least
+  // recently written task.
+  private readonly tasks = new Map<string, Entry>();
+
+  constructor(opts: MemoryTaskStoreOptions = {}) {
+    this.maxTasks = Math.max(1, opts.maxTasks ?? 10_000);
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
+    const e = this.tasks.get(id);
+    return e && e.owner === owner ? e.task : undefined;
+  }
+
+  async put(owner: string, task: v1_0.Task): Promise<void> {
+    const copy = clone(v1_0.TaskSchema, task);
+    this.tasks.delete(task.id);
+    this.tasks.set(task.id, { owner, task: copy, key: { timestampMs: statusTimeMs(copy), id: copy.id } });
+    while (this.tasks.size > this.maxTasks) {
+      const oldest = this.tasks.keys().next().value as string;
+      this.tasks.delete(oldest);
+    }
+  }
+
+  async list(q: TaskQuery): Promise<TaskPage> {
+    const matching: Entry[] = [];
+    for (const e of this.tasks.values()) {
+      if (e.owner !== q.owner) continue;
+      if (q.contextId && e.task.contextId !== q.contextId) continue;
+      if (q.state && e.task.status?.state !== q.state) continue;
+      if (q.statusAfterMs !== undefined && e.key.timestampMs < q.statusAfterMs) continue;
+      matching.push(e);
+    }
+    matching.sort((a, b) => compareForList(a.key, b.key));
+    let start = 0;
+    if (q.after) {
+      const after = q.after;
+      start = matching.findIndex((e) => compareForList(after, e.key) < 0);
+      if (start < 0) start = matching.length;
+    }
+    const page = matching.slice(start, start + q.pageSize);
+    const more = start + q.pageSize < matching.length;
+    return {
+      tasks: page.map((e) => e.task),
+      totalSize: matching.length,
+      ...(more && page.length ? { next: page[page.length - 1].key } : {}),
+    };
+  }
+}

@@ -1,0 +1,341 @@
+import { create, toJson, type MessageInitShape } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { A2AError } from "../../src/versioning/errors.js";
+import { reply, stream, type Agent } from "../../src/server/agent.js";
+import { ASK_QUESTION, AUTH_PROMPT, createFixtureAgent, FAIL_TEXT } from "../../src/server/fixture-agent.js";
+import { GENERIC_FAILURE, TaskRuntime, type CallContext } from "../../src/server/runtime.js";
+import { MemoryTaskStore } from "../../src/server/store.js";
+
+const S = v1_0.TaskState;
+const call: CallContext = { principal: "alice", version: "1.0", extensions: [] };
+const silent = { error: () => {}, warn: () => {} };
+
+let n = 0;
+function send(
+  text: string,
+  init: Partial<{ taskId: string; contextId: string; messageId: string }> = {},
+  config: MessageInitShape<typeof v1_0.SendMessageConfigurationSchema> = {},
+) {
+  return create(v1_0.SendMessageRequestSchema, {
+    message: {
+      messageId: init.messageId ?? `m-${++n}`,
+      role: v1_0.Role.USER,
+      parts: [{ content: { case: "text", value: text } }],
+      taskId: init.taskId ?? "",
+      contextId: init.contextId ?? "",
+    },
+    configuration: config,
+  });
+}
+
+function text(p: v1_0.Part | undefined): string | undefined {
+  return p?.content.case === "text" ? p.content.value : undefined;
+}
+
+async function task(rt: TaskRuntime, req: v1_0.SendMessageRequest, c = call): Promise<v1_0.Task> {
+  const r = await rt.sendMessage(req, c);
+  if (r.payload.case !== "task") throw new Error(`expected a task, got ${r.payload.case}`);
+  return r.payload.value;
+}
+
+async function collect(it: AsyncIterable<v1_0.StreamResponse>): Promise<v1_0.StreamResponse[]> {
+  const out: v1_0.StreamResponse[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+const fixture = () => new TaskRuntime({ agent: createFixtureAgent(), logger: silent });
+
+describe("fixture behaviours through the runtime", () => {
+  it("echo completes with an artifact holding the text, and history has the user message", async () => {
+    const t = await task(fixture(), send("echo hello world"));
+    expect(t.status?.state).toBe(S.COMPLETED);
+    expect(t.artifacts).toHaveLength(1);
+    expect(text(t.artifacts[0].parts[0])).toBe("hello world");
+    expect(t.id).not.toBe("");
+    expect(t.contextId).not.toBe("");
+    expect(t.history[0].messageId).toMatch(/^m-/);
+    expect(t.history[0].taskId).toBe(t.id);
+  });
+
+  it("any other text is echoed whole", async () => {
+    const t = await task(fixture(), send("what is this"));
+    expect(text(t.artifacts[0].parts[0])).toBe("what is this");
+  });
+
+  it("msg answers with a bare agent message and stores no task", async () => {
+    const rt = fixture();
+    const r = await rt.sendMessage(send("msg hi there"), call);
+    expect(r.payload.case).toBe("message");
+    const m = r.payload.value as v1_0.Message;
+    expect(m.role).toBe(v1_0.Role.AGENT);
+    expect(text(m.parts[0])).toBe("hi there");
+    expect(m.taskId).toBe("");
+    const list = await rt.listTasks(create(v1_0.ListTasksRequestSchema, {}), call);
+    expect(list.totalSize).toBe(0);
+  });
+
+  it("ask goes input-required, then the follow-up completes it with the follow-up's text", async () => {
+    const rt = fixture();
+    const first = await task(rt, send("ask"));
+    expect(first.status?.state).toBe(S.INPUT_REQUIRED);
+    expect(text(first.status?.message?.parts[0])).toBe(ASK_QUESTION);
+    const second = await task(rt, send("my answer", { taskId: first.id }));
+    expect(second.id).toBe(first.id);
+    expect(second.contextId).toBe(first.contextId);
+    expect(second.status?.state).toBe(S.COMPLETED);
+    expect(text(second.artifacts[0].parts[0])).toBe("my answer");
+    // user, agent question, user follow-up
+    expect(second.history.map((m) => m.role)).toEqual([v1_0.Role.USER, v1_0.Role.AGENT, v1_0.Role.USER]);
+  });
+
+  it("auth goes auth-required with a status message, then completes", async () => {
+    const rt = fixture();
+    const first = await task(rt, send("auth"));
+    expect(first.status?.state).toBe(S.AUTH_REQUIRED);
+    expect(text(first.status?.message?.parts[0])).toBe(AUTH_PROMPT);
+    const second = await task(rt, send("token", { taskId: first.id }));
+    expect(second.status?.state).toBe(S.COMPLETED);
+  });
+
+  it("fail fails with a status message", async () => {
+    const t = await task(fixture(), send("fail"));
+    expect(t.status?.state).toBe(S.FAILED);
+    expect(text(t.status?.message?.parts[0])).toBe(FAIL_TEXT);
+  });
+
+  it("parts answers with text, url, bytes and data parts", async () => {
+    const t = await task(fixture(), send("parts"));
+    expect(t.artifacts[0].parts.map((p) => p.content.case)).toEqual(["text", "url", "raw", "data"]);
+  });
+
+  it("stream n sends the task, working, n chunks of one artifact with append/lastChunk, then completed", async () => {
+    const rt = fixture();
+    const events = await collect(await rt.sendStreamingMessage(send("stream 4"), call));
+    expect(events.map((e) => e.payload.case)).toEqual(["task", "statusUpdate", ...Array(4).fill("artifactUpdate"), "statusUpdate"]);
+    const chunks = events.filter((e) => e.payload.case === "artifactUpdate").map((e) => e.payload.value as v1_0.TaskArtifactUpdateEvent);
+    expect(new Set(chunks.map((c) => c.artifact?.artifactId)).size).toBe(1);
+    expect(chunks.map((c) => c.append)).toEqual([false, true, true, true]);
+    expect(chunks.map((c) => c.lastChunk)).toEqual([false, false, false, true]);
+    expect(chunks.map((c) => text(c.artifact?.parts[0]))).toEqual(["chunk 1/4", "chunk 2/4", "chunk 3/4", "chunk 4/4"]);
+    const last = events.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent;
+    expect(last.status?.state).toBe(S.COMPLETED);
+    const t = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: (events[0].payload.value as v1_0.Task).id }), call);
+    expect(t.artifacts[0].parts).toHaveLength(4);
+  });
+
+  it("a message-only stream is exactly one Message", async () => {
+    const events = await collect(await fixture().sendStreamingMessage(send("msg x"), call));
+    expect(events.map((e) => e.payload.case)).toEqual(["message"]);
+  });
+
+  it("slow with returnImmediately answers at once with a working task that later completes", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("slow 300", {}, { returnImmediately: true }));
+    expect(t.status?.state).toBe(S.WORKING);
+    const sub = await rt.subscribeToTask(create(v1_0.SubscribeToTaskRequestSchema, { id: t.id }), call);
+    const events = await collect(sub);
+    expect(events[0].payload.case).toBe("task");
+    expect((events.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent).status?.state).toBe(S.COMPLETED);
+  });
+
+  it("cancel aborts a slow task through its signal and ends CANCELED; canceling again is TaskNotCancelable", async () => {
+    let aborted = false;
+    const agent: Agent = {
+      card: { name: "a", description: "", version: "1", capabilities: { streaming: true } },
+      handleMessage: (_m, ctx) =>
+        stream(
+          (async function* () {
+            await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => ((aborted = true), resolve())));
+            yield "too late";
+          })(),
+        ),
+    };
+    const rt = new TaskRuntime({ agent, logger: silent });
+    const t = await task(rt, send("x", {}, { returnImmediately: true }));
+    const canceled = await rt.cancelTask(create(v1_0.CancelTaskRequestSchema, { id: t.id }), call);
+    expect(canceled.status?.state).toBe(S.CANCELED);
+    expect(aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 10));
+    const after = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id }), call);
+    expect(after.status?.state).toBe(S.CANCELED);
+    expect(after.artifacts).toHaveLength(0);
+    await expect(rt.cancelTask(create(v1_0.CancelTaskRequestSchema, { id: t.id }), call)).rejects.toMatchObject({
+      type: "TaskNotCancelableError",
+    });
+  });
+
+  it("a streaming subscriber sees the cancel as the final event", async () => {
+    const rt = fixture();
+    const it1 = await rt.sendStreamingMessage(send("slow 60000"), call);
+    const first = await it1.next();
+    const id = ((first.value as v1_0.StreamResponse).payload.value as v1_0.Task).id;
+    await rt.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call);
+    const rest = await collect(it1);
+    expect((rest.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent).status?.state).toBe(S.CANCELED);
+  });
+});
+
+describe("task rules", () => {
+  it("a message to a terminal task is UnsupportedOperation; to an unknown task TaskNotFound", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("echo a"));
+    await expect(rt.sendMessage(send("again", { taskId: t.id }), call)).rejects.toMatchObject({ type: "UnsupportedOperationError" });
+    await expect(rt.sendMessage(send("x", { taskId: "nope" }), call)).rejects.toMatchObject({ type: "TaskNotFoundError" });
+  });
+
+  it("a contextId that differs from the task's is rejected; the task's contextId is inferred otherwise", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("ask", { contextId: "ctx-1" }));
+    expect(t.contextId).toBe("ctx-1");
+    await expect(rt.sendMessage(send("x", { taskId: t.id, contextId: "other" }), call)).rejects.toMatchObject({
+      type: "InvalidParamsError",
+    });
+    const done = await task(rt, send("x", { taskId: t.id }));
+    expect(done.contextId).toBe("ctx-1");
+  });
+
+  it("tasks of another principal are not found", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("ask"));
+    const bob = { ...call, principal: "bob" };
+    await expect(rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id }), bob)).rejects.toMatchObject({ type: "TaskNotFoundError" });
+    await expect(rt.sendMessage(send("x", { taskId: t.id }), bob)).rejects.toMatchObject({ type: "TaskNotFoundError" });
+    await expect(rt.cancelTask(create(v1_0.CancelTaskRequestSchema, { id: t.id }), bob)).rejects.toMatchObject({
+      type: "TaskNotFoundError",
+    });
+    expect((await rt.listTasks(create(v1_0.ListTasksRequestSchema, {}), bob)).totalSize).toBe(0);
+  });
+
+  it("historyLength trims history to the most recent messages; 0 returns none", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("ask"));
+    await task(rt, send("answer", { taskId: t.id }));
+    const get = (historyLength?: number) => rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id, historyLength }), call);
+    expect((await get()).history).toHaveLength(3);
+    expect((await get(1)).history.map((m) => text(m.parts[0]))).toEqual(["answer"]);
+    expect((await get(0)).history).toHaveLength(0);
+    await expect(get(-1)).rejects.toMatchObject({ type: "InvalidParamsError" });
+  });
+
+  it("SubscribeToTask: unknown → TaskNotFound; terminal → UnsupportedOperation at 1.0, the Task then close at 0.3", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("echo a"));
+    const sub = (id: string, version = "1.0") =>
+      rt.subscribeToTask(create(v1_0.SubscribeToTaskRequestSchema, { id }), { ...call, version });
+    await expect(sub("nope")).rejects.toMatchObject({ type: "TaskNotFoundError" });
+    await expect(sub(t.id)).rejects.toMatchObject({ type: "UnsupportedOperationError" });
+    const events = await collect(await sub(t.id, "0.3"));
+    expect(events.map((e) => e.payload.case)).toEqual(["task"]);
+  });
+
+  it("an exception in the agent fails the task with a generic message; an A2AError is the answer", async () => {
+    const logged: unknown[] = [];
+    const agent: Agent = {
+      card: { name: "a", description: "", version: "1" },
+      handleMessage: (m) => {
+        if (text(m.parts[0]) === "a2a") throw new A2AError("ContentTypeNotSupportedError", "no images");
+        throw new Error("secret database password in stack");
+      },
+    };
+    const rt = new TaskRuntime({ agent, logger: { error: (o) => logged.push(o), warn: () => {} } });
+    const t = await task(rt, send("boom"));
+    expect(t.status?.state).toBe(S.FAILED);
+    expect(text(t.status?.message?.parts[0])).toBe(GENERIC_FAILURE);
+    expect(JSON.stringify(toJson(v1_0.TaskSchema, t))).not.toContain("secret");
+    expect(logged).toHaveLength(1);
+    await expect(rt.sendMessage(send("a2a"), call)).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+  });
+
+  it("an exception inside a stream fails the task after the chunks already sent", async () => {
+    const agent: Agent = {
+      card: { name: "a", description: "", version: "1", capabilities: { streaming: true } },
+      handleMessage: () =>
+        stream(
+          (async function* () {
+            yield "one";
+            throw new Error("boom");
+          })(),
+        ),
+    };
+    const rt = new TaskRuntime({ agent, logger: silent });
+    const events = await collect(await rt.sendStreamingMessage(send("x"), call));
+    const last = events.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent;
+    expect(last.status?.state).toBe(S.FAILED);
+    expect(events.some((e) => e.payload.case === "artifactUpdate")).toBe(true);
+  });
+
+  it("a bare message answering a follow-up is rejected and leaves the task as it was", async () => {
+    let calls = 0;
+    const agent: Agent = {
+      card: { name: "a", description: "", version: "1" },
+      handleMessage: () => (++calls === 1 ? { kind: "inputRequired", parts: ["?"] } : { kind: "message", parts: ["no"] }),
+    };
+    const rt = new TaskRuntime({ agent, logger: silent });
+    const t = await task(rt, send("x"));
+    await expect(rt.sendMessage(send("y", { taskId: t.id }), call)).rejects.toMatchObject({ type: "InvalidAgentResponseError" });
+    const after = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id }), call);
+    expect(after.status?.state).toBe(S.INPUT_REQUIRED);
+    expect(after.history).toHaveLength(2);
+  });
+
+  it("streaming without the capability is UnsupportedOperation", async () => {
+    const agent: Agent = { card: { name: "a", description: "", version: "1" }, handleMessage: () => reply("x") };
+    const rt = new TaskRuntime({ agent, logger: silent });
+    await expect(rt.sendStreamingMessage(send("x"), call)).rejects.toMatchObject({ type: "UnsupportedOperationError" });
+  });
+
+  it("two subscribers get the same events; one that stops reading does not hold up the other", async () => {
+    const rt = fixture();
+    const t = await task(rt, send("ask"));
+    const a = await rt.subscribeToTask(create(v1_0.SubscribeToTaskRequestSchema, { id: t.id }), call);
+    const b = await rt.subscribeToTask(create(v1_0.SubscribeToTaskRequestSchema, { id: t.id }), call);
+    await a.next(); // a reads only the snapshot, then goes quiet
+    await task(rt, send("answer", { taskId: t.id }));
+    const eventsB = await collect(b);
+    expect(eventsB.map((e) => e.payload.case)).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
+    const eventsA = await collect(a);
+    expect(eventsA.map((e) => e.payload.case)).toEqual(eventsB.slice(1).map((e) => e.payload.case));
+  });
+});
+
+describe("ListTasks", () => {
+  it("pages newest first with an always-present nextPageToken, filters, and omits artifacts by default", async () => {
+    const rt = fixture();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await task(rt, send(`echo ${i}`, { contextId: i % 2 ? "odd" : "even" }))).id);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const list = (init: MessageInitShape<typeof v1_0.ListTasksRequestSchema>) =>
+      rt.listTasks(create(v1_0.ListTasksRequestSchema, init), call);
+    const p1 = await list({ pageSize: 2 });
+    expect(p1.totalSize).toBe(5);
+    expect(p1.tasks.map((t) => t.id)).toEqual([ids[4], ids[3]]);
+    expect(p1.tasks[0].artifacts).toHaveLength(0);
+    expect(p1.nextPageToken).not.toBe("");
+    const p2 = await list({ pageSize: 2, pageToken: p1.nextPageToken });
+    const p3 = await list({ pageSize: 2, pageToken: p2.nextPageToken });
+    expect([...p2.tasks, ...p3.tasks].map((t) => t.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(p3.nextPageToken).toBe("");
+    expect((await list({ contextId: "odd" })).tasks.map((t) => t.id)).toEqual([ids[3], ids[1]]);
+    expect((await list({ includeArtifacts: true, pageSize: 1 })).tasks[0].artifacts).toHaveLength(1);
+    expect((await list({ status: S.WORKING })).totalSize).toBe(0);
+    await expect(list({ pageSize: 150 })).rejects.toMatchObject({ type: "InvalidParamsError" });
+    await expect(list({ pageToken: "garbage" })).rejects.toMatchObject({ type: "InvalidParamsError" });
+  });
+});
+
+describe("MemoryTaskStore retention", () => {
+  it("keeps at most maxTasks, evicting the least recently written", async () => {
+    const store = new MemoryTaskStore({ maxTasks: 3 });
+    const rt = new TaskRuntime({ agent: createFixtureAgent(), store, logger: silent });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await task(rt, send(`echo ${i}`))).id);
+    expect(store.size).toBe(3);
+    await expect(rt.getTask(create(v1_0.GetTaskRequestSchema, { id: ids[0] }), call)).rejects.toMatchObject({ type: "TaskNotFoundError" });
+    expect((await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: ids[4] }), call)).status?.state).toBe(S.COMPLETED);
+    expect(rt.liveTasks).toBe(0);
+  });
+});
