@@ -4,6 +4,8 @@
 
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+/** A 0.3 `error.data` that is not an array travels in 1.0 as one google.protobuf.Value detail (a2a-wire.md §3.5, L28). */
+export const VALUE_TYPE = "type.googleapis.com/google.protobuf.Value";
 export const ERROR_DOMAIN = "a2a-protocol.org";
 
 /** google.rpc.Code names and numbers (a2a-wire.md §3.4). */
@@ -40,6 +42,8 @@ export interface ErrorSpec {
   reason?: string;
   /** Default message (1.0 §9.5 standard message; 0.3 T03 default where 1.0 has none). */
   message: string;
+  /** 0.3 default message where it differs (T03). */
+  message0_3?: string;
 }
 
 const spec = (s: ErrorSpec) => s;
@@ -147,6 +151,7 @@ export const ERRORS = {
     grpc: "FAILED_PRECONDITION",
     reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
     message: "Extended agent card is not configured",
+    message0_3: "Authenticated Extended Card is not configured",
   }),
   ExtensionSupportRequiredError: spec({
     name: "ExtensionSupportRequiredError",
@@ -266,4 +271,80 @@ export function fromRestError(status: number, body: unknown): A2AError {
     (info?.metadata ?? {}) as Record<string, string>,
     details.filter((d) => d !== info),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Version-specific forms (a2a-wire.md §3.3, §3.5; loss rows L12 and L28).
+//
+// 0.3 JSON-RPC `error.data` is "any value". Outgoing to a 0.3 peer, the 1.0 array (ErrorInfo
+// first) is kept: it is a legal 0.3 value. The one exception is a value that came from 0.3 in the
+// first place (a single google.protobuf.Value detail): it is unwrapped back to the raw value.
+// Incoming from a 0.3 peer, a non-array `data` is wrapped in such a Value detail. -32008 and -32009
+// have no 0.3 definition and are sent to 0.3 peers anyway (0.3 lets servers define -32000..-32099).
+
+/** JSON-RPC `error` member for a 0.3 peer. */
+export function toJsonRpcError0_3(e: A2AError): { code: number; message: string; data?: unknown } {
+  const message = e.message === e.spec.message && e.spec.message0_3 ? e.spec.message0_3 : e.message;
+  const wrapped = e.details.filter((d) => d?.["@type"] === VALUE_TYPE);
+  if (wrapped.length === 1 && e.details.length === 1) return { code: e.code, message, data: wrapped[0].value };
+  const out = toJsonRpcError(e);
+  return { ...out, message };
+}
+
+/** Reads a 0.3 JSON-RPC error: non-array `data` is kept as a google.protobuf.Value detail. */
+export function fromJsonRpcError0_3(err: { code: number; message?: string; data?: unknown }): A2AError {
+  if (err.data === undefined || Array.isArray(err.data)) return fromJsonRpcError(err);
+  const e = fromJsonRpcError({ code: err.code, message: err.message });
+  e.details.push({ "@type": VALUE_TYPE, value: err.data });
+  return e;
+}
+
+/** 0.3 de-facto REST statuses (a2a-python 0.3; not normative) for bodies that carry no ErrorInfo. */
+const STATUS_0_3: Record<number, A2AErrorName> = {
+  404: "TaskNotFoundError",
+  409: "TaskNotCancelableError",
+  415: "ContentTypeNotSupportedError",
+  422: "InvalidParamsError",
+  501: "UnsupportedOperationError",
+  502: "InvalidAgentResponseError",
+};
+
+/** RFC 9457 problem types used by the A2A 1.0 §6.4/§6.5 examples (E7: tolerated on input). */
+const PROBLEM_TYPES: Record<string, A2AErrorName> = {
+  "version-not-supported": "VersionNotSupportedError",
+  "task-not-found": "TaskNotFoundError",
+  "task-not-cancelable": "TaskNotCancelableError",
+  "unsupported-operation": "UnsupportedOperationError",
+  "push-notification-not-supported": "PushNotificationNotSupportedError",
+  "content-type-not-supported": "ContentTypeNotSupportedError",
+  "extension-support-required": "ExtensionSupportRequiredError",
+  "invalid-parameters": "InvalidParamsError",
+};
+
+/**
+ * Reads any HTTP+JSON error body: the AIP-193 `{error: Status}` of 1.0 §11.6 (ErrorInfo reason
+ * first, then the status), the RFC 9457 problem bodies of the 1.0 §6.4 examples, and the de-facto
+ * 0.3 `{message}` bodies (status per the 0.3 column of a2a-wire.md §3.1).
+ */
+export function fromAnyRestError(status: number, body: unknown, version: "1.0" | "0.3" = "1.0"): A2AError {
+  const o = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  if (o.error && typeof o.error === "object") {
+    const e = fromRestError(status, body);
+    const hasInfo = ((o.error as { details?: unknown[] }).details ?? []).some?.(
+      (d) => (d as Record<string, unknown>)?.["@type"] === ERROR_INFO_TYPE,
+    );
+    if (!hasInfo && version === "0.3" && STATUS_0_3[status]) return new A2AError(STATUS_0_3[status], e.message, e.metadata, e.details);
+    return e;
+  }
+  if (typeof o.type === "string") {
+    const slug = o.type.slice(o.type.lastIndexOf("/") + 1);
+    const name = PROBLEM_TYPES[slug];
+    const message = typeof o.detail === "string" ? o.detail : typeof o.title === "string" ? o.title : undefined;
+    const metadata: Record<string, string> = Array.isArray(o.supportedVersions) ? { supportedVersions: o.supportedVersions.join(",") } : {};
+    if (name) return new A2AError(name, message, metadata);
+  }
+  const message = typeof o.message === "string" ? o.message : typeof o.detail === "string" ? o.detail : undefined;
+  if (version === "0.3" && STATUS_0_3[status]) return new A2AError(STATUS_0_3[status], message);
+  const fallback = fromRestError(status, {});
+  return new A2AError(fallback.type, message ?? fallback.message);
 }

@@ -1,0 +1,198 @@
+// HTTP+JSON request mapping (google.api.http transcoding, a2a-wire.md §1.2) over the generated
+// method tables. Generic: it knows routes, path templates, query parameters and bodies, not
+// versions; src/versioning/codec.ts decides which table and which tolerances apply.
+//
+// API
+//   compileRoutes(methods, extra?)           → RestRoute[] (sorted most specific first)
+//   matchRoute(routes, verb, path)           → {route, params} | {allowed: verbs} | undefined
+//   requestJsonFromHttp(schema, route, params, query, body)
+//                                            → the request message as JSON (path + query + body merged)
+//   httpFromRequestJson(bindings, schema, json)
+//                                            → {verb, path, query, body?} (client side; picks the binding
+//                                              whose path variables are all set, tenant form first)
+//   splitUrl(url)                            → {path, query} of a request target ("/a/b?x=1")
+import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import type { HttpBinding, HttpVerb, MethodInfo } from "../runtime/methods.js";
+import { A2AError, invalidParams } from "../versioning/errors.js";
+
+export interface RestRoute {
+  info: MethodInfo;
+  binding: HttpBinding;
+  regex: RegExp;
+  /** Characters of the template outside variables; more = more specific. */
+  literal: number;
+}
+
+function literalLength(template: string): number {
+  return template.replace(/\{[^}]*\}/g, "").length;
+}
+
+/** Compiles the route table of one version; `extra` adds tolerated bindings per operation. */
+export function compileRoutes(methods: readonly MethodInfo[], extra: Readonly<Record<string, readonly HttpBinding[]>> = {}): RestRoute[] {
+  const routes: RestRoute[] = [];
+  for (const info of methods)
+    for (const binding of [...info.http, ...(extra[info.operation] ?? [])])
+      routes.push({ info, binding, regex: new RegExp(binding.pattern), literal: literalLength(binding.template) });
+  return routes.sort((a, b) => b.literal - a.literal || a.binding.pathParams.length - b.binding.pathParams.length);
+}
+
+/** A binding for `template` (variables `{name}` or `{name=pattern/*}`), for tolerated extra routes. */
+export function bindingFor(verb: HttpVerb, template: string, body: string): HttpBinding {
+  const pathParams: string[] = [];
+  let pattern = "";
+  let last = 0;
+  for (const m of template.matchAll(/\{([^}=]+)(?:=([^}]*))?\}/g)) {
+    pattern += escapeRegex(template.slice(last, m.index));
+    const name = m[1];
+    pathParams.push(name);
+    const segs = (m[2] ?? "*").split("/").map((s) => (s === "*" ? "[^/]+" : escapeRegex(s)));
+    pattern += `(?<${name}>${segs.join("/")})`;
+    last = m.index! + m[0].length;
+  }
+  pattern += escapeRegex(template.slice(last));
+  return { verb, template, body, pathParams, pattern: `^${pattern}$` };
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export type RouteMatch = { route: RestRoute; params: Record<string, string> } | { allowed: HttpVerb[] };
+
+export function matchRoute(routes: readonly RestRoute[], verb: string, path: string): RouteMatch | undefined {
+  const allowed = new Set<HttpVerb>();
+  for (const route of routes) {
+    const m = route.regex.exec(path);
+    if (!m) continue;
+    if (route.binding.verb !== verb.toUpperCase()) {
+      allowed.add(route.binding.verb);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+    return { route, params };
+  }
+  return allowed.size ? { allowed: [...allowed] } : undefined;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+export function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf("?");
+  const raw = q < 0 ? url : url.slice(0, q);
+  // Absolute URLs are allowed too; only the path matters.
+  const path = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? new URL(raw).pathname : raw;
+  return { path, query: new URLSearchParams(q < 0 ? "" : url.slice(q + 1)) };
+}
+
+function fieldNamed(schema: DescMessage, name: string): DescField | undefined {
+  return schema.fields.find((f) => f.name === name || f.jsonName === name);
+}
+
+const NUMERIC = new Set([
+  ScalarType.INT32,
+  ScalarType.SINT32,
+  ScalarType.SFIXED32,
+  ScalarType.UINT32,
+  ScalarType.FIXED32,
+  ScalarType.DOUBLE,
+  ScalarType.FLOAT,
+]);
+
+function queryValue(field: DescField, values: string[]): JsonValue {
+  const one = (v: string): JsonValue => {
+    if (field.fieldKind !== "scalar" && field.fieldKind !== "list") return v;
+    const scalar = field.fieldKind === "scalar" ? field.scalar : field.listKind === "scalar" ? field.scalar : undefined;
+    if (scalar === ScalarType.BOOL) return v === "true" ? true : v === "false" ? false : v;
+    if (scalar !== undefined && NUMERIC.has(scalar) && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+    return v;
+  };
+  if (field.fieldKind === "list") return values.flatMap((v) => v.split(",")).map(one);
+  return one(values[values.length - 1]);
+}
+
+/** Query keys that carry service parameters, never request fields. */
+const SERVICE_PARAMS = new Set(["a2a-version", "a2a-extensions"]);
+
+/**
+ * Builds the request message JSON from an HTTP request (server side). `body` is the parsed JSON
+ * body (undefined when empty). Throws InvalidParams when the body is not an object where one is
+ * required.
+ */
+export function requestJsonFromHttp(
+  schema: DescMessage,
+  route: RestRoute,
+  params: Record<string, string>,
+  query: URLSearchParams,
+  body: unknown,
+): JsonObject {
+  const b = route.binding;
+  let json: JsonObject = {};
+  if (b.body === "*") {
+    if (body !== undefined && body !== null) {
+      if (typeof body !== "object" || Array.isArray(body)) throw invalidParams("", "the request body must be a JSON object");
+      json = { ...(body as JsonObject) };
+    }
+  } else if (b.body) {
+    if (body !== undefined && body !== null) json[fieldNamed(schema, b.body)?.jsonName ?? b.body] = body as JsonValue;
+  }
+  for (const key of new Set(query.keys())) {
+    if (SERVICE_PARAMS.has(key.toLowerCase())) continue;
+    const field = fieldNamed(schema, key);
+    if (!field) continue; // unknown parameters are ignored, like unknown fields (A2A 1.0 §5.7)
+    if (b.body === "*" || b.pathParams.includes(field.name)) continue;
+    json[field.jsonName] = queryValue(field, query.getAll(key));
+  }
+  for (const [name, value] of Object.entries(params)) json[fieldNamed(schema, name)?.jsonName ?? name] = value;
+  return json;
+}
+
+export interface HttpRequestParts {
+  verb: HttpVerb;
+  /** Path with variables filled in, relative to the interface URL. */
+  path: string;
+  query: URLSearchParams;
+  /** JSON body, undefined for body-less bindings. */
+  body?: JsonValue;
+}
+
+function encodePathValue(v: string): string {
+  return v
+    .split("/")
+    .map((s) => encodeURIComponent(s))
+    .join("/");
+}
+
+/**
+ * Maps a request message JSON onto one of `bindings` (client side): the binding with the most
+ * path variables that are all set wins, so a tenant selects the `/{tenant}/…` form.
+ */
+export function httpFromRequestJson(bindings: readonly HttpBinding[], schema: DescMessage, json: JsonObject): HttpRequestParts {
+  const jsonOf = (name: string) => fieldNamed(schema, name)?.jsonName ?? name;
+  const usable = bindings
+    .filter((b) => b.pathParams.every((p) => typeof json[jsonOf(p)] === "string" && json[jsonOf(p)] !== ""))
+    .sort((a, b) => b.pathParams.length - a.pathParams.length);
+  const b = usable[0];
+  if (!b) throw new A2AError("InvalidParamsError", `missing path field(s) for ${bindings[0]?.template ?? "this route"}`);
+  const rest: JsonObject = { ...json };
+  const path = b.template.replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_m, name: string) => {
+    const v = String(json[jsonOf(name)]);
+    delete rest[jsonOf(name)];
+    return encodePathValue(v);
+  });
+  const query = new URLSearchParams();
+  if (b.body === "*") return { verb: b.verb, path, query, body: rest };
+  if (b.body) return { verb: b.verb, path, query, body: rest[jsonOf(b.body)] ?? {} };
+  for (const [k, v] of Object.entries(rest)) {
+    if (v === null || v === undefined || (typeof v === "object" && !Array.isArray(v))) continue;
+    if (Array.isArray(v)) for (const item of v) query.append(k, String(item));
+    else query.append(k, String(v));
+  }
+  return { verb: b.verb, path, query };
+}

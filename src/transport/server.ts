@@ -1,0 +1,398 @@
+// Server-side HTTP helpers: one request in → a decoded 1.0 call or a finished error reply; a 1.0
+// result, error or stream out → HTTP replies and SSE frames, in the request's own version and
+// binding. The fastify server calls only these (plus src/versioning/card.ts), so it never sees a
+// 0.3 value.
+//
+// API
+//   decodeCall(req, {binding, versions?, basePath?}) → DecodedCall | HttpReply   (discriminate on `kind`)
+//   encodeResult(call, result, {extensions?})        → HttpReply  (200, JSON-RPC envelope or REST body)
+//   encodeError(callOrPartial, err)                  → HttpReply  (JSON-RPC error envelope / AIP-193 body)
+//   openStream(call, {extensions?})                  → SseStream  ({headers, event(e), end(), error(err), closed})
+//   toA2AError(e)                                    any thrown value → A2AError (InternalError keeps no details)
+//
+//   HttpRequestLike = {method, url, headers, body?}: `url` is the request target (path + query);
+//   `body` should be the raw text or bytes (so unparseable JSON gets -32700); a parsed value or
+//   undefined is accepted too. With `basePath` (REST), the path must start with it and the rest is
+//   matched against the route tables.
+//
+// Status codes: JSON-RPC replies are HTTP 200 whatever the outcome, except 415 for a body that is
+// not JSON by its Content-Type; REST replies use the status of the error table (1.0.1 column).
+// Accepted request content types: application/json and application/a2a+json (any parameters); a
+// request without Content-Type is read as JSON.
+import type { JsonValue } from "@bufbuild/protobuf";
+import type * as v1_0 from "../../generated/v1_0/index.js";
+import {
+  codecFor,
+  JSONRPC_0_3_LIST_TASKS,
+  listTasksUnsupported,
+  OPERATIONS,
+  resolveJsonRpcMethod,
+  restRequestSchema,
+  restRoutes,
+  type Binding,
+  type Operation,
+  type RequestOf,
+  type ResponseOf,
+  type RestErrorReply,
+} from "../versioning/codec.js";
+import { A2AError } from "../versioning/errors.js";
+import type { Loss } from "../versioning/loss.js";
+import {
+  extensionsHeader,
+  negotiate,
+  readExtensions,
+  SUPPORTED_VERSIONS,
+  VERSION_HEADER,
+  type HeadersLike,
+  type ProtocolVersion,
+} from "../versioning/negotiate.js";
+import { FinalFlagger } from "../versioning/stream.js";
+import { jsonRpcErrorEnvelope, jsonRpcResult, parseJsonRpcRequest, parseJsonText, type JsonRpcId } from "./jsonrpc.js";
+import { matchRoute, requestJsonFromHttp, splitUrl } from "./rest.js";
+import { SSE_HEADERS, sseFrame } from "./sse.js";
+
+export interface HttpRequestLike {
+  method: string;
+  url: string;
+  headers: HeadersLike;
+  body?: unknown;
+}
+
+export interface DecodeOptions {
+  binding: Binding;
+  /** Versions this interface serves (default 1.0 and 0.3). */
+  versions?: readonly ProtocolVersion[];
+  /** REST: path prefix of the interface URL, stripped before route matching ("" = root). */
+  basePath?: string;
+}
+
+export interface DecodedCall<O extends Operation = Operation> {
+  kind: "call";
+  version: ProtocolVersion;
+  binding: Binding;
+  operation: O;
+  streaming: boolean;
+  /** The request as a 1.0 protobuf-es message. */
+  request: RequestOf<O>;
+  /** JSON-RPC id, echoed exactly; undefined on REST. */
+  rpcId?: string | number;
+  /** Extension URIs the client asked for (A2A-Extensions / X-A2A-Extensions). */
+  extensions: string[];
+  /** 1.0 tenant (REST path or JSON-RPC params); "" when none. */
+  tenant: string;
+  /** What the upgrade to 1.0 could not carry. */
+  losses: Loss[];
+}
+
+export interface HttpReply {
+  kind: "reply";
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Enough of a call to answer with an error. */
+export interface CallContext {
+  version: ProtocolVersion;
+  binding: Binding;
+  rpcId?: JsonRpcId;
+}
+
+const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
+
+function contentTypeOk(headers: HeadersLike): boolean {
+  const raw = readHeaderValue(headers, "content-type");
+  if (raw === undefined || raw.trim() === "") return true;
+  const type = raw.split(";")[0].trim().toLowerCase();
+  return JSON_TYPES.has(type);
+}
+
+function readHeaderValue(headers: HeadersLike, name: string): string | undefined {
+  if (typeof Headers !== "undefined" && headers instanceof Headers) return headers.get(name) ?? undefined;
+  for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>))
+    if (k.toLowerCase() === name) return Array.isArray(v) ? v.join(",") : v;
+  return undefined;
+}
+
+function jsonContentType(ctx: CallContext): string {
+  return ctx.binding === "HTTP+JSON" && ctx.version === "1.0" ? "application/a2a+json" : "application/json";
+}
+
+/** Any thrown value as an A2AError; unexpected ones become InternalError without their details. */
+export function toA2AError(e: unknown): A2AError {
+  if (e instanceof A2AError) return e;
+  return new A2AError("InternalError");
+}
+
+export function encodeError(ctx: CallContext, err: A2AError, extraHeaders: Record<string, string> = {}): HttpReply {
+  const codec = codecFor(ctx.version, ctx.binding);
+  const headers = { "content-type": jsonContentType(ctx), ...extraHeaders };
+  const encoded = codec.encodeError(err);
+  if (ctx.binding === "JSONRPC")
+    return {
+      kind: "reply",
+      status: 200,
+      headers,
+      body: JSON.stringify(jsonRpcErrorEnvelope(ctx.rpcId ?? null, encoded as { code: number; message: string; data?: unknown })),
+    };
+  const rest = encoded as RestErrorReply;
+  return { kind: "reply", status: rest.status, headers, body: JSON.stringify(rest.body) };
+}
+
+export function encodeResult<O extends Operation>(
+  call: DecodedCall<O>,
+  result: ResponseOf<O>,
+  opts: { extensions?: readonly string[] } = {},
+): HttpReply {
+  const codec = codecFor(call.version, call.binding);
+  let value: JsonValue;
+  try {
+    value = codec.encodeResponse(call.operation, result).value;
+  } catch (e) {
+    return encodeError(call, toA2AError(e));
+  }
+  const headers = { "content-type": jsonContentType(call), ...extensionsHeader(call.version, opts.extensions) };
+  const body = call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, value) : value;
+  return { kind: "reply", status: 200, headers, body: JSON.stringify(body) };
+}
+
+export interface SseStream {
+  /** Response headers: text/event-stream, no caching, and the extensions header when given. */
+  readonly headers: Record<string, string>;
+  /** Frames for one 1.0 event ("" when held back or dropped) and whether the stream must now close. */
+  event(e: v1_0.StreamResponse): { frames: string; close: boolean };
+  /** The 1.0 stream ended: frames still owed (a held 0.3 AUTH_REQUIRED update, final: true). */
+  end(): string;
+  /** An error after the stream started: one error frame; the stream must close after it. */
+  error(err: A2AError): string;
+  /** True once a 0.3 final item was sent. */
+  readonly closed: boolean;
+}
+
+/**
+ * Per-stream encoder. JSON-RPC wraps each item in a response carrying the request id; REST sends
+ * the bare StreamResponse. 0.3 streams get `final` derived by src/versioning/stream.ts and close
+ * after the final item.
+ */
+export function openStream(call: DecodedCall, opts: { extensions?: readonly string[] } = {}): SseStream {
+  const codec = codecFor(call.version, call.binding);
+  const flagger = call.version === "0.3" ? new FinalFlagger() : undefined;
+  const frame = (value: JsonValue) => sseFrame(call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, value) : value);
+  const errorFrame = (err: A2AError) => {
+    const encoded = codec.encodeError(err);
+    return sseFrame(
+      call.binding === "JSONRPC" ? jsonRpcErrorEnvelope(call.rpcId ?? null, encoded as never) : (encoded as RestErrorReply).body,
+    );
+  };
+  const encodeItems = (items: { event: v1_0.StreamResponse; final: boolean }[]) => {
+    let out = "";
+    for (const item of items) {
+      try {
+        out += frame(codec.encodeEvent(item.event, item.final).value);
+      } catch (e) {
+        out += errorFrame(toA2AError(e));
+      }
+    }
+    return out;
+  };
+  let closed = false;
+  return {
+    headers: { ...SSE_HEADERS, ...extensionsHeader(call.version, opts.extensions) },
+    event(e) {
+      if (closed) return { frames: "", close: true };
+      if (!flagger) return { frames: encodeItems([{ event: e, final: false }]), close: false };
+      const frames = encodeItems(flagger.push(e));
+      closed = flagger.closed;
+      return { frames, close: closed };
+    },
+    end() {
+      if (closed || !flagger) {
+        closed = true;
+        return "";
+      }
+      closed = true;
+      return encodeItems(flagger.end());
+    },
+    error(err) {
+      if (closed) return "";
+      closed = true;
+      return errorFrame(err);
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// decodeCall
+
+function reply(ctx: CallContext, err: A2AError, status?: number): HttpReply {
+  const r = encodeError(ctx, err);
+  if (!status) return r;
+  if (ctx.binding === "JSONRPC") return { ...r, status };
+  // REST: the body's `error.code` is the HTTP status (AIP-193).
+  const body = JSON.parse(r.body) as { error: { code: number } };
+  body.error.code = status;
+  return { ...r, status, body: JSON.stringify(body) };
+}
+
+function tenantOf(request: unknown): string {
+  const t = (request as { tenant?: unknown }).tenant;
+  return typeof t === "string" ? t : "";
+}
+
+export function decodeCall(req: HttpRequestLike, options: DecodeOptions): DecodedCall | HttpReply {
+  try {
+    return options.binding === "JSONRPC" ? decodeJsonRpc(req, options) : decodeRest(req, options);
+  } catch (e) {
+    return reply({ version: "1.0", binding: options.binding, rpcId: null }, toA2AError(e));
+  }
+}
+
+function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCall | HttpReply {
+  const supported = options.versions ?? SUPPORTED_VERSIONS;
+  const { query } = splitUrl(req.url);
+  const negotiated = negotiate(req.headers, query, supported);
+  const requested = negotiated.ok ? negotiated.version : negotiated.requested;
+  // Dialect of an answer that cannot be tied to a method: the requested version when known.
+  const fallback: ProtocolVersion = requested === "0.3" ? "0.3" : "1.0";
+  if (req.method.toUpperCase() !== "POST")
+    return reply(
+      { version: fallback, binding: "JSONRPC", rpcId: null },
+      new A2AError("InvalidRequestError", "JSON-RPC requests must use POST"),
+      405,
+    );
+
+  const envelope = parseJsonRpcRequest(req.body ?? "");
+  if (!contentTypeOk(req.headers))
+    return reply(
+      { version: fallback, binding: "JSONRPC", rpcId: envelope.id },
+      new A2AError("InvalidRequestError", "Content-Type must be application/json"),
+      415,
+    );
+  if (envelope.kind === "error") return reply({ version: fallback, binding: "JSONRPC", rpcId: envelope.id }, envelope.error);
+
+  const ref = resolveJsonRpcMethod(envelope.method);
+  const dialect: ProtocolVersion = ref?.version ?? fallback;
+  const ctx: CallContext = { version: dialect, binding: "JSONRPC", rpcId: envelope.id };
+  if (!negotiated.ok) return reply(ctx, negotiated.error);
+  const version = negotiated.version;
+
+  if (!ref) {
+    if (envelope.method === JSONRPC_0_3_LIST_TASKS && version === "0.3") return reply({ ...ctx, version }, listTasksUnsupported());
+    return reply({ ...ctx, version }, new A2AError("MethodNotFoundError", `Method not found: ${envelope.method}`));
+  }
+  if (ref.version !== version) {
+    if (ref.operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+    return reply(ctx, contradiction(envelope.method, ref.version, version));
+  }
+
+  const codec = codecFor(version, "JSONRPC");
+  try {
+    const decoded = codec.decodeRequest(ref.operation, envelope.params);
+    return {
+      kind: "call",
+      version,
+      binding: "JSONRPC",
+      operation: ref.operation,
+      streaming: ref.streaming,
+      request: decoded.value,
+      rpcId: envelope.id,
+      extensions: readExtensions(req.headers, version),
+      tenant: tenantOf(decoded.value),
+      losses: decoded.losses,
+    };
+  } catch (e) {
+    return reply(ctx, toA2AError(e));
+  }
+}
+
+function contradiction(what: string, belongsTo: ProtocolVersion, negotiated: ProtocolVersion): A2AError {
+  const why =
+    negotiated === "0.3"
+      ? `this request speaks 0.3 (no ${VERSION_HEADER} header or parameter means 0.3); send ${VERSION_HEADER}: ${belongsTo}`
+      : `this request asked for ${VERSION_HEADER}: ${negotiated}`;
+  return new A2AError("MethodNotFoundError", `Method not found: ${what} is an A2A ${belongsTo} method, but ${why}`, {
+    methodVersion: belongsTo,
+    negotiatedVersion: negotiated,
+  });
+}
+
+function stripBase(path: string, basePath: string | undefined): string | undefined {
+  const base = (basePath ?? "").replace(/\/+$/, "");
+  if (!base) return path;
+  if (path === base) return "/";
+  return path.startsWith(base + "/") ? path.slice(base.length) : undefined;
+}
+
+function readBody(body: unknown): unknown {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    const text = typeof body === "string" ? body : new TextDecoder().decode(body);
+    if (text.trim() === "") return undefined;
+    return parseJsonText(text);
+  }
+  return body;
+}
+
+function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall | HttpReply {
+  const supported = options.versions ?? SUPPORTED_VERSIONS;
+  const { path: fullPath, query } = splitUrl(req.url);
+  const negotiated = negotiate(req.headers, query, supported);
+  const requested = negotiated.ok ? negotiated.version : negotiated.requested;
+  const fallback: ProtocolVersion = requested === "0.3" ? "0.3" : "1.0";
+  if (!negotiated.ok) return reply({ version: fallback, binding: "HTTP+JSON" }, negotiated.error);
+  const version = negotiated.version;
+  const ctx: CallContext = { version, binding: "HTTP+JSON" };
+  const path = stripBase(fullPath, options.basePath);
+  const notFound = () => new A2AError("MethodNotFoundError", `No A2A ${version} route for ${req.method.toUpperCase()} ${fullPath}`);
+  if (path === undefined) return reply(ctx, notFound());
+
+  // The negotiated version picks the route table, which settles `/v1/...` (0.3) against a 1.0
+  // tenant named "v1" (docs/policies.md).
+  const match = matchRoute(restRoutes(version), req.method, path);
+  if (!match) {
+    const other: ProtocolVersion = version === "1.0" ? "0.3" : "1.0";
+    const elsewhere = matchRoute(restRoutes(other), req.method, path);
+    if (elsewhere && "route" in elsewhere) {
+      if (elsewhere.route.info.operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+      return reply(ctx, contradiction(`${req.method.toUpperCase()} ${path}`, other, version));
+    }
+    return reply(ctx, notFound());
+  }
+  if ("allowed" in match) {
+    const r = reply(
+      ctx,
+      new A2AError("MethodNotFoundError", `${req.method.toUpperCase()} is not allowed on ${fullPath}; use ${match.allowed.join(" or ")}`),
+      405,
+    );
+    return { ...r, headers: { ...r.headers, allow: match.allowed.join(", ") } };
+  }
+  const operation = match.route.info.operation as Operation;
+  if (operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+
+  try {
+    let body: unknown;
+    if (match.route.binding.body) {
+      if (!contentTypeOk(req.headers))
+        return reply(ctx, new A2AError("InvalidRequestError", "Content-Type must be application/json or application/a2a+json"), 415);
+      body = readBody(req.body);
+    }
+    const json = requestJsonFromHttp(restRequestSchema(version, operation), match.route, match.params, query, body);
+    const decoded = codecFor(version, "HTTP+JSON").decodeRequest(operation, json);
+    return {
+      kind: "call",
+      version,
+      binding: "HTTP+JSON",
+      operation,
+      streaming: OPERATIONS[operation].streaming,
+      request: decoded.value,
+      extensions: readExtensions(req.headers, version),
+      tenant: tenantOf(decoded.value),
+      losses: decoded.losses,
+    };
+  } catch (e) {
+    return reply(ctx, toA2AError(e));
+  }
+}

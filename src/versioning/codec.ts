@@ -1,0 +1,363 @@
+// The one codec seam: wire values of (version, binding) ⇄ A2A 1.0 protobuf-es messages.
+//
+// API
+//   OPERATIONS                          per 1.0 operation: request/response schema, streaming flag
+//   Operation, RequestOf<O>, ResponseOf<O>
+//   codecFor(version, binding) → Codec  (cached; version "1.0" | "0.3", binding "JSONRPC" | "HTTP+JSON")
+//
+//   Codec, server side
+//     decodeRequest(op, wire)           wire request → Translated<1.0 request message>
+//                                       (JSON-RPC: the `params`; HTTP+JSON: the request message JSON of
+//                                       the dialect, path/query/body already merged by src/transport/rest.ts)
+//     encodeResponse(op, msg)           1.0 response → Translated<wire JSON> (JSON-RPC `result` / REST body)
+//     encodeEvent(event, final)         1.0 StreamResponse → wire item (`final` is used by 0.3 only;
+//                                       src/versioning/stream.ts decides it)
+//     encodeError(err)                  A2AError → JSON-RPC `error` member / REST {status, body}
+//   Codec, client side (the mirror image)
+//     encodeRequest(op, msg)            1.0 request → Translated<wire JSON>
+//     decodeResponse(op, wire)          wire → Translated<1.0 response>; a malformed reply throws InvalidAgentResponse
+//     decodeEvent(wire)                 wire item → Translated<StreamResponse> & {final}
+//     decodeError(wire, status?)        JSON-RPC `error` member or REST body → A2AError
+//
+// Every decode validates first with the generated validators (path-precise InvalidParams on the
+// server side); every 0.3 value goes through the translators (src/versioning/translate/), so
+// nothing outside src/versioning imports generated/v0_3.
+import type { DescMessage, JsonObject, JsonValue, MessageShape } from "@bufbuild/protobuf";
+import { EmptySchema } from "@bufbuild/protobuf/wkt";
+import type { ValidateFunction } from "ajv";
+import * as v0_3 from "../../generated/v0_3/index.js";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import type { HttpBinding } from "../runtime/methods.js";
+import { bindingFor, compileRoutes, type RestRoute } from "../transport/rest.js";
+import { decode, encode, ProtoJsonError } from "../runtime/protojson.js";
+import { check, formatIssue } from "../runtime/validation.js";
+import {
+  A2AError,
+  fromAnyRestError,
+  fromJsonRpcError,
+  fromJsonRpcError0_3,
+  invalidParams,
+  toJsonRpcError,
+  toJsonRpcError0_3,
+  toRestError,
+} from "./errors.js";
+import type { Loss, Translated } from "./loss.js";
+import type { ProtocolVersion } from "./negotiate.js";
+
+export type Binding = "JSONRPC" | "HTTP+JSON";
+export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
+
+/** Request and response message types of the 11 operations (1.0 names). */
+export const OPERATIONS = {
+  SendMessage: { request: v1_0.SendMessageRequestSchema, response: v1_0.SendMessageResponseSchema, streaming: false },
+  SendStreamingMessage: { request: v1_0.SendMessageRequestSchema, response: v1_0.StreamResponseSchema, streaming: true },
+  GetTask: { request: v1_0.GetTaskRequestSchema, response: v1_0.TaskSchema, streaming: false },
+  ListTasks: { request: v1_0.ListTasksRequestSchema, response: v1_0.ListTasksResponseSchema, streaming: false },
+  CancelTask: { request: v1_0.CancelTaskRequestSchema, response: v1_0.TaskSchema, streaming: false },
+  SubscribeToTask: { request: v1_0.SubscribeToTaskRequestSchema, response: v1_0.StreamResponseSchema, streaming: true },
+  CreateTaskPushNotificationConfig: {
+    request: v1_0.TaskPushNotificationConfigSchema,
+    response: v1_0.TaskPushNotificationConfigSchema,
+    streaming: false,
+  },
+  GetTaskPushNotificationConfig: {
+    request: v1_0.GetTaskPushNotificationConfigRequestSchema,
+    response: v1_0.TaskPushNotificationConfigSchema,
+    streaming: false,
+  },
+  ListTaskPushNotificationConfigs: {
+    request: v1_0.ListTaskPushNotificationConfigsRequestSchema,
+    response: v1_0.ListTaskPushNotificationConfigsResponseSchema,
+    streaming: false,
+  },
+  DeleteTaskPushNotificationConfig: {
+    request: v1_0.DeleteTaskPushNotificationConfigRequestSchema,
+    response: EmptySchema,
+    streaming: false,
+  },
+  GetExtendedAgentCard: { request: v1_0.GetExtendedAgentCardRequestSchema, response: v1_0.AgentCardSchema, streaming: false },
+} as const satisfies Record<string, { request: DescMessage; response: DescMessage; streaming: boolean }>;
+
+export type Operation = keyof typeof OPERATIONS;
+export type RequestOf<O extends Operation> = MessageShape<(typeof OPERATIONS)[O]["request"]>;
+export type ResponseOf<O extends Operation> = MessageShape<(typeof OPERATIONS)[O]["response"]>;
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as Operation[];
+
+export function isOperation(s: string): s is Operation {
+  return Object.prototype.hasOwnProperty.call(OPERATIONS, s);
+}
+
+/** REST error reply of a codec: status and AIP-193 body. */
+export interface RestErrorReply {
+  status: number;
+  body: unknown;
+}
+
+export interface Codec {
+  readonly version: ProtocolVersion;
+  readonly binding: Binding;
+  decodeRequest<O extends Operation>(op: O, wire: unknown): Translated<RequestOf<O>>;
+  encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue>;
+  encodeEvent(event: v1_0.StreamResponse, final?: boolean): Translated<JsonValue>;
+  /** JSON-RPC: the `error` member; HTTP+JSON: {status, body}. */
+  encodeError(err: A2AError): { code: number; message: string; data?: unknown } | RestErrorReply;
+  encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue>;
+  decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>>;
+  decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean };
+  decodeError(wire: unknown, status?: number): A2AError;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1.0 helpers
+
+const validators1_0 = v1_0.validators as unknown as Record<string, ValidateFunction | undefined>;
+
+function validatorFor(schema: DescMessage): ValidateFunction | undefined {
+  return validators1_0[schema.name];
+}
+
+/** Validates and decodes 1.0 JSON; `role` decides the error: bad input vs bad agent response. */
+export function decode1_0<D extends DescMessage>(schema: D, json: unknown, role: "request" | "response"): MessageShape<D> {
+  const validate = validatorFor(schema);
+  const issue = validate ? check(validate, json) : undefined;
+  if (issue) {
+    if (role === "request") throw invalidParams(issue.path, issue.message);
+    throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${formatIssue(issue)}`);
+  }
+  try {
+    return decode(schema, json);
+  } catch (e) {
+    const message = e instanceof ProtoJsonError ? e.message : String(e);
+    if (role === "request") throw invalidParams("", message);
+    throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${message}`);
+  }
+}
+
+export function encode1_0<D extends DescMessage>(schema: D, message: MessageShape<D>): JsonValue {
+  return encode(schema, message, { alwaysEmit: v1_0.alwaysEmit });
+}
+
+function asObject(wire: unknown, what: string): JsonObject {
+  if (wire === undefined || wire === null) return {};
+  if (typeof wire !== "object" || Array.isArray(wire)) throw invalidParams("", `${what} must be a JSON object`);
+  return wire as JsonObject;
+}
+
+const none: Loss[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Codecs
+
+class Codec1_0 implements Codec {
+  readonly version = "1.0" as const;
+  constructor(readonly binding: Binding) {}
+
+  decodeRequest<O extends Operation>(op: O, wire: unknown): Translated<RequestOf<O>> {
+    const json = asObject(wire, this.binding === "JSONRPC" ? "params" : "the request");
+    return { value: decode1_0(OPERATIONS[op].request, json, "request") as RequestOf<O>, losses: none };
+  }
+  encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
+    return { value: encode1_0(OPERATIONS[op].response as DescMessage, response), losses: none };
+  }
+  encodeEvent(event: v1_0.StreamResponse): Translated<JsonValue> {
+    return { value: encode1_0(v1_0.StreamResponseSchema, event), losses: none };
+  }
+  encodeError(err: A2AError) {
+    return this.binding === "JSONRPC" ? toJsonRpcError(err) : toRestError(err);
+  }
+  encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue> {
+    return { value: encode1_0(OPERATIONS[op].request as DescMessage, request), losses: none };
+  }
+  decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>> {
+    return { value: decode1_0(OPERATIONS[op].response, wire ?? {}, "response") as ResponseOf<O>, losses: none };
+  }
+  decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
+    return { value: decode1_0(v1_0.StreamResponseSchema, wire, "response"), losses: none, final: false };
+  }
+  decodeError(wire: unknown, status?: number): A2AError {
+    if (this.binding === "JSONRPC") return fromJsonRpcError(wire as { code: number; message?: string; data?: unknown });
+    return fromAnyRestError(status ?? 500, wire, "1.0");
+  }
+}
+
+class Codec0_3 implements Codec {
+  readonly version = "0.3" as const;
+  constructor(readonly binding: Binding) {}
+
+  private get t() {
+    return translator0_3(this.binding);
+  }
+
+  decodeRequest<O extends Operation>(op: O, wire: unknown): Translated<RequestOf<O>> {
+    if (op === "ListTasks") throw listTasksUnsupported();
+    const up = this.t.upgradeRequest(op, wire);
+    return { value: decode1_0(OPERATIONS[op].request, up.value, "request") as RequestOf<O>, losses: up.losses };
+  }
+  encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
+    return this.t.downgradeResponse(op, encode1_0(OPERATIONS[op].response as DescMessage, response));
+  }
+  encodeEvent(event: v1_0.StreamResponse, final = false): Translated<JsonValue> {
+    return this.t.downgradeEvent(encode1_0(v1_0.StreamResponseSchema, event), final);
+  }
+  encodeError(err: A2AError) {
+    return this.binding === "JSONRPC" ? toJsonRpcError0_3(err) : toRestError(err);
+  }
+  encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue> {
+    if (op === "ListTasks") throw listTasksUnsupported();
+    return this.t.downgradeRequest(op, encode1_0(OPERATIONS[op].request as DescMessage, request));
+  }
+  decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>> {
+    const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
+    return { value: decode1_0(OPERATIONS[op].response, up.value, "response") as ResponseOf<O>, losses: up.losses };
+  }
+  decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
+    const up = asAgentResponse(() => this.t.upgradeEvent(wire));
+    return { value: decode1_0(v1_0.StreamResponseSchema, up.value, "response"), losses: up.losses, final: up.final };
+  }
+  decodeError(wire: unknown, status?: number): A2AError {
+    if (this.binding === "JSONRPC") return fromJsonRpcError0_3(wire as { code: number; message?: string; data?: unknown });
+    return fromAnyRestError(status ?? 500, wire, "0.3");
+  }
+}
+
+/** A translator's InvalidParams on a reply means the agent answered something invalid. */
+function asAgentResponse<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof A2AError && e.type === "InvalidParamsError")
+      throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${e.message}`, e.metadata, e.details);
+    throw e;
+  }
+}
+
+/** L6: ListTasks has no 0.3 form. */
+export function listTasksUnsupported(): A2AError {
+  return new A2AError("UnsupportedOperationError", "ListTasks is not part of A2A 0.3 (loss L6); use A2A-Version: 1.0", {
+    operation: "ListTasks",
+  });
+}
+
+const cache = new Map<string, Codec>();
+
+export function codecFor(version: ProtocolVersion, binding: Binding): Codec {
+  const key = `${version} ${binding}`;
+  let c = cache.get(key);
+  if (!c) {
+    if (version === "1.0") c = new Codec1_0(binding);
+    else if (version === "0.3") c = new Codec0_3(binding);
+    else throw new Error(`no codec for version ${String(version)}`);
+    cache.set(key, c);
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Method names and REST routes of both versions (from the generated method tables).
+
+export interface MethodRef {
+  version: ProtocolVersion;
+  operation: Operation;
+  jsonRpcMethod: string;
+  streaming: boolean;
+}
+
+const METHODS: readonly MethodRef[] = [
+  ...v1_0.methods.map((m) => ({
+    version: "1.0" as const,
+    operation: m.operation as Operation,
+    jsonRpcMethod: m.jsonRpcMethod,
+    streaming: m.streaming,
+  })),
+  ...v0_3.methods.map((m) => ({
+    version: "0.3" as const,
+    operation: m.operation as Operation,
+    jsonRpcMethod: m.jsonRpcMethod,
+    streaming: m.streaming,
+  })),
+];
+
+/** The operation and version a JSON-RPC method name belongs to (`SendMessage` → 1.0, `message/send` → 0.3). */
+export function resolveJsonRpcMethod(method: string): MethodRef | undefined {
+  return METHODS.find((m) => m.jsonRpcMethod === method);
+}
+
+/** The JSON-RPC method name of `op` in `version`; undefined when the version has no such method (ListTasks in 0.3). */
+export function jsonRpcMethodOf(version: ProtocolVersion, op: Operation): string | undefined {
+  return METHODS.find((m) => m.version === version && m.operation === op)?.jsonRpcMethod;
+}
+
+/** Documented in 0.3 prose (S03 §7) but absent from its schemas (O4/E19): answered with UnsupportedOperation (L6). */
+export const JSONRPC_0_3_LIST_TASKS = "tasks/list";
+
+// Tolerated extra routes (docs/policies.md): O1 subscribe by POST as well as GET (both versions);
+// O5/E18 0.3 create-push-config at the fixed path `/v1/tasks/{id}/pushNotificationConfigs` as well
+// as the v0.3.0 typo `/v1/task/{id}/pushNotificationConfigs` the generated table carries.
+const EXTRA_1_0: Record<string, HttpBinding[]> = {
+  SubscribeToTask: [bindingFor("POST", "/tasks/{id=*}:subscribe", "*"), bindingFor("POST", "/{tenant}/tasks/{id=*}:subscribe", "*")],
+};
+const CREATE_0_3_FIXED = bindingFor("POST", "/v1/{parent=tasks/*}/pushNotificationConfigs", "config");
+const EXTRA_0_3: Record<string, HttpBinding[]> = {
+  SubscribeToTask: [bindingFor("POST", "/v1/{name=tasks/*}:subscribe", "*")],
+  CreateTaskPushNotificationConfig: [CREATE_0_3_FIXED],
+};
+/** 0.3 has no ListTasks; S03 documents `GET /v1/tasks` anyway (O4): routed so it can answer UnsupportedOperation (L6). */
+const LIST_TASKS_0_3: HttpBinding = bindingFor("GET", "/v1/tasks", "");
+
+const ROUTES: Record<ProtocolVersion, RestRoute[]> = {
+  "1.0": compileRoutes(v1_0.methods, EXTRA_1_0),
+  "0.3": compileRoutes([...v0_3.methods, { ...v1_0.methods.find((m) => m.operation === "ListTasks")!, http: [LIST_TASKS_0_3] }], EXTRA_0_3),
+};
+
+/** The server's REST route table of `version`, most specific first, tolerances included. */
+export function restRoutes(version: ProtocolVersion): readonly RestRoute[] {
+  return ROUTES[version];
+}
+
+const pbSchemas = v0_3.pb as unknown as Record<string, DescMessage | undefined>;
+
+/** The message a REST request of `op` is transcoded into: 1.0 request message, or the P03 request message. */
+export function restRequestSchema(version: ProtocolVersion, op: Operation): DescMessage {
+  if (version === "1.0") return OPERATIONS[op].request;
+  const m = v0_3.methods.find((x) => x.operation === op);
+  const schema = m ? pbSchemas[`${m.requestType}Schema`] : undefined;
+  if (!schema) return OPERATIONS[op].request;
+  return schema;
+}
+
+/** The bindings a client uses for `op` (GET for subscribe, the fixed 0.3 create-push-config path). */
+export function restClientBindings(version: ProtocolVersion, op: Operation): readonly HttpBinding[] {
+  if (version === "0.3" && op === "CreateTaskPushNotificationConfig") return [CREATE_0_3_FIXED];
+  const table = version === "1.0" ? v1_0.methods : v0_3.methods;
+  return table.find((m) => m.operation === op)?.http ?? [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// 0.3 translation, per binding: D03-RPC for JSON-RPC, D03-PB for HTTP+JSON. Adapts the
+// translators' upgradeX/downgradeX functions to operations.
+
+export interface Translator0_3 {
+  upgradeRequest(op: Operation, wire: unknown): Translated<JsonValue>;
+  downgradeRequest(op: Operation, json: JsonValue): Translated<JsonValue>;
+  upgradeResponse(op: Operation, wire: unknown): Translated<JsonValue>;
+  downgradeResponse(op: Operation, json: JsonValue): Translated<JsonValue>;
+  upgradeEvent(wire: unknown): Translated<JsonValue> & { final: boolean };
+  downgradeEvent(json: JsonValue, final: boolean): Translated<JsonValue>;
+}
+
+function pending(): never {
+  throw new A2AError("UnsupportedOperationError", "A2A 0.3 translation is not available in this build");
+}
+
+const PENDING: Translator0_3 = {
+  upgradeRequest: pending,
+  downgradeRequest: pending,
+  upgradeResponse: pending,
+  downgradeResponse: pending,
+  upgradeEvent: pending,
+  downgradeEvent: pending,
+};
+
+function translator0_3(_binding: Binding): Translator0_3 {
+  return PENDING;
+}

@@ -1,0 +1,137 @@
+// Stream semantics across versions (a2a-wire.md §5.3–5.5; loss rows L5, L13, L21).
+//
+// API
+//   isTerminal(state), isInterrupted(state)        1.0 TaskState classes (interrupted = INPUT_REQUIRED, AUTH_REQUIRED)
+//   endsStream(event)                              true when a 1.0 stream closes after this event: a Message,
+//                                                  or a Task / status update in a terminal or interrupted state (E9)
+//   finalFor0_3(state)                             true | false | "lookahead" (AUTH_REQUIRED)
+//   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
+//                                                  `closed` turns true after a final item, later pushes are dropped
+//   FinalCloser                                    0.3 → 1.0 (client side): accept(event, final) → {event, close}
+//   subscribeToFinishedTask(version, task)         0.3: [task] then close; 1.0: throws UnsupportedOperation
+//
+// 1.0 → 0.3: `final: true` on a status update in a terminal state or INPUT_REQUIRED. AUTH_REQUIRED
+// is interrupted in 1.0 but not in 0.3 (L13), and 1.0 agents may keep the stream open while
+// credentials arrive out of band (1.0 §7.6.1): the update is held until the next event (then
+// final: false) or the end of the 1.0 stream (then final: true). After a final item the 0.3 stream
+// is closed; a Message or a terminal/INPUT_REQUIRED Task snapshot also closes it (0.3 consumers
+// stop there).
+// 0.3 → 1.0: `final` is dropped and the translated stream closes after it, even if the 0.3
+// server keeps the connection open (L21).
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { A2AError } from "./errors.js";
+import type { ProtocolVersion } from "./negotiate.js";
+
+const S = v1_0.TaskState;
+
+export function isTerminal(state: v1_0.TaskState): boolean {
+  return state === S.COMPLETED || state === S.FAILED || state === S.CANCELED || state === S.REJECTED;
+}
+
+export function isInterrupted(state: v1_0.TaskState): boolean {
+  return state === S.INPUT_REQUIRED || state === S.AUTH_REQUIRED;
+}
+
+function payloadState(event: v1_0.StreamResponse): v1_0.TaskState | undefined {
+  const p = event.payload;
+  if (p.case === "statusUpdate") return p.value.status?.state;
+  if (p.case === "task") return p.value.status?.state;
+  return undefined;
+}
+
+/** 1.0: the stream closes after a Message, or a Task/status update that is terminal or interrupted. */
+export function endsStream(event: v1_0.StreamResponse): boolean {
+  if (event.payload.case === "message") return true;
+  const state = payloadState(event);
+  return state !== undefined && (isTerminal(state) || isInterrupted(state));
+}
+
+export function finalFor0_3(state: v1_0.TaskState | undefined): boolean | "lookahead" {
+  if (state === undefined) return false;
+  if (isTerminal(state) || state === S.INPUT_REQUIRED) return true;
+  if (state === S.AUTH_REQUIRED) return "lookahead";
+  return false;
+}
+
+export interface FlaggedEvent {
+  event: v1_0.StreamResponse;
+  /** The 0.3 `final` flag (meaningful on status updates only). */
+  final: boolean;
+}
+
+/** 1.0 stream → 0.3 stream: derives `final`, with one-event lookahead for AUTH_REQUIRED. */
+export class FinalFlagger {
+  private held: v1_0.StreamResponse | undefined;
+  private _closed = false;
+
+  /** True once a final item was produced: the 0.3 stream must close, later events are dropped. */
+  get closed(): boolean {
+    return this._closed;
+  }
+
+  push(event: v1_0.StreamResponse): FlaggedEvent[] {
+    if (this._closed) return [];
+    const out: FlaggedEvent[] = [];
+    if (this.held) {
+      out.push({ event: this.held, final: false });
+      this.held = undefined;
+    }
+    if (event.payload.case === "statusUpdate") {
+      const f = finalFor0_3(event.payload.value.status?.state);
+      if (f === "lookahead") {
+        this.held = event;
+        return out;
+      }
+      out.push({ event, final: f });
+      if (f) this._closed = true;
+      return out;
+    }
+    out.push({ event, final: false });
+    if (event.payload.case === "message") this._closed = true;
+    if (event.payload.case === "task") {
+      const state = event.payload.value.status?.state;
+      if (state !== undefined && finalFor0_3(state) === true) this._closed = true;
+    }
+    return out;
+  }
+
+  /** The 1.0 stream ended: a held AUTH_REQUIRED update becomes the final one. */
+  end(): FlaggedEvent[] {
+    if (this._closed) return [];
+    this._closed = true;
+    const held = this.held;
+    this.held = undefined;
+    return held ? [{ event: held, final: true }] : [];
+  }
+}
+
+/** 0.3 stream → 1.0 stream (client side): the stream ends after a `final: true` item (L21). */
+export class FinalCloser {
+  private _closed = false;
+  get closed(): boolean {
+    return this._closed;
+  }
+  accept(event: v1_0.StreamResponse, final: boolean): { event: v1_0.StreamResponse; close: boolean } | undefined {
+    if (this._closed) return undefined;
+    if (final) this._closed = true;
+    return { event, close: final };
+  }
+}
+
+/**
+ * SubscribeToTask / tasks/resubscribe on a task that already finished (§5.5). 1.0 answers
+ * UnsupportedOperation (1.0 §3.1.6); 0.3 returns the task, like GetTask, and closes the stream
+ * (P03 TaskSubscription), which is what a 0.3 client reconnecting after the end expects.
+ */
+export function subscribeToFinishedTask(version: ProtocolVersion, task: v1_0.Task): v1_0.StreamResponse[] {
+  if (version === "1.0")
+    throw new A2AError("UnsupportedOperationError", `Task ${task.id} is in a terminal state; there is nothing to subscribe to`, {
+      taskId: task.id,
+    });
+  return [
+    {
+      $typeName: "lf.a2a.v1.StreamResponse",
+      payload: { case: "task", value: task },
+    } as v1_0.StreamResponse,
+  ];
+}

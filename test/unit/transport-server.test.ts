@@ -1,0 +1,275 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { decodeCall, encodeError, encodeResult, openStream, type DecodedCall, type HttpReply } from "../../src/transport/server.js";
+import { A2AError } from "../../src/versioning/errors.js";
+
+const V1 = { "A2A-Version": "1.0", "content-type": "application/json" };
+const send = (
+  id: unknown,
+  method = "SendMessage",
+  params: unknown = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } },
+) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+
+function rpc(body: unknown, headers: Record<string, string> = V1, versions?: ("1.0" | "0.3")[]) {
+  return decodeCall({ method: "POST", url: "/", headers, body }, { binding: "JSONRPC", versions });
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test inspects arbitrary JSON
+function asReply(r: DecodedCall | HttpReply): { status: number; json: Record<string, any>; headers: Record<string, string> } {
+  expect(r.kind).toBe("reply");
+  const reply = r as HttpReply;
+  return { status: reply.status, json: JSON.parse(reply.body), headers: reply.headers };
+}
+function asCall(r: DecodedCall | HttpReply): DecodedCall {
+  if (r.kind !== "call") throw new Error(`expected a call, got ${(r as HttpReply).body}`);
+  return r;
+}
+
+describe("JSON-RPC envelopes", () => {
+  it("decodes a 1.0 call into a 1.0 message and keeps the id", () => {
+    const call = asCall(rpc(send("r1")));
+    expect(call).toMatchObject({ version: "1.0", binding: "JSONRPC", operation: "SendMessage", rpcId: "r1", streaming: false });
+    expect((call.request as v1_0.SendMessageRequest).message?.parts[0].content).toEqual({ case: "text", value: "hi" });
+  });
+
+  it.each([0, "", -7, "x"])("echoes the id %j exactly, in results and errors", (id) => {
+    const call = asCall(rpc(send(id)));
+    expect(call.rpcId).toBe(id);
+    const bad = asReply(rpc(send(id, "NoSuchMethod")));
+    expect(bad.json.id).toBe(id);
+  });
+
+  it("answers unparseable JSON with -32700 and id null", () => {
+    const r = asReply(rpc('{"jsonrpc":"2.0",'));
+    expect(r.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
+  it.each([
+    ["not an object", "[1,2]"],
+    ["jsonrpc missing", JSON.stringify({ id: 1, method: "SendMessage" })],
+    ["method not a string", JSON.stringify({ jsonrpc: "2.0", id: 1, method: 5 })],
+    ["params a string", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: "x" })],
+    ["id an object", JSON.stringify({ jsonrpc: "2.0", id: {}, method: "GetTask" })],
+    ["no id (notification)", JSON.stringify({ jsonrpc: "2.0", method: "GetTask" })],
+  ])("answers a bad envelope (%s) with -32600", (_why, body) => {
+    expect(asReply(rpc(body)).json.error.code).toBe(-32600);
+  });
+
+  it("keeps a readable id on an invalid envelope, null otherwise", () => {
+    expect(asReply(rpc(JSON.stringify({ jsonrpc: "1.0", id: 9, method: "GetTask" }))).json.id).toBe(9);
+    expect(asReply(rpc(JSON.stringify({ jsonrpc: "2.0", id: {}, method: "GetTask" }))).json.id).toBe(null);
+  });
+
+  it("answers an unknown method with -32601", () => {
+    expect(asReply(rpc(send(1, "tasks/explode"))).json.error.code).toBe(-32601);
+  });
+
+  it("answers invalid params with -32602 and the path of the offending value", () => {
+    const r = asReply(rpc(send(1, "SendMessage", { message: { messageId: "m", role: "ROLE_USER", parts: [] } })));
+    expect(r.json.error.code).toBe(-32602);
+    expect(r.json.error.message).toContain("/message/parts");
+    expect(r.json.error.data[0].fieldViolations[0].field).toBe("/message/parts");
+  });
+
+  it("answers a ProtoJSON type error with -32602", () => {
+    const r = asReply(rpc(send(1, "GetTask", { id: "t", historyLength: "many" })));
+    expect(r.json.error.code).toBe(-32602);
+  });
+
+  it("refuses a non-JSON content type with a JSON-RPC error and HTTP 415", () => {
+    const r = asReply(rpc(send(3), { "A2A-Version": "1.0", "content-type": "text/plain" }));
+    expect(r.status).toBe(415);
+    expect(r.json).toMatchObject({ id: 3, error: { code: -32600 } });
+  });
+
+  it("accepts application/a2a+json with parameters", () => {
+    expect(rpc(send(3), { "A2A-Version": "1.0", "content-type": "application/a2a+json; charset=utf-8" }).kind).toBe("call");
+  });
+});
+
+describe("negotiation on JSON-RPC", () => {
+  it("answers an unsupported version with -32009 listing the supported versions in ErrorInfo", () => {
+    const r = asReply(rpc(send(1), { "A2A-Version": "2.1" }));
+    expect(r.json.error.code).toBe(-32009);
+    expect(r.json.error.data[0]).toMatchObject({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "VERSION_NOT_SUPPORTED",
+      domain: "a2a-protocol.org",
+      metadata: { supportedVersions: "1.0,0.3" },
+    });
+  });
+
+  it("refuses a header-less request on a 1.0-only server with VersionNotSupported", () => {
+    expect(asReply(rpc(send(1), {}, ["1.0"])).json.error.code).toBe(-32009);
+  });
+
+  it("accepts the version as a query parameter", () => {
+    const r = decodeCall({ method: "POST", url: "/?A2A-Version=1.0", headers: {}, body: send(1) }, { binding: "JSONRPC" });
+    expect(asCall(r).version).toBe("1.0");
+  });
+
+  it("answers a 1.0 method without a version header with -32601 that says how to fix it", () => {
+    const r = asReply(rpc(send(1), {}));
+    expect(r.json.error.code).toBe(-32601);
+    expect(r.json.error.message).toContain("A2A-Version: 1.0");
+  });
+
+  it("answers a 0.3 method under A2A-Version: 1.0 with -32601", () => {
+    const r = asReply(rpc(send(1, "message/send"), V1));
+    expect(r.json.error.code).toBe(-32601);
+    expect(r.json.error.message).toContain("0.3");
+  });
+
+  it("answers ListTasks in a 0.3 request with UnsupportedOperation (L6)", () => {
+    expect(asReply(rpc(send(1, "ListTasks", {}), {})).json.error.code).toBe(-32004);
+    expect(asReply(rpc(send(1, "tasks/list", {}), {})).json.error.code).toBe(-32004);
+  });
+
+  it("exposes the requested extensions of the request's dialect", () => {
+    const call = asCall(rpc(send(1), { ...V1, "A2A-Extensions": "https://x/ext1,https://x/ext2", "X-A2A-Extensions": "https://old" }));
+    expect(call.extensions).toEqual(["https://x/ext1", "https://x/ext2"]);
+  });
+});
+
+describe("REST request mapping (1.0)", () => {
+  const rest = (method: string, url: string, body?: unknown, headers: Record<string, string> = V1, basePath?: string) =>
+    decodeCall({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }, { binding: "HTTP+JSON", basePath });
+
+  it("maps path, query and body into the 1.0 request", () => {
+    const call = asCall(rest("GET", "/tasks/t-1?historyLength=4"));
+    expect(call.operation).toBe("GetTask");
+    expect(call.request).toMatchObject({ id: "t-1", historyLength: 4 });
+  });
+
+  it("reads the tenant from the /{tenant}/ form", () => {
+    const call = asCall(rest("POST", "/acme/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }));
+    expect(call).toMatchObject({ operation: "SendMessage", tenant: "acme" });
+  });
+
+  it("strips the interface base path", () => {
+    expect(asCall(rest("GET", "/a2a/rest/tasks/t9", undefined, V1, "/a2a/rest")).request).toMatchObject({ id: "t9" });
+    expect(asReply(rest("GET", "/elsewhere/tasks/t9", undefined, V1, "/a2a/rest")).status).toBe(404);
+  });
+
+  it("converts typed query parameters (enum, int, bool, timestamp)", () => {
+    const call = asCall(
+      rest("GET", "/tasks?status=TASK_STATE_WORKING&pageSize=5&includeArtifacts=true&statusTimestampAfter=2025-01-01T00:00:00Z"),
+    );
+    expect(call.request).toMatchObject({ status: v1_0.TaskState.WORKING, pageSize: 5, includeArtifacts: true });
+  });
+
+  it("accepts SubscribeToTask by GET and by POST (O1)", () => {
+    expect(asCall(rest("GET", "/tasks/t1:subscribe")).operation).toBe("SubscribeToTask");
+    expect(asCall(rest("POST", "/tasks/t1:subscribe", {})).operation).toBe("SubscribeToTask");
+  });
+
+  it("prefers the action route over the plain id route", () => {
+    expect(asCall(rest("POST", "/tasks/t1:cancel", {})).operation).toBe("CancelTask");
+  });
+
+  it("answers an unknown route with 404 and an AIP-193 body", () => {
+    const r = asReply(rest("GET", "/nothing/here/at/all"));
+    expect(r.status).toBe(404);
+    expect(r.json.error).toMatchObject({ code: 404, status: "NOT_FOUND" });
+  });
+
+  it("answers a wrong verb with 405 and Allow", () => {
+    const r = asReply(rest("DELETE", "/tasks/t1"));
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe("GET");
+  });
+
+  it("answers invalid JSON in the body with 400 INVALID_ARGUMENT", () => {
+    const r = asReply(decodeCall({ method: "POST", url: "/message:send", headers: V1, body: "{nope" }, { binding: "HTTP+JSON" }));
+    expect(r.status).toBe(400);
+    expect(r.json.error.status).toBe("INVALID_ARGUMENT");
+  });
+
+  it("answers a wrong content type with 415", () => {
+    const r = asReply(rest("POST", "/message:send", {}, { "A2A-Version": "1.0", "content-type": "text/xml" }));
+    expect(r.status).toBe(415);
+    expect(r.json.error.code).toBe(415);
+  });
+
+  it("answers invalid params with 400, the field path and a BadRequest detail", () => {
+    const r = asReply(rest("POST", "/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [] } }));
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toContain("/message/parts");
+    expect(r.json.error.details[0]["@type"]).toBe("type.googleapis.com/google.rpc.BadRequest");
+  });
+
+  it("answers an unsupported version with 400, AIP-193 body and ErrorInfo", () => {
+    const r = asReply(rest("GET", "/tasks/t1", undefined, { "A2A-Version": "9.9" }));
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: 400, status: "FAILED_PRECONDITION" });
+    expect(r.json.error.details[0]).toMatchObject({ reason: "VERSION_NOT_SUPPORTED", metadata: { supportedVersions: "1.0,0.3" } });
+  });
+
+  it("answers a 1.0 route without a version header with a 404 that names the fix", () => {
+    const r = asReply(rest("POST", "/message:send", { message: {} }, {}));
+    expect(r.status).toBe(404);
+    expect(r.json.error.message).toContain("A2A-Version: 1.0");
+  });
+
+  it("settles /v1/... by the negotiated version: 1.0 reads tenant v1, 0.3 reads the 0.3 route", () => {
+    const asTenant = asCall(rest("GET", "/v1/tasks/abc", undefined, V1));
+    expect(asTenant).toMatchObject({ version: "1.0", operation: "GetTask", tenant: "v1" });
+    const legacy = rest("GET", "/v1/tasks/abc", undefined, {});
+    // The 0.3 route table answers it (a decoded call once 0.3 translation is present, never a tenant).
+    if (legacy.kind === "call") expect(legacy).toMatchObject({ version: "0.3", operation: "GetTask", tenant: "" });
+    else expect(JSON.parse(legacy.body).error.message).not.toContain("No A2A");
+  });
+});
+
+describe("replies", () => {
+  const task = create(v1_0.TaskSchema, { id: "t1", contextId: "c1", status: { state: v1_0.TaskState.WORKING } });
+
+  it("encodes a JSON-RPC result with the request id", () => {
+    const call = asCall(rpc(send(0)));
+    const r = encodeResult(call, create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: task } }), { extensions: ["u"] });
+    expect(JSON.parse(r.body)).toEqual({
+      jsonrpc: "2.0",
+      id: 0,
+      result: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" } } },
+    });
+    expect(r.headers["A2A-Extensions"]).toBe("u");
+  });
+
+  it("encodes a REST result as the bare message with application/a2a+json", () => {
+    const call = asCall(decodeCall({ method: "GET", url: "/tasks/t1", headers: V1 }, { binding: "HTTP+JSON" }));
+    const r = encodeResult(call, task);
+    expect(r.headers["content-type"]).toBe("application/a2a+json");
+    expect(JSON.parse(r.body)).toEqual({ id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" } });
+  });
+
+  it("encodes errors in each binding from the one table", () => {
+    const err = new A2AError("TaskNotFoundError", undefined, { taskId: "t1" });
+    const j = JSON.parse(encodeError({ version: "1.0", binding: "JSONRPC", rpcId: "a" }, err).body);
+    expect(j).toMatchObject({ id: "a", error: { code: -32001, data: [{ reason: "TASK_NOT_FOUND", metadata: { taskId: "t1" } }] } });
+    const r = encodeError({ version: "1.0", binding: "HTTP+JSON" }, err);
+    expect(r.status).toBe(404);
+    expect(JSON.parse(r.body).error).toMatchObject({ code: 404, status: "NOT_FOUND", details: [{ reason: "TASK_NOT_FOUND" }] });
+  });
+
+  it("frames 1.0 JSON-RPC stream items as responses carrying the request id, REST items bare", () => {
+    const ev = create(v1_0.StreamResponseSchema, { payload: { case: "task", value: task } });
+    const s = openStream(asCall(rpc(send("s1", "SendStreamingMessage"))));
+    expect(s.headers["content-type"]).toBe("text/event-stream");
+    const { frames } = s.event(ev);
+    expect(frames).toBe(
+      `data: ${JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" } } } })}\n\n`,
+    );
+    const restCall = asCall(decodeCall({ method: "GET", url: "/tasks/t1:subscribe", headers: V1 }, { binding: "HTTP+JSON" }));
+    expect(openStream(restCall).event(ev).frames).toBe(
+      `data: {"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}\n\n`,
+    );
+  });
+
+  it("sends a mid-stream error as one frame, after which nothing more is sent", () => {
+    const s = openStream(asCall(rpc(send(5, "SendStreamingMessage"))));
+    const f = s.error(new A2AError("InternalError"));
+    expect(JSON.parse(f.slice("data: ".length))).toMatchObject({ id: 5, error: { code: -32603 } });
+    expect(s.closed).toBe(true);
+    expect(s.event(create(v1_0.StreamResponseSchema, {})).frames).toBe("");
+  });
+});
