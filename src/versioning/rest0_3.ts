@@ -1,0 +1,868 @@
+// 0.3 HTTP+JSON / gRPC (dialect D03-PB: ProtoJSON of the v0.3.0 a2a.proto) ⇄ 1.0 (ProtoJSON)
+// translators for the data model.
+//
+// Exported API — every function is pure, works on wire JSON, validates its input with the generated
+// validator of the source dialect (bad input → A2AError InvalidParams with a JSON path), checks its
+// output with the validator of the target dialect, and returns `Translated<T>` = { value, losses }.
+// Losses are rows of the loss register (LOSSY.md).
+//
+//   upgradeX:   0.3 D03-PB → 1.0           downgradeX: 1.0 → 0.3 D03-PB        (pb = v0_3.pb)
+//
+//   X = Task                 pb.TaskJson                     ⇄ v1_0.TaskJson
+//       TaskStatus           pb.TaskStatusJson               ⇄ v1_0.TaskStatusJson   (TASK_STATE_CANCELLED ⇄ _CANCELED)
+//       Message              pb.MessageJson (`content`)      ⇄ v1_0.MessageJson (`parts`)
+//       Part                 pb.PartJson                     ⇄ v1_0.PartJson
+//       Artifact             pb.ArtifactJson                 ⇄ v1_0.ArtifactJson
+//       StatusUpdate         pb.TaskStatusUpdateEventJson    ⇄ v1_0.TaskStatusUpdateEventJson (downgrade takes `final`)
+//       ArtifactUpdate       pb.TaskArtifactUpdateEventJson  ⇄ v1_0.TaskArtifactUpdateEventJson
+//       StreamResponse       pb.StreamResponseJson           ⇄ v1_0.StreamResponseJson (downgrade takes `{final}`)
+//       SendMessageResponse  pb.SendMessageResponseJson      ⇄ v1_0.SendMessageResponseJson
+//       SendMessageRequest   pb.SendMessageRequestJson       ⇄ v1_0.SendMessageRequestJson (upgrade takes `{blockingDefault}`, L22)
+//       GetTaskRequest       pb.GetTaskRequestJson           ⇄ v1_0.GetTaskRequestJson
+//       CancelTaskRequest    pb.CancelTaskRequestJson        ⇄ v1_0.CancelTaskRequestJson
+//       SubscribeToTaskRequest pb.TaskSubscriptionRequestJson ⇄ v1_0.SubscribeToTaskRequestJson
+//       PushConfig           pb.TaskPushNotificationConfigJson ⇄ v1_0.TaskPushNotificationConfigJson
+//       CreatePushConfigParams pb.CreateTaskPushNotificationConfigRequestJson ⇄ v1_0.TaskPushNotificationConfigJson
+//       CreatePushConfigResult / GetPushConfigResult  (= PushConfig)
+//       GetPushConfigParams  pb.GetTaskPushNotificationConfigRequestJson ⇄ v1_0.GetTaskPushNotificationConfigRequestJson
+//       ListPushConfigParams pb.ListTaskPushNotificationConfigRequestJson ⇄ v1_0.ListTaskPushNotificationConfigsRequestJson
+//       ListPushConfigResult pb.ListTaskPushNotificationConfigResponseJson ⇄ v1_0.ListTaskPushNotificationConfigsResponseJson
+//       DeletePushConfigParams pb.DeleteTaskPushNotificationConfigRequestJson ⇄ v1_0.DeleteTaskPushNotificationConfigRequestJson
+//       DeletePushConfigResult {} ⇄ {}
+//       AgentCard            pb.AgentCardJson                ⇄ v1_0.AgentCardJson
+//
+// Resource names: a task is "tasks/{id}", a push config "tasks/{taskId}/pushNotificationConfigs/{id}"
+// (the v0.3.0 create route also used "task/{id}", accepted on input).
+import type { ValidateFunction } from "ajv";
+import * as v0_3 from "../../generated/v0_3/index.js";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { LossLog, type LossDirection, type Translated } from "./loss.js";
+import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import {
+  canonicalBase64,
+  compact,
+  isObject,
+  reportUnknown,
+  scanPrecision,
+  state1_0ToPb,
+  statePbTo1_0,
+  str,
+  timestampTo1_0,
+  untranslatable,
+  validateInput,
+  validateOutput,
+  type JsonObject,
+} from "./translate/common.js";
+import { invalidParams } from "./errors.js";
+
+import pb = v0_3.pb;
+
+const D10 = "A2A 1.0";
+const D03 = "A2A 0.3 HTTP+JSON";
+const V1 = v1_0.validators;
+const VP = v0_3.restValidators;
+
+export interface DowngradeEventOptions {
+  /** The 0.3 `final` flag for a status update; the caller decides it (a2a-wire.md §5.4, L5/L13). */
+  final: boolean;
+}
+export interface UpgradeSendOptions {
+  /**
+   * What a D03-PB `blocking` that is false or absent (indistinguishable in ProtoJSON, L22) means.
+   * Default `false`: non-blocking, i.e. `returnImmediately: true` (the v0.3.0 proto comment).
+   */
+  blockingDefault?: boolean;
+}
+
+function run<I, O>(
+  input: I,
+  inV: ValidateFunction,
+  outV: ValidateFunction | null,
+  direction: LossDirection,
+  fn: (x: I, log: LossLog) => O,
+): Translated<O> {
+  validateInput(inV, input);
+  const log = new LossLog(direction);
+  const value = fn(input, log);
+  if (outV) validateOutput(outV, value, direction === "to-1.0" ? D10 : D03);
+  return log.done(value);
+}
+
+const keys = (...k: string[]) => new Set(k);
+
+// ---- resource names ----------------------------------------------------------------------------
+
+const TASK_NAME = /^tasks?\/([^/]+)$/;
+const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/;
+
+function taskIdOf(name: string | undefined, path: string): string {
+  const m = TASK_NAME.exec(name ?? "");
+  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
+  return decodeURIComponent(m[1]);
+}
+function configIdsOf(name: string | undefined, path: string): { taskId: string; id: string } {
+  const m = CONFIG_NAME.exec(name ?? "");
+  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
+  return { taskId: decodeURIComponent(m[1]), id: decodeURIComponent(m[2]) };
+}
+const taskName = (id: string) => `tasks/${encodeURIComponent(id)}`;
+const configName = (taskId: string, id: string) => `tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs/${encodeURIComponent(id)}`;
+
+// ---- Part ----------------------------------------------------------------------------------------
+
+function partDown(p: v1_0.PartJson, path: string, log: LossLog): pb.PartJson {
+  reportUnknown(p, keys("text", "raw", "url", "data", "metadata", "filename", "mediaType"), path, log);
+  if (p.metadata && Object.keys(p.metadata).length) log.add("L11", `${path}/metadata`, "the v0.3.0 proto Part has no metadata; dropped");
+  const mediaType = str(p.mediaType);
+  const filename = str(p.filename);
+  if (p.raw !== undefined || p.url !== undefined) {
+    if (filename !== undefined) log.add("L11", `${path}/filename`, "the v0.3.0 proto FilePart has no name; dropped");
+    return {
+      file: compact(
+        p.raw !== undefined
+          ? { fileWithBytes: canonicalBase64(p.raw, `${path}/raw`), mimeType: mediaType }
+          : { fileWithUri: p.url as string, mimeType: mediaType },
+      ),
+    };
+  }
+  let out: pb.PartJson;
+  if (p.text !== undefined) out = { text: p.text };
+  else if (p.data !== undefined) {
+    scanPrecision(p.data, `${path}/data`, log);
+    if (isObject(p.data)) out = { data: { data: p.data } };
+    else {
+      log.add(
+        "L4",
+        `${path}/data`,
+        'non-object data wrapped as {"value": …}; D03-PB has no part metadata to mark the wrap, so it is not undone',
+      );
+      out = { data: { data: { value: p.data } } };
+    }
+  } else throw untranslatable(path, "a part must set one of text, raw, url, data");
+  if (mediaType !== undefined || filename !== undefined)
+    log.add("L3", path, "mediaType/filename of a text or data part have no D03-PB field and no part metadata to carry them; dropped");
+  return out;
+}
+
+function partUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
+  reportUnknown(p, keys("text", "file", "data"), path, log);
+  if (p.text !== undefined) return { text: p.text };
+  if (p.file) {
+    const f = p.file;
+    reportUnknown(f, keys("fileWithUri", "fileWithBytes", "mimeType"), `${path}/file`, log);
+    const out: v1_0.PartJson =
+      f.fileWithBytes !== undefined
+        ? { raw: canonicalBase64(f.fileWithBytes, `${path}/file/fileWithBytes`) }
+        : f.fileWithUri !== undefined
+          ? { url: f.fileWithUri }
+          : (() => {
+              throw untranslatable(`${path}/file`, "a file part must set fileWithUri or fileWithBytes");
+            })();
+    if (str(f.mimeType)) out.mediaType = f.mimeType;
+    return out;
+  }
+  if (p.data) {
+    reportUnknown(p.data, keys("data"), `${path}/data`, log);
+    const d = p.data.data ?? {};
+    scanPrecision(d, `${path}/data/data`, log);
+    return { data: d };
+  }
+  throw untranslatable(path, "a part must set one of text, file, data");
+}
+
+function partsUp(parts: pb.PartJson[] | undefined, path: string, log: LossLog): v1_0.PartJson[] {
+  if (!parts || parts.length === 0)
+    throw untranslatable(path, "1.0 requires at least one part; an empty 0.3 parts list cannot be upgraded (L27)", "L27");
+  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
+}
+const partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLog) =>
+  (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
+
+// ---- Message, TaskStatus, Artifact, Task -----------------------------------------------------------
+
+function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): pb.MessageJson {
+  reportUnknown(m, keys("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"), path, log);
+  if (m.referenceTaskIds?.length) log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
+  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
+  return compact({
+    messageId: m.messageId,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    role: m.role,
+    content: partsDown(m.parts, `${path}/parts`, log),
+    metadata: m.metadata,
+    extensions: m.extensions,
+  });
+}
+
+function messageUp(m: pb.MessageJson, path: string, log: LossLog): v1_0.MessageJson {
+  reportUnknown(m, keys("messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"), path, log);
+  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
+  return compact({
+    messageId: m.messageId,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    role: m.role,
+    parts: partsUp(m.content, `${path}/content`, log),
+    metadata: m.metadata,
+    extensions: m.extensions,
+  });
+}
+
+function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): pb.TaskStatusJson {
+  reportUnknown(s, keys("state", "message", "timestamp"), path, log);
+  return compact({
+    state: s.state === undefined ? undefined : (state1_0ToPb(s.state) as pb.TaskStateJson),
+    message: s.message && messageDown(s.message, `${path}/message`, log),
+    timestamp: s.timestamp,
+  });
+}
+
+function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskStatusJson {
+  reportUnknown(s, keys("state", "message", "timestamp"), path, log);
+  return compact({
+    state: (s.state === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s.state)) as v1_0.TaskStateJson,
+    message: s.message && messageUp(s.message, `${path}/message`, log),
+    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
+  });
+}
+
+function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.ArtifactJson {
+  reportUnknown(a, keys("artifactId", "name", "description", "parts", "metadata", "extensions"), path, log);
+  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
+  return compact({
+    artifactId: a.artifactId,
+    name: a.name,
+    description: a.description,
+    parts: partsDown(a.parts, `${path}/parts`, log),
+    metadata: a.metadata,
+    extensions: a.extensions,
+  });
+}
+
+function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.ArtifactJson {
+  reportUnknown(a, keys("artifactId", "name", "description", "parts", "metadata", "extensions"), path, log);
+  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
+  return compact({
+    artifactId: a.artifactId,
+    name: a.name,
+    description: a.description,
+    parts: partsUp(a.parts, `${path}/parts`, log),
+    metadata: a.metadata,
+    extensions: a.extensions,
+  });
+}
+
+function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {
+  reportUnknown(t, keys("id", "contextId", "status", "artifacts", "history", "metadata"), path, log);
+  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
+  return compact({
+    id: t.id,
+    contextId: t.contextId,
+    status: t.status && statusDown(t.status, `${path}/status`, log),
+    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
+    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
+    metadata: t.metadata,
+  });
+}
+
+function taskUp(t: pb.TaskJson, path: string, log: LossLog): v1_0.TaskJson {
+  reportUnknown(t, keys("id", "contextId", "status", "artifacts", "history", "metadata"), path, log);
+  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
+  return compact({
+    id: t.id,
+    contextId: t.contextId,
+    status: statusUp(t.status ?? {}, `${path}/status`, log),
+    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
+    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
+    metadata: t.metadata,
+  });
+}
+
+// ---- stream events ---------------------------------------------------------------------------------
+
+function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): pb.TaskStatusUpdateEventJson {
+  reportUnknown(e, keys("taskId", "contextId", "status", "metadata"), path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    status: e.status && statusDown(e.status, `${path}/status`, log),
+    final,
+    metadata: e.metadata,
+  });
+}
+
+function statusUpdateUp(e: pb.TaskStatusUpdateEventJson, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
+  reportUnknown(e, keys("taskId", "contextId", "status", "final", "metadata"), path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  log.add(
+    "L21",
+    `${path}/final`,
+    `final=${e.final === true} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
+  );
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    status: statusUp(e.status ?? {}, `${path}/status`, log),
+    metadata: e.metadata,
+  });
+}
+
+function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): pb.TaskArtifactUpdateEventJson {
+  reportUnknown(e, keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"), path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
+    append: e.append,
+    lastChunk: e.lastChunk,
+    metadata: e.metadata,
+  });
+}
+
+function artifactUpdateUp(e: pb.TaskArtifactUpdateEventJson, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
+  reportUnknown(e, keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"), path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  if (!e.artifact) throw untranslatable(`${path}/artifact`, "1.0 requires the artifact of an artifact update");
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
+    append: e.append,
+    lastChunk: e.lastChunk,
+    metadata: e.metadata,
+  });
+}
+
+const STREAM_MEMBERS = ["task", "message", "statusUpdate", "artifactUpdate"] as const;
+function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
+  const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
+  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
+  return set[0];
+}
+
+function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): pb.StreamResponseJson {
+  reportUnknown(r, new Set(STREAM_MEMBERS), "", log);
+  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
+    case "task":
+      return { task: taskDown(r.task!, "/task", log) };
+    case "message":
+      return { message: messageDown(r.message!, "/message", log) };
+    case "statusUpdate":
+      return { statusUpdate: statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log) };
+    case "artifactUpdate":
+      return { artifactUpdate: artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log) };
+  }
+}
+
+function streamUp(r: pb.StreamResponseJson, log: LossLog): v1_0.StreamResponseJson {
+  reportUnknown(r, new Set(STREAM_MEMBERS), "", log);
+  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
+    case "task":
+      return { task: taskUp(r.task!, "/task", log) };
+    case "message":
+      return { message: messageUp(r.message!, "/message", log) };
+    case "statusUpdate":
+      return { statusUpdate: statusUpdateUp(r.statusUpdate!, "/statusUpdate", log) };
+    case "artifactUpdate":
+      return { artifactUpdate: artifactUpdateUp(r.artifactUpdate!, "/artifactUpdate", log) };
+  }
+}
+
+// ---- exported: core objects ----------------------------------------------------------------------------
+
+export const upgradeTask = (t: pb.TaskJson): Translated<v1_0.TaskJson> =>
+  run(t, VP.Task, V1.Task, "to-1.0", (x, log) => taskUp(x, "", log));
+export const downgradeTask = (t: v1_0.TaskJson): Translated<pb.TaskJson> =>
+  run(t, V1.Task, VP.Task, "to-0.3", (x, log) => taskDown(x, "", log));
+
+export const upgradeTaskStatus = (s: pb.TaskStatusJson): Translated<v1_0.TaskStatusJson> =>
+  run(s, VP.TaskStatus, V1.TaskStatus, "to-1.0", (x, log) => statusUp(x, "", log));
+export const downgradeTaskStatus = (s: v1_0.TaskStatusJson): Translated<pb.TaskStatusJson> =>
+  run(s, V1.TaskStatus, VP.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log));
+
+export const upgradeMessage = (m: pb.MessageJson): Translated<v1_0.MessageJson> =>
+  run(m, VP.Message, V1.Message, "to-1.0", (x, log) => messageUp(x, "", log));
+export const downgradeMessage = (m: v1_0.MessageJson): Translated<pb.MessageJson> =>
+  run(m, V1.Message, VP.Message, "to-0.3", (x, log) => messageDown(x, "", log));
+
+export const upgradePart = (p: pb.PartJson): Translated<v1_0.PartJson> =>
+  run(p, VP.Part, V1.Part, "to-1.0", (x, log) => partUp(x, "", log));
+export const downgradePart = (p: v1_0.PartJson): Translated<pb.PartJson> =>
+  run(p, V1.Part, VP.Part, "to-0.3", (x, log) => partDown(x, "", log));
+
+export const upgradeArtifact = (a: pb.ArtifactJson): Translated<v1_0.ArtifactJson> =>
+  run(a, VP.Artifact, V1.Artifact, "to-1.0", (x, log) => artifactUp(x, "", log));
+export const downgradeArtifact = (a: v1_0.ArtifactJson): Translated<pb.ArtifactJson> =>
+  run(a, V1.Artifact, VP.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log));
+
+/** Drops `final` (reported as L21): the caller closes the 1.0 stream after a `final: true` event. */
+export const upgradeStatusUpdate = (e: pb.TaskStatusUpdateEventJson): Translated<v1_0.TaskStatusUpdateEventJson> =>
+  run(e, VP.TaskStatusUpdateEvent, V1.TaskStatusUpdateEvent, "to-1.0", (x, log) => statusUpdateUp(x, "", log));
+/** `final` is the caller's decision (a2a-wire.md §5.4): 1.0 has no such field. */
+export const downgradeStatusUpdate = (e: v1_0.TaskStatusUpdateEventJson, final: boolean): Translated<pb.TaskStatusUpdateEventJson> =>
+  run(e, V1.TaskStatusUpdateEvent, VP.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log));
+
+export const upgradeArtifactUpdate = (e: pb.TaskArtifactUpdateEventJson): Translated<v1_0.TaskArtifactUpdateEventJson> =>
+  run(e, VP.TaskArtifactUpdateEvent, V1.TaskArtifactUpdateEvent, "to-1.0", (x, log) => artifactUpdateUp(x, "", log));
+export const downgradeArtifactUpdate = (e: v1_0.TaskArtifactUpdateEventJson): Translated<pb.TaskArtifactUpdateEventJson> =>
+  run(e, V1.TaskArtifactUpdateEvent, VP.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log));
+
+export const upgradeStreamResponse = (r: pb.StreamResponseJson): Translated<v1_0.StreamResponseJson> =>
+  run(r, VP.StreamResponse, V1.StreamResponse, "to-1.0", streamUp);
+/** `opts.final` is used only when the item is a status update. */
+export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: DowngradeEventOptions): Translated<pb.StreamResponseJson> =>
+  run(r, V1.StreamResponse, VP.StreamResponse, "to-0.3", (x, log) => streamDown(x, opts.final, log));
+
+export const upgradeSendMessageResponse = (r: pb.SendMessageResponseJson): Translated<v1_0.SendMessageResponseJson> =>
+  run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("task", "message"), "", log);
+    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
+      ? { task: taskUp(x.task!, "/task", log) }
+      : { message: messageUp(x.message!, "/message", log) };
+  });
+export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<pb.SendMessageResponseJson> =>
+  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("task", "message"), "", log);
+    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
+      ? { task: taskDown(x.task!, "/task", log) }
+      : { message: messageDown(x.message!, "/message", log) };
+  });
+
+// ---- SendMessageRequest ------------------------------------------------------------------------------
+
+function dropTenant(x: { tenant?: string }, path: string, log: LossLog): void {
+  if (str(x.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+}
+
+function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): pb.PushNotificationConfigJson {
+  reportUnknown(c, keys("tenant", "id", "taskId", "url", "token", "authentication"), path, log);
+  dropTenant(c, path, log);
+  if (inSend && str(c.taskId))
+    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
+  let authentication: pb.AuthenticationInfoJson | undefined;
+  if (c.authentication) {
+    reportUnknown(c.authentication, keys("scheme", "credentials"), `${path}/authentication`, log);
+    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
+  }
+  return compact({ id: c.id, url: c.url, token: c.token, authentication });
+}
+
+function pushBodyUp(c: pb.PushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
+  reportUnknown(c, keys("id", "url", "token", "authentication"), path, log);
+  let authentication: v1_0.AuthenticationInfoJson | undefined;
+  if (c.authentication) {
+    const a = c.authentication;
+    reportUnknown(a, keys("schemes", "credentials"), `${path}/authentication`, log);
+    const schemes = a.schemes ?? [];
+    if (schemes.length === 0)
+      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
+    if (schemes.length > 1)
+      log.add(
+        "L15",
+        `${path}/authentication/schemes`,
+        `1.0 carries one scheme; kept "${schemes[0]}", dropped ${JSON.stringify(schemes.slice(1))}`,
+      );
+    authentication = compact({ scheme: schemes[0], credentials: a.credentials });
+  }
+  return compact({ id: c.id, url: c.url, token: c.token, authentication });
+}
+
+function historyDown(n: number | string | undefined, path: string, log: LossLog): number | undefined {
+  if (n === undefined) return undefined;
+  const v = Number(n);
+  if (v === 0) {
+    log.add(
+      "L10",
+      path,
+      "1.0 historyLength 0 (no history) cannot be sent: 0 means unlimited in D03-PB; requested unlimited — trim the history to none",
+    );
+    return undefined;
+  }
+  return v;
+}
+
+export const upgradeSendMessageRequest = (
+  r: pb.SendMessageRequestJson,
+  opts: UpgradeSendOptions = {},
+): Translated<v1_0.SendMessageRequestJson> =>
+  run(r, VP.SendMessageRequest, V1.SendMessageRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("message", "configuration", "metadata"), "", log);
+    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+    const c = x.configuration ?? {};
+    if (x.configuration)
+      reportUnknown(c, keys("acceptedOutputModes", "pushNotification", "historyLength", "blocking"), "/configuration", log);
+    let returnImmediately: boolean | undefined;
+    if (c.blocking !== true) {
+      const blocking = opts.blockingDefault ?? false;
+      log.add(
+        "L22",
+        "/configuration/blocking",
+        `false and absent are the same in D03-PB; read as ${blocking ? "blocking" : "non-blocking (returnImmediately)"}`,
+      );
+      returnImmediately = blocking ? undefined : true;
+    }
+    const historyLength = c.historyLength === undefined || Number(c.historyLength) === 0 ? undefined : Number(c.historyLength);
+    const configuration = compact({
+      acceptedOutputModes: c.acceptedOutputModes,
+      taskPushNotificationConfig: c.pushNotification && pushBodyUp(c.pushNotification, "/configuration/pushNotification", log),
+      historyLength,
+      returnImmediately,
+    });
+    return compact({
+      message: x.message ? messageUp(x.message, "/message", log) : undefined,
+      configuration: Object.keys(configuration).length ? configuration : undefined,
+      metadata: x.metadata,
+    });
+  });
+
+export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<pb.SendMessageRequestJson> =>
+  run(r, V1.SendMessageRequest, VP.SendMessageRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "message", "configuration", "metadata"), "", log);
+    dropTenant(x, "", log);
+    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+    const c = x.configuration ?? {};
+    if (x.configuration)
+      reportUnknown(
+        c,
+        keys("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
+        "/configuration",
+        log,
+      );
+    return compact({
+      message: messageDown(x.message as v1_0.MessageJson, "/message", log),
+      configuration: compact({
+        acceptedOutputModes: c.acceptedOutputModes,
+        pushNotification:
+          c.taskPushNotificationConfig &&
+          pushBodyDown(c.taskPushNotificationConfig, "/configuration/taskPushNotificationConfig", log, true),
+        historyLength: historyDown(c.historyLength, "/configuration/historyLength", log),
+        blocking: c.returnImmediately !== true,
+      }),
+      metadata: x.metadata,
+    });
+  });
+
+// ---- task requests ---------------------------------------------------------------------------------
+
+export const upgradeGetTaskRequest = (r: pb.GetTaskRequestJson): Translated<v1_0.GetTaskRequestJson> =>
+  run(r, VP.GetTaskRequest, V1.GetTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("name", "historyLength"), "", log);
+    const n = x.historyLength === undefined ? 0 : Number(x.historyLength);
+    return compact({ id: taskIdOf(x.name, "/name"), historyLength: n === 0 ? undefined : n });
+  });
+export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<pb.GetTaskRequestJson> =>
+  run(r, V1.GetTaskRequest, VP.GetTaskRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id", "historyLength"), "", log);
+    dropTenant(x, "", log);
+    return compact({ name: taskName(x.id as string), historyLength: historyDown(x.historyLength, "/historyLength", log) });
+  });
+
+export const upgradeCancelTaskRequest = (r: pb.CancelTaskRequestJson): Translated<v1_0.CancelTaskRequestJson> =>
+  run(r, VP.CancelTaskRequest, V1.CancelTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("name"), "", log);
+    return { id: taskIdOf(x.name, "/name") };
+  });
+export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<pb.CancelTaskRequestJson> =>
+  run(r, V1.CancelTaskRequest, VP.CancelTaskRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id", "metadata"), "", log);
+    dropTenant(x, "", log);
+    if (x.metadata && Object.keys(x.metadata).length)
+      log.add("L11", "/metadata", "the v0.3.0 proto CancelTaskRequest has no metadata; dropped");
+    return { name: taskName(x.id as string) };
+  });
+
+export const upgradeSubscribeToTaskRequest = (r: pb.TaskSubscriptionRequestJson): Translated<v1_0.SubscribeToTaskRequestJson> =>
+  run(r, VP.TaskSubscriptionRequest, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("name"), "", log);
+    return { id: taskIdOf(x.name, "/name") };
+  });
+export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<pb.TaskSubscriptionRequestJson> =>
+  run(r, V1.SubscribeToTaskRequest, VP.TaskSubscriptionRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id"), "", log);
+    dropTenant(x, "", log);
+    return { name: taskName(x.id as string) };
+  });
+
+// ---- push-notification config operations -----------------------------------------------------------
+
+function tpncUp(c: pb.TaskPushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
+  reportUnknown(c, keys("name", "pushNotificationConfig"), path, log);
+  const { taskId, id } = configIdsOf(c.name, `${path}/name`);
+  const body = pushBodyUp(c.pushNotificationConfig ?? {}, `${path}/pushNotificationConfig`, log);
+  return compact({ id: body.id ?? id, taskId, url: body.url, token: body.token, authentication: body.authentication });
+}
+
+function tpncDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog): pb.TaskPushNotificationConfigJson {
+  const body = pushBodyDown(c, path, log, false);
+  return { name: configName(c.taskId ?? "", c.id ?? ""), pushNotificationConfig: body };
+}
+
+/** The config object itself (create result, get result). */
+export const upgradePushConfig = (c: pb.TaskPushNotificationConfigJson): Translated<v1_0.TaskPushNotificationConfigJson> =>
+  run(c, VP.TaskPushNotificationConfig, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => tpncUp(x, "", log));
+export const downgradePushConfig = (c: v1_0.TaskPushNotificationConfigJson): Translated<pb.TaskPushNotificationConfigJson> =>
+  run(c, V1.TaskPushNotificationConfig, VP.TaskPushNotificationConfig, "to-0.3", (x, log) => tpncDown(x, "", log));
+export const upgradeCreatePushConfigResult = upgradePushConfig;
+export const downgradeCreatePushConfigResult = downgradePushConfig;
+export const upgradeGetPushConfigResult = upgradePushConfig;
+export const downgradeGetPushConfigResult = downgradePushConfig;
+
+/** CreateTaskPushNotificationConfigRequest {parent, configId, config} ⇄ the 1.0 config (the create request body). */
+export const upgradeCreatePushConfigParams = (
+  r: pb.CreateTaskPushNotificationConfigRequestJson,
+): Translated<v1_0.TaskPushNotificationConfigJson> =>
+  run(r, VP.CreateTaskPushNotificationConfigRequest, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("parent", "configId", "config"), "", log);
+    const taskId = taskIdOf(x.parent, "/parent");
+    const cfg = x.config ?? {};
+    reportUnknown(cfg, keys("name", "pushNotificationConfig"), "/config", log);
+    const body = pushBodyUp(cfg.pushNotificationConfig ?? {}, "/config/pushNotificationConfig", log);
+    return compact({ id: str(x.configId) ?? body.id, taskId, url: body.url, token: body.token, authentication: body.authentication });
+  });
+export const downgradeCreatePushConfigParams = (
+  c: v1_0.TaskPushNotificationConfigJson,
+): Translated<pb.CreateTaskPushNotificationConfigRequestJson> =>
+  run(c, V1.TaskPushNotificationConfig, VP.CreateTaskPushNotificationConfigRequest, "to-0.3", (x, log) => ({
+    parent: taskName(x.taskId ?? ""),
+    configId: x.id ?? "",
+    config: tpncDown(x, "", log),
+  }));
+
+export const upgradeGetPushConfigParams = (
+  r: pb.GetTaskPushNotificationConfigRequestJson,
+): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
+  run(r, VP.GetTaskPushNotificationConfigRequest, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("name"), "", log);
+    return configIdsOf(x.name, "/name");
+  });
+export const downgradeGetPushConfigParams = (
+  r: v1_0.GetTaskPushNotificationConfigRequestJson,
+): Translated<pb.GetTaskPushNotificationConfigRequestJson> =>
+  run(r, V1.GetTaskPushNotificationConfigRequest, VP.GetTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    dropTenant(x, "", log);
+    return { name: configName(x.taskId as string, x.id as string) };
+  });
+
+export const upgradeListPushConfigParams = (
+  r: pb.ListTaskPushNotificationConfigRequestJson,
+): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
+  run(r, VP.ListTaskPushNotificationConfigRequest, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("parent", "pageSize", "pageToken"), "", log);
+    return compact({
+      taskId: taskIdOf(x.parent, "/parent"),
+      pageSize: x.pageSize === undefined || Number(x.pageSize) === 0 ? undefined : Number(x.pageSize),
+      pageToken: x.pageToken,
+    });
+  });
+export const downgradeListPushConfigParams = (
+  r: v1_0.ListTaskPushNotificationConfigsRequestJson,
+): Translated<pb.ListTaskPushNotificationConfigRequestJson> =>
+  run(r, V1.ListTaskPushNotificationConfigsRequest, VP.ListTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "pageSize", "pageToken"), "", log);
+    dropTenant(x, "", log);
+    return compact({
+      parent: taskName(x.taskId as string),
+      pageSize: x.pageSize === undefined ? undefined : Number(x.pageSize),
+      pageToken: x.pageToken,
+    });
+  });
+
+export const upgradeListPushConfigResult = (
+  r: pb.ListTaskPushNotificationConfigResponseJson,
+): Translated<v1_0.ListTaskPushNotificationConfigsResponseJson> =>
+  run(r, VP.ListTaskPushNotificationConfigResponse, V1.ListTaskPushNotificationConfigsResponse, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    return compact({ configs: x.configs?.map((c, i) => tpncUp(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
+  });
+export const downgradeListPushConfigResult = (
+  r: v1_0.ListTaskPushNotificationConfigsResponseJson,
+): Translated<pb.ListTaskPushNotificationConfigResponseJson> =>
+  run(r, V1.ListTaskPushNotificationConfigsResponse, VP.ListTaskPushNotificationConfigResponse, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    return compact({ configs: x.configs?.map((c, i) => tpncDown(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
+  });
+
+export const upgradeDeletePushConfigParams = (
+  r: pb.DeleteTaskPushNotificationConfigRequestJson,
+): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
+  run(r, VP.DeleteTaskPushNotificationConfigRequest, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("name"), "", log);
+    return configIdsOf(x.name, "/name");
+  });
+export const downgradeDeletePushConfigParams = (
+  r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
+): Translated<pb.DeleteTaskPushNotificationConfigRequestJson> =>
+  run(r, V1.DeleteTaskPushNotificationConfigRequest, VP.DeleteTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    dropTenant(x, "", log);
+    return { name: configName(x.taskId as string, x.id as string) };
+  });
+
+/** google.protobuf.Empty in both. */
+export function upgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<Record<string, never>> {
+  if (!isObject(r)) throw untranslatable("", "the delete result must be an object (google.protobuf.Empty)");
+  const log = new LossLog("to-1.0");
+  reportUnknown(r, keys(), "", log);
+  return log.done({});
+}
+export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<Record<string, never>> {
+  if (!isObject(r)) throw untranslatable("", "the delete result must be an object (google.protobuf.Empty)");
+  const log = new LossLog("to-0.3");
+  reportUnknown(r, keys(), "", log);
+  return log.done({});
+}
+
+// ---- AgentCard ------------------------------------------------------------------------------------
+
+function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuthFlowsJson {
+  if (f.deviceCode) {
+    log.add("L8", `${path}/deviceCode`, "the deviceCode OAuth flow has no 0.3 form; dropped");
+    return {};
+  }
+  if (f.authorizationCode) {
+    const { pkceRequired, ...rest } = f.authorizationCode;
+    if (pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
+    return { authorizationCode: rest };
+  }
+  return f as pb.OAuthFlowsJson;
+}
+
+function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
+  if (!s) return undefined;
+  const out: { [k: string]: pb.SecuritySchemeJson } = {};
+  for (const [k, v] of Object.entries(s)) {
+    const path = `/securitySchemes/${k}`;
+    oneMember(
+      v,
+      ["apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme", "openIdConnectSecurityScheme", "mtlsSecurityScheme"],
+      path,
+      "SecurityScheme",
+    );
+    out[k] = v.oauth2SecurityScheme
+      ? {
+          oauth2SecurityScheme: compact({
+            ...v.oauth2SecurityScheme,
+            flows: flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log),
+          }),
+        }
+      : (v as pb.SecuritySchemeJson);
+  }
+  return out;
+}
+
+function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
+  reportUnknown(
+    c,
+    keys(
+      "name",
+      "description",
+      "supportedInterfaces",
+      "provider",
+      "version",
+      "documentationUrl",
+      "capabilities",
+      "securitySchemes",
+      "securityRequirements",
+      "defaultInputModes",
+      "defaultOutputModes",
+      "skills",
+      "signatures",
+      "iconUrl",
+    ),
+    "",
+    log,
+  );
+  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
+  const main = legacy[0];
+  const caps = c.capabilities ?? {};
+  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
+  if (str(c.iconUrl)) log.add("L11", "/iconUrl", "the v0.3.0 proto AgentCard has no iconUrl; dropped");
+  return compact({
+    protocolVersion: cardVersionDown(main.protocolVersion),
+    name: c.name,
+    description: c.description,
+    url: main.url,
+    preferredTransport: main.protocolBinding || "JSONRPC",
+    additionalInterfaces: legacy.length > 1 ? legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })) : undefined,
+    provider: c.provider,
+    version: c.version,
+    documentationUrl: c.documentationUrl,
+    capabilities: compact({ streaming: caps.streaming, pushNotifications: caps.pushNotifications, extensions: caps.extensions }),
+    securitySchemes: schemesDown(c.securitySchemes, log),
+    security: c.securityRequirements,
+    defaultInputModes: c.defaultInputModes,
+    defaultOutputModes: c.defaultOutputModes,
+    skills: c.skills?.map((s) => {
+      const { securityRequirements, ...rest } = s;
+      return compact({ ...rest, security: securityRequirements });
+    }),
+    supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
+  });
+}
+
+function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
+  reportUnknown(
+    c,
+    keys(
+      "protocolVersion",
+      "name",
+      "description",
+      "url",
+      "preferredTransport",
+      "additionalInterfaces",
+      "provider",
+      "version",
+      "documentationUrl",
+      "capabilities",
+      "securitySchemes",
+      "security",
+      "defaultInputModes",
+      "defaultOutputModes",
+      "skills",
+      "supportsAuthenticatedExtendedCard",
+      "signatures",
+    ),
+    "",
+    log,
+  );
+  if (!str(c.url)) throw invalidParams("/url", "a card must name its url");
+  const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
+  const caps = c.capabilities ?? {};
+  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
+  return compact({
+    name: c.name,
+    description: c.description,
+    supportedInterfaces: interfacesUp(
+      { url: c.url as string, transport: c.preferredTransport || "JSONRPC" },
+      c.additionalInterfaces?.map((i) => ({ url: i.url ?? "", transport: i.transport ?? "" })),
+      version,
+    ),
+    provider: c.provider,
+    version: c.version,
+    documentationUrl: c.documentationUrl,
+    capabilities: compact({
+      streaming: caps.streaming,
+      pushNotifications: caps.pushNotifications,
+      extensions: caps.extensions,
+      extendedAgentCard: c.supportsAuthenticatedExtendedCard,
+    }),
+    securitySchemes: c.securitySchemes as v1_0.AgentCardJson["securitySchemes"],
+    securityRequirements: c.security,
+    defaultInputModes: c.defaultInputModes,
+    defaultOutputModes: c.defaultOutputModes,
+    skills: c.skills?.map((s) => {
+      const { security, ...rest } = s;
+      return compact({ ...rest, securityRequirements: security });
+    }),
+  });
+}
+
+export const upgradeAgentCard = (c: pb.AgentCardJson): Translated<v1_0.AgentCardJson> =>
+  run(c, VP.AgentCard, V1.AgentCard, "to-1.0", cardUp);
+/** Shows only the 0.x interfaces (L2); throws InvalidParams when the card has none. */
+export const downgradeAgentCard = (c: v1_0.AgentCardJson): Translated<pb.AgentCardJson> =>
+  run(c, V1.AgentCard, VP.AgentCard, "to-0.3", cardDown);

@@ -1,0 +1,1064 @@
+// 0.3 JSON-RPC (dialect D03-RPC, a2a.json) ⇄ 1.0 (ProtoJSON) translators for the data model.
+//
+// Exported API — every function is pure, works on wire JSON, validates its input with the generated
+// validator of the source dialect (bad input → A2AError InvalidParams with a JSON path), checks its
+// output with the validator of the target dialect, and returns `Translated<T>` = { value, losses }.
+// Losses are rows of the loss register (LOSSY.md); nothing is dropped silently.
+//
+//   upgradeX:   0.3 D03-RPC → 1.0          downgradeX: 1.0 → 0.3 D03-RPC
+//
+//   X = Task                 v0_3.Task                        ⇄ v1_0.TaskJson
+//       TaskStatus           v0_3.TaskStatus                  ⇄ v1_0.TaskStatusJson
+//       Message              v0_3.Message                     ⇄ v1_0.MessageJson
+//       Part                 v0_3.Part                        ⇄ v1_0.PartJson
+//       Artifact             v0_3.Artifact                    ⇄ v1_0.ArtifactJson
+//       StatusUpdate         v0_3.TaskStatusUpdateEvent       ⇄ v1_0.TaskStatusUpdateEventJson
+//                            (downgrade takes `final`, decided by the caller; upgrade drops it: L21)
+//       ArtifactUpdate       v0_3.TaskArtifactUpdateEvent     ⇄ v1_0.TaskArtifactUpdateEventJson
+//       StreamResponse       0.3 stream `result` (by `kind`)  ⇄ v1_0.StreamResponseJson (downgrade takes `{final}`)
+//       SendMessageResponse  0.3 `message/send` result        ⇄ v1_0.SendMessageResponseJson
+//       SendMessageRequest   v0_3.MessageSendParams           ⇄ v1_0.SendMessageRequestJson
+//       GetTaskRequest       v0_3.TaskQueryParams             ⇄ v1_0.GetTaskRequestJson
+//       CancelTaskRequest    v0_3.TaskIdParams                ⇄ v1_0.CancelTaskRequestJson
+//       SubscribeToTaskRequest v0_3.TaskIdParams              ⇄ v1_0.SubscribeToTaskRequestJson
+//       CreatePushConfigParams / CreatePushConfigResult / GetPushConfigResult
+//                            v0_3.TaskPushNotificationConfig  ⇄ v1_0.TaskPushNotificationConfigJson
+//       PushConfig           (alias of the three above: the config object itself)
+//       GetPushConfigParams  v0_3.GetTaskPushNotificationConfigParams | TaskIdParams ⇄ v1_0.GetTaskPushNotificationConfigRequestJson
+//       ListPushConfigParams v0_3.ListTaskPushNotificationConfigParams ⇄ v1_0.ListTaskPushNotificationConfigsRequestJson
+//       ListPushConfigResult v0_3.TaskPushNotificationConfig[] ⇄ v1_0.ListTaskPushNotificationConfigsResponseJson
+//       DeletePushConfigParams v0_3.DeleteTaskPushNotificationConfigParams ⇄ v1_0.DeleteTaskPushNotificationConfigRequestJson
+//       DeletePushConfigResult null                           ⇄ {} (google.protobuf.Empty)
+//       PushPayload          0.3 webhook body (Task)          ⇄ v1_0.StreamResponseJson
+//       AgentCard            v0_3.AgentCard                   ⇄ v1_0.AgentCardJson
+import type { ValidateFunction } from "ajv";
+import * as v0_3 from "../../generated/v0_3/index.js";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { LossLog, type LossDirection, type Translated } from "./loss.js";
+import {
+  DATA_COMPAT_KEY,
+  PART_EXTRAS_KEY,
+  STATE_1_0_TO_RPC,
+  STATE_RPC_TO_1_0,
+  canonicalBase64,
+  compact,
+  isObject,
+  reportUnknown,
+  scanPrecision,
+  str,
+  timestampTo1_0,
+  untranslatable,
+  validateInput,
+  validateOutput,
+  type JsonObject,
+} from "./translate/common.js";
+import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+
+const D10 = "A2A 1.0";
+const D03 = "A2A 0.3 JSON-RPC";
+
+type Struct = { [k: string]: unknown };
+/** One item of a 0.3 `message/stream` or `tasks/resubscribe` stream. */
+export type StreamResult0_3 = v0_3.Task | v0_3.Message | v0_3.TaskStatusUpdateEvent | v0_3.TaskArtifactUpdateEvent;
+/** The 0.3 `message/send` result. */
+export type SendMessageResult0_3 = v0_3.Task | v0_3.Message;
+export interface DowngradeEventOptions {
+  /** The 0.3 `final` flag for a status update; the caller decides it (a2a-wire.md §5.4, L5/L13). */
+  final: boolean;
+}
+
+function run<I, O>(
+  input: I,
+  inV: ValidateFunction,
+  outV: ValidateFunction | null,
+  direction: LossDirection,
+  fn: (x: I, log: LossLog) => O,
+): Translated<O> {
+  validateInput(inV, input);
+  const log = new LossLog(direction);
+  const value = fn(input, log);
+  if (outV) validateOutput(outV, value, direction === "to-1.0" ? D10 : D03);
+  return log.done(value);
+}
+
+const keys = (...k: string[]) => new Set(k);
+const K = {
+  part1: keys("text", "raw", "url", "data", "metadata", "filename", "mediaType"),
+  text3: keys("kind", "text", "metadata"),
+  file3: keys("kind", "file", "metadata"),
+  fileBody3: keys("bytes", "uri", "mimeType", "name"),
+  data3: keys("kind", "data", "metadata"),
+  msg1: keys("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
+  msg3: keys("kind", "messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
+  status1: keys("state", "message", "timestamp"),
+  status3: keys("state", "message", "timestamp"),
+  task1: keys("id", "contextId", "status", "artifacts", "history", "metadata"),
+  task3: keys("kind", "id", "contextId", "status", "artifacts", "history", "metadata"),
+  art: keys("artifactId", "name", "description", "parts", "metadata", "extensions"),
+  su1: keys("taskId", "contextId", "status", "metadata"),
+  su3: keys("kind", "taskId", "contextId", "status", "final", "metadata"),
+  au1: keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
+  au3: keys("kind", "taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
+  send1: keys("tenant", "message", "configuration", "metadata"),
+  send3: keys("message", "configuration", "metadata"),
+  conf1: keys("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
+  conf3: keys("acceptedOutputModes", "pushNotificationConfig", "historyLength", "blocking"),
+  push1: keys("tenant", "id", "taskId", "url", "token", "authentication"),
+  push3: keys("id", "url", "token", "authentication"),
+  tpnc3: keys("taskId", "pushNotificationConfig"),
+  auth1: keys("scheme", "credentials"),
+  auth3: keys("schemes", "credentials"),
+};
+
+// ---- Part ----------------------------------------------------------------------------------------
+
+function withoutToolkitKeys(meta: Struct): Struct | undefined {
+  const rest: Struct = { ...meta };
+  delete rest[PART_EXTRAS_KEY];
+  delete rest[DATA_COMPAT_KEY];
+  return Object.keys(rest).length ? rest : undefined;
+}
+
+export function partDown(p: v1_0.PartJson, path: string, log: LossLog): v0_3.Part {
+  reportUnknown(p, K.part1, path, log);
+  if (p.metadata) scanPrecision(p.metadata, `${path}/metadata`, log);
+  const mediaType = str(p.mediaType);
+  const filename = str(p.filename);
+  if (p.raw !== undefined || p.url !== undefined) {
+    const file =
+      p.raw !== undefined
+        ? compact({ bytes: canonicalBase64(p.raw, `${path}/raw`), mimeType: mediaType, name: filename })
+        : compact({ uri: p.url as string, mimeType: mediaType, name: filename });
+    return compact({ kind: "file" as const, file, metadata: p.metadata });
+  }
+  let metadata: Struct | undefined = p.metadata;
+  let out: v0_3.TextPart | v0_3.DataPart;
+  if (p.text !== undefined) out = { kind: "text", text: p.text };
+  else if (p.data !== undefined) {
+    scanPrecision(p.data, `${path}/data`, log);
+    if (isObject(p.data)) out = { kind: "data", data: p.data };
+    else {
+      log.add(
+        "L4",
+        `${path}/data`,
+        `non-object data (${p.data === null ? "null" : Array.isArray(p.data) ? "array" : typeof p.data}) wrapped as {"value": …} with metadata.${DATA_COMPAT_KEY}=true`,
+      );
+      out = { kind: "data", data: { value: p.data } };
+      metadata = { ...metadata, [DATA_COMPAT_KEY]: true };
+    }
+  } else throw untranslatable(path, "a part must set one of text, raw, url, data");
+  if (mediaType !== undefined || filename !== undefined) {
+    const which = [mediaType !== undefined && "mediaType", filename !== undefined && "filename"].filter(Boolean).join(" and ");
+    log.add("L3", path, `${which} of a ${out.kind} part has no 0.3 field; carried in metadata["${PART_EXTRAS_KEY}"]`);
+    metadata = { ...metadata, [PART_EXTRAS_KEY]: compact({ mediaType, filename }) };
+  }
+  if (metadata) out.metadata = metadata;
+  return out;
+}
+
+export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson {
+  const out: v1_0.PartJson = {};
+  let meta: Struct | undefined = p.metadata;
+  if (meta) scanPrecision(meta, `${path}/metadata`, log);
+  switch (p.kind) {
+    case "text":
+      reportUnknown(p, K.text3, path, log);
+      out.text = p.text;
+      break;
+    case "file": {
+      reportUnknown(p, K.file3, path, log);
+      const f = p.file as Partial<v0_3.FileWithBytes & v0_3.FileWithUri>;
+      reportUnknown(f, K.fileBody3, `${path}/file`, log);
+      if (f.bytes !== undefined) {
+        out.raw = canonicalBase64(f.bytes, `${path}/file/bytes`);
+        if (f.uri !== undefined) log.add("L24", `${path}/file/uri`, "a file part with both bytes and uri keeps bytes; uri dropped");
+      } else out.url = f.uri;
+      if (f.mimeType !== undefined) out.mediaType = f.mimeType;
+      if (f.name !== undefined) out.filename = f.name;
+      break;
+    }
+    case "data": {
+      reportUnknown(p, K.data3, path, log);
+      scanPrecision(p.data, `${path}/data`, log);
+      const d = p.data;
+      if (meta?.[DATA_COMPAT_KEY] === true && Object.keys(d).length === 1 && "value" in d) out.data = d.value as v1_0.PartJson["data"];
+      else out.data = d as v1_0.PartJson["data"];
+      break;
+    }
+  }
+  if (meta && (PART_EXTRAS_KEY in meta || DATA_COMPAT_KEY in meta)) {
+    const extras = meta[PART_EXTRAS_KEY];
+    if (p.kind !== "file" && isObject(extras)) {
+      if (typeof extras.mediaType === "string") out.mediaType = extras.mediaType;
+      if (typeof extras.filename === "string") out.filename = extras.filename;
+    }
+    meta = withoutToolkitKeys(meta);
+  }
+  if (meta) out.metadata = meta as v1_0.PartJson["metadata"];
+  return out;
+}
+
+function partsUp(parts: v0_3.Part[], path: string, log: LossLog): v1_0.PartJson[] {
+  if (parts.length === 0)
+    throw untranslatable(path, "1.0 requires at least one part; a 0.3 empty parts array cannot be upgraded (L27)", "L27");
+  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
+}
+
+function partsDown(parts: v1_0.PartJson[] | undefined, path: string, log: LossLog): v0_3.Part[] {
+  return (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
+}
+
+// ---- Message, TaskStatus, Artifact, Task -------------------------------------------------------------
+
+const ROLE_DOWN = { ROLE_USER: "user", ROLE_AGENT: "agent" } as const;
+const ROLE_UP = { user: "ROLE_USER", agent: "ROLE_AGENT" } as const;
+
+export function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): v0_3.Message {
+  reportUnknown(m, K.msg1, path, log);
+  const role = ROLE_DOWN[m.role as keyof typeof ROLE_DOWN];
+  if (!role) throw untranslatable(`${path}/role`, `role ${JSON.stringify(m.role)} has no 0.3 form (0.3 knows "user" and "agent")`);
+  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
+  return compact({
+    kind: "message" as const,
+    messageId: m.messageId as string,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    role,
+    parts: partsDown(m.parts, `${path}/parts`, log),
+    metadata: m.metadata,
+    extensions: m.extensions,
+    referenceTaskIds: m.referenceTaskIds,
+  });
+}
+
+export function messageUp(m: v0_3.Message, path: string, log: LossLog): v1_0.MessageJson {
+  reportUnknown(m, K.msg3, path, log);
+  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
+  return compact({
+    messageId: m.messageId,
+    contextId: m.contextId,
+    taskId: m.taskId,
+    role: ROLE_UP[m.role],
+    parts: partsUp(m.parts, `${path}/parts`, log),
+    metadata: m.metadata as v1_0.MessageJson["metadata"],
+    extensions: m.extensions,
+    referenceTaskIds: m.referenceTaskIds,
+  });
+}
+
+export function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): v0_3.TaskStatus {
+  reportUnknown(s, K.status1, path, log);
+  return compact({
+    state: STATE_1_0_TO_RPC[s.state as keyof typeof STATE_1_0_TO_RPC],
+    message: s.message && messageDown(s.message, `${path}/message`, log),
+    timestamp: s.timestamp,
+  });
+}
+
+export function statusUp(s: v0_3.TaskStatus, path: string, log: LossLog): v1_0.TaskStatusJson {
+  reportUnknown(s, K.status3, path, log);
+  return compact({
+    state: STATE_RPC_TO_1_0[s.state],
+    message: s.message && messageUp(s.message, `${path}/message`, log),
+    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
+  });
+}
+
+export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): v0_3.Artifact {
+  reportUnknown(a, K.art, path, log);
+  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
+  return compact({
+    artifactId: a.artifactId as string,
+    name: a.name,
+    description: a.description,
+    parts: partsDown(a.parts, `${path}/parts`, log),
+    metadata: a.metadata,
+    extensions: a.extensions,
+  });
+}
+
+export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.ArtifactJson {
+  reportUnknown(a, K.art, path, log);
+  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
+  return compact({
+    artifactId: a.artifactId,
+    name: a.name,
+    description: a.description,
+    parts: partsUp(a.parts, `${path}/parts`, log),
+    metadata: a.metadata as v1_0.ArtifactJson["metadata"],
+    extensions: a.extensions,
+  });
+}
+
+export function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): v0_3.Task {
+  reportUnknown(t, K.task1, path, log);
+  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
+  let contextId = t.contextId;
+  if (contextId === undefined) {
+    log.add("L26", `${path}/contextId`, 'contextId is optional in 1.0 but required in 0.3; sent as ""');
+    contextId = "";
+  }
+  return compact({
+    kind: "task" as const,
+    id: t.id as string,
+    contextId,
+    status: statusDown(t.status as v1_0.TaskStatusJson, `${path}/status`, log),
+    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
+    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
+    metadata: t.metadata,
+  });
+}
+
+export function taskUp(t: v0_3.Task, path: string, log: LossLog): v1_0.TaskJson {
+  reportUnknown(t, K.task3, path, log);
+  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
+  return compact({
+    id: t.id,
+    contextId: t.contextId,
+    status: statusUp(t.status, `${path}/status`, log),
+    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
+    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
+    metadata: t.metadata as v1_0.TaskJson["metadata"],
+  });
+}
+
+// ---- stream events -------------------------------------------------------------------------------
+
+export function statusUpdateDown(
+  e: v1_0.TaskStatusUpdateEventJson,
+  final: boolean,
+  path: string,
+  log: LossLog,
+): v0_3.TaskStatusUpdateEvent {
+  reportUnknown(e, K.su1, path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  return compact({
+    kind: "status-update" as const,
+    taskId: e.taskId as string,
+    contextId: e.contextId as string,
+    status: statusDown(e.status as v1_0.TaskStatusJson, `${path}/status`, log),
+    final,
+    metadata: e.metadata,
+  });
+}
+
+export function statusUpdateUp(e: v0_3.TaskStatusUpdateEvent, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
+  reportUnknown(e, K.su3, path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  log.add(
+    "L21",
+    `${path}/final`,
+    `final=${e.final} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
+  );
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    status: statusUp(e.status, `${path}/status`, log),
+    metadata: e.metadata as v1_0.TaskStatusUpdateEventJson["metadata"],
+  });
+}
+
+export function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): v0_3.TaskArtifactUpdateEvent {
+  reportUnknown(e, K.au1, path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  return compact({
+    kind: "artifact-update" as const,
+    taskId: e.taskId as string,
+    contextId: e.contextId as string,
+    artifact: artifactDown(e.artifact as v1_0.ArtifactJson, `${path}/artifact`, log),
+    append: e.append,
+    lastChunk: e.lastChunk,
+    metadata: e.metadata,
+  });
+}
+
+export function artifactUpdateUp(e: v0_3.TaskArtifactUpdateEvent, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
+  reportUnknown(e, K.au3, path, log);
+  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
+  return compact({
+    taskId: e.taskId,
+    contextId: e.contextId,
+    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
+    append: e.append,
+    lastChunk: e.lastChunk,
+    metadata: e.metadata as v1_0.TaskArtifactUpdateEventJson["metadata"],
+  });
+}
+
+function oneMember(o: object, members: readonly string[], path: string, what: string): string {
+  const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
+  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
+  return set[0];
+}
+
+function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): StreamResult0_3 {
+  reportUnknown(r, keys("task", "message", "statusUpdate", "artifactUpdate"), "", log);
+  switch (oneMember(r, ["task", "message", "statusUpdate", "artifactUpdate"], "", "StreamResponse")) {
+    case "task":
+      return taskDown(r.task!, "/task", log);
+    case "message":
+      return messageDown(r.message!, "/message", log);
+    case "statusUpdate":
+      return statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log);
+    default:
+      return artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log);
+  }
+}
+
+function streamUp(r: StreamResult0_3, log: LossLog): v1_0.StreamResponseJson {
+  switch (r.kind) {
+    case "task":
+      return { task: taskUp(r, "", log) };
+    case "message":
+      return { message: messageUp(r, "", log) };
+    case "status-update":
+      return { statusUpdate: statusUpdateUp(r, "", log) };
+    case "artifact-update":
+      return { artifactUpdate: artifactUpdateUp(r, "", log) };
+  }
+}
+
+const V3 = v0_3.validators;
+const V1 = v1_0.validators;
+
+/** Validates a 0.3 value whose schema is a union discriminated by `kind`. */
+function byKind(table: Record<string, ValidateFunction>): ValidateFunction {
+  const f = ((v: unknown) => {
+    const k = isObject(v) ? v.kind : undefined;
+    const validator = typeof k === "string" ? table[k] : undefined;
+    if (!validator) {
+      f.errors = [
+        {
+          instancePath: "/kind",
+          keyword: "enum",
+          params: { allowedValues: Object.keys(table) },
+          schemaPath: "",
+          message: "unknown kind",
+        },
+      ];
+      return false;
+    }
+    const ok = validator(v) as boolean;
+    f.errors = validator.errors;
+    return ok;
+  }) as ValidateFunction;
+  return f;
+}
+const streamResultValidator = byKind({
+  task: V3.Task,
+  message: V3.Message,
+  "status-update": V3.TaskStatusUpdateEvent,
+  "artifact-update": V3.TaskArtifactUpdateEvent,
+});
+const sendResultValidator = byKind({ task: V3.Task, message: V3.Message });
+
+/** Validates an array with an item validator, reporting the item index in the path. */
+function arrayOf(item: ValidateFunction): ValidateFunction {
+  const f = ((v: unknown) => {
+    if (!Array.isArray(v)) {
+      f.errors = [{ instancePath: "", keyword: "type", params: { type: "array" }, schemaPath: "", message: "must be array" }];
+      return false;
+    }
+    for (let i = 0; i < v.length; i++) {
+      if (!item(v[i])) {
+        f.errors = (item.errors ?? []).map((e) => ({ ...e, instancePath: `/${i}${e.instancePath}` }));
+        return false;
+      }
+    }
+    f.errors = null;
+    return true;
+  }) as ValidateFunction;
+  return f;
+}
+
+// ---- exported: core objects ----------------------------------------------------------------------------
+
+export const upgradeTask = (t: v0_3.Task): Translated<v1_0.TaskJson> => run(t, V3.Task, V1.Task, "to-1.0", (x, log) => taskUp(x, "", log));
+export const downgradeTask = (t: v1_0.TaskJson): Translated<v0_3.Task> =>
+  run(t, V1.Task, V3.Task, "to-0.3", (x, log) => taskDown(x, "", log));
+
+export const upgradeTaskStatus = (s: v0_3.TaskStatus): Translated<v1_0.TaskStatusJson> =>
+  run(s, V3.TaskStatus, V1.TaskStatus, "to-1.0", (x, log) => statusUp(x, "", log));
+export const downgradeTaskStatus = (s: v1_0.TaskStatusJson): Translated<v0_3.TaskStatus> =>
+  run(s, V1.TaskStatus, V3.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log));
+
+export const upgradeMessage = (m: v0_3.Message): Translated<v1_0.MessageJson> =>
+  run(m, V3.Message, V1.Message, "to-1.0", (x, log) => messageUp(x, "", log));
+export const downgradeMessage = (m: v1_0.MessageJson): Translated<v0_3.Message> =>
+  run(m, V1.Message, V3.Message, "to-0.3", (x, log) => messageDown(x, "", log));
+
+export const upgradePart = (p: v0_3.Part): Translated<v1_0.PartJson> => run(p, V3.Part, V1.Part, "to-1.0", (x, log) => partUp(x, "", log));
+export const downgradePart = (p: v1_0.PartJson): Translated<v0_3.Part> =>
+  run(p, V1.Part, V3.Part, "to-0.3", (x, log) => partDown(x, "", log));
+
+export const upgradeArtifact = (a: v0_3.Artifact): Translated<v1_0.ArtifactJson> =>
+  run(a, V3.Artifact, V1.Artifact, "to-1.0", (x, log) => artifactUp(x, "", log));
+export const downgradeArtifact = (a: v1_0.ArtifactJson): Translated<v0_3.Artifact> =>
+  run(a, V1.Artifact, V3.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log));
+
+/** Drops `final` (reported as L21): the caller closes the 1.0 stream after a `final: true` event. */
+export const upgradeStatusUpdate = (e: v0_3.TaskStatusUpdateEvent): Translated<v1_0.TaskStatusUpdateEventJson> =>
+  run(e, V3.TaskStatusUpdateEvent, V1.TaskStatusUpdateEvent, "to-1.0", (x, log) => statusUpdateUp(x, "", log));
+/** `final` is the caller's decision (a2a-wire.md §5.4): 1.0 has no such field. */
+export const downgradeStatusUpdate = (e: v1_0.TaskStatusUpdateEventJson, final: boolean): Translated<v0_3.TaskStatusUpdateEvent> =>
+  run(e, V1.TaskStatusUpdateEvent, V3.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log));
+
+export const upgradeArtifactUpdate = (e: v0_3.TaskArtifactUpdateEvent): Translated<v1_0.TaskArtifactUpdateEventJson> =>
+  run(e, V3.TaskArtifactUpdateEvent, V1.TaskArtifactUpdateEvent, "to-1.0", (x, log) => artifactUpdateUp(x, "", log));
+export const downgradeArtifactUpdate = (e: v1_0.TaskArtifactUpdateEventJson): Translated<v0_3.TaskArtifactUpdateEvent> =>
+  run(e, V1.TaskArtifactUpdateEvent, V3.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log));
+
+export const upgradeStreamResponse = (r: StreamResult0_3): Translated<v1_0.StreamResponseJson> =>
+  run(r, streamResultValidator, V1.StreamResponse, "to-1.0", streamUp);
+/** `opts.final` is used only when the item is a status update. */
+export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: DowngradeEventOptions): Translated<StreamResult0_3> =>
+  run(r, V1.StreamResponse, streamResultValidator, "to-0.3", (x, log) => streamDown(x, opts.final, log));
+
+export const upgradeSendMessageResponse = (r: SendMessageResult0_3): Translated<v1_0.SendMessageResponseJson> =>
+  run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", (x, log) =>
+    x.kind === "task" ? { task: taskUp(x, "", log) } : { message: messageUp(x, "", log) },
+  );
+export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<SendMessageResult0_3> =>
+  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("task", "message"), "", log);
+    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
+      ? taskDown(x.task!, "/task", log)
+      : messageDown(x.message!, "/message", log);
+  });
+
+// ---- push-notification config bodies --------------------------------------------------------------------
+
+function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): v0_3.PushNotificationConfig {
+  reportUnknown(c, K.push1, path, log);
+  if (str(c.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+  if (inSend && str(c.taskId))
+    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
+  let authentication: v0_3.PushNotificationAuthenticationInfo | undefined;
+  if (c.authentication) {
+    reportUnknown(c.authentication, K.auth1, `${path}/authentication`, log);
+    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
+  }
+  return compact({ id: c.id, url: c.url as string, token: c.token, authentication });
+}
+
+function pushBodyUp(c: v0_3.PushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
+  reportUnknown(c, K.push3, path, log);
+  let authentication: v1_0.AuthenticationInfoJson | undefined;
+  if (c.authentication) {
+    const a = c.authentication;
+    reportUnknown(a, K.auth3, `${path}/authentication`, log);
+    if (a.schemes.length === 0)
+      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
+    if (a.schemes.length > 1)
+      log.add(
+        "L15",
+        `${path}/authentication/schemes`,
+        `1.0 carries one scheme; kept "${a.schemes[0]}", dropped ${JSON.stringify(a.schemes.slice(1))}`,
+      );
+    authentication = compact({ scheme: a.schemes[0], credentials: a.credentials });
+  }
+  return compact({ id: c.id, url: c.url, token: c.token, authentication });
+}
+
+function tpncDown(c: v1_0.TaskPushNotificationConfigJson, log: LossLog): v0_3.TaskPushNotificationConfig {
+  return { taskId: c.taskId ?? "", pushNotificationConfig: pushBodyDown(c, "", log, false) };
+}
+
+function tpncUp(c: v0_3.TaskPushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
+  reportUnknown(c, K.tpnc3, path, log);
+  const body = pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log);
+  return compact({ id: body.id, taskId: c.taskId, url: body.url, token: body.token, authentication: body.authentication });
+}
+
+function configDown(c: v1_0.SendMessageConfigurationJson | undefined, log: LossLog): v0_3.MessageSendConfiguration {
+  if (!c) return { blocking: true };
+  const path = "/configuration";
+  reportUnknown(c, K.conf1, path, log);
+  return compact({
+    acceptedOutputModes: c.acceptedOutputModes,
+    pushNotificationConfig:
+      c.taskPushNotificationConfig && pushBodyDown(c.taskPushNotificationConfig, `${path}/taskPushNotificationConfig`, log, true),
+    historyLength: c.historyLength === undefined ? undefined : Number(c.historyLength),
+    // Inverted polarity (a2a-wire.md §2.9); always explicit towards 0.3.
+    blocking: c.returnImmediately !== true,
+  });
+}
+
+function configUp(c: v0_3.MessageSendConfiguration | undefined, log: LossLog): v1_0.SendMessageConfigurationJson | undefined {
+  if (!c) return undefined;
+  const path = "/configuration";
+  reportUnknown(c, K.conf3, path, log);
+  const out = compact({
+    acceptedOutputModes: c.acceptedOutputModes,
+    taskPushNotificationConfig: c.pushNotificationConfig && pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log),
+    historyLength: c.historyLength,
+    // 0.3 `blocking` absent means blocking (reference SDKs); only an explicit false returns immediately.
+    returnImmediately: c.blocking === false ? true : undefined,
+  });
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** The 0.3 `message/send` / `message/stream` params. `blocking` ⇄ `returnImmediately` inverted (§2.9). */
+export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated<v1_0.SendMessageRequestJson> =>
+  run(p, V3.MessageSendParams, V1.SendMessageRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, K.send3, "", log);
+    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+    return compact({
+      message: messageUp(x.message, "/message", log),
+      configuration: configUp(x.configuration, log),
+      metadata: x.metadata as v1_0.SendMessageRequestJson["metadata"],
+    });
+  });
+export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<v0_3.MessageSendParams> =>
+  run(r, V1.SendMessageRequest, V3.MessageSendParams, "to-0.3", (x, log) => {
+    reportUnknown(x, K.send1, "", log);
+    if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+    return compact({
+      message: messageDown(x.message as v1_0.MessageJson, "/message", log),
+      configuration: configDown(x.configuration, log),
+      metadata: x.metadata,
+    });
+  });
+
+// ---- task requests ---------------------------------------------------------------------------------
+
+function dropMetadata(x: { metadata?: Struct }, log: LossLog, what: string): void {
+  if (x.metadata && Object.keys(x.metadata).length)
+    log.add("L17", "/metadata", `${what} has no metadata field in 1.0; dropped ${JSON.stringify(Object.keys(x.metadata))}`);
+}
+function dropTenant(x: { tenant?: string }, log: LossLog): void {
+  if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+}
+
+export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.GetTaskRequestJson> =>
+  run(p, V3.TaskQueryParams, V1.GetTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("id", "historyLength", "metadata"), "", log);
+    dropMetadata(x, log, "tasks/get");
+    return compact({ id: x.id, historyLength: x.historyLength });
+  });
+export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<v0_3.TaskQueryParams> =>
+  run(r, V1.GetTaskRequest, V3.TaskQueryParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id", "historyLength"), "", log);
+    dropTenant(x, log);
+    return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
+  });
+
+export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.CancelTaskRequestJson> =>
+  run(p, V3.TaskIdParams, V1.CancelTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("id", "metadata"), "", log);
+    return compact({ id: x.id, metadata: x.metadata as v1_0.CancelTaskRequestJson["metadata"] });
+  });
+export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
+  run(r, V1.CancelTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id", "metadata"), "", log);
+    dropTenant(x, log);
+    return compact({ id: x.id as string, metadata: x.metadata });
+  });
+
+export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.SubscribeToTaskRequestJson> =>
+  run(p, V3.TaskIdParams, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("id", "metadata"), "", log);
+    dropMetadata(x, log, "tasks/resubscribe");
+    return { id: x.id };
+  });
+export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<v0_3.TaskIdParams> =>
+  run(r, V1.SubscribeToTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "id"), "", log);
+    dropTenant(x, log);
+    return { id: x.id as string };
+  });
+
+// ---- push-notification config operations --------------------------------------------------------------
+
+/** The config object itself (create params, create result, get result). */
+export const upgradePushConfig = (c: v0_3.TaskPushNotificationConfig): Translated<v1_0.TaskPushNotificationConfigJson> =>
+  run(c, V3.TaskPushNotificationConfig, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => tpncUp(x, "", log));
+export const downgradePushConfig = (c: v1_0.TaskPushNotificationConfigJson): Translated<v0_3.TaskPushNotificationConfig> =>
+  run(c, V1.TaskPushNotificationConfig, V3.TaskPushNotificationConfig, "to-0.3", tpncDown);
+
+/** `tasks/pushNotificationConfig/set` params ⇄ CreateTaskPushNotificationConfig request. */
+export const upgradeCreatePushConfigParams = upgradePushConfig;
+export const downgradeCreatePushConfigParams = downgradePushConfig;
+/** `tasks/pushNotificationConfig/set` result ⇄ CreateTaskPushNotificationConfig response. */
+export const upgradeCreatePushConfigResult = upgradePushConfig;
+export const downgradeCreatePushConfigResult = downgradePushConfig;
+/** `tasks/pushNotificationConfig/get` result ⇄ GetTaskPushNotificationConfig response. */
+export const upgradeGetPushConfigResult = upgradePushConfig;
+export const downgradeGetPushConfigResult = downgradePushConfig;
+
+/**
+ * `tasks/pushNotificationConfig/get` params. 0.3 `id` is the TASK id; the config id is optional
+ * there (legacy single-config form, L23): it is then sent as `id: ""` and the L23 loss tells the
+ * caller to resolve it to the task's sole/first config.
+ */
+export const upgradeGetPushConfigParams = (
+  p: v0_3.GetTaskPushNotificationConfigParams | v0_3.TaskIdParams,
+): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
+  run(p, V3.GetTaskPushNotificationConfigParams, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
+    const q = x as v0_3.GetTaskPushNotificationConfigParams;
+    reportUnknown(q, keys("id", "pushNotificationConfigId", "metadata"), "", log);
+    dropMetadata(q, log, "tasks/pushNotificationConfig/get");
+    if (q.pushNotificationConfigId === undefined)
+      log.add(
+        "L23",
+        "/pushNotificationConfigId",
+        'absent (legacy single-config form); sent as id "" — resolve to the sole/first config of the task',
+      );
+    return { taskId: q.id, id: q.pushNotificationConfigId ?? "" };
+  });
+export const downgradeGetPushConfigParams = (
+  r: v1_0.GetTaskPushNotificationConfigRequestJson,
+): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
+  run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    dropTenant(x, log);
+    return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
+  });
+
+export const upgradeListPushConfigParams = (
+  p: v0_3.ListTaskPushNotificationConfigParams,
+): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
+  run(p, V3.ListTaskPushNotificationConfigParams, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("id", "metadata"), "", log);
+    dropMetadata(x, log, "tasks/pushNotificationConfig/list");
+    return { taskId: x.id };
+  });
+export const downgradeListPushConfigParams = (
+  r: v1_0.ListTaskPushNotificationConfigsRequestJson,
+): Translated<v0_3.ListTaskPushNotificationConfigParams> =>
+  run(r, V1.ListTaskPushNotificationConfigsRequest, V3.ListTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "pageSize", "pageToken"), "", log);
+    dropTenant(x, log);
+    if (x.pageSize !== undefined || str(x.pageToken))
+      log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
+    return { id: x.taskId as string };
+  });
+
+const configListValidator = arrayOf(V3.TaskPushNotificationConfig);
+/** 0.3 list result is a bare array; 1.0 wraps it with `nextPageToken` (L7). */
+export const upgradeListPushConfigResult = (
+  r: v0_3.TaskPushNotificationConfig[],
+): Translated<v1_0.ListTaskPushNotificationConfigsResponseJson> =>
+  run(r, configListValidator, V1.ListTaskPushNotificationConfigsResponse, "to-1.0", (x, log) => ({
+    configs: x.map((c, i) => tpncUp(c, `/${i}`, log)),
+    nextPageToken: "",
+  }));
+export const downgradeListPushConfigResult = (
+  r: v1_0.ListTaskPushNotificationConfigsResponseJson,
+): Translated<v0_3.TaskPushNotificationConfig[]> =>
+  run(r, V1.ListTaskPushNotificationConfigsResponse, configListValidator, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    if (str(x.nextPageToken))
+      log.add("L7", "/nextPageToken", "0.3 has no paging; further pages are not in this 0.3 result — fetch them all before downgrading");
+    return (x.configs ?? []).map((c, i) => {
+      const sub = new LossLog("to-0.3");
+      const v = tpncDown(c, sub);
+      for (const l of sub.losses) log.add(l.id, `/configs/${i}${l.path}`, l.detail);
+      return v;
+    });
+  });
+
+export const upgradeDeletePushConfigParams = (
+  p: v0_3.DeleteTaskPushNotificationConfigParams,
+): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
+  run(p, V3.DeleteTaskPushNotificationConfigParams, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
+    reportUnknown(x, keys("id", "pushNotificationConfigId", "metadata"), "", log);
+    dropMetadata(x, log, "tasks/pushNotificationConfig/delete");
+    return { taskId: x.id, id: x.pushNotificationConfigId };
+  });
+export const downgradeDeletePushConfigParams = (
+  r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
+): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
+  run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
+    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    dropTenant(x, log);
+    return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
+  });
+
+/** 0.3 delete result is `null`; 1.0 returns google.protobuf.Empty (`{}`). */
+export function upgradeDeletePushConfigResult(r: null): Translated<Record<string, never>> {
+  if (r !== null) throw untranslatable("", "the 0.3 delete result must be null");
+  return { value: {}, losses: [] };
+}
+export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<null> {
+  if (!isObject(r)) throw untranslatable("", "the 1.0 delete result must be an object (google.protobuf.Empty)");
+  const log = new LossLog("to-0.3");
+  reportUnknown(r, keys(), "", log);
+  return log.done(null);
+}
+
+// ---- push-notification webhook payloads (a2a-wire.md §5.6) -------------------------------------------
+
+/** A 0.3 webhook body (the Task) as the 1.0 body (a StreamResponse carrying the task). */
+export const upgradePushPayload = (t: v0_3.Task): Translated<v1_0.StreamResponseJson> =>
+  run(t, V3.Task, V1.StreamResponse, "to-1.0", (x, log) => ({ task: taskUp(x, "", log) }));
+
+/**
+ * A 1.0 webhook body (StreamResponse) as the 0.3 body, which is always a Task. A `task` payload is
+ * downgraded as is; for any other payload pass the task's current snapshot in `snapshot`, which is
+ * sent instead (L24 reports the replaced event). Without a snapshot the value is `undefined`: send nothing.
+ */
+export function downgradePushPayload(r: v1_0.StreamResponseJson, snapshot?: v1_0.TaskJson): Translated<v0_3.Task | undefined> {
+  return run(r, V1.StreamResponse, null, "to-0.3", (x, log) => {
+    const member = oneMember(x, ["task", "message", "statusUpdate", "artifactUpdate"], "", "StreamResponse");
+    if (member === "task") {
+      const v = taskDown(x.task!, "/task", log);
+      validateOutput(V3.Task, v, D03);
+      return v;
+    }
+    log.add(
+      "L24",
+      `/${member}`,
+      `0.3 webhooks carry a Task; the ${member} event ${snapshot ? "was replaced by the task snapshot" : "was not sent"}`,
+    );
+    if (!snapshot) return undefined;
+    validateInput(V1.Task, snapshot, "/snapshot");
+    const v = taskDown(snapshot, "/snapshot", log);
+    validateOutput(V3.Task, v, D03);
+    return v;
+  });
+}
+
+// ---- AgentCard (a2a-wire.md §2.12) ---------------------------------------------------------------
+
+const FLOW_PREFERENCE = ["authorizationCode", "clientCredentials", "password", "implicit"] as const;
+function securityDown(reqs: v1_0.SecurityRequirementJson[]): Record<string, string[]>[] {
+  return reqs.map((r) => Object.fromEntries(Object.entries(r.schemes ?? {}).map(([k, v]) => [k, v.list ?? []])));
+}
+function securityUp(reqs: Record<string, string[]>[]): v1_0.SecurityRequirementJson[] {
+  return reqs.map((r) => ({ schemes: Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.length ? { list: v } : {}])) }));
+}
+
+function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): v0_3.OAuthFlows {
+  const out: v0_3.OAuthFlows = {};
+  if (f.authorizationCode) {
+    const a = f.authorizationCode;
+    if (a.pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
+    out.authorizationCode = compact({
+      authorizationUrl: a.authorizationUrl ?? "",
+      tokenUrl: a.tokenUrl ?? "",
+      refreshUrl: a.refreshUrl,
+      scopes: a.scopes ?? {},
+    });
+  }
+  if (f.clientCredentials) {
+    const a = f.clientCredentials;
+    out.clientCredentials = compact({ tokenUrl: a.tokenUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
+  }
+  if (f.implicit) {
+    const a = f.implicit;
+    out.implicit = compact({ authorizationUrl: a.authorizationUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
+  }
+  if (f.password) {
+    const a = f.password;
+    out.password = compact({ tokenUrl: a.tokenUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
+  }
+  if (f.deviceCode) log.add("L8", `${path}/deviceCode`, "the deviceCode OAuth flow has no 0.3 form; dropped");
+  return out;
+}
+
+function flowsUp(f: v0_3.OAuthFlows, path: string, log: LossLog): v1_0.OAuthFlowsJson {
+  const present = FLOW_PREFERENCE.filter((k) => f[k] !== undefined);
+  if (present.length === 0) return {};
+  const [keep, ...dropped] = present;
+  if (dropped.length)
+    log.add(
+      "L16",
+      path,
+      `1.0 allows one OAuth flow per scheme; kept ${keep}, dropped ${dropped.join(", ")} (preference: ${FLOW_PREFERENCE.join(" > ")})`,
+    );
+  return { [keep]: f[keep] } as v1_0.OAuthFlowsJson;
+}
+
+function schemeDown(s: v1_0.SecuritySchemeJson, path: string, log: LossLog): v0_3.SecurityScheme {
+  const members = [
+    "apiKeySecurityScheme",
+    "httpAuthSecurityScheme",
+    "oauth2SecurityScheme",
+    "openIdConnectSecurityScheme",
+    "mtlsSecurityScheme",
+  ];
+  switch (oneMember(s, members, path, "SecurityScheme")) {
+    case "apiKeySecurityScheme": {
+      const a = s.apiKeySecurityScheme!;
+      const loc = (a.location ?? "").toLowerCase();
+      if (loc !== "query" && loc !== "header" && loc !== "cookie")
+        throw untranslatable(`${path}/apiKeySecurityScheme/location`, `location "${a.location}" has no 0.3 form (query, header, cookie)`);
+      return compact({ type: "apiKey" as const, in: loc, name: a.name ?? "", description: a.description });
+    }
+    case "httpAuthSecurityScheme": {
+      const a = s.httpAuthSecurityScheme!;
+      return compact({ type: "http" as const, scheme: a.scheme ?? "", bearerFormat: a.bearerFormat, description: a.description });
+    }
+    case "oauth2SecurityScheme": {
+      const a = s.oauth2SecurityScheme!;
+      return compact({
+        type: "oauth2" as const,
+        flows: flowsDown(a.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log),
+        oauth2MetadataUrl: a.oauth2MetadataUrl,
+        description: a.description,
+      });
+    }
+    case "openIdConnectSecurityScheme": {
+      const a = s.openIdConnectSecurityScheme!;
+      return compact({ type: "openIdConnect" as const, openIdConnectUrl: a.openIdConnectUrl ?? "", description: a.description });
+    }
+    default:
+      return compact({ type: "mutualTLS" as const, description: s.mtlsSecurityScheme!.description });
+  }
+}
+
+function schemeUp(s: v0_3.SecurityScheme, path: string, log: LossLog): v1_0.SecuritySchemeJson {
+  switch (s.type) {
+    case "apiKey":
+      return { apiKeySecurityScheme: compact({ description: s.description, location: s.in, name: s.name }) };
+    case "http":
+      return { httpAuthSecurityScheme: compact({ description: s.description, scheme: s.scheme, bearerFormat: s.bearerFormat }) };
+    case "oauth2":
+      return {
+        oauth2SecurityScheme: compact({
+          description: s.description,
+          flows: flowsUp(s.flows, `${path}/flows`, log),
+          oauth2MetadataUrl: s.oauth2MetadataUrl,
+        }),
+      };
+    case "openIdConnect":
+      return { openIdConnectSecurityScheme: compact({ description: s.description, openIdConnectUrl: s.openIdConnectUrl }) };
+    case "mutualTLS":
+      return { mtlsSecurityScheme: compact({ description: s.description }) };
+  }
+}
+
+function mapValues<A, B>(o: Record<string, A> | undefined, f: (v: A, k: string) => B): Record<string, B> | undefined {
+  return o && Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
+}
+
+const CARD1 = keys(
+  "name",
+  "description",
+  "supportedInterfaces",
+  "provider",
+  "version",
+  "documentationUrl",
+  "capabilities",
+  "securitySchemes",
+  "securityRequirements",
+  "defaultInputModes",
+  "defaultOutputModes",
+  "skills",
+  "signatures",
+  "iconUrl",
+);
+const CARD3 = keys(
+  "protocolVersion",
+  "name",
+  "description",
+  "url",
+  "preferredTransport",
+  "additionalInterfaces",
+  "provider",
+  "version",
+  "documentationUrl",
+  "capabilities",
+  "securitySchemes",
+  "security",
+  "defaultInputModes",
+  "defaultOutputModes",
+  "skills",
+  "supportsAuthenticatedExtendedCard",
+  "signatures",
+  "iconUrl",
+);
+
+function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
+  reportUnknown(c, CARD1, "", log);
+  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
+  const main = legacy[0];
+  const caps = c.capabilities ?? {};
+  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
+  return compact({
+    protocolVersion: cardVersionDown(main.protocolVersion),
+    name: c.name as string,
+    description: c.description as string,
+    url: main.url as string,
+    preferredTransport: main.protocolBinding || "JSONRPC",
+    additionalInterfaces:
+      legacy.length > 1 ? legacy.map((i) => ({ url: i.url as string, transport: i.protocolBinding as string })) : undefined,
+    provider: c.provider as v0_3.AgentProvider | undefined,
+    version: c.version as string,
+    documentationUrl: c.documentationUrl,
+    iconUrl: c.iconUrl,
+    capabilities: compact({
+      streaming: caps.streaming,
+      pushNotifications: caps.pushNotifications,
+      extensions: caps.extensions?.map((e) =>
+        compact({ uri: e.uri ?? "", description: e.description, required: e.required, params: e.params }),
+      ),
+    }),
+    supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
+    securitySchemes: mapValues(c.securitySchemes, (s, k) => schemeDown(s, `/securitySchemes/${k}`, log)),
+    security: c.securityRequirements && securityDown(c.securityRequirements),
+    defaultInputModes: c.defaultInputModes ?? [],
+    defaultOutputModes: c.defaultOutputModes ?? [],
+    skills: (c.skills ?? []).map((s) =>
+      compact({
+        id: s.id as string,
+        name: s.name as string,
+        description: s.description as string,
+        tags: s.tags ?? [],
+        examples: s.examples,
+        inputModes: s.inputModes,
+        outputModes: s.outputModes,
+        security: s.securityRequirements && securityDown(s.securityRequirements),
+      }),
+    ),
+  });
+}
+
+function cardUp(c: v0_3.AgentCard, log: LossLog): v1_0.AgentCardJson {
+  reportUnknown(c, CARD3, "", log);
+  const version = cardVersionUp(c.protocolVersion, log);
+  const caps = c.capabilities;
+  if (caps.stateTransitionHistory !== undefined)
+    log.add("L14", "/capabilities/stateTransitionHistory", "stateTransitionHistory was removed in 1.0; dropped");
+  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
+  return compact({
+    name: c.name,
+    description: c.description,
+    supportedInterfaces: interfacesUp({ url: c.url, transport: c.preferredTransport || "JSONRPC" }, c.additionalInterfaces, version),
+    provider: c.provider,
+    version: c.version,
+    documentationUrl: c.documentationUrl,
+    capabilities: compact({
+      streaming: caps.streaming,
+      pushNotifications: caps.pushNotifications,
+      extensions: caps.extensions?.map((e) =>
+        compact({ uri: e.uri, description: e.description, required: e.required, params: e.params as v1_0.AgentExtensionJson["params"] }),
+      ),
+      extendedAgentCard: c.supportsAuthenticatedExtendedCard,
+    }),
+    securitySchemes: mapValues(c.securitySchemes, (s, k) => schemeUp(s, `/securitySchemes/${k}`, log)),
+    securityRequirements: c.security && securityUp(c.security),
+    defaultInputModes: c.defaultInputModes,
+    defaultOutputModes: c.defaultOutputModes,
+    skills: c.skills.map((s) =>
+      compact({
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        tags: s.tags,
+        examples: s.examples,
+        inputModes: s.inputModes,
+        outputModes: s.outputModes,
+        securityRequirements: s.security && securityUp(s.security),
+      }),
+    ),
+    iconUrl: c.iconUrl,
+  });
+}
+
+export const upgradeAgentCard = (c: v0_3.AgentCard): Translated<v1_0.AgentCardJson> => run(c, V3.AgentCard, V1.AgentCard, "to-1.0", cardUp);
+/** Shows only the 0.x interfaces (L2); throws InvalidParams when the card has none. */
+export const downgradeAgentCard = (c: v1_0.AgentCardJson): Translated<v0_3.AgentCard> =>
+  run(c, V1.AgentCard, V3.AgentCard, "to-0.3", cardDown);
