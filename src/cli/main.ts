@@ -10,6 +10,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
   let code = 0;
+  (await import("./client-commands.js")).registerClientCommands(program, (c) => (code = c));
   program
     .command("generate")
     .description("regenerate generated/ from the pinned upstream spec and print what changed")

@@ -76,6 +76,8 @@ export function selectInterface(card: v1_0.AgentCard, policy: InterfacePolicy = 
 
 export interface FetchCardOptions {
   fetch?: typeof fetch;
+  /** How to parse the card (default: the toolkit's versioning layer). */
+  wire?: ClientWire;
   headers?: Record<string, string>;
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -91,7 +93,8 @@ export interface FetchedCard {
 }
 
 /** Fetches and parses an agent card (either version's shape; 0.3 cards come back as 1.0 cards). */
-export async function fetchAgentCard(input: string, wire: ClientWire, opts: FetchCardOptions = {}): Promise<FetchedCard> {
+export async function fetchAgentCard(input: string, opts: FetchCardOptions = {}): Promise<FetchedCard> {
+  const wire = opts.wire ?? (await import("./default-wire.js")).defaultWire;
   const doFetch = opts.fetch ?? fetch;
   const urls = cardUrls(input);
   let last: A2ATransportError | undefined;

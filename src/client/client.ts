@@ -84,7 +84,8 @@ export async function createA2AClient(
   let cardUrl: string | undefined;
   if (typeof urlOrCard === "string" || urlOrCard instanceof URL) {
     const versions = options.version ? [options.version] : (options.versions ?? ["1.0", "0.3"]);
-    const fetched = await fetchAgentCard(urlOrCard.toString(), wire, {
+    const fetched = await fetchAgentCard(urlOrCard.toString(), {
+      wire,
       fetch: options.fetch,
       headers: options.headers,
       signal: options.signal,

@@ -1,0 +1,268 @@
+// The client sub-commands of `a2a-toolkit`: card, send, get, cancel, list, subscribe.
+// The client library is imported only when one of them runs.
+//
+// Exit codes (documented in README.md, "Client"):
+//   0  success
+//   1  the agent answered with an A2A or JSON-RPC error (protocol error)
+//   2  usage error (bad arguments)
+//   3  connection failure: unreachable, timed out, aborted, an HTTP error without an A2A body, or a reply that is not A2A
+//   4  the agent card is unusable: not JSON, not a card, no interface this client may use (e.g. pinned version missing)
+//   5  the task the command waited for ended failed or rejected
+import { Command, CommanderError, Option } from "commander";
+
+export const EXIT = { ok: 0, protocol: 1, usage: 2, connection: 3, card: 4, taskFailed: 5 } as const;
+
+interface CommonOpts {
+  json?: boolean;
+  version?: "1.0" | "0.3";
+  binding?: "json-rpc" | "rest";
+  timeout?: string;
+  token?: string;
+  apiKey?: string;
+  header?: string[];
+  extension?: string[];
+}
+
+type Out = { out: (s: string) => void; err: (s: string) => void };
+const stdio: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+function common(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--version <v>", "pin the protocol version (no fallback)").choices(["1.0", "0.3"]))
+    .addOption(new Option("--binding <b>", "restrict the binding").choices(["json-rpc", "rest"]))
+    .option("--json", "machine-readable output (ProtoJSON; one JSON value per line for streams)")
+    .option("--timeout <ms>", "per-request timeout in milliseconds (default 30000; 0 = none)")
+    .option("--token <token>", "bearer token (Authorization: Bearer …)")
+    .option("--api-key <key>", "API key, placed where the card's API-key scheme says")
+    .option("--header <name:value>", "extra request header (repeatable)", collect, [])
+    .option("--extension <uri>", "activate an extension (repeatable)", collect, []);
+}
+
+function collect(v: string, acc: string[]): string[] {
+  return [...acc, v];
+}
+
+function usageExit(cmd: Command): Command {
+  return cmd.exitOverride((e) => {
+    throw e.exitCode === 0 ? e : new CommanderError(EXIT.usage, e.code, e.message);
+  });
+}
+
+async function connect(url: string, o: CommonOpts) {
+  const { createA2AClient } = await import("../client/index.js");
+  const headers: Record<string, string> = {};
+  for (const h of o.header ?? []) {
+    const i = h.indexOf(":");
+    if (i <= 0) throw new CommanderError(EXIT.usage, "a2a.header", `--header expects name:value, got ${JSON.stringify(h)}`);
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  const timeoutMs = o.timeout !== undefined ? Number(o.timeout) : undefined;
+  if (timeoutMs !== undefined && !(timeoutMs >= 0))
+    throw new CommanderError(EXIT.usage, "a2a.timeout", `--timeout expects milliseconds, got ${o.timeout}`);
+  return createA2AClient(url, {
+    version: o.version,
+    bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
+    timeoutMs,
+    headers,
+    extensions: o.extension,
+    credentials: { bearer: o.token, apiKey: o.apiKey },
+  });
+}
+
+/** Maps any failure to a message on stderr and an exit code. */
+async function report(e: unknown, io: Out): Promise<number> {
+  const { A2AError, A2ACardError, A2ATransportError } = await import("../client/index.js");
+  if (e instanceof CommanderError) {
+    io.err(`error: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof A2AError) {
+    const meta = Object.entries(e.metadata)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(", ");
+    io.err(`A2A error ${e.name} (${e.code}): ${e.message}${meta ? ` [${meta}]` : ""}\n`);
+    return EXIT.protocol;
+  }
+  if (e instanceof A2ACardError) {
+    io.err(`agent card problem: ${e.message}\n`);
+    return EXIT.card;
+  }
+  if (e instanceof A2ATransportError) {
+    io.err(`connection failed (${e.kind}): ${e.message}\n`);
+    return EXIT.connection;
+  }
+  io.err(`unexpected failure: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return EXIT.connection;
+}
+
+export function registerClientCommands(program: Command, setCode: (code: number) => void, io: Out = stdio): void {
+  const run = (fn: () => Promise<number | void>) => async () => {
+    try {
+      setCode((await fn()) ?? EXIT.ok);
+    } catch (e) {
+      setCode(await report(e, io));
+    }
+  };
+
+  usageExit(
+    common(
+      program.command("card").description("fetch an agent card and show it, with the interface the client would use").argument("<url>"),
+    ),
+  ).action((url: string, o: CommonOpts) =>
+    run(async () => {
+      const { A2ACardError, fetchAgentCard, selectInterface } = await import("../client/index.js");
+      const { formatCard, toJson } = await import("../client/format.js");
+      const v1_0 = await import("../../generated/v1_0/index.js");
+      const fetched = await fetchAgentCard(url, { timeoutMs: o.timeout ? Number(o.timeout) : 30_000 });
+      let chosen;
+      let why: string | undefined;
+      try {
+        chosen = selectInterface(fetched.card, {
+          version: o.version,
+          bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
+        });
+      } catch (e) {
+        if (!(e instanceof A2ACardError)) throw e;
+        why = e.message;
+      }
+      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.AgentCardSchema, fetched.card))}\n`);
+      else io.out(`${formatCard(fetched.card, chosen)}\n${why ? `no usable interface: ${why}\n` : ""}`);
+      return why ? EXIT.card : EXIT.ok;
+    })(),
+  );
+
+  usageExit(
+    common(
+      program
+        .command("send")
+        .description("send a text message; waits for the task unless --no-wait")
+        .argument("<url>")
+        .argument("<text>")
+        .option("--stream", "stream events as they arrive")
+        .option("--task <id>", "continue this task (multi-turn)")
+        .option("--context <id>", "send within this context")
+        .option("--no-wait", "return at once (returnImmediately) with the task as it is"),
+    ),
+  ).action((url: string, text: string, o: CommonOpts & { stream?: boolean; task?: string; context?: string; wait: boolean }) =>
+    run(async () => {
+      const { textMessage } = await import("../client/index.js");
+      const { formatMessage, formatTask, StreamPrinter, toJson } = await import("../client/format.js");
+      const v1_0 = await import("../../generated/v1_0/index.js");
+      const client = await connect(url, o);
+      const message = textMessage(text, { taskId: o.task, contextId: o.context });
+      if (o.stream) {
+        const printer = new StreamPrinter(io.out);
+        let last: import("../../generated/v1_0/index.js").TaskState | undefined;
+        for await (const ev of client.sendStreamingMessage({ message })) {
+          if (o.json) io.out(`${JSON.stringify(toJson(v1_0.StreamResponseSchema, ev))}\n`);
+          else printer.event(ev);
+          if (ev.payload.case === "task") last = ev.payload.value.status?.state;
+          if (ev.payload.case === "statusUpdate") last = ev.payload.value.status?.state;
+        }
+        printer.end();
+        return failedState(v1_0, last) ? EXIT.taskFailed : EXIT.ok;
+      }
+      const res = await client.sendMessage({ message, configuration: { returnImmediately: !o.wait } });
+      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.SendMessageResponseSchema, res))}\n`);
+      if (res.payload.case === "message") {
+        if (!o.json) io.out(`${formatMessage(res.payload.value)}\n`);
+        return EXIT.ok;
+      }
+      if (res.payload.case !== "task") return EXIT.ok;
+      if (!o.json) io.out(`${formatTask(res.payload.value)}\n`);
+      return failedState(v1_0, res.payload.value.status?.state) ? EXIT.taskFailed : EXIT.ok;
+    })(),
+  );
+
+  usageExit(
+    common(
+      program.command("get").description("show a task").argument("<url>").argument("<task-id>").option("--history <n>", "history length"),
+    ),
+  ).action((url: string, id: string, o: CommonOpts & { history?: string }) =>
+    run(async () => {
+      const { formatMessage, formatTask, toJson } = await import("../client/format.js");
+      const v1_0 = await import("../../generated/v1_0/index.js");
+      const client = await connect(url, o);
+      const t = await client.getTask({ id, historyLength: o.history !== undefined ? Number(o.history) : undefined });
+      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.TaskSchema, t))}\n`);
+      else io.out(`${formatTask(t)}\n${t.history.map((m) => formatMessage(m)).join("\n")}${t.history.length ? "\n" : ""}`);
+      return EXIT.ok;
+    })(),
+  );
+
+  usageExit(common(program.command("cancel").description("cancel a task").argument("<url>").argument("<task-id>"))).action(
+    (url: string, id: string, o: CommonOpts) =>
+      run(async () => {
+        const { formatTask, toJson } = await import("../client/format.js");
+        const v1_0 = await import("../../generated/v1_0/index.js");
+        const client = await connect(url, o);
+        const t = await client.cancelTask({ id });
+        io.out(o.json ? `${JSON.stringify(toJson(v1_0.TaskSchema, t))}\n` : `${formatTask(t)}\n`);
+        return EXIT.ok;
+      })(),
+  );
+
+  usageExit(
+    common(
+      program
+        .command("list")
+        .description("list tasks (A2A 1.0 only)")
+        .argument("<url>")
+        .option("--context <id>", "only tasks of this context")
+        .option("--status <state>", "only tasks in this state (e.g. working, completed)")
+        .option("--page-size <n>", "tasks per page (1-100)")
+        .option("--page-token <token>", "continue from this page token"),
+    ),
+  ).action((url: string, o: CommonOpts & { context?: string; status?: string; pageSize?: string; pageToken?: string }) =>
+    run(async () => {
+      const { stateName, toJson } = await import("../client/format.js");
+      const v1_0 = await import("../../generated/v1_0/index.js");
+      let status: number | undefined;
+      if (o.status) {
+        const key = o.status
+          .toUpperCase()
+          .replace(/^TASK_STATE_/, "")
+          .replace(/-/g, "_") as keyof typeof v1_0.TaskState;
+        status = v1_0.TaskState[key] as number | undefined;
+        if (status === undefined) throw new CommanderError(EXIT.usage, "a2a.status", `unknown task state ${JSON.stringify(o.status)}`);
+      }
+      const client = await connect(url, o);
+      const res = await client.listTasks({
+        contextId: o.context,
+        status,
+        pageSize: o.pageSize !== undefined ? Number(o.pageSize) : undefined,
+        pageToken: o.pageToken,
+      });
+      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.ListTasksResponseSchema, res))}\n`);
+      else {
+        for (const t of res.tasks) io.out(`${t.id}  ${stateName(t.status?.state).padEnd(14)} context ${t.contextId}\n`);
+        io.out(`${res.tasks.length} task(s)${res.nextPageToken ? `; next page: --page-token ${res.nextPageToken}` : ""}\n`);
+      }
+      return EXIT.ok;
+    })(),
+  );
+
+  usageExit(
+    common(program.command("subscribe").description("stream the events of an existing task").argument("<url>").argument("<task-id>")),
+  ).action((url: string, id: string, o: CommonOpts) =>
+    run(async () => {
+      const { StreamPrinter, toJson } = await import("../client/format.js");
+      const v1_0 = await import("../../generated/v1_0/index.js");
+      const client = await connect(url, o);
+      const printer = new StreamPrinter(io.out);
+      let last: import("../../generated/v1_0/index.js").TaskState | undefined;
+      for await (const ev of client.subscribeToTask({ id })) {
+        if (o.json) io.out(`${JSON.stringify(toJson(v1_0.StreamResponseSchema, ev))}\n`);
+        else printer.event(ev);
+        if (ev.payload.case === "task") last = ev.payload.value.status?.state;
+        if (ev.payload.case === "statusUpdate") last = ev.payload.value.status?.state;
+      }
+      printer.end();
+      return failedState(v1_0, last) ? EXIT.taskFailed : EXIT.ok;
+    })(),
+  );
+}
+
+function failedState(v1_0: typeof import("../../generated/v1_0/index.js"), s: number | undefined): boolean {
+  return s === v1_0.TaskState.FAILED || s === v1_0.TaskState.REJECTED;
+}
