@@ -31,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       code = await generate(args);
     });
 
+  (await import("./test-command.js")).registerTestCommand(program, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

@@ -1,0 +1,125 @@
+// `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL or
+// its agent-card URL), prints progress on stderr and the console report on stdout, writes the
+// requested report files and returns the exit code: 0 all applicable cases passed, 1 a case
+// failed (or a known-failing entry is stale), 2 the suite or the agent card could not be used.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Command } from "commander";
+import type { Version } from "../compliance/cases.js";
+import type { Report } from "../compliance/report.js";
+
+export interface TestCommandOptions {
+  version?: string;
+  binding?: string;
+  case?: string[];
+  level?: string;
+  knownFailing?: string;
+  report?: string;
+  timeout?: string;
+  streamTimeout?: string;
+  verbose?: boolean;
+}
+
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
+const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
+
+class UsageError extends Error {}
+
+function parseReports(spec: string | undefined): { kind: "json" | "junit" | "html"; path: string }[] {
+  if (!spec) return [];
+  return spec.split(",").map((item) => {
+    const eq = item.indexOf("=");
+    const kind = item.slice(0, eq).trim();
+    const path = item.slice(eq + 1).trim();
+    if (eq < 1 || !path || !["json", "junit", "html"].includes(kind))
+      throw new UsageError(`--report: expected json=<path>,junit=<path>,html=<path>; got "${item}"`);
+    return { kind: kind as "json" | "junit" | "html", path };
+  });
+}
+
+function parseChoice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (value === undefined || value === "all") return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
+  return [value as T];
+}
+
+function parseMs(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name}: expected a positive number of milliseconds, got "${value}"`);
+  return n;
+}
+
+export async function runTestCommand(url: string, opts: TestCommandOptions, out: Out = processOut): Promise<number> {
+  // Loaded here, not at the top, so `a2a-toolkit --help` does not load the validators.
+  const { CaseLoadError } = await import("../compliance/cases.js");
+  const { htmlReport } = await import("../compliance/html-report.js");
+  const { consoleReport, jsonReport, junitReport } = await import("../compliance/report.js");
+  const { runSuite } = await import("../compliance/suite.js");
+  let report: Report;
+  try {
+    const reports = parseReports(opts.report);
+    const level = opts.level?.toLowerCase();
+    if (level !== undefined && !["must", "should", "may"].includes(level))
+      throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
+    try {
+      new URL(url);
+    } catch {
+      throw new UsageError(`not a URL: "${url}"`);
+    }
+    const tty = process.stderr.isTTY;
+    report = await runSuite({
+      target: url,
+      versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
+      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
+      caseGlobs: opts.case?.length ? opts.case : undefined,
+      level: level as "must" | "should" | "may" | undefined,
+      knownFailingFile: opts.knownFailing,
+      timeoutMs: parseMs("timeout", opts.timeout),
+      streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
+      onProgress: ({ index, total, result }) => {
+        const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
+        out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
+      },
+    });
+    for (const r of reports) {
+      mkdirSync(dirname(r.path), { recursive: true });
+      writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
+    }
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof CaseLoadError) {
+      out.stderr(`a2a-toolkit test: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  out.stdout(consoleReport(report, { verbose: opts.verbose }));
+  if (!report.discovery.interfaces.length) {
+    out.stderr(`a2a-toolkit test: no usable interface found at ${report.discovery.cardUrl}\n`);
+    return 2;
+  }
+  return report.summary.failed > 0 ? 1 : 0;
+}
+
+/** Registers the command on the CLI; `setCode` receives the exit code. */
+export function registerTestCommand(program: Command, setCode: (code: number) => void): void {
+  program
+    .command("test")
+    .description("run the compliance suite against an A2A agent (server conformance, 1.0 and 0.3)")
+    .argument("<url>", "the agent's base URL or its agent-card URL")
+    .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
+    .option("--binding <b>", "binding: json-rpc|rest|all", "all")
+    .option(
+      "--case <glob>",
+      "only cases whose ID matches (repeatable; * within a segment, ** across)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--level <level>", "highest level to run: must|should|may (default may: everything)")
+    .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
+    .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
+    .option("--timeout <ms>", "bound for each response (default 10000)")
+    .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
+    .option("--verbose", "list passing cases too")
+    .action(async (url: string, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
+}

@@ -1,0 +1,220 @@
+// Loading compliance cases: every *.json under compliance/cases/ is one case, its path (without
+// .json) is its ID. Each file is validated against compliance/case.schema.json and then checked
+// for what a schema cannot say (known operators and validators, the ID matches version and
+// binding). Problems are reported per file with a JSON Pointer, all at once.
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
+import { resolveValidator } from "./validators.js";
+
+export type Level = "MUST" | "SHOULD" | "MAY";
+export type Version = "1.0" | "0.3";
+export type Binding = "json-rpc" | "rest" | "any";
+export type Behaviour = "echo" | "ask" | "stream" | "fail" | "slow" | "msg" | "auth" | "parts" | "tck";
+
+export interface CaseRequest {
+  method: string;
+  path: string;
+  base?: "interface" | "agent";
+  headers?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+}
+
+export interface StreamExpect {
+  first?: unknown;
+  last?: unknown;
+  each?: unknown;
+  inOrder?: unknown[];
+  exactly?: unknown[];
+  counts?: { where: unknown; min?: number; max?: number }[];
+  closes?: boolean;
+}
+
+export interface CaseExpect {
+  status?: unknown;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+  stream?: StreamExpect;
+  acceptSingleEventStream?: boolean;
+}
+
+export interface CaseStep {
+  name?: string;
+  request: CaseRequest;
+  expect: CaseExpect;
+}
+
+export interface Case {
+  /** Path below the cases directory without .json, with forward slashes. */
+  id: string;
+  file: string;
+  title: string;
+  description?: string;
+  requirements: string[];
+  level: Level;
+  version: Version;
+  binding: Binding;
+  capabilities: string[];
+  /** Fixture behaviours needed; empty = any agent. */
+  behaviours: Behaviour[];
+  steps: CaseStep[];
+}
+
+export const COMPLIANCE_DIR = fileURLToPath(new URL("../../compliance/", import.meta.url));
+export const CASES_DIR = join(COMPLIANCE_DIR, "cases");
+
+export class CaseLoadError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`${problems.length} problem(s) in compliance cases:\n  ${problems.join("\n  ")}`);
+    this.name = "CaseLoadError";
+  }
+}
+
+let schemaValidator: ValidateFunction | undefined;
+
+function caseSchema(): ValidateFunction {
+  if (!schemaValidator) {
+    const schema = JSON.parse(readFileSync(join(COMPLIANCE_DIR, "case.schema.json"), "utf8")) as Record<string, unknown>;
+    schemaValidator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  }
+  return schemaValidator;
+}
+
+function describeSchemaError(e: ErrorObject): string {
+  const at = e.instancePath || "/";
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "required":
+      return `${at}: required property "${String(p.missingProperty)}" is missing`;
+    case "additionalProperties":
+      return `${at}: unknown property "${String(p.additionalProperty)}"`;
+    case "enum":
+      return `${at}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "pattern":
+      return `${at}: ${JSON.stringify(e.data)} does not match ${String(p.pattern)}`;
+    case "not":
+      return `${at}: properties that exclude each other are both set (body/rawBody or body/stream)`;
+    default:
+      return `${at}: ${e.message ?? e.keyword}`;
+  }
+}
+
+/** Schema errors, least noisy first: `oneOf`/`const` branch errors are dropped when a more precise one exists. */
+function schemaProblems(errors: ErrorObject[]): string[] {
+  const precise = errors.filter((e) => !["oneOf", "const", "anyOf", "if"].includes(e.keyword));
+  const chosen = precise.length ? precise : errors;
+  return [...new Set(chosen.map(describeSchemaError))];
+}
+
+/** Walks expected values for operators and names a schema cannot check. */
+function checkMatchers(value: unknown, at: string, problems: string[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => checkMatchers(v, `${at}/${i}`, problems));
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.startsWith("$")) {
+      if (!(OPERATORS as readonly string[]).includes(k)) problems.push(`${at}: unknown operator "${k}" (known: ${OPERATORS.join(", ")})`);
+      if (k === "$match" && !(MATCH_KINDS as readonly string[]).includes(v as string))
+        problems.push(`${at}/$match: unknown kind ${JSON.stringify(v)} (known: ${MATCH_KINDS.join(", ")})`);
+      if (k === "$valid" && (typeof v !== "string" || !resolveValidator(v)))
+        problems.push(`${at}/$valid: no generated validator named ${JSON.stringify(v)} (use v1_0.<Message>, v0_3.<Definition> or v0_3.rest.<Message>)`);
+      if (k === "$capture" && typeof v !== "string") problems.push(`${at}/$capture: must be a variable name`);
+      if (k === "$regex") {
+        try {
+          new RegExp(String(v));
+        } catch (e) {
+          problems.push(`${at}/$regex: ${(e as Error).message}`);
+        }
+      }
+      if (k === "$oneOf" && !Array.isArray(v)) problems.push(`${at}/$oneOf: must be an array of alternatives`);
+      if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
+        problems.push(`${at}/$range: must be [low, high]`);
+    }
+    checkMatchers(v, `${at}/${k}`, problems);
+  }
+}
+
+const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
+
+/** Validates one parsed case file; returns the case or the list of problems (each prefixed by the ID). */
+export function parseCase(id: string, file: string, data: unknown): { case?: Case; problems: string[] } {
+  const validate = caseSchema();
+  if (!validate(data)) return { problems: schemaProblems(validate.errors ?? []).map((p) => `${id}: ${p}`) };
+  const raw = data as Omit<Case, "id" | "file" | "behaviours" | "capabilities"> & { agent: string | string[]; capabilities?: string[] };
+  const problems: string[] = [];
+  raw.steps.forEach((s, i) => checkMatchers(s.expect, `/steps/${i}/expect`, problems));
+  const [vdir, bdir] = id.split("/");
+  if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
+  if (raw.binding !== "any" && bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
+  if (raw.binding === "any" && (bdir === "json-rpc" || bdir === "rest")) problems.push(`/binding: "any" but the case lives under a binding folder ${bdir}/`);
+  if (problems.length) return { problems: problems.map((p) => `${id}: ${p}`) };
+  const agent = Array.isArray(raw.agent) ? raw.agent : [raw.agent];
+  return {
+    problems: [],
+    case: {
+      id,
+      file,
+      title: raw.title,
+      description: raw.description,
+      requirements: raw.requirements,
+      level: raw.level,
+      version: raw.version,
+      binding: raw.binding,
+      capabilities: raw.capabilities ?? [],
+      behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
+      steps: raw.steps,
+    },
+  };
+}
+
+function listJson(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listJson(full));
+    else if (name.endsWith(".json")) out.push(full);
+  }
+  return out;
+}
+
+/** Loads and validates every case below `dir`; throws CaseLoadError listing every problem. */
+export function loadCases(dir: string = CASES_DIR): Case[] {
+  const problems: string[] = [];
+  const cases: Case[] = [];
+  for (const file of listJson(dir)) {
+    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      problems.push(`${id}: not valid JSON: ${(e as Error).message}`);
+      continue;
+    }
+    const r = parseCase(id, file, data);
+    problems.push(...r.problems);
+    if (r.case) cases.push(r.case);
+  }
+  if (problems.length) throw new CaseLoadError(problems);
+  return cases;
+}
+
+/** Glob over case IDs: `*` within a segment, `**` across segments, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      re += ".*";
+      i++;
+      if (glob[i + 1] === "/") i++;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}(\\.json)?$`);
+}

@@ -1,0 +1,236 @@
+// The run report (one object every reporter renders) and the console, JSON and JUnit XML
+// reporters. The HTML reporter lives in html-report.ts.
+import type { Case } from "./cases.js";
+import type { Discovery } from "./discovery.js";
+import type { KnownFailingEntry } from "./known-failing.js";
+import type { Diff } from "./match.js";
+import type { CoverageRow } from "./requirements.js";
+import type { CaseResult, StepResult } from "./runner.js";
+
+export interface Summary {
+  total: number;
+  passed: number;
+  /** Failed cases plus stale known-failing entries. */
+  failed: number;
+  skipped: number;
+  knownFailing: number;
+}
+
+export interface Report {
+  tool: string;
+  target: string;
+  startedAt: string;
+  finishedAt: string;
+  discovery: Pick<Discovery, "agentUrl" | "cardUrl" | "interfaces" | "behaviours" | "notes" | "capabilities">;
+  filters: Record<string, unknown>;
+  summary: Summary;
+  results: CaseResult[];
+  knownFailingFile?: string;
+  staleKnownFailing: KnownFailingEntry[];
+  coverage: CoverageRow[];
+  /** Case IDs of the whole suite, for the coverage table's links. */
+  suite: string[];
+}
+
+export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Summary {
+  const count = (s: CaseResult["status"]) => results.filter((r) => r.status === s).length;
+  return {
+    total: results.length,
+    passed: count("pass"),
+    failed: count("fail") + stale.length,
+    skipped: count("skip"),
+    knownFailing: count("known-failing"),
+  };
+}
+
+export function buildReport(input: {
+  target: string;
+  startedAt: Date;
+  finishedAt: Date;
+  discovery: Discovery;
+  filters: Record<string, unknown>;
+  results: CaseResult[];
+  stale: KnownFailingEntry[];
+  knownFailingFile?: string;
+  coverage: CoverageRow[];
+  suite: Case[];
+}): Report {
+  const d = input.discovery;
+  return {
+    tool: "a2a-toolkit test",
+    target: input.target,
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: input.finishedAt.toISOString(),
+    discovery: { agentUrl: d.agentUrl, cardUrl: d.cardUrl, interfaces: d.interfaces, behaviours: d.behaviours, notes: d.notes, capabilities: d.capabilities },
+    filters: input.filters,
+    summary: summarise(input.results, input.stale),
+    results: input.results,
+    ...(input.knownFailingFile ? { knownFailingFile: input.knownFailingFile } : {}),
+    staleKnownFailing: input.stale,
+    coverage: input.coverage,
+    suite: input.suite.map((c) => c.id),
+  };
+}
+
+/** The last line of every console report. */
+export function summaryLine(s: Summary): string {
+  return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`;
+}
+
+export function formatDiff(d: Diff): string {
+  return `${d.path || "/"}: ${d.message}`;
+}
+
+/** The wire side of a step as a JSON-able object (what the report shows as "actual"). */
+export function actualView(step: StepResult): unknown {
+  const a = step.actual;
+  if (!a) return step.error ? { error: step.error } : undefined;
+  const view: Record<string, unknown> = { status: a.status, headers: a.headers };
+  if (a.events) {
+    view.events = a.events.map((e) => (e.json !== undefined ? e.json : { rawData: e.data, ...(e.event ? { event: e.event } : {}) }));
+    view.closed = a.closed;
+  } else if (a.json !== undefined) view.body = a.json;
+  else if (a.text) view.text = a.text.length > 2000 ? `${a.text.slice(0, 2000)}...` : a.text;
+  if (a.error) view.error = a.error;
+  return view;
+}
+
+export function requestView(step: StepResult): unknown {
+  const r = step.request;
+  if (!r) return undefined;
+  let body: unknown = r.body;
+  if (r.body !== undefined) {
+    try {
+      body = JSON.parse(r.body);
+    } catch {
+      body = r.body;
+    }
+  }
+  return { method: r.method, url: r.url, headers: r.headers, ...(r.body !== undefined ? { body } : {}) };
+}
+
+function sideBySide(left: string[], right: string[], width = 70): string[] {
+  const cut = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
+  const n = Math.max(left.length, right.length);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(`    ${cut(left[i] ?? "").padEnd(width)} │ ${cut(right[i] ?? "")}`);
+  return out;
+}
+
+export interface ConsoleOptions {
+  /** Lines of the expected/actual columns shown per failing step. */
+  maxLines?: number;
+  verbose?: boolean;
+}
+
+export function consoleReport(report: Report, opts: ConsoleOptions = {}): string {
+  const max = opts.maxLines ?? 40;
+  const lines: string[] = [];
+  lines.push(`a2a-toolkit test ${report.target}`);
+  for (const i of report.discovery.interfaces) lines.push(`  interface ${i.version} ${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} ${i.url}  (${i.source})`);
+  lines.push(`  fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`);
+  for (const n of report.discovery.notes) lines.push(`  note: ${n}`);
+  lines.push("");
+  for (const r of report.results) {
+    if (r.status === "pass" && !opts.verbose) continue;
+    const tag = { pass: "PASS", fail: "FAIL", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
+    lines.push(`${tag} ${r.id} [${r.level}; ${r.requirements.join(", ")}]`);
+    if (r.status === "skip" || r.status === "known-failing") {
+      lines.push(`  ${r.reason ?? ""}`);
+      continue;
+    }
+    if (r.status !== "fail") continue;
+    lines.push(`  ${r.title}`);
+    const step = r.steps.find((s) => s.status === "fail");
+    if (!step) {
+      lines.push(`  ${r.reason ?? ""}`);
+      continue;
+    }
+    const req = step.request;
+    lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
+    if (step.error) lines.push(`    ${step.error}`);
+    for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
+    const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
+    const right = (JSON.stringify(actualView(step), null, 2) ?? "").split("\n").slice(0, max);
+    lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
+  }
+  for (const s of report.staleKnownFailing) lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
+  const notCovered = report.coverage.filter((c) => c.status === "not covered");
+  const covered = report.coverage.filter((c) => c.status === "covered");
+  const na = report.coverage.filter((c) => c.status === "not applicable");
+  lines.push("");
+  lines.push(`coverage: ${covered.length} of ${report.coverage.length} catalogued rules have cases, ${na.length} not applicable, ${notCovered.length} not covered`);
+  if (notCovered.length) lines.push(`  not covered: ${notCovered.map((c) => c.id).join(", ")}`);
+  if (report.summary.knownFailing) lines.push(`${report.summary.knownFailing} known failing (expected, not counted below)`);
+  lines.push(summaryLine(report.summary));
+  return lines.join("\n") + "\n";
+}
+
+export function jsonReport(report: Report): string {
+  return JSON.stringify(report, null, 2) + "\n";
+}
+
+export function xmlEscape(s: string): string {
+  // XML 1.0 forbids most control characters even when escaped; drop them.
+  return s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "").replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+}
+
+function failureText(r: CaseResult): string {
+  const step = r.steps.find((s) => s.status === "fail");
+  if (!step) return r.reason ?? "";
+  const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
+  if (step.error) parts.push(step.error);
+  parts.push(...step.diffs.map(formatDiff));
+  parts.push("expected:", JSON.stringify(step.expected, null, 2), "actual:", JSON.stringify(actualView(step), null, 2) ?? "");
+  return parts.join("\n");
+}
+
+export function junitReport(report: Report): string {
+  const secs = (ms: number) => (ms / 1000).toFixed(3);
+  const groups = new Map<string, CaseResult[]>();
+  for (const r of report.results) {
+    const suite = r.id.split("/").slice(0, 2).join("/");
+    groups.set(suite, [...(groups.get(suite) ?? []), r]);
+  }
+  const total = report.results.reduce((a, r) => a + r.durationMs, 0);
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(
+    `<testsuites name="a2a-toolkit compliance" tests="${report.summary.total + report.staleKnownFailing.length}" failures="${report.summary.failed}" skipped="${report.summary.skipped + report.summary.knownFailing}" time="${secs(total)}">`,
+  );
+  for (const [suite, results] of groups) {
+    const failures = results.filter((r) => r.status === "fail").length;
+    const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
+    const time = results.reduce((a, r) => a + r.durationMs, 0);
+    out.push(`  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`);
+    for (const r of results) {
+      const segs = r.id.split("/");
+      const classname = segs.slice(0, -1).join(".");
+      out.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs[segs.length - 1])}" time="${secs(r.durationMs)}">`);
+      out.push("      <properties>");
+      out.push(`        <property name="level" value="${r.level}"/>`);
+      for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);
+      out.push("      </properties>");
+      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.level}">${xmlEscape(failureText(r))}</failure>`);
+      else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
+      else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
+      out.push("    </testcase>");
+    }
+    out.push("  </testsuite>");
+  }
+  if (report.staleKnownFailing.length) {
+    out.push(`  <testsuite name="known-failing" tests="${report.staleKnownFailing.length}" failures="${report.staleKnownFailing.length}" errors="0" skipped="0" time="0">`);
+    for (const s of report.staleKnownFailing)
+      out.push(
+        `    <testcase classname="known-failing" name="${xmlEscape(s.case)}" time="0"><failure message="${xmlEscape(`entry matches no case: remove it from ${report.knownFailingFile ?? "the list"}`)}" type="stale"/></testcase>`,
+      );
+    out.push("  </testsuite>");
+  }
+  // Rules no case checks: listed so a CI dashboard shows the gap, as skipped tests.
+  const notCovered = report.coverage.filter((c) => c.status === "not covered");
+  out.push(`  <testsuite name="coverage" tests="${notCovered.length}" failures="0" errors="0" skipped="${notCovered.length}" time="0">`);
+  for (const c of notCovered)
+    out.push(`    <testcase classname="coverage" name="${xmlEscape(c.id)}" time="0"><skipped message="${xmlEscape(`not covered: ${c.level} ${c.text}`)}"/></testcase>`);
+  out.push("  </testsuite>");
+  out.push("</testsuites>");
+  return out.join("\n") + "\n";
+}

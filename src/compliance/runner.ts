@@ -1,0 +1,260 @@
+// Runs compliance cases against an agent: selects the cases that apply to what the card
+// declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
+// response with the case's expectations and records expected and actual wire side by side with
+// the differences. Cases run one after another in ID order, so runs are reproducible.
+import type { Behaviour, Case, CaseExpect, CaseRequest, CaseStep, Level, Version } from "./cases.js";
+import { globToRegExp } from "./cases.js";
+import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
+import { exchange, type WireRequest, type WireResponse } from "./http.js";
+import { Scope, describe, match, render, type Diff } from "./match.js";
+
+export type CaseStatus = "pass" | "fail" | "skip" | "known-failing";
+
+export interface StepResult {
+  name: string;
+  /** The request as sent (after variables were substituted). */
+  request?: WireRequest;
+  /** The expectation as written in the case. */
+  expected: CaseExpect;
+  /** The response as received. */
+  actual?: WireResponse;
+  diffs: Diff[];
+  /** "not run" when an earlier step failed. */
+  status: "pass" | "fail" | "not run";
+  error?: string;
+}
+
+export interface CaseResult {
+  id: string;
+  title: string;
+  version: Version;
+  binding: string;
+  level: Level;
+  requirements: string[];
+  status: CaseStatus;
+  /** Skip reason, or a one-line failure summary. */
+  reason?: string;
+  interface?: AgentInterfaceInfo;
+  steps: StepResult[];
+  durationMs: number;
+}
+
+export interface SelectOptions {
+  versions?: Version[];
+  bindings?: ("json-rpc" | "rest")[];
+  /** Globs over case IDs; a case runs if any glob matches. */
+  caseGlobs?: string[];
+  /** Highest level to include: must = MUST only, should = MUST+SHOULD, may = all. */
+  level?: "must" | "should" | "may";
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  streamTimeoutMs?: number;
+  onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
+}
+
+const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
+const LIMIT_RANK = { must: 0, should: 1, may: 2 } as const;
+
+/** Cases selected by the command-line filters (the others are not part of the run at all). */
+export function selectCases(cases: Case[], opts: SelectOptions): Case[] {
+  const globs = opts.caseGlobs?.map(globToRegExp);
+  return cases.filter(
+    (c) =>
+      (!opts.versions || opts.versions.includes(c.version)) &&
+      (!opts.bindings || c.binding === "any" || opts.bindings.includes(c.binding)) &&
+      (!globs || globs.some((g) => g.test(c.id))) &&
+      (!opts.level || LEVEL_RANK[c.level] <= LIMIT_RANK[opts.level]),
+  );
+}
+
+/** Why a case cannot run against this agent, or undefined with the interface to use. */
+export function applicability(c: Case, d: Discovery): { skip?: string; iface?: AgentInterfaceInfo } {
+  const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
+  if (!iface) {
+    const what = c.binding === "any" ? `any ${c.version} interface` : `a ${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
+    return { skip: `binding not declared: the agent card declares no ${what}` };
+  }
+  const caps = d.capabilities[c.version];
+  for (const need of c.capabilities) {
+    const negated = need.startsWith("!");
+    const name = negated ? need.slice(1) : need;
+    const on = caps[name] === true;
+    if (!negated && !on) return { skip: `capability absent: capabilities.${name} is not true in the ${c.version} card` };
+    if (negated && on) return { skip: `capability present: the case checks an agent without capabilities.${name}` };
+  }
+  if (c.behaviours.length) {
+    if (!d.behaviours) return { skip: `needs the fixture agent (${c.behaviours.join(", ")}); the card does not declare the fixture extension` };
+    const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
+    if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
+  }
+  return { iface };
+}
+
+function joinUrl(base: string, path: string): string {
+  if (!path) return base;
+  const u = new URL(base);
+  const [p, q] = path.split("?", 2) as [string, string | undefined];
+  u.pathname = u.pathname.replace(/\/+$/, "") + p;
+  if (q !== undefined) u.search = q;
+  return u.toString();
+}
+
+function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>): WireRequest {
+  const path = render(req.path, vars) as string;
+  const headers = render(req.headers ?? {}, vars) as Record<string, string>;
+  let body: string | undefined;
+  if (req.rawBody !== undefined) body = render(req.rawBody, vars) as string;
+  else if (req.body !== undefined) body = JSON.stringify(render(req.body, vars));
+  return { method: req.method, url: joinUrl(baseUrl, path), headers, ...(body !== undefined ? { body } : {}) };
+}
+
+/** Compares one response with a step's expectation; captures go into scope. */
+export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs = 0): Diff[] {
+  const diffs: Diff[] = [];
+  if (res.status === 0) return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
+  if (expect.acceptSingleEventStream && expect.body !== undefined && res.events?.length === 1 && res.events[0].json !== undefined)
+    return match(expect.body, res.events[0].json, "/events/0", scope);
+  if (expect.status !== undefined) diffs.push(...match(expect.status, res.status, "/status", scope));
+  for (const [name, exp] of Object.entries(expect.headers ?? {})) diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
+  if (expect.body !== undefined) {
+    if (res.events) diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
+    else if (res.error) diffs.push({ path: "/body", expected: describe(expect.body), actual: undefined, message: `body not read: ${res.error}` });
+    else if (res.json === undefined)
+      diffs.push({
+        path: "/body",
+        expected: describe(expect.body),
+        actual: res.text,
+        message: res.text ? "body is not JSON" : "body is empty",
+      });
+    else diffs.push(...match(expect.body, res.json, "/body", scope));
+  }
+  if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
+  return diffs;
+}
+
+function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {
+  const s = expect.stream!;
+  if (!res.events) {
+    return [
+      {
+        path: "/headers/content-type",
+        expected: "text/event-stream",
+        actual: res.headers["content-type"],
+        message: `expected an SSE stream, got ${res.headers["content-type"] ?? "no content-type"}${res.json !== undefined ? `: ${JSON.stringify(res.json).slice(0, 200)}` : ""}`,
+      },
+    ];
+  }
+  const diffs: Diff[] = [];
+  const events = res.events;
+  events.forEach((e, i) => {
+    if (e.parseError) diffs.push({ path: `/events/${i}`, expected: "JSON data", actual: e.data, message: `event data is not JSON: ${e.parseError}` });
+  });
+  if (res.error) diffs.push({ path: "/events", expected: "a complete stream", actual: `${events.length} event(s)`, message: res.error });
+  if ((s.closes ?? true) && !res.closed && !res.error)
+    diffs.push({
+      path: "/events",
+      expected: "the server closes the stream",
+      actual: `still open after ${streamTimeoutMs} ms (${events.length} event(s))`,
+      message: `the stream was not closed by the server within ${streamTimeoutMs} ms`,
+    });
+  const data = events.map((e) => e.json);
+  if (!events.length) {
+    if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length)
+      diffs.push({ path: "/events", expected: "at least one event", actual: "no events", message: "the stream carried no events" });
+    return diffs;
+  }
+  if (s.first !== undefined) diffs.push(...match(s.first, data[0], "/events/0", scope));
+  if (s.each !== undefined) data.forEach((d, i) => diffs.push(...match(s.each, d, `/events/${i}`, scope)));
+  if (s.inOrder) {
+    let j = 0;
+    let lastHit = -1;
+    for (let i = 0; i < data.length && j < s.inOrder.length; i++) {
+      const trial = scope.fork();
+      if (match(s.inOrder[j], data[i], `/events/${i}`, trial).length === 0) {
+        scope.adopt(trial);
+        lastHit = i;
+        j++;
+      }
+    }
+    if (j < s.inOrder.length) {
+      diffs.push({
+        path: "/events",
+        expected: describe(s.inOrder[j]),
+        actual: `${data.length} event(s); in-order match stopped at expectation ${j}${lastHit >= 0 ? ` after event ${lastHit}` : ""}`,
+        message: `no event${lastHit >= 0 ? ` after event ${lastHit}` : ""} matches in-order expectation ${j}: ${JSON.stringify(s.inOrder[j])}`,
+      });
+    }
+  }
+  if (s.exactly) diffs.push(...match(s.exactly, data, "/events", scope));
+  for (const c of s.counts ?? []) {
+    const n = data.filter((d) => match(c.where, d, "", scope.fork()).length === 0).length;
+    if ((c.min !== undefined && n < c.min) || (c.max !== undefined && n > c.max)) {
+      const range = c.min === c.max ? `${c.min}` : `${c.min ?? 0}..${c.max ?? "∞"}`;
+      diffs.push({ path: "/events", expected: `${range} event(s) matching ${JSON.stringify(c.where)}`, actual: `${n}`, message: `expected ${range} event(s) matching ${JSON.stringify(c.where)}, got ${n}` });
+    }
+  }
+  if (s.last !== undefined) diffs.push(...match(s.last, data[data.length - 1], `/events/${data.length - 1}`, scope));
+  return diffs;
+}
+
+export async function runStep(
+  step: CaseStep,
+  index: number,
+  baseUrls: { interface: string; agent: string },
+  vars: Map<string, unknown>,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">>,
+): Promise<StepResult> {
+  const name = step.name ?? `step ${index + 1}`;
+  let request: WireRequest;
+  try {
+    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars);
+  } catch (e) {
+    return { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message };
+  }
+  const actual = await exchange(request, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs });
+  const scope = new Scope(vars);
+  const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
+  if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
+  return { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" };
+}
+
+export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Promise<CaseResult> {
+  const started = Date.now();
+  const base: Omit<CaseResult, "status" | "steps" | "durationMs"> = {
+    id: c.id,
+    title: c.title,
+    version: c.version,
+    binding: c.binding,
+    level: c.level,
+    requirements: c.requirements,
+  };
+  const { skip, iface } = applicability(c, d);
+  if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
+  const vars = new Map<string, unknown>();
+  const steps: StepResult[] = [];
+  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000 };
+  let failed: StepResult | undefined;
+  for (const [i, step] of c.steps.entries()) {
+    if (failed) {
+      steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.expect, diffs: [], status: "not run" });
+      continue;
+    }
+    const r = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);
+    steps.push(r);
+    if (r.status === "fail") failed = r;
+  }
+  const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ")}` : undefined;
+  return { ...base, status: failed ? "fail" : "pass", ...(reason ? { reason } : {}), interface: iface, steps, durationMs: Date.now() - started };
+}
+
+export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const [index, c] of cases.entries()) {
+    const result = await runCase(c, d, opts);
+    results.push(result);
+    opts.onProgress?.({ index, total: cases.length, result });
+  }
+  return results;
+}

@@ -1,0 +1,46 @@
+// One call for a whole run: load and validate the cases and the catalogue, read the agent card,
+// run the selected cases, apply a known-failing list and build the report.
+import { CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
+import { discover } from "./discovery.js";
+import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
+import { buildReport, type Report } from "./report.js";
+import { coverage, loadCatalogue, unknownRequirementIds } from "./requirements.js";
+import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
+
+export interface SuiteOptions extends SelectOptions, RunOptions {
+  target: string;
+  casesDir?: string;
+  catalogueFile?: string;
+  knownFailingFile?: string;
+}
+
+export async function runSuite(opts: SuiteOptions): Promise<Report> {
+  const startedAt = new Date();
+  const all = loadCases(opts.casesDir ?? CASES_DIR);
+  const catalogue = loadCatalogue(opts.catalogueFile);
+  const unknown = unknownRequirementIds(catalogue, all);
+  if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));
+  const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
+  const selected = selectCases(all, opts);
+  const discovery = await discover(opts.target, opts.timeoutMs);
+  let results: CaseResult[] = await runCases(selected, discovery, opts);
+  let stale: KnownFailingEntry[] = [];
+  if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));
+  return buildReport({
+    target: opts.target,
+    startedAt,
+    finishedAt: new Date(),
+    discovery,
+    filters: {
+      versions: opts.versions ?? "all",
+      bindings: opts.bindings ?? "all",
+      cases: opts.caseGlobs ?? "all",
+      level: opts.level ?? "may",
+    },
+    results,
+    stale,
+    knownFailingFile: opts.knownFailingFile,
+    coverage: coverage(catalogue, all),
+    suite: all,
+  });
+}
