@@ -74,7 +74,7 @@ beforeAll(() => {
   addFormats(ajv, ["date-time"]);
   ajv.addSchema({ ...schema, $id: "urn:tiny:v1" });
   validateItem = ajv.getSchema("urn:tiny:v1#/$defs/Item")!;
-}, 30_000);
+}, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
