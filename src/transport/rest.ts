@@ -188,11 +188,16 @@ export function httpFromRequestJson(bindings: readonly HttpBinding[], schema: De
   });
   const query = new URLSearchParams();
   if (b.body === "*") return { verb: b.verb, path, query, body: rest };
-  if (b.body) return { verb: b.verb, path, query, body: rest[jsonOf(b.body)] ?? {} };
+  let body: JsonValue | undefined;
+  if (b.body) {
+    body = rest[jsonOf(b.body)] ?? {};
+    delete rest[jsonOf(b.body)];
+  }
+  // Every field that is neither in the path nor the body travels as a query parameter.
   for (const [k, v] of Object.entries(rest)) {
     if (v === null || v === undefined || (typeof v === "object" && !Array.isArray(v))) continue;
     if (Array.isArray(v)) for (const item of v) query.append(k, String(item));
     else query.append(k, String(v));
   }
-  return { verb: b.verb, path, query };
+  return body === undefined ? { verb: b.verb, path, query } : { verb: b.verb, path, query, body };
 }

@@ -43,6 +43,8 @@ import {
 } from "./errors.js";
 import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
+import * as rest0_3 from "./rest0_3.js";
+import * as rpc0_3 from "./rpc0_3.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -345,19 +347,116 @@ export interface Translator0_3 {
   downgradeEvent(json: JsonValue, final: boolean): Translated<JsonValue>;
 }
 
-function pending(): never {
-  throw new A2AError("UnsupportedOperationError", "A2A 0.3 translation is not available in this build");
+type Fn = (x: never, ...rest: never[]) => Translated<unknown>;
+interface Pair {
+  up: Fn;
+  down: Fn;
+}
+const pair = (up: Fn, down: Fn): Pair => ({ up, down });
+const identity: Pair = pair(
+  () => ({ value: {}, losses: [] }),
+  () => ({ value: {}, losses: [] }),
+);
+
+/** Per operation: request and response translators of one 0.3 dialect. */
+type Table = Record<Operation, { request: Pair; response: Pair } | undefined>;
+
+function tableOf(t: typeof rpc0_3 | typeof rest0_3): Table {
+  const send = { request: pair(t.upgradeSendMessageRequest as Fn, t.downgradeSendMessageRequest as Fn) };
+  const stream = pair(t.upgradeStreamResponse as Fn, t.downgradeStreamResponse as Fn);
+  return {
+    SendMessage: { ...send, response: pair(t.upgradeSendMessageResponse as Fn, t.downgradeSendMessageResponse as Fn) },
+    SendStreamingMessage: { ...send, response: stream },
+    GetTask: {
+      request: pair(t.upgradeGetTaskRequest as Fn, t.downgradeGetTaskRequest as Fn),
+      response: pair(t.upgradeTask as Fn, t.downgradeTask as Fn),
+    },
+    ListTasks: undefined,
+    CancelTask: {
+      request: pair(t.upgradeCancelTaskRequest as Fn, t.downgradeCancelTaskRequest as Fn),
+      response: pair(t.upgradeTask as Fn, t.downgradeTask as Fn),
+    },
+    SubscribeToTask: { request: pair(t.upgradeSubscribeToTaskRequest as Fn, t.downgradeSubscribeToTaskRequest as Fn), response: stream },
+    CreateTaskPushNotificationConfig: {
+      request: pair(t.upgradeCreatePushConfigParams as Fn, t.downgradeCreatePushConfigParams as Fn),
+      response: pair(t.upgradeCreatePushConfigResult as Fn, t.downgradeCreatePushConfigResult as Fn),
+    },
+    GetTaskPushNotificationConfig: {
+      request: pair(t.upgradeGetPushConfigParams as Fn, t.downgradeGetPushConfigParams as Fn),
+      response: pair(t.upgradeGetPushConfigResult as Fn, t.downgradeGetPushConfigResult as Fn),
+    },
+    ListTaskPushNotificationConfigs: {
+      request: pair(t.upgradeListPushConfigParams as Fn, t.downgradeListPushConfigParams as Fn),
+      response: pair(t.upgradeListPushConfigResult as Fn, t.downgradeListPushConfigResult as Fn),
+    },
+    DeleteTaskPushNotificationConfig: {
+      request: pair(t.upgradeDeletePushConfigParams as Fn, t.downgradeDeletePushConfigParams as Fn),
+      response: pair(t.upgradeDeletePushConfigResult as Fn, t.downgradeDeletePushConfigResult as Fn),
+    },
+    // 0.3 JSON-RPC sends no params; D03-PB GetAgentCardRequest and 1.0 GetExtendedAgentCardRequest are both empty.
+    GetExtendedAgentCard: { request: identity, response: pair(t.upgradeAgentCard as Fn, t.downgradeAgentCard as Fn) },
+  };
 }
 
-const PENDING: Translator0_3 = {
-  upgradeRequest: pending,
-  downgradeRequest: pending,
-  upgradeResponse: pending,
-  downgradeResponse: pending,
-  upgradeEvent: pending,
-  downgradeEvent: pending,
-};
+/** The `final` flag of a 0.3 stream item of either dialect. */
+function finalOf(wire: unknown, isRpc: boolean): boolean {
+  if (!wire || typeof wire !== "object") return false;
+  const o = wire as Record<string, unknown>;
+  if (isRpc) return o.kind === "status-update" && o.final === true;
+  const su = o.statusUpdate as Record<string, unknown> | undefined;
+  return !!su && typeof su === "object" && su.final === true;
+}
 
-function translator0_3(_binding: Binding): Translator0_3 {
-  return PENDING;
+/** 0.3 REST tolerances on the request message before translation (docs/policies.md, O5/E18/E21). */
+function restFixups0_3(op: Operation, wire: unknown): unknown {
+  if (op !== "CreateTaskPushNotificationConfig" || !wire || typeof wire !== "object") return wire;
+  const o = { ...(wire as Record<string, unknown>) };
+  // The v0.3.0 typo route binds parent to "task/{id}/pushNotificationConfigs".
+  if (typeof o.parent === "string") {
+    const m = /^tasks?\/([^/]+)(?:\/pushNotificationConfigs)?$/.exec(o.parent);
+    if (m) o.parent = `tasks/${m[1]}`;
+  }
+  // Body wrapped as {config: …} (S03 §7.5) instead of the bare config (P03 body: "config").
+  const cfg = o.config as Record<string, unknown> | undefined;
+  if (cfg && typeof cfg === "object" && !Array.isArray(cfg) && cfg.config && typeof cfg.config === "object") {
+    const { config, ...rest } = cfg;
+    Object.assign(o, rest, { config });
+  }
+  // config_id is REQUIRED in P03 but clients of the typo route rarely send it: fall back to the
+  // config's own id, else "" (the server then assigns one).
+  if (o.configId === undefined) {
+    const inner = (o.config as { pushNotificationConfig?: { id?: unknown } } | undefined)?.pushNotificationConfig;
+    o.configId = typeof inner?.id === "string" ? inner.id : "";
+  }
+  return o;
+}
+
+function makeTranslator(binding: Binding): Translator0_3 {
+  const isRpc = binding === "JSONRPC";
+  const table = tableOf(isRpc ? rpc0_3 : rest0_3);
+  const entry = (op: Operation) => {
+    const e = table[op];
+    if (!e) throw listTasksUnsupported();
+    return e;
+  };
+  const call = (f: Fn, ...args: unknown[]) => (f as (...a: unknown[]) => Translated<JsonValue>)(...args);
+  return {
+    upgradeRequest: (op, wire) => {
+      const input = isRpc ? (wire ?? {}) : restFixups0_3(op, wire);
+      return call(entry(op).request.up, input);
+    },
+    downgradeRequest: (op, json) => call(entry(op).request.down, json),
+    upgradeResponse: (op, wire) => call(entry(op).response.up, wire),
+    downgradeResponse: (op, json) => call(entry(op).response.down, json),
+    upgradeEvent: (wire) => ({ ...call(entry("SendStreamingMessage").response.up, wire), final: finalOf(wire, isRpc) }),
+    downgradeEvent: (json, final) => call(entry("SendStreamingMessage").response.down, json, { final }),
+  };
+}
+
+const translators = new Map<Binding, Translator0_3>();
+
+function translator0_3(binding: Binding): Translator0_3 {
+  let t = translators.get(binding);
+  if (!t) translators.set(binding, (t = makeTranslator(binding)));
+  return t;
 }
