@@ -742,14 +742,17 @@ function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, lo
       path,
       "SecurityScheme",
     );
-    out[k] = v.oauth2SecurityScheme
-      ? {
-          oauth2SecurityScheme: compact({
-            ...v.oauth2SecurityScheme,
-            flows: flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log),
-          }),
-        }
-      : (v as pb.SecuritySchemeJson);
+    if (!v.oauth2SecurityScheme) {
+      out[k] = v as pb.SecuritySchemeJson;
+      continue;
+    }
+    const flows = flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log);
+    // D03-PB OAuthFlows is a oneof that must be set: a scheme left without a flow cannot be shown.
+    if (Object.keys(flows).length === 0) {
+      log.add("L8", path, `scheme "${k}" has no flow a 0.3 client can use; the scheme is not shown (requirements naming it stay)`);
+      continue;
+    }
+    out[k] = { oauth2SecurityScheme: compact({ ...v.oauth2SecurityScheme, flows }) };
   }
   return out;
 }
