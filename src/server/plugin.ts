@@ -1,0 +1,292 @@
+// The fastify plugin of the reference server: every A2A request goes through the transport seam
+// (src/transport/server.ts: decodeCall → 1.0 message; encodeResult / encodeError / openStream →
+// the request's own version and binding), so this file only routes, authenticates and streams.
+//
+// Routes, relative to the prefix the plugin is registered with:
+//   GET  /.well-known/agent-card.json   the card, in the shape of the requested version
+//                                       (A2A-Version header or query; none = 0.3 when 0.3 is served)
+//   POST /                              JSON-RPC, 1.0 (PascalCase methods) and 0.3 (slash methods)
+//   *    /*                             HTTP+JSON: 1.0 (`/message:send`, `/tasks/{id}` …, tenant forms)
+//                                       and 0.3 (`/v1/message:send` …), by the negotiated version
+//
+// Every reply is JSON in the binding's error shape, including malformed JSON, unknown routes,
+// wrong content types, oversized bodies and internal failures: no HTML page, no hang, no crash.
+// The plugin is encapsulated: its content-type parser, error and not-found handlers do not leak
+// into the application it is mounted in.
+import { createHash } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type DecodedCall, type HttpReply } from "../transport/server.js";
+import { splitUrl } from "../transport/rest.js";
+import { codecFor, encode1_0, type Binding } from "../versioning/codec.js";
+import { A2AError } from "../versioning/errors.js";
+import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import type { Agent } from "./agent.js";
+import { buildCard } from "./card.js";
+import { TaskRuntime, type CallContext } from "./runtime.js";
+import type { TaskStore } from "./store.js";
+
+export interface A2APluginOptions {
+  agent: Agent;
+  /** Default: a MemoryTaskStore with its default retention. */
+  store?: TaskStore;
+  /** Versions served (default 1.0 and 0.3); the card lists every binding at each. */
+  versions?: readonly ProtocolVersion[];
+  /** Public base URL of the interfaces (default: from the request's Host and the plugin prefix). */
+  publicUrl?: string;
+  /**
+   * The caller's principal, or undefined to refuse the request with HTTP 401. Without this hook
+   * every caller is "anonymous" (and shares one task space).
+   */
+  authenticate?: (request: FastifyRequest) => string | undefined | Promise<string | undefined>;
+  /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
+  bodyLimit?: number;
+  /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
+  cardMaxAge?: number;
+  /** Use this runtime instead of building one from `agent` and `store`. */
+  runtime?: TaskRuntime;
+}
+
+type RouteBinding = { a2aBinding?: Binding };
+
+const CARD_PATH = "/.well-known/agent-card.json";
+
+export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): Promise<void> {
+  const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
+  for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
+  const runtime = opts.runtime ?? new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log });
+  const agent = runtime.agent;
+  const prefix = app.prefix.replace(/\/+$/, "");
+  const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
+  const cardMaxAge = opts.cardMaxAge ?? 300;
+  const declared = agent.card.capabilities?.extensions ?? [];
+  const declaredUris = new Set(declared.map((e) => e.uri ?? ""));
+  const requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+
+  // preClose: open streams must end before fastify waits for connections to drain.
+  app.addHook("preClose", async () => {
+    if (!opts.runtime) await runtime.close();
+  });
+
+  // Raw bodies for every content type: the seam decides (-32700 for bad JSON, 415 for wrong types).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_req, body, done) => done(null, body));
+
+  const baseUrl = (request: FastifyRequest) => (opts.publicUrl ?? `${request.protocol}://${request.host}${prefix}`).replace(/\/+$/, "");
+
+  const errorContext = (request: FastifyRequest): { version: ProtocolVersion; binding: Binding } => {
+    const binding = (request.routeOptions.config as RouteBinding | undefined)?.a2aBinding ?? "HTTP+JSON";
+    const n = negotiate(request.headers, splitUrl(request.url).query, versions);
+    const version: ProtocolVersion = n.ok ? n.version : n.requested === "0.3" ? "0.3" : "1.0";
+    return { version, binding };
+  };
+
+  const send = (reply: FastifyReply, r: HttpReply) => reply.code(r.status).headers(r.headers).send(r.body);
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const ctx = errorContext(request);
+    let status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    let a2a: A2AError;
+    if (err instanceof A2AError) {
+      a2a = err;
+      status = 0;
+    } else if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+      a2a = new A2AError("InvalidRequestError", `Request body is larger than ${bodyLimit} bytes`);
+    else if (status < 500) a2a = new A2AError("InvalidRequestError", err.message);
+    else {
+      request.log.error({ err }, "unexpected error in the A2A server");
+      a2a = new A2AError("InternalError");
+    }
+    const r = encodeError({ ...ctx, rpcId: null }, a2a);
+    if (status && ctx.binding === "HTTP+JSON") {
+      const body = JSON.parse(r.body) as { error: { code: number } };
+      body.error.code = status;
+      return send(reply, { ...r, status, body: JSON.stringify(body) });
+    }
+    return send(reply, status ? { ...r, status } : r);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const ctx = errorContext(request);
+    send(
+      reply,
+      encodeError({ ...ctx, rpcId: null }, new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${request.url}`)),
+    );
+  });
+
+  // ------------------------------------------------------------------ agent card
+
+  const cardCache = new Map<string, { body: string; etag: string }>();
+  app.get(CARD_PATH, async (request, reply) => {
+    const asked = requestedVersion(request.headers, splitUrl(request.url).query);
+    const version: ProtocolVersion = (versions as string[]).includes(asked) ? (asked as ProtocolVersion) : versions[0];
+    const url = baseUrl(request);
+    const key = `${version} ${url}`;
+    let cached = cardCache.get(key);
+    if (!cached) {
+      const card = buildCard(agent.card, url, versions, agent.extendedCard !== undefined);
+      const json =
+        version === "1.0"
+          ? encode1_0(v1_0.AgentCardSchema, card)
+          : codecFor("0.3", "JSONRPC").encodeResponse("GetExtendedAgentCard", card).value;
+      const body = JSON.stringify(json);
+      cached = { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
+      if (cardCache.size > 64) cardCache.clear();
+      cardCache.set(key, cached);
+    }
+    reply.headers({
+      "content-type": "application/json",
+      "cache-control": `public, max-age=${cardMaxAge}`,
+      etag: cached.etag,
+      vary: "A2A-Version",
+    });
+    const inm = request.headers["if-none-match"];
+    if (inm && inm.split(",").some((t) => t.trim() === cached!.etag)) return reply.code(304).send();
+    return reply.send(cached.body);
+  });
+
+  // ------------------------------------------------------------------ A2A calls
+
+  const handle = async (binding: Binding, request: FastifyRequest, reply: FastifyReply) => {
+    let principal = "anonymous";
+    if (opts.authenticate) {
+      const who = await opts.authenticate(request);
+      if (who === undefined) {
+        const r = encodeError({ ...errorContext(request), rpcId: null }, new A2AError("InvalidRequestError", "Authentication required"));
+        return send(reply, { ...r, status: 401, headers: { ...r.headers, "www-authenticate": "Bearer" } });
+      }
+      principal = who;
+    }
+    const decoded = decodeCall(
+      { method: request.method, url: request.url, headers: request.headers, body: request.body as string | undefined },
+      { binding, versions, basePath: prefix },
+    );
+    if (decoded.kind === "reply") return send(reply, decoded);
+    const call = decoded;
+
+    const missing = requiredUris.filter((u) => !call.extensions.includes(u));
+    if (missing.length)
+      return send(
+        reply,
+        encodeError(
+          call,
+          new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {
+            extensions: missing.join(","),
+          }),
+        ),
+      );
+    const activated = call.extensions.filter((u) => declaredUris.has(u));
+    const ctx: CallContext = { principal, version: call.version, extensions: activated };
+
+    if (call.streaming) return stream(call, ctx, request, reply);
+    let result: unknown;
+    try {
+      result = await unary(call, ctx, baseUrl(request));
+    } catch (e) {
+      if (!(e instanceof A2AError)) request.log.error({ err: e }, "A2A operation failed");
+      return send(reply, encodeError(call, toA2AError(e), extensionHeaders(call, activated)));
+    }
+    return send(reply, encodeResult(call, result as never, { extensions: activated }));
+  };
+
+  const unary = async (call: DecodedCall, ctx: CallContext, url: string): Promise<unknown> => {
+    const r = call.request as never;
+    switch (call.operation) {
+      case "SendMessage":
+        return runtime.sendMessage(r, ctx);
+      case "GetTask":
+        return runtime.getTask(r, ctx);
+      case "ListTasks":
+        return runtime.listTasks(r, ctx);
+      case "CancelTask":
+        return runtime.cancelTask(r, ctx);
+      case "CreateTaskPushNotificationConfig":
+      case "GetTaskPushNotificationConfig":
+      case "ListTaskPushNotificationConfigs":
+      case "DeleteTaskPushNotificationConfig":
+        return runtime.pushConfigOperation();
+      case "GetExtendedAgentCard":
+        return buildCard(runtime.extendedCardInit()!, url, versions, true);
+      default:
+        throw new A2AError("UnsupportedOperationError", `${call.operation} is not a unary operation`);
+    }
+  };
+
+  const stream = async (call: DecodedCall, ctx: CallContext, request: FastifyRequest, reply: FastifyReply) => {
+    let events: AsyncIterableIterator<v1_0.StreamResponse>;
+    try {
+      events =
+        call.operation === "SendStreamingMessage"
+          ? await runtime.sendStreamingMessage(call.request as v1_0.SendMessageRequest, ctx)
+          : await runtime.subscribeToTask(call.request as v1_0.SubscribeToTaskRequest, ctx);
+    } catch (e) {
+      if (!(e instanceof A2AError)) request.log.error({ err: e }, "A2A stream failed to start");
+      return send(reply, encodeError(call, toA2AError(e), extensionHeaders(call, ctx.extensions)));
+    }
+    const sse = openStream(call, { extensions: ctx.extensions });
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, sse.headers);
+    let gone = false;
+    res.on("close", () => {
+      gone = true;
+      void events.return?.();
+    });
+    try {
+      for (;;) {
+        const next = await events.next();
+        if (next.done || gone) break;
+        const { frames, close } = sse.event(next.value);
+        if (frames && !res.write(frames)) await drained(res);
+        if (close) break;
+      }
+      if (!gone) {
+        const tail = sse.end();
+        if (tail) res.write(tail);
+      }
+    } catch (e) {
+      if (!(e instanceof A2AError)) request.log.error({ err: e }, "A2A stream failed");
+      if (!gone) res.write(sse.error(toA2AError(e)));
+    } finally {
+      void events.return?.();
+      res.end();
+    }
+  };
+
+  app.route({
+    method: "POST",
+    url: "/",
+    config: { a2aBinding: "JSONRPC" } satisfies RouteBinding,
+    handler: (q, r) => handle("JSONRPC", q, r),
+  });
+  app.route({
+    method: ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url: "/",
+    config: { a2aBinding: "JSONRPC" } satisfies RouteBinding,
+    handler: (q, r) => handle("JSONRPC", q, r),
+  });
+  app.route({
+    method: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url: "/*",
+    config: { a2aBinding: "HTTP+JSON" } satisfies RouteBinding,
+    handler: (q, r) => handle("HTTP+JSON", q, r),
+  });
+}
+
+function extensionHeaders(call: DecodedCall, activated: readonly string[]): Record<string, string> {
+  if (!activated.length) return {};
+  return { [call.version === "1.0" ? "A2A-Extensions" : "X-A2A-Extensions"]: activated.join(", ") };
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
