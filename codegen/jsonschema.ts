@@ -13,7 +13,16 @@ export interface DeriveOptions {
    * an empty ListTasks page, `"skills": []`). They must be present but need no element.
    */
   emptyAllowed: ReadonlySet<string>;
+  /**
+   * Whether every oneof must have one member set (default: yes for the A2A packages). A2A's oneofs
+   * replace 0.3's `kind`/`type` discriminators, so a Part, SendMessageResponse, StreamResponse,
+   * SecurityScheme or OAuthFlows without a member carries nothing (a2a-wire.md §2.5, §2.7, §6.1).
+   */
+  oneofMemberRequired?: boolean;
 }
+
+/** Packages whose oneofs are "exactly one of" (1.0 and the 0.3 gRPC/REST proto). */
+const A2A_PACKAGES: ReadonlySet<string> = new Set(["lf.a2a.v1", "a2a.v1"]);
 
 /** google.api.FieldBehavior.REQUIRED */
 const REQUIRED = 2;
@@ -34,6 +43,7 @@ const TIMESTAMP_PATTERN = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9
 
 export function deriveSchema(registry: FileRegistry, opts: DeriveOptions): Schema {
   const defs: Record<string, Schema> = {};
+  const oneofMemberRequired = opts.oneofMemberRequired ?? A2A_PACKAGES.has(opts.protoPackage);
   const ref = (m: DescMessage): Schema => {
     switch (m.typeName) {
       case "google.protobuf.Struct":
@@ -125,6 +135,14 @@ export function deriveSchema(registry: FileRegistry, opts: DeriveOptions): Schem
       }
     }
     if (Object.keys(exclusive).length > 0) s.dependentSchemas = exclusive;
+    if (oneofMemberRequired) {
+      // `properties: {x: true}` only declares the name beside `required` (ajv strictRequired).
+      const atLeastOne = m.oneofs.map((o) => ({
+        anyOf: o.fields.map((f) => ({ properties: { [f.jsonName]: true }, required: [f.jsonName] })),
+      }));
+      if (atLeastOne.length === 1) Object.assign(s, atLeastOne[0]);
+      else if (atLeastOne.length > 1) s.allOf = atLeastOne;
+    }
   }
   for (const file of registry.files) {
     if (file.proto.package !== opts.protoPackage) continue;

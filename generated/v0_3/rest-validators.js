@@ -208,12 +208,12 @@ const schema35 = {"type":"object","properties":{"protocolVersion":{"type":"strin
 const schema36 = {"type":"object","properties":{"url":{"type":"string"},"transport":{"type":"string"}}};
 const schema37 = {"type":"object","properties":{"url":{"type":"string"},"organization":{"type":"string"}}};
 const schema52 = {"type":"object","properties":{"protected":{"type":"string"},"signature":{"type":"string"},"header":{"type":"object"}},"required":["protected","signature"]};
-const schema38 = {"type":"object","properties":{"apiKeySecurityScheme":{"$ref":"#/$defs/APIKeySecurityScheme"},"httpAuthSecurityScheme":{"$ref":"#/$defs/HTTPAuthSecurityScheme"},"oauth2SecurityScheme":{"$ref":"#/$defs/OAuth2SecurityScheme"},"openIdConnectSecurityScheme":{"$ref":"#/$defs/OpenIdConnectSecurityScheme"},"mtlsSecurityScheme":{"$ref":"#/$defs/MutualTlsSecurityScheme"}},"dependentSchemas":{"apiKeySecurityScheme":{"properties":{"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"httpAuthSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"oauth2SecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"openIdConnectSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"mtlsSecurityScheme":false}},"mtlsSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false}}}};
+const schema38 = {"type":"object","properties":{"apiKeySecurityScheme":{"$ref":"#/$defs/APIKeySecurityScheme"},"httpAuthSecurityScheme":{"$ref":"#/$defs/HTTPAuthSecurityScheme"},"oauth2SecurityScheme":{"$ref":"#/$defs/OAuth2SecurityScheme"},"openIdConnectSecurityScheme":{"$ref":"#/$defs/OpenIdConnectSecurityScheme"},"mtlsSecurityScheme":{"$ref":"#/$defs/MutualTlsSecurityScheme"}},"dependentSchemas":{"apiKeySecurityScheme":{"properties":{"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"httpAuthSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"oauth2SecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"openIdConnectSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"mtlsSecurityScheme":false}},"mtlsSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false}}},"anyOf":[{"properties":{"apiKeySecurityScheme":true},"required":["apiKeySecurityScheme"]},{"properties":{"httpAuthSecurityScheme":true},"required":["httpAuthSecurityScheme"]},{"properties":{"oauth2SecurityScheme":true},"required":["oauth2SecurityScheme"]},{"properties":{"openIdConnectSecurityScheme":true},"required":["openIdConnectSecurityScheme"]},{"properties":{"mtlsSecurityScheme":true},"required":["mtlsSecurityScheme"]}]};
 const schema40 = {"type":"object","properties":{"description":{"type":"string"},"scheme":{"type":"string"},"bearerFormat":{"type":"string"}}};
 const schema47 = {"type":"object","properties":{"description":{"type":"string"},"openIdConnectUrl":{"type":"string"}}};
 const schema48 = {"type":"object","properties":{"description":{"type":"string"}}};
 const schema41 = {"type":"object","properties":{"description":{"type":"string"},"flows":{"$ref":"#/$defs/OAuthFlows"},"oauth2MetadataUrl":{"type":"string"}}};
-const schema42 = {"type":"object","properties":{"authorizationCode":{"$ref":"#/$defs/AuthorizationCodeOAuthFlow"},"clientCredentials":{"$ref":"#/$defs/ClientCredentialsOAuthFlow"},"implicit":{"$ref":"#/$defs/ImplicitOAuthFlow"},"password":{"$ref":"#/$defs/PasswordOAuthFlow"}},"dependentSchemas":{"authorizationCode":{"properties":{"clientCredentials":false,"implicit":false,"password":false}},"clientCredentials":{"properties":{"authorizationCode":false,"implicit":false,"password":false}},"implicit":{"properties":{"authorizationCode":false,"clientCredentials":false,"password":false}},"password":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false}}}};
+const schema42 = {"type":"object","properties":{"authorizationCode":{"$ref":"#/$defs/AuthorizationCodeOAuthFlow"},"clientCredentials":{"$ref":"#/$defs/ClientCredentialsOAuthFlow"},"implicit":{"$ref":"#/$defs/ImplicitOAuthFlow"},"password":{"$ref":"#/$defs/PasswordOAuthFlow"}},"dependentSchemas":{"authorizationCode":{"properties":{"clientCredentials":false,"implicit":false,"password":false}},"clientCredentials":{"properties":{"authorizationCode":false,"implicit":false,"password":false}},"implicit":{"properties":{"authorizationCode":false,"clientCredentials":false,"password":false}},"password":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false}}},"anyOf":[{"properties":{"authorizationCode":true},"required":["authorizationCode"]},{"properties":{"clientCredentials":true},"required":["clientCredentials"]},{"properties":{"implicit":true},"required":["implicit"]},{"properties":{"password":true},"required":["password"]}]};
 const schema43 = {"type":"object","properties":{"authorizationUrl":{"type":"string"},"tokenUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}}}};
 const schema44 = {"type":"object","properties":{"tokenUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}}}};
 const schema45 = {"type":"object","properties":{"authorizationUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}}}};
@@ -229,63 +229,181 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.authorizationCode === undefined) && (missing0 = "authorizationCode")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.authorizationCode = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.clientCredentials === undefined) && (missing1 = "clientCredentials")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.clientCredentials = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.implicit === undefined) && (missing2 = "implicit")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.implicit = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.password === undefined) && (missing3 = "password")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.password = true;
+}
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate27.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.authorizationCode = true;
+props0.clientCredentials = true;
+props0.implicit = true;
+props0.password = true;
+}
 if(data.authorizationCode !== undefined){
 let data0 = data.authorizationCode;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.authorizationUrl !== undefined){
-const _errs4 = errors;
+const _errs9 = errors;
 if(typeof data0.authorizationUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/authorizationUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs9 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.tokenUrl !== undefined){
-const _errs6 = errors;
+const _errs11 = errors;
 if(typeof data0.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/tokenUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs11 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.refreshUrl !== undefined){
-const _errs8 = errors;
+const _errs13 = errors;
 if(typeof data0.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/refreshUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs13 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.scopes !== undefined){
 let data4 = data0.scopes;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs15 = errors;
+if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
-const _errs13 = errors;
+const _errs18 = errors;
 if(typeof data4[key0] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/scopes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs13 === errors;
-if(!valid3){
+var valid4 = _errs18 === errors;
+if(!valid4){
 break;
 }
 }
@@ -295,10 +413,10 @@ validate27.errors = [{instancePath:instancePath+"/authorizationCode/scopes",sche
 return false;
 }
 }
-var valid2 = _errs10 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -309,55 +427,55 @@ validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.clientCredentials !== undefined){
 let data6 = data.clientCredentials;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.tokenUrl !== undefined){
-const _errs18 = errors;
+const _errs23 = errors;
 if(typeof data6.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/tokenUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs18 === errors;
+var valid6 = _errs23 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data6.refreshUrl !== undefined){
-const _errs20 = errors;
+const _errs25 = errors;
 if(typeof data6.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/refreshUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs20 === errors;
+var valid6 = _errs25 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data6.scopes !== undefined){
 let data9 = data6.scopes;
-const _errs22 = errors;
-if(errors === _errs22){
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key1 in data9){
-const _errs25 = errors;
+const _errs30 = errors;
 if(typeof data9[key1] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/scopes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
-if(!valid6){
+var valid7 = _errs30 === errors;
+if(!valid7){
 break;
 }
 }
@@ -367,10 +485,10 @@ validate27.errors = [{instancePath:instancePath+"/clientCredentials/scopes",sche
 return false;
 }
 }
-var valid5 = _errs22 === errors;
+var valid6 = _errs27 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
@@ -380,55 +498,55 @@ validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:
 return false;
 }
 }
-var valid0 = _errs15 === errors;
+var valid1 = _errs20 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.implicit !== undefined){
 let data11 = data.implicit;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs33){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.authorizationUrl !== undefined){
-const _errs30 = errors;
+const _errs35 = errors;
 if(typeof data11.authorizationUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/authorizationUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs30 === errors;
+var valid9 = _errs35 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data11.refreshUrl !== undefined){
-const _errs32 = errors;
+const _errs37 = errors;
 if(typeof data11.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/refreshUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs32 === errors;
+var valid9 = _errs37 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data11.scopes !== undefined){
 let data14 = data11.scopes;
-const _errs34 = errors;
-if(errors === _errs34){
+const _errs39 = errors;
+if(errors === _errs39){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 for(const key2 in data14){
-const _errs37 = errors;
+const _errs42 = errors;
 if(typeof data14[key2] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/scopes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImplicitOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs37 === errors;
-if(!valid9){
+var valid10 = _errs42 === errors;
+if(!valid10){
 break;
 }
 }
@@ -438,10 +556,10 @@ validate27.errors = [{instancePath:instancePath+"/implicit/scopes",schemaPath:"#
 return false;
 }
 }
-var valid8 = _errs34 === errors;
+var valid9 = _errs39 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
@@ -451,55 +569,55 @@ validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs32 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.password !== undefined){
 let data16 = data.password;
-const _errs39 = errors;
-const _errs40 = errors;
-if(errors === _errs40){
+const _errs44 = errors;
+const _errs45 = errors;
+if(errors === _errs45){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.tokenUrl !== undefined){
-const _errs42 = errors;
+const _errs47 = errors;
 if(typeof data16.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/tokenUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs42 === errors;
+var valid12 = _errs47 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data16.refreshUrl !== undefined){
-const _errs44 = errors;
+const _errs49 = errors;
 if(typeof data16.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/refreshUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs44 === errors;
+var valid12 = _errs49 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data16.scopes !== undefined){
 let data19 = data16.scopes;
-const _errs46 = errors;
-if(errors === _errs46){
+const _errs51 = errors;
+if(errors === _errs51){
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 for(const key3 in data19){
-const _errs49 = errors;
+const _errs54 = errors;
 if(typeof data19[key3] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/scopes/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/PasswordOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs49 === errors;
-if(!valid12){
+var valid13 = _errs54 === errors;
+if(!valid13){
 break;
 }
 }
@@ -509,10 +627,10 @@ validate27.errors = [{instancePath:instancePath+"/password/scopes",schemaPath:"#
 return false;
 }
 }
-var valid11 = _errs46 === errors;
+var valid12 = _errs51 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
@@ -522,91 +640,92 @@ validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs39 === errors;
+var valid1 = _errs44 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.authorizationCode !== undefined){
-const _errs51 = errors;
+const _errs56 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.clientCredentials !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/authorizationCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.implicit !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/authorizationCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.password !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/authorizationCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
-var valid13 = _errs51 === errors;
-if(valid13){
-var props0 = {};
+var valid14 = _errs56 === errors;
+if(valid14){
+if(props0 !== true){
+props0 = props0 || {};
 props0.clientCredentials = true;
 props0.implicit = true;
 props0.password = true;
-props0.authorizationCode = true;
+}
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.clientCredentials !== undefined){
-const _errs52 = errors;
+const _errs57 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
+if(valid16){
 if(data.implicit !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/clientCredentials/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
+if(valid16){
 if(data.password !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/clientCredentials/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
 }
 }
 }
-var valid13 = _errs52 === errors;
-if(valid13){
+var valid14 = _errs57 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -616,43 +735,43 @@ props0.password = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.implicit !== undefined){
-const _errs53 = errors;
+const _errs58 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/implicit/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.clientCredentials !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/implicit/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.password !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/implicit/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
 }
 }
 }
-var valid13 = _errs53 === errors;
-if(valid13){
+var valid14 = _errs58 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -662,43 +781,43 @@ props0.password = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.password !== undefined){
-const _errs54 = errors;
+const _errs59 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/password/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.clientCredentials !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/password/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.implicit !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/password/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
 }
 }
 }
-var valid13 = _errs54 === errors;
-if(valid13){
+var valid14 = _errs59 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -708,7 +827,7 @@ props0.implicit = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
@@ -801,48 +920,189 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.apiKeySecurityScheme === undefined) && (missing0 = "apiKeySecurityScheme")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.apiKeySecurityScheme = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.httpAuthSecurityScheme === undefined) && (missing1 = "httpAuthSecurityScheme")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.httpAuthSecurityScheme = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.oauth2SecurityScheme === undefined) && (missing2 = "oauth2SecurityScheme")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.oauth2SecurityScheme = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.openIdConnectSecurityScheme === undefined) && (missing3 = "openIdConnectSecurityScheme")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.openIdConnectSecurityScheme = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.mtlsSecurityScheme === undefined) && (missing4 = "mtlsSecurityScheme")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.mtlsSecurityScheme = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate25.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.apiKeySecurityScheme = true;
+props0.httpAuthSecurityScheme = true;
+props0.oauth2SecurityScheme = true;
+props0.openIdConnectSecurityScheme = true;
+props0.mtlsSecurityScheme = true;
+}
 if(data.apiKeySecurityScheme !== undefined){
 let data0 = data.apiKeySecurityScheme;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.description !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/description",schemaPath:"#/$defs/APIKeySecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.location !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.location !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/location",schemaPath:"#/$defs/APIKeySecurityScheme/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.name !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.name !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/name",schemaPath:"#/$defs/APIKeySecurityScheme/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -852,52 +1112,52 @@ validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPa
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.httpAuthSecurityScheme !== undefined){
 let data4 = data.httpAuthSecurityScheme;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.description !== undefined){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/description",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs13 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.scheme !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data4.scheme !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/scheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs15 === errors;
+var valid5 = _errs21 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.bearerFormat !== undefined){
-const _errs17 = errors;
+const _errs23 = errors;
 if(typeof data4.bearerFormat !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/bearerFormat",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/bearerFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs17 === errors;
+var valid5 = _errs23 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -907,52 +1167,52 @@ validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schema
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs19 = errors;
+const _errs25 = errors;
 if(!(validate26(data.oauth2SecurityScheme, {instancePath:instancePath+"/oauth2SecurityScheme",parentData:data,parentDataProperty:"oauth2SecurityScheme",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs19 === errors;
+var valid1 = _errs25 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.openIdConnectSecurityScheme !== undefined){
 let data9 = data.openIdConnectSecurityScheme;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.description !== undefined){
-const _errs23 = errors;
+const _errs29 = errors;
 if(typeof data9.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/description",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs23 === errors;
+var valid7 = _errs29 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data9.openIdConnectUrl !== undefined){
-const _errs25 = errors;
+const _errs31 = errors;
 if(typeof data9.openIdConnectUrl !== "string"){
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/openIdConnectUrl",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/openIdConnectUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
+var valid7 = _errs31 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
@@ -961,17 +1221,17 @@ validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",s
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid1 = _errs26 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mtlsSecurityScheme !== undefined){
 let data12 = data.mtlsSecurityScheme;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.description !== undefined){
 if(typeof data12.description !== "string"){
@@ -985,112 +1245,113 @@ validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs33 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.apiKeySecurityScheme !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.oauth2SecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.mtlsSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs32 === errors;
-if(valid9){
-var props0 = {};
+var valid10 = _errs38 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
 props0.httpAuthSecurityScheme = true;
 props0.oauth2SecurityScheme = true;
 props0.openIdConnectSecurityScheme = true;
 props0.mtlsSecurityScheme = true;
-props0.apiKeySecurityScheme = true;
+}
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.httpAuthSecurityScheme !== undefined){
-const _errs33 = errors;
+const _errs39 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.oauth2SecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.mtlsSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs33 === errors;
-if(valid9){
+var valid10 = _errs39 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1101,53 +1362,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.mtlsSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs34 === errors;
-if(valid9){
+var valid10 = _errs40 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1158,53 +1419,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.openIdConnectSecurityScheme !== undefined){
-const _errs35 = errors;
+const _errs41 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.oauth2SecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.mtlsSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs35 === errors;
-if(valid9){
+var valid10 = _errs41 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1215,53 +1476,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.mtlsSecurityScheme !== undefined){
-const _errs36 = errors;
+const _errs42 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.oauth2SecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs36 === errors;
-if(valid9){
+var valid10 = _errs42 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1272,7 +1533,7 @@ props0.openIdConnectSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
 }
 }
@@ -2533,8 +2794,8 @@ validate40.evaluated = {"props":{"id":true,"name":true,"description":true,"tags"
 
 export const Artifact = validate42;
 const schema58 = {"type":"object","properties":{"artifactId":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"parts":{"type":"array","items":{"$ref":"#/$defs/Part"}},"metadata":{"type":"object"},"extensions":{"type":"array","items":{"type":"string"}}}};
-const schema59 = {"type":"object","properties":{"text":{"type":"string"},"file":{"$ref":"#/$defs/FilePart"},"data":{"$ref":"#/$defs/DataPart"}},"dependentSchemas":{"text":{"properties":{"file":false,"data":false}},"file":{"properties":{"text":false,"data":false}},"data":{"properties":{"text":false,"file":false}}}};
-const schema60 = {"type":"object","properties":{"fileWithUri":{"type":"string"},"fileWithBytes":{"type":"string","pattern":"^[A-Za-z0-9+/_-]*={0,2}$"},"mimeType":{"type":"string"}},"dependentSchemas":{"fileWithUri":{"properties":{"fileWithBytes":false}},"fileWithBytes":{"properties":{"fileWithUri":false}}}};
+const schema59 = {"type":"object","properties":{"text":{"type":"string"},"file":{"$ref":"#/$defs/FilePart"},"data":{"$ref":"#/$defs/DataPart"}},"dependentSchemas":{"text":{"properties":{"file":false,"data":false}},"file":{"properties":{"text":false,"data":false}},"data":{"properties":{"text":false,"file":false}}},"anyOf":[{"properties":{"text":true},"required":["text"]},{"properties":{"file":true},"required":["file"]},{"properties":{"data":true},"required":["data"]}]};
+const schema60 = {"type":"object","properties":{"fileWithUri":{"type":"string"},"fileWithBytes":{"type":"string","pattern":"^[A-Za-z0-9+/_-]*={0,2}$"},"mimeType":{"type":"string"}},"dependentSchemas":{"fileWithUri":{"properties":{"fileWithBytes":false}},"fileWithBytes":{"properties":{"fileWithUri":false}}},"anyOf":[{"properties":{"fileWithUri":true},"required":["fileWithUri"]},{"properties":{"fileWithBytes":true},"required":["fileWithBytes"]}]};
 const schema61 = {"type":"object","properties":{"data":{"type":"object"}}};
 const pattern4 = new RegExp("^[A-Za-z0-9+/_-]*={0,2}$", "u");
 
@@ -2548,42 +2809,210 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.text === undefined) && (missing0 = "text")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.file === undefined) && (missing1 = "file")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.file = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.data === undefined) && (missing2 = "data")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate43.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.file = true;
+props0.data = true;
+}
 if(data.text !== undefined){
-const _errs1 = errors;
+const _errs5 = errors;
 if(typeof data.text !== "string"){
 validate43.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs5 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.file !== undefined){
 let data1 = data.file;
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs7 = errors;
+const _errs8 = errors;
+const _errs10 = errors;
+let valid3 = false;
+const _errs11 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing3;
+if((data1.fileWithUri === undefined) && (missing3 = "fileWithUri")){
+const err4 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf/0/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props1 = {};
+props1.fileWithUri = true;
+}
+const _errs12 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing4;
+if((data1.fileWithBytes === undefined) && (missing4 = "fileWithBytes")){
+const err5 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs12 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithBytes = true;
+}
+}
+if(!valid3){
+const err6 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate43.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs8){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithUri = true;
+props1.fileWithBytes = true;
+props1.mimeType = true;
+}
 if(data1.fileWithUri !== undefined){
-const _errs6 = errors;
+const _errs13 = errors;
 if(typeof data1.fileWithUri !== "string"){
 validate43.errors = [{instancePath:instancePath+"/file/fileWithUri",schemaPath:"#/$defs/FilePart/properties/fileWithUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid4 = _errs13 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.fileWithBytes !== undefined){
 let data3 = data1.fileWithBytes;
-const _errs8 = errors;
-if(errors === _errs8){
+const _errs15 = errors;
+if(errors === _errs15){
 if(typeof data3 === "string"){
 if(!pattern4.test(data3)){
 validate43.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath:"#/$defs/FilePart/properties/fileWithBytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -2595,62 +3024,62 @@ validate43.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath
 return false;
 }
 }
-var valid2 = _errs8 === errors;
+var valid4 = _errs15 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.mimeType !== undefined){
-const _errs10 = errors;
+const _errs17 = errors;
 if(typeof data1.mimeType !== "string"){
 validate43.errors = [{instancePath:instancePath+"/file/mimeType",schemaPath:"#/$defs/FilePart/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs10 === errors;
+var valid4 = _errs17 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.fileWithUri !== undefined){
-const _errs12 = errors;
+const _errs19 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.fileWithBytes !== undefined){
 validate43.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath:"#/$defs/FilePart/dependentSchemas/fileWithUri/properties/fileWithBytes/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid3 = _errs12 === errors;
-if(valid3){
-var props0 = {};
-props0.fileWithBytes = true;
-props0.fileWithUri = true;
-props0.mimeType = true;
+var valid5 = _errs19 === errors;
+if(valid5){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithBytes = true;
+}
 }
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
-if(valid3){
+if(valid5){
 if(data1.fileWithBytes !== undefined){
-const _errs13 = errors;
+const _errs20 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.fileWithUri !== undefined){
 validate43.errors = [{instancePath:instancePath+"/file/fileWithUri",schemaPath:"#/$defs/FilePart/dependentSchemas/fileWithBytes/properties/fileWithUri/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid3 = _errs13 === errors;
-if(valid3){
-if(props0 !== true){
-props0 = props0 || {};
-props0.fileWithUri = true;
+var valid5 = _errs20 === errors;
+if(valid5){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithUri = true;
 }
 }
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
 }
 }
@@ -2662,17 +3091,17 @@ validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/$defs/File
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.data !== undefined){
 let data7 = data.data;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.data !== undefined){
 let data8 = data7.data;
@@ -2687,96 +3116,27 @@ validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/Data
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid1 = _errs21 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.text !== undefined){
-const _errs19 = errors;
+const _errs26 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.file !== undefined){
-var valid9 = false;
-validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/text/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data.data !== undefined){
-var valid9 = false;
-validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid9 = true;
-}
-}
-}
-var valid8 = _errs19 === errors;
-if(valid8){
-var props1 = {};
-props1.file = true;
-props1.data = true;
-props1.text = true;
-}
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.file !== undefined){
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined){
-var valid10 = false;
-validate43.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/file/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data.data !== undefined){
-var valid10 = false;
-validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/file/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid10 = true;
-}
-}
-}
-var valid8 = _errs20 === errors;
-if(valid8){
-if(props1 !== true){
-props1 = props1 || {};
-props1.text = true;
-props1.data = true;
-}
-}
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.data !== undefined){
-const _errs21 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined){
 var valid11 = false;
-validate43.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/text/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data.file !== undefined){
+if(data.data !== undefined){
 var valid11 = false;
-validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/data/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -2784,17 +3144,87 @@ var valid11 = true;
 }
 }
 }
-var valid8 = _errs21 === errors;
-if(valid8){
-if(props1 !== true){
-props1 = props1 || {};
-props1.text = true;
-props1.file = true;
+var valid10 = _errs26 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.file = true;
+props0.data = true;
 }
 }
 }
 else {
-var valid8 = true;
+var valid10 = true;
+}
+if(valid10){
+if(data.file !== undefined){
+const _errs27 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined){
+var valid12 = false;
+validate43.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/file/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.data !== undefined){
+var valid12 = false;
+validate43.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/file/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid12 = true;
+}
+}
+}
+var valid10 = _errs27 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.data = true;
+}
+}
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data.data !== undefined){
+const _errs28 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined){
+var valid13 = false;
+validate43.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.file !== undefined){
+var valid13 = false;
+validate43.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/data/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid13 = true;
+}
+}
+}
+var valid10 = _errs28 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.file = true;
+}
+}
+}
+else {
+var valid10 = true;
 }
 }
 }
@@ -2808,7 +3238,7 @@ return false;
 }
 }
 validate43.errors = vErrors;
-evaluated0.props = props1;
+evaluated0.props = props0;
 return errors === 0;
 }
 validate43.evaluated = {"dynamicProps":true,"dynamicItems":false};
@@ -3537,24 +3967,97 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.fileWithUri === undefined) && (missing0 = "fileWithUri")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.fileWithUri = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.fileWithBytes === undefined) && (missing1 = "fileWithBytes")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.fileWithBytes = true;
+}
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate56.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.fileWithUri = true;
+props0.fileWithBytes = true;
+props0.mimeType = true;
+}
 if(data.fileWithUri !== undefined){
-const _errs1 = errors;
+const _errs4 = errors;
 if(typeof data.fileWithUri !== "string"){
 validate56.errors = [{instancePath:instancePath+"/fileWithUri",schemaPath:"#/properties/fileWithUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.fileWithBytes !== undefined){
 let data1 = data.fileWithBytes;
-const _errs3 = errors;
-if(errors === _errs3){
+const _errs6 = errors;
+if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
 validate56.errors = [{instancePath:instancePath+"/fileWithBytes",schemaPath:"#/properties/fileWithBytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -3566,54 +4069,54 @@ validate56.errors = [{instancePath:instancePath+"/fileWithBytes",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mimeType !== undefined){
-const _errs5 = errors;
+const _errs8 = errors;
 if(typeof data.mimeType !== "string"){
 validate56.errors = [{instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.fileWithUri !== undefined){
-const _errs7 = errors;
+const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fileWithBytes !== undefined){
 validate56.errors = [{instancePath:instancePath+"/fileWithBytes",schemaPath:"#/dependentSchemas/fileWithUri/properties/fileWithBytes/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid1 = _errs7 === errors;
-if(valid1){
-var props0 = {};
+var valid2 = _errs10 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
 props0.fileWithBytes = true;
-props0.fileWithUri = true;
-props0.mimeType = true;
+}
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.fileWithBytes !== undefined){
-const _errs8 = errors;
+const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fileWithUri !== undefined){
 validate56.errors = [{instancePath:instancePath+"/fileWithUri",schemaPath:"#/dependentSchemas/fileWithBytes/properties/fileWithUri/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid1 = _errs8 === errors;
-if(valid1){
+var valid2 = _errs11 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.fileWithUri = true;
@@ -3621,7 +4124,7 @@ props0.fileWithUri = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }
@@ -4410,63 +4913,181 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.authorizationCode === undefined) && (missing0 = "authorizationCode")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.authorizationCode = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.clientCredentials === undefined) && (missing1 = "clientCredentials")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.clientCredentials = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.implicit === undefined) && (missing2 = "implicit")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.implicit = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.password === undefined) && (missing3 = "password")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.password = true;
+}
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate70.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.authorizationCode = true;
+props0.clientCredentials = true;
+props0.implicit = true;
+props0.password = true;
+}
 if(data.authorizationCode !== undefined){
 let data0 = data.authorizationCode;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.authorizationUrl !== undefined){
-const _errs4 = errors;
+const _errs9 = errors;
 if(typeof data0.authorizationUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/authorizationCode/authorizationUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs9 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.tokenUrl !== undefined){
-const _errs6 = errors;
+const _errs11 = errors;
 if(typeof data0.tokenUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/authorizationCode/tokenUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs11 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.refreshUrl !== undefined){
-const _errs8 = errors;
+const _errs13 = errors;
 if(typeof data0.refreshUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/authorizationCode/refreshUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs13 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.scopes !== undefined){
 let data4 = data0.scopes;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs15 = errors;
+if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
-const _errs13 = errors;
+const _errs18 = errors;
 if(typeof data4[key0] !== "string"){
 validate70.errors = [{instancePath:instancePath+"/authorizationCode/scopes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs13 === errors;
-if(!valid3){
+var valid4 = _errs18 === errors;
+if(!valid4){
 break;
 }
 }
@@ -4476,10 +5097,10 @@ validate70.errors = [{instancePath:instancePath+"/authorizationCode/scopes",sche
 return false;
 }
 }
-var valid2 = _errs10 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -4490,55 +5111,55 @@ validate70.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.clientCredentials !== undefined){
 let data6 = data.clientCredentials;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.tokenUrl !== undefined){
-const _errs18 = errors;
+const _errs23 = errors;
 if(typeof data6.tokenUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/clientCredentials/tokenUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs18 === errors;
+var valid6 = _errs23 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data6.refreshUrl !== undefined){
-const _errs20 = errors;
+const _errs25 = errors;
 if(typeof data6.refreshUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/clientCredentials/refreshUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs20 === errors;
+var valid6 = _errs25 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data6.scopes !== undefined){
 let data9 = data6.scopes;
-const _errs22 = errors;
-if(errors === _errs22){
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key1 in data9){
-const _errs25 = errors;
+const _errs30 = errors;
 if(typeof data9[key1] !== "string"){
 validate70.errors = [{instancePath:instancePath+"/clientCredentials/scopes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
-if(!valid6){
+var valid7 = _errs30 === errors;
+if(!valid7){
 break;
 }
 }
@@ -4548,10 +5169,10 @@ validate70.errors = [{instancePath:instancePath+"/clientCredentials/scopes",sche
 return false;
 }
 }
-var valid5 = _errs22 === errors;
+var valid6 = _errs27 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
@@ -4561,55 +5182,55 @@ validate70.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:
 return false;
 }
 }
-var valid0 = _errs15 === errors;
+var valid1 = _errs20 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.implicit !== undefined){
 let data11 = data.implicit;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs33){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.authorizationUrl !== undefined){
-const _errs30 = errors;
+const _errs35 = errors;
 if(typeof data11.authorizationUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/implicit/authorizationUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs30 === errors;
+var valid9 = _errs35 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data11.refreshUrl !== undefined){
-const _errs32 = errors;
+const _errs37 = errors;
 if(typeof data11.refreshUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/implicit/refreshUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs32 === errors;
+var valid9 = _errs37 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data11.scopes !== undefined){
 let data14 = data11.scopes;
-const _errs34 = errors;
-if(errors === _errs34){
+const _errs39 = errors;
+if(errors === _errs39){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 for(const key2 in data14){
-const _errs37 = errors;
+const _errs42 = errors;
 if(typeof data14[key2] !== "string"){
 validate70.errors = [{instancePath:instancePath+"/implicit/scopes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImplicitOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs37 === errors;
-if(!valid9){
+var valid10 = _errs42 === errors;
+if(!valid10){
 break;
 }
 }
@@ -4619,10 +5240,10 @@ validate70.errors = [{instancePath:instancePath+"/implicit/scopes",schemaPath:"#
 return false;
 }
 }
-var valid8 = _errs34 === errors;
+var valid9 = _errs39 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
@@ -4632,55 +5253,55 @@ validate70.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs32 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.password !== undefined){
 let data16 = data.password;
-const _errs39 = errors;
-const _errs40 = errors;
-if(errors === _errs40){
+const _errs44 = errors;
+const _errs45 = errors;
+if(errors === _errs45){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.tokenUrl !== undefined){
-const _errs42 = errors;
+const _errs47 = errors;
 if(typeof data16.tokenUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/password/tokenUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs42 === errors;
+var valid12 = _errs47 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data16.refreshUrl !== undefined){
-const _errs44 = errors;
+const _errs49 = errors;
 if(typeof data16.refreshUrl !== "string"){
 validate70.errors = [{instancePath:instancePath+"/password/refreshUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs44 === errors;
+var valid12 = _errs49 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data16.scopes !== undefined){
 let data19 = data16.scopes;
-const _errs46 = errors;
-if(errors === _errs46){
+const _errs51 = errors;
+if(errors === _errs51){
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 for(const key3 in data19){
-const _errs49 = errors;
+const _errs54 = errors;
 if(typeof data19[key3] !== "string"){
 validate70.errors = [{instancePath:instancePath+"/password/scopes/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/PasswordOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs49 === errors;
-if(!valid12){
+var valid13 = _errs54 === errors;
+if(!valid13){
 break;
 }
 }
@@ -4690,10 +5311,10 @@ validate70.errors = [{instancePath:instancePath+"/password/scopes",schemaPath:"#
 return false;
 }
 }
-var valid11 = _errs46 === errors;
+var valid12 = _errs51 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
@@ -4703,91 +5324,92 @@ validate70.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs39 === errors;
+var valid1 = _errs44 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.authorizationCode !== undefined){
-const _errs51 = errors;
+const _errs56 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.clientCredentials !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate70.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/authorizationCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.implicit !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate70.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/authorizationCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.password !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate70.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/authorizationCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
-var valid13 = _errs51 === errors;
-if(valid13){
-var props0 = {};
+var valid14 = _errs56 === errors;
+if(valid14){
+if(props0 !== true){
+props0 = props0 || {};
 props0.clientCredentials = true;
 props0.implicit = true;
 props0.password = true;
-props0.authorizationCode = true;
+}
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.clientCredentials !== undefined){
-const _errs52 = errors;
+const _errs57 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate70.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
+if(valid16){
 if(data.implicit !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate70.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/clientCredentials/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
+if(valid16){
 if(data.password !== undefined){
-var valid15 = false;
+var valid16 = false;
 validate70.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/clientCredentials/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
 }
 }
 }
-var valid13 = _errs52 === errors;
-if(valid13){
+var valid14 = _errs57 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -4797,43 +5419,43 @@ props0.password = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.implicit !== undefined){
-const _errs53 = errors;
+const _errs58 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate70.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/implicit/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.clientCredentials !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate70.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/implicit/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.password !== undefined){
-var valid16 = false;
+var valid17 = false;
 validate70.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/implicit/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
 }
 }
 }
-var valid13 = _errs53 === errors;
-if(valid13){
+var valid14 = _errs58 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -4843,43 +5465,43 @@ props0.password = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.password !== undefined){
-const _errs54 = errors;
+const _errs59 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate70.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/password/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.clientCredentials !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate70.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/password/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.implicit !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate70.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/password/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
 }
 }
 }
-var valid13 = _errs54 === errors;
-if(valid13){
+var valid14 = _errs59 === errors;
+if(valid14){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -4889,7 +5511,7 @@ props0.implicit = true;
 }
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
@@ -4971,42 +5593,210 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.text === undefined) && (missing0 = "text")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.file === undefined) && (missing1 = "file")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.file = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.data === undefined) && (missing2 = "data")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate72.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.file = true;
+props0.data = true;
+}
 if(data.text !== undefined){
-const _errs1 = errors;
+const _errs5 = errors;
 if(typeof data.text !== "string"){
 validate72.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs5 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.file !== undefined){
 let data1 = data.file;
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs7 = errors;
+const _errs8 = errors;
+const _errs10 = errors;
+let valid3 = false;
+const _errs11 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing3;
+if((data1.fileWithUri === undefined) && (missing3 = "fileWithUri")){
+const err4 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf/0/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+var props1 = {};
+props1.fileWithUri = true;
+}
+const _errs12 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing4;
+if((data1.fileWithBytes === undefined) && (missing4 = "fileWithBytes")){
+const err5 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs12 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithBytes = true;
+}
+}
+if(!valid3){
+const err6 = {instancePath:instancePath+"/file",schemaPath:"#/$defs/FilePart/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate72.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs8){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithUri = true;
+props1.fileWithBytes = true;
+props1.mimeType = true;
+}
 if(data1.fileWithUri !== undefined){
-const _errs6 = errors;
+const _errs13 = errors;
 if(typeof data1.fileWithUri !== "string"){
 validate72.errors = [{instancePath:instancePath+"/file/fileWithUri",schemaPath:"#/$defs/FilePart/properties/fileWithUri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid4 = _errs13 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.fileWithBytes !== undefined){
 let data3 = data1.fileWithBytes;
-const _errs8 = errors;
-if(errors === _errs8){
+const _errs15 = errors;
+if(errors === _errs15){
 if(typeof data3 === "string"){
 if(!pattern4.test(data3)){
 validate72.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath:"#/$defs/FilePart/properties/fileWithBytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -5018,62 +5808,62 @@ validate72.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath
 return false;
 }
 }
-var valid2 = _errs8 === errors;
+var valid4 = _errs15 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.mimeType !== undefined){
-const _errs10 = errors;
+const _errs17 = errors;
 if(typeof data1.mimeType !== "string"){
 validate72.errors = [{instancePath:instancePath+"/file/mimeType",schemaPath:"#/$defs/FilePart/properties/mimeType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs10 === errors;
+var valid4 = _errs17 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
+if(valid4){
 if(data1.fileWithUri !== undefined){
-const _errs12 = errors;
+const _errs19 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.fileWithBytes !== undefined){
 validate72.errors = [{instancePath:instancePath+"/file/fileWithBytes",schemaPath:"#/$defs/FilePart/dependentSchemas/fileWithUri/properties/fileWithBytes/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid3 = _errs12 === errors;
-if(valid3){
-var props0 = {};
-props0.fileWithBytes = true;
-props0.fileWithUri = true;
-props0.mimeType = true;
+var valid5 = _errs19 === errors;
+if(valid5){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithBytes = true;
+}
 }
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
-if(valid3){
+if(valid5){
 if(data1.fileWithBytes !== undefined){
-const _errs13 = errors;
+const _errs20 = errors;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.fileWithUri !== undefined){
 validate72.errors = [{instancePath:instancePath+"/file/fileWithUri",schemaPath:"#/$defs/FilePart/dependentSchemas/fileWithBytes/properties/fileWithUri/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid3 = _errs13 === errors;
-if(valid3){
-if(props0 !== true){
-props0 = props0 || {};
-props0.fileWithUri = true;
+var valid5 = _errs20 === errors;
+if(valid5){
+if(props1 !== true){
+props1 = props1 || {};
+props1.fileWithUri = true;
 }
 }
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
 }
 }
@@ -5085,17 +5875,17 @@ validate72.errors = [{instancePath:instancePath+"/file",schemaPath:"#/$defs/File
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.data !== undefined){
 let data7 = data.data;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.data !== undefined){
 let data8 = data7.data;
@@ -5110,96 +5900,27 @@ validate72.errors = [{instancePath:instancePath+"/data",schemaPath:"#/$defs/Data
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid1 = _errs21 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.text !== undefined){
-const _errs19 = errors;
+const _errs26 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.file !== undefined){
-var valid9 = false;
-validate72.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/text/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data.data !== undefined){
-var valid9 = false;
-validate72.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid9 = true;
-}
-}
-}
-var valid8 = _errs19 === errors;
-if(valid8){
-var props1 = {};
-props1.file = true;
-props1.data = true;
-props1.text = true;
-}
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.file !== undefined){
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined){
-var valid10 = false;
-validate72.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/file/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data.data !== undefined){
-var valid10 = false;
-validate72.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/file/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid10 = true;
-}
-}
-}
-var valid8 = _errs20 === errors;
-if(valid8){
-if(props1 !== true){
-props1 = props1 || {};
-props1.text = true;
-props1.data = true;
-}
-}
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.data !== undefined){
-const _errs21 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined){
 var valid11 = false;
-validate72.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate72.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/text/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data.file !== undefined){
+if(data.data !== undefined){
 var valid11 = false;
-validate72.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/data/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate72.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -5207,17 +5928,87 @@ var valid11 = true;
 }
 }
 }
-var valid8 = _errs21 === errors;
-if(valid8){
-if(props1 !== true){
-props1 = props1 || {};
-props1.text = true;
-props1.file = true;
+var valid10 = _errs26 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.file = true;
+props0.data = true;
 }
 }
 }
 else {
-var valid8 = true;
+var valid10 = true;
+}
+if(valid10){
+if(data.file !== undefined){
+const _errs27 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined){
+var valid12 = false;
+validate72.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/file/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.data !== undefined){
+var valid12 = false;
+validate72.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/file/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid12 = true;
+}
+}
+}
+var valid10 = _errs27 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.data = true;
+}
+}
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data.data !== undefined){
+const _errs28 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined){
+var valid13 = false;
+validate72.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.file !== undefined){
+var valid13 = false;
+validate72.errors = [{instancePath:instancePath+"/file",schemaPath:"#/dependentSchemas/data/properties/file/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid13 = true;
+}
+}
+}
+var valid10 = _errs28 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.file = true;
+}
+}
+}
+else {
+var valid10 = true;
 }
 }
 }
@@ -5231,7 +6022,7 @@ return false;
 }
 }
 validate72.errors = vErrors;
-evaluated0.props = props1;
+evaluated0.props = props0;
 return errors === 0;
 }
 validate72.evaluated = {"dynamicProps":true,"dynamicItems":false};
@@ -5528,48 +6319,189 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.apiKeySecurityScheme === undefined) && (missing0 = "apiKeySecurityScheme")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.apiKeySecurityScheme = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.httpAuthSecurityScheme === undefined) && (missing1 = "httpAuthSecurityScheme")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.httpAuthSecurityScheme = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.oauth2SecurityScheme === undefined) && (missing2 = "oauth2SecurityScheme")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.oauth2SecurityScheme = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.openIdConnectSecurityScheme === undefined) && (missing3 = "openIdConnectSecurityScheme")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.openIdConnectSecurityScheme = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.mtlsSecurityScheme === undefined) && (missing4 = "mtlsSecurityScheme")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.mtlsSecurityScheme = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate76.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.apiKeySecurityScheme = true;
+props0.httpAuthSecurityScheme = true;
+props0.oauth2SecurityScheme = true;
+props0.openIdConnectSecurityScheme = true;
+props0.mtlsSecurityScheme = true;
+}
 if(data.apiKeySecurityScheme !== undefined){
 let data0 = data.apiKeySecurityScheme;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.description !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.description !== "string"){
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/description",schemaPath:"#/$defs/APIKeySecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.location !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.location !== "string"){
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/location",schemaPath:"#/$defs/APIKeySecurityScheme/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.name !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.name !== "string"){
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/name",schemaPath:"#/$defs/APIKeySecurityScheme/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -5579,52 +6511,52 @@ validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPa
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.httpAuthSecurityScheme !== undefined){
 let data4 = data.httpAuthSecurityScheme;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.description !== undefined){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4.description !== "string"){
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/description",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs13 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.scheme !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data4.scheme !== "string"){
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/scheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs15 === errors;
+var valid5 = _errs21 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.bearerFormat !== undefined){
-const _errs17 = errors;
+const _errs23 = errors;
 if(typeof data4.bearerFormat !== "string"){
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/bearerFormat",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/bearerFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs17 === errors;
+var valid5 = _errs23 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -5634,52 +6566,52 @@ validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schema
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs19 = errors;
+const _errs25 = errors;
 if(!(validate26(data.oauth2SecurityScheme, {instancePath:instancePath+"/oauth2SecurityScheme",parentData:data,parentDataProperty:"oauth2SecurityScheme",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs19 === errors;
+var valid1 = _errs25 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.openIdConnectSecurityScheme !== undefined){
 let data9 = data.openIdConnectSecurityScheme;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.description !== undefined){
-const _errs23 = errors;
+const _errs29 = errors;
 if(typeof data9.description !== "string"){
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/description",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs23 === errors;
+var valid7 = _errs29 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data9.openIdConnectUrl !== undefined){
-const _errs25 = errors;
+const _errs31 = errors;
 if(typeof data9.openIdConnectUrl !== "string"){
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/openIdConnectUrl",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/openIdConnectUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
+var valid7 = _errs31 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
@@ -5688,17 +6620,17 @@ validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",s
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid1 = _errs26 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mtlsSecurityScheme !== undefined){
 let data12 = data.mtlsSecurityScheme;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.description !== undefined){
 if(typeof data12.description !== "string"){
@@ -5712,112 +6644,113 @@ validate76.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs33 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.apiKeySecurityScheme !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.oauth2SecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate76.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.mtlsSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate76.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs32 === errors;
-if(valid9){
-var props0 = {};
+var valid10 = _errs38 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
 props0.httpAuthSecurityScheme = true;
 props0.oauth2SecurityScheme = true;
 props0.openIdConnectSecurityScheme = true;
 props0.mtlsSecurityScheme = true;
-props0.apiKeySecurityScheme = true;
+}
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.httpAuthSecurityScheme !== undefined){
-const _errs33 = errors;
+const _errs39 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.oauth2SecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate76.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.mtlsSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate76.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs33 === errors;
-if(valid9){
+var valid10 = _errs39 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -5828,53 +6761,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.mtlsSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate76.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs34 === errors;
-if(valid9){
+var valid10 = _errs40 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -5885,53 +6818,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.openIdConnectSecurityScheme !== undefined){
-const _errs35 = errors;
+const _errs41 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.oauth2SecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate76.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.mtlsSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate76.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs35 === errors;
-if(valid9){
+var valid10 = _errs41 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -5942,53 +6875,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.mtlsSecurityScheme !== undefined){
-const _errs36 = errors;
+const _errs42 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate76.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate76.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.oauth2SecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate76.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate76.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs36 === errors;
-if(valid9){
+var valid10 = _errs42 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -5999,7 +6932,7 @@ props0.openIdConnectSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
 }
 }
@@ -6250,7 +7183,7 @@ return errors === 0;
 validate80.evaluated = {"props":{"message":true,"configuration":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const SendMessageResponse = validate83;
-const schema104 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"}},"dependentSchemas":{"task":{"properties":{"message":false}},"message":{"properties":{"task":false}}}};
+const schema104 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"}},"dependentSchemas":{"task":{"properties":{"message":false}},"message":{"properties":{"task":false}}},"anyOf":[{"properties":{"task":true},"required":["task"]},{"properties":{"message":true},"required":["message"]}]};
 const schema105 = {"type":"object","properties":{"id":{"type":"string"},"contextId":{"type":"string"},"status":{"$ref":"#/$defs/TaskStatus"},"artifacts":{"type":"array","items":{"$ref":"#/$defs/Artifact"}},"history":{"type":"array","items":{"$ref":"#/$defs/Message"}},"metadata":{"type":"object"}}};
 const schema106 = {"type":"object","properties":{"state":{"type":"string","enum":["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELLED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]},"message":{"$ref":"#/$defs/Message"},"timestamp":{"type":"string","format":"date-time","pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"}}};
 const formats0 = __fullFormats["date-time"];
@@ -6486,61 +7419,134 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.task === undefined) && (missing0 = "task")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.task = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.message === undefined) && (missing1 = "message")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate83.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.task = true;
+props0.message = true;
+}
 if(data.task !== undefined){
-const _errs1 = errors;
+const _errs4 = errors;
 if(!(validate84(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined){
-const _errs2 = errors;
-if(!(validate65(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.task !== undefined){
-const _errs3 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.message !== undefined){
-validate83.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-var props0 = {};
-props0.message = true;
-props0.task = true;
-}
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.message !== undefined){
-const _errs4 = errors;
+const _errs5 = errors;
+if(!(validate65(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.task !== undefined){
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.message !== undefined){
+validate83.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.message !== undefined){
+const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
 validate83.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/message/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid1 = _errs4 === errors;
-if(valid1){
+var valid2 = _errs7 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -6548,7 +7554,7 @@ props0.task = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }
@@ -6566,7 +7572,7 @@ return errors === 0;
 validate83.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const StreamResponse = validate92;
-const schema107 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"},"statusUpdate":{"$ref":"#/$defs/TaskStatusUpdateEvent"},"artifactUpdate":{"$ref":"#/$defs/TaskArtifactUpdateEvent"}},"dependentSchemas":{"task":{"properties":{"message":false,"statusUpdate":false,"artifactUpdate":false}},"message":{"properties":{"task":false,"statusUpdate":false,"artifactUpdate":false}},"statusUpdate":{"properties":{"task":false,"message":false,"artifactUpdate":false}},"artifactUpdate":{"properties":{"task":false,"message":false,"statusUpdate":false}}}};
+const schema107 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"},"statusUpdate":{"$ref":"#/$defs/TaskStatusUpdateEvent"},"artifactUpdate":{"$ref":"#/$defs/TaskArtifactUpdateEvent"}},"dependentSchemas":{"task":{"properties":{"message":false,"statusUpdate":false,"artifactUpdate":false}},"message":{"properties":{"task":false,"statusUpdate":false,"artifactUpdate":false}},"statusUpdate":{"properties":{"task":false,"message":false,"artifactUpdate":false}},"artifactUpdate":{"properties":{"task":false,"message":false,"statusUpdate":false}}},"anyOf":[{"properties":{"task":true},"required":["task"]},{"properties":{"message":true},"required":["message"]},{"properties":{"statusUpdate":true},"required":["statusUpdate"]},{"properties":{"artifactUpdate":true},"required":["artifactUpdate"]}]};
 const schema108 = {"type":"object","properties":{"taskId":{"type":"string"},"contextId":{"type":"string"},"status":{"$ref":"#/$defs/TaskStatus"},"final":{"type":"boolean"},"metadata":{"type":"object"}}};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6769,135 +7775,254 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.task === undefined) && (missing0 = "task")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.task = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.message === undefined) && (missing1 = "message")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.statusUpdate === undefined) && (missing2 = "statusUpdate")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.statusUpdate = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.artifactUpdate === undefined) && (missing3 = "artifactUpdate")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.artifactUpdate = true;
+}
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate92.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.task = true;
+props0.message = true;
+props0.statusUpdate = true;
+props0.artifactUpdate = true;
+}
 if(data.task !== undefined){
-const _errs1 = errors;
+const _errs6 = errors;
 if(!(validate84(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.message !== undefined){
-const _errs2 = errors;
+const _errs7 = errors;
 if(!(validate65(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs2 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.statusUpdate !== undefined){
-const _errs3 = errors;
+const _errs8 = errors;
 if(!(validate95(data.statusUpdate, {instancePath:instancePath+"/statusUpdate",parentData:data,parentDataProperty:"statusUpdate",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.artifactUpdate !== undefined){
-const _errs4 = errors;
+const _errs9 = errors;
 if(!(validate98(data.artifactUpdate, {instancePath:instancePath+"/artifactUpdate",parentData:data,parentDataProperty:"artifactUpdate",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs4 === errors;
+var valid1 = _errs9 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.task !== undefined){
-const _errs5 = errors;
+const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.message !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate92.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.statusUpdate !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate92.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/task/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.artifactUpdate !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate92.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/task/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
 }
-var valid1 = _errs5 === errors;
-if(valid1){
-var props0 = {};
+var valid2 = _errs10 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
 props0.message = true;
 props0.statusUpdate = true;
 props0.artifactUpdate = true;
-props0.task = true;
+}
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.message !== undefined){
-const _errs6 = errors;
+const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate92.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/message/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.statusUpdate !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate92.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/message/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.artifactUpdate !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate92.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/message/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
 }
 }
 }
-var valid1 = _errs6 === errors;
-if(valid1){
+var valid2 = _errs11 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -6907,43 +8032,43 @@ props0.artifactUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.statusUpdate !== undefined){
-const _errs7 = errors;
+const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate92.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/statusUpdate/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.message !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate92.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/statusUpdate/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.artifactUpdate !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate92.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/statusUpdate/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
 }
-var valid1 = _errs7 === errors;
-if(valid1){
+var valid2 = _errs12 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -6953,43 +8078,43 @@ props0.artifactUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.artifactUpdate !== undefined){
-const _errs8 = errors;
+const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate92.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/artifactUpdate/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.message !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate92.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/artifactUpdate/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.statusUpdate !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate92.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/artifactUpdate/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid1 = _errs8 === errors;
-if(valid1){
+var valid2 = _errs13 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -6999,7 +8124,7 @@ props0.statusUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }

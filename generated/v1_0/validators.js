@@ -228,12 +228,12 @@ const schema35 = {"type":"object","properties":{"name":{"type":"string"},"descri
 const schema36 = {"type":"object","properties":{"url":{"type":"string"},"protocolBinding":{"type":"string"},"tenant":{"type":"string"},"protocolVersion":{"type":"string"}},"required":["url","protocolBinding","protocolVersion"]};
 const schema37 = {"type":"object","properties":{"url":{"type":"string"},"organization":{"type":"string"}},"required":["url","organization"]};
 const schema53 = {"type":"object","properties":{"protected":{"type":"string"},"signature":{"type":"string"},"header":{"type":"object"}},"required":["protected","signature"]};
-const schema38 = {"type":"object","properties":{"apiKeySecurityScheme":{"$ref":"#/$defs/APIKeySecurityScheme"},"httpAuthSecurityScheme":{"$ref":"#/$defs/HTTPAuthSecurityScheme"},"oauth2SecurityScheme":{"$ref":"#/$defs/OAuth2SecurityScheme"},"openIdConnectSecurityScheme":{"$ref":"#/$defs/OpenIdConnectSecurityScheme"},"mtlsSecurityScheme":{"$ref":"#/$defs/MutualTlsSecurityScheme"}},"dependentSchemas":{"apiKeySecurityScheme":{"properties":{"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"httpAuthSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"oauth2SecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"openIdConnectSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"mtlsSecurityScheme":false}},"mtlsSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false}}}};
+const schema38 = {"type":"object","properties":{"apiKeySecurityScheme":{"$ref":"#/$defs/APIKeySecurityScheme"},"httpAuthSecurityScheme":{"$ref":"#/$defs/HTTPAuthSecurityScheme"},"oauth2SecurityScheme":{"$ref":"#/$defs/OAuth2SecurityScheme"},"openIdConnectSecurityScheme":{"$ref":"#/$defs/OpenIdConnectSecurityScheme"},"mtlsSecurityScheme":{"$ref":"#/$defs/MutualTlsSecurityScheme"}},"dependentSchemas":{"apiKeySecurityScheme":{"properties":{"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"httpAuthSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"oauth2SecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"openIdConnectSecurityScheme":false,"mtlsSecurityScheme":false}},"openIdConnectSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"mtlsSecurityScheme":false}},"mtlsSecurityScheme":{"properties":{"apiKeySecurityScheme":false,"httpAuthSecurityScheme":false,"oauth2SecurityScheme":false,"openIdConnectSecurityScheme":false}}},"anyOf":[{"properties":{"apiKeySecurityScheme":true},"required":["apiKeySecurityScheme"]},{"properties":{"httpAuthSecurityScheme":true},"required":["httpAuthSecurityScheme"]},{"properties":{"oauth2SecurityScheme":true},"required":["oauth2SecurityScheme"]},{"properties":{"openIdConnectSecurityScheme":true},"required":["openIdConnectSecurityScheme"]},{"properties":{"mtlsSecurityScheme":true},"required":["mtlsSecurityScheme"]}]};
 const schema40 = {"type":"object","properties":{"description":{"type":"string"},"scheme":{"type":"string"},"bearerFormat":{"type":"string"}},"required":["scheme"]};
 const schema48 = {"type":"object","properties":{"description":{"type":"string"},"openIdConnectUrl":{"type":"string"}},"required":["openIdConnectUrl"]};
 const schema49 = {"type":"object","properties":{"description":{"type":"string"}}};
 const schema41 = {"type":"object","properties":{"description":{"type":"string"},"flows":{"$ref":"#/$defs/OAuthFlows"},"oauth2MetadataUrl":{"type":"string"}},"required":["flows"]};
-const schema42 = {"type":"object","properties":{"authorizationCode":{"$ref":"#/$defs/AuthorizationCodeOAuthFlow"},"clientCredentials":{"$ref":"#/$defs/ClientCredentialsOAuthFlow"},"implicit":{"$ref":"#/$defs/ImplicitOAuthFlow","deprecated":true},"password":{"$ref":"#/$defs/PasswordOAuthFlow","deprecated":true},"deviceCode":{"$ref":"#/$defs/DeviceCodeOAuthFlow"}},"dependentSchemas":{"authorizationCode":{"properties":{"clientCredentials":false,"implicit":false,"password":false,"deviceCode":false}},"clientCredentials":{"properties":{"authorizationCode":false,"implicit":false,"password":false,"deviceCode":false}},"implicit":{"properties":{"authorizationCode":false,"clientCredentials":false,"password":false,"deviceCode":false}},"password":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false,"deviceCode":false}},"deviceCode":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false,"password":false}}}};
+const schema42 = {"type":"object","properties":{"authorizationCode":{"$ref":"#/$defs/AuthorizationCodeOAuthFlow"},"clientCredentials":{"$ref":"#/$defs/ClientCredentialsOAuthFlow"},"implicit":{"$ref":"#/$defs/ImplicitOAuthFlow","deprecated":true},"password":{"$ref":"#/$defs/PasswordOAuthFlow","deprecated":true},"deviceCode":{"$ref":"#/$defs/DeviceCodeOAuthFlow"}},"dependentSchemas":{"authorizationCode":{"properties":{"clientCredentials":false,"implicit":false,"password":false,"deviceCode":false}},"clientCredentials":{"properties":{"authorizationCode":false,"implicit":false,"password":false,"deviceCode":false}},"implicit":{"properties":{"authorizationCode":false,"clientCredentials":false,"password":false,"deviceCode":false}},"password":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false,"deviceCode":false}},"deviceCode":{"properties":{"authorizationCode":false,"clientCredentials":false,"implicit":false,"password":false}}},"anyOf":[{"properties":{"authorizationCode":true},"required":["authorizationCode"]},{"properties":{"clientCredentials":true},"required":["clientCredentials"]},{"properties":{"implicit":true},"required":["implicit"]},{"properties":{"password":true},"required":["password"]},{"properties":{"deviceCode":true},"required":["deviceCode"]}]};
 const schema43 = {"type":"object","properties":{"authorizationUrl":{"type":"string"},"tokenUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}},"pkceRequired":{"type":"boolean"}},"required":["authorizationUrl","tokenUrl","scopes"]};
 const schema44 = {"type":"object","properties":{"tokenUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}}},"required":["tokenUrl","scopes"]};
 const schema45 = {"type":"object","properties":{"authorizationUrl":{"type":"string"},"refreshUrl":{"type":"string"},"scopes":{"type":"object","additionalProperties":{"type":"string"}}}};
@@ -250,69 +250,210 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.authorizationCode === undefined) && (missing0 = "authorizationCode")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.authorizationCode = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.clientCredentials === undefined) && (missing1 = "clientCredentials")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.clientCredentials = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.implicit === undefined) && (missing2 = "implicit")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.implicit = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.password === undefined) && (missing3 = "password")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.password = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.deviceCode === undefined) && (missing4 = "deviceCode")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.deviceCode = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate27.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.authorizationCode = true;
+props0.clientCredentials = true;
+props0.implicit = true;
+props0.password = true;
+props0.deviceCode = true;
+}
 if(data.authorizationCode !== undefined){
 let data0 = data.authorizationCode;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if((((data0.authorizationUrl === undefined) && (missing0 = "authorizationUrl")) || ((data0.tokenUrl === undefined) && (missing0 = "tokenUrl"))) || ((data0.scopes === undefined) && (missing0 = "scopes"))){
-validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+let missing5;
+if((((data0.authorizationUrl === undefined) && (missing5 = "authorizationUrl")) || ((data0.tokenUrl === undefined) && (missing5 = "tokenUrl"))) || ((data0.scopes === undefined) && (missing5 = "scopes"))){
+validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data0.authorizationUrl !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.authorizationUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/authorizationUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.tokenUrl !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/tokenUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.refreshUrl !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/refreshUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.scopes !== undefined){
 let data4 = data0.scopes;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs16 = errors;
+if(errors === _errs16){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4[key0] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/scopes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs13 === errors;
-if(!valid3){
+var valid4 = _errs19 === errors;
+if(!valid4){
 break;
 }
 }
@@ -322,22 +463,22 @@ validate27.errors = [{instancePath:instancePath+"/authorizationCode/scopes",sche
 return false;
 }
 }
-var valid2 = _errs10 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.pkceRequired !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data0.pkceRequired !== "boolean"){
 validate27.errors = [{instancePath:instancePath+"/authorizationCode/pkceRequired",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/pkceRequired/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs21 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -350,61 +491,61 @@ validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.clientCredentials !== undefined){
 let data7 = data.clientCredentials;
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
+const _errs23 = errors;
+const _errs24 = errors;
+if(errors === _errs24){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing1;
-if(((data7.tokenUrl === undefined) && (missing1 = "tokenUrl")) || ((data7.scopes === undefined) && (missing1 = "scopes"))){
-validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+let missing6;
+if(((data7.tokenUrl === undefined) && (missing6 = "tokenUrl")) || ((data7.scopes === undefined) && (missing6 = "scopes"))){
+validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data7.tokenUrl !== undefined){
-const _errs20 = errors;
+const _errs26 = errors;
 if(typeof data7.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/tokenUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs20 === errors;
+var valid6 = _errs26 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data7.refreshUrl !== undefined){
-const _errs22 = errors;
+const _errs28 = errors;
 if(typeof data7.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/refreshUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs22 === errors;
+var valid6 = _errs28 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data7.scopes !== undefined){
 let data10 = data7.scopes;
-const _errs24 = errors;
-if(errors === _errs24){
+const _errs30 = errors;
+if(errors === _errs30){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 for(const key1 in data10){
-const _errs27 = errors;
+const _errs33 = errors;
 if(typeof data10[key1] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/clientCredentials/scopes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs27 === errors;
-if(!valid6){
+var valid7 = _errs33 === errors;
+if(!valid7){
 break;
 }
 }
@@ -414,10 +555,10 @@ validate27.errors = [{instancePath:instancePath+"/clientCredentials/scopes",sche
 return false;
 }
 }
-var valid5 = _errs24 === errors;
+var valid6 = _errs30 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
@@ -428,55 +569,55 @@ validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:
 return false;
 }
 }
-var valid0 = _errs17 === errors;
+var valid1 = _errs23 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.implicit !== undefined){
 let data12 = data.implicit;
-const _errs29 = errors;
-const _errs30 = errors;
-if(errors === _errs30){
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.authorizationUrl !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(typeof data12.authorizationUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/authorizationUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs32 === errors;
+var valid9 = _errs38 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data12.refreshUrl !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(typeof data12.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/refreshUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs34 === errors;
+var valid9 = _errs40 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data12.scopes !== undefined){
 let data15 = data12.scopes;
-const _errs36 = errors;
-if(errors === _errs36){
+const _errs42 = errors;
+if(errors === _errs42){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 for(const key2 in data15){
-const _errs39 = errors;
+const _errs45 = errors;
 if(typeof data15[key2] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/implicit/scopes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImplicitOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs39 === errors;
-if(!valid9){
+var valid10 = _errs45 === errors;
+if(!valid10){
 break;
 }
 }
@@ -486,10 +627,10 @@ validate27.errors = [{instancePath:instancePath+"/implicit/scopes",schemaPath:"#
 return false;
 }
 }
-var valid8 = _errs36 === errors;
+var valid9 = _errs42 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
@@ -499,55 +640,55 @@ validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs29 === errors;
+var valid1 = _errs35 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.password !== undefined){
 let data17 = data.password;
-const _errs41 = errors;
-const _errs42 = errors;
-if(errors === _errs42){
+const _errs47 = errors;
+const _errs48 = errors;
+if(errors === _errs48){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.tokenUrl !== undefined){
-const _errs44 = errors;
+const _errs50 = errors;
 if(typeof data17.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/tokenUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs44 === errors;
+var valid12 = _errs50 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data17.refreshUrl !== undefined){
-const _errs46 = errors;
+const _errs52 = errors;
 if(typeof data17.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/refreshUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs46 === errors;
+var valid12 = _errs52 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data17.scopes !== undefined){
 let data20 = data17.scopes;
-const _errs48 = errors;
-if(errors === _errs48){
+const _errs54 = errors;
+if(errors === _errs54){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key3 in data20){
-const _errs51 = errors;
+const _errs57 = errors;
 if(typeof data20[key3] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/password/scopes/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/PasswordOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs51 === errors;
-if(!valid12){
+var valid13 = _errs57 === errors;
+if(!valid13){
 break;
 }
 }
@@ -557,10 +698,10 @@ validate27.errors = [{instancePath:instancePath+"/password/scopes",schemaPath:"#
 return false;
 }
 }
-var valid11 = _errs48 === errors;
+var valid12 = _errs54 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
@@ -570,73 +711,73 @@ validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs41 === errors;
+var valid1 = _errs47 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.deviceCode !== undefined){
 let data22 = data.deviceCode;
-const _errs53 = errors;
-const _errs54 = errors;
-if(errors === _errs54){
+const _errs59 = errors;
+const _errs60 = errors;
+if(errors === _errs60){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-let missing2;
-if((((data22.deviceAuthorizationUrl === undefined) && (missing2 = "deviceAuthorizationUrl")) || ((data22.tokenUrl === undefined) && (missing2 = "tokenUrl"))) || ((data22.scopes === undefined) && (missing2 = "scopes"))){
-validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$defs/DeviceCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+let missing7;
+if((((data22.deviceAuthorizationUrl === undefined) && (missing7 = "deviceAuthorizationUrl")) || ((data22.tokenUrl === undefined) && (missing7 = "tokenUrl"))) || ((data22.scopes === undefined) && (missing7 = "scopes"))){
+validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$defs/DeviceCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data22.deviceAuthorizationUrl !== undefined){
-const _errs56 = errors;
+const _errs62 = errors;
 if(typeof data22.deviceAuthorizationUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/deviceCode/deviceAuthorizationUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/deviceAuthorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs56 === errors;
+var valid15 = _errs62 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.tokenUrl !== undefined){
-const _errs58 = errors;
+const _errs64 = errors;
 if(typeof data22.tokenUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/deviceCode/tokenUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs58 === errors;
+var valid15 = _errs64 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.refreshUrl !== undefined){
-const _errs60 = errors;
+const _errs66 = errors;
 if(typeof data22.refreshUrl !== "string"){
 validate27.errors = [{instancePath:instancePath+"/deviceCode/refreshUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs60 === errors;
+var valid15 = _errs66 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.scopes !== undefined){
 let data26 = data22.scopes;
-const _errs62 = errors;
-if(errors === _errs62){
+const _errs68 = errors;
+if(errors === _errs68){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 for(const key4 in data26){
-const _errs65 = errors;
+const _errs71 = errors;
 if(typeof data26[key4] !== "string"){
 validate27.errors = [{instancePath:instancePath+"/deviceCode/scopes/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid15 = _errs65 === errors;
-if(!valid15){
+var valid16 = _errs71 === errors;
+if(!valid16){
 break;
 }
 }
@@ -646,10 +787,10 @@ validate27.errors = [{instancePath:instancePath+"/deviceCode/scopes",schemaPath:
 return false;
 }
 }
-var valid14 = _errs62 === errors;
+var valid15 = _errs68 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
@@ -661,112 +802,113 @@ validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$def
 return false;
 }
 }
-var valid0 = _errs53 === errors;
+var valid1 = _errs59 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.authorizationCode !== undefined){
-const _errs67 = errors;
+const _errs73 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.clientCredentials !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/authorizationCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.implicit !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/authorizationCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.password !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/authorizationCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.deviceCode !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/authorizationCode/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs67 === errors;
-if(valid16){
-var props0 = {};
+var valid17 = _errs73 === errors;
+if(valid17){
+if(props0 !== true){
+props0 = props0 || {};
 props0.clientCredentials = true;
 props0.implicit = true;
 props0.password = true;
 props0.deviceCode = true;
-props0.authorizationCode = true;
+}
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.clientCredentials !== undefined){
-const _errs68 = errors;
+const _errs74 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.implicit !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/clientCredentials/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.password !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/clientCredentials/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.deviceCode !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs68 === errors;
-if(valid16){
+var valid17 = _errs74 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -777,53 +919,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.implicit !== undefined){
-const _errs69 = errors;
+const _errs75 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/implicit/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.clientCredentials !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/implicit/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.password !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/implicit/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.deviceCode !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/implicit/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs69 === errors;
-if(valid16){
+var valid17 = _errs75 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -834,53 +976,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.password !== undefined){
-const _errs70 = errors;
+const _errs76 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/password/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.clientCredentials !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/password/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.implicit !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/password/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.deviceCode !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate27.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/password/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs70 === errors;
-if(valid16){
+var valid17 = _errs76 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -891,53 +1033,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.deviceCode !== undefined){
-const _errs71 = errors;
+const _errs77 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate27.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/deviceCode/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.clientCredentials !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate27.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/deviceCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.implicit !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate27.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/deviceCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.password !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate27.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/deviceCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs71 === errors;
-if(valid16){
+var valid17 = _errs77 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -948,7 +1090,7 @@ props0.password = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
 }
 }
@@ -1050,54 +1192,195 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.apiKeySecurityScheme === undefined) && (missing0 = "apiKeySecurityScheme")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.apiKeySecurityScheme = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.httpAuthSecurityScheme === undefined) && (missing1 = "httpAuthSecurityScheme")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.httpAuthSecurityScheme = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.oauth2SecurityScheme === undefined) && (missing2 = "oauth2SecurityScheme")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.oauth2SecurityScheme = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.openIdConnectSecurityScheme === undefined) && (missing3 = "openIdConnectSecurityScheme")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.openIdConnectSecurityScheme = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.mtlsSecurityScheme === undefined) && (missing4 = "mtlsSecurityScheme")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.mtlsSecurityScheme = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate25.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.apiKeySecurityScheme = true;
+props0.httpAuthSecurityScheme = true;
+props0.oauth2SecurityScheme = true;
+props0.openIdConnectSecurityScheme = true;
+props0.mtlsSecurityScheme = true;
+}
 if(data.apiKeySecurityScheme !== undefined){
 let data0 = data.apiKeySecurityScheme;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if(((data0.location === undefined) && (missing0 = "location")) || ((data0.name === undefined) && (missing0 = "name"))){
-validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/$defs/APIKeySecurityScheme/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+let missing5;
+if(((data0.location === undefined) && (missing5 = "location")) || ((data0.name === undefined) && (missing5 = "name"))){
+validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/$defs/APIKeySecurityScheme/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data0.description !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/description",schemaPath:"#/$defs/APIKeySecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.location !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.location !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/location",schemaPath:"#/$defs/APIKeySecurityScheme/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.name !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.name !== "string"){
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/name",schemaPath:"#/$defs/APIKeySecurityScheme/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -1108,58 +1391,58 @@ validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPa
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.httpAuthSecurityScheme !== undefined){
 let data4 = data.httpAuthSecurityScheme;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if((data4.scheme === undefined) && (missing1 = "scheme")){
-validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+let missing6;
+if((data4.scheme === undefined) && (missing6 = "scheme")){
+validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data4.description !== undefined){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/description",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs13 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.scheme !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data4.scheme !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/scheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs15 === errors;
+var valid5 = _errs21 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.bearerFormat !== undefined){
-const _errs17 = errors;
+const _errs23 = errors;
 if(typeof data4.bearerFormat !== "string"){
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/bearerFormat",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/bearerFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs17 === errors;
+var valid5 = _errs23 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -1170,58 +1453,58 @@ validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schema
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs19 = errors;
+const _errs25 = errors;
 if(!(validate26(data.oauth2SecurityScheme, {instancePath:instancePath+"/oauth2SecurityScheme",parentData:data,parentDataProperty:"oauth2SecurityScheme",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs19 === errors;
+var valid1 = _errs25 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.openIdConnectSecurityScheme !== undefined){
 let data9 = data.openIdConnectSecurityScheme;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing2;
-if((data9.openIdConnectUrl === undefined) && (missing2 = "openIdConnectUrl")){
-validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+let missing7;
+if((data9.openIdConnectUrl === undefined) && (missing7 = "openIdConnectUrl")){
+validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data9.description !== undefined){
-const _errs23 = errors;
+const _errs29 = errors;
 if(typeof data9.description !== "string"){
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/description",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs23 === errors;
+var valid7 = _errs29 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data9.openIdConnectUrl !== undefined){
-const _errs25 = errors;
+const _errs31 = errors;
 if(typeof data9.openIdConnectUrl !== "string"){
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/openIdConnectUrl",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/openIdConnectUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
+var valid7 = _errs31 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
@@ -1231,17 +1514,17 @@ validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",s
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid1 = _errs26 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mtlsSecurityScheme !== undefined){
 let data12 = data.mtlsSecurityScheme;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.description !== undefined){
 if(typeof data12.description !== "string"){
@@ -1255,112 +1538,113 @@ validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs33 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.apiKeySecurityScheme !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.oauth2SecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.mtlsSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs32 === errors;
-if(valid9){
-var props0 = {};
+var valid10 = _errs38 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
 props0.httpAuthSecurityScheme = true;
 props0.oauth2SecurityScheme = true;
 props0.openIdConnectSecurityScheme = true;
 props0.mtlsSecurityScheme = true;
-props0.apiKeySecurityScheme = true;
+}
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.httpAuthSecurityScheme !== undefined){
-const _errs33 = errors;
+const _errs39 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.oauth2SecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.mtlsSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs33 === errors;
-if(valid9){
+var valid10 = _errs39 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1371,53 +1655,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.mtlsSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs34 === errors;
-if(valid9){
+var valid10 = _errs40 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1428,53 +1712,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.openIdConnectSecurityScheme !== undefined){
-const _errs35 = errors;
+const _errs41 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.oauth2SecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.mtlsSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate25.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs35 === errors;
-if(valid9){
+var valid10 = _errs41 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1485,53 +1769,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.mtlsSecurityScheme !== undefined){
-const _errs36 = errors;
+const _errs42 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.oauth2SecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate25.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs36 === errors;
-if(valid9){
+var valid10 = _errs42 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -1542,7 +1826,7 @@ props0.openIdConnectSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
 }
 }
@@ -2871,7 +3155,7 @@ validate40.evaluated = {"props":{"id":true,"name":true,"description":true,"tags"
 
 export const Artifact = validate42;
 const schema59 = {"type":"object","properties":{"artifactId":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"parts":{"type":"array","items":{"$ref":"#/$defs/Part"},"minItems":1},"metadata":{"type":"object"},"extensions":{"type":"array","items":{"type":"string"}}},"required":["artifactId","parts"]};
-const schema60 = {"type":"object","properties":{"text":{"type":"string"},"raw":{"type":"string","pattern":"^[A-Za-z0-9+/_-]*={0,2}$"},"url":{"type":"string"},"data":{},"metadata":{"type":"object"},"filename":{"type":"string"},"mediaType":{"type":"string"}},"dependentSchemas":{"text":{"properties":{"raw":false,"url":false,"data":false}},"raw":{"properties":{"text":false,"url":false,"data":false}},"url":{"properties":{"text":false,"raw":false,"data":false}},"data":{"properties":{"text":false,"raw":false,"url":false}}}};
+const schema60 = {"type":"object","properties":{"text":{"type":"string"},"raw":{"type":"string","pattern":"^[A-Za-z0-9+/_-]*={0,2}$"},"url":{"type":"string"},"data":{},"metadata":{"type":"object"},"filename":{"type":"string"},"mediaType":{"type":"string"}},"dependentSchemas":{"text":{"properties":{"raw":false,"url":false,"data":false}},"raw":{"properties":{"text":false,"url":false,"data":false}},"url":{"properties":{"text":false,"raw":false,"data":false}},"data":{"properties":{"text":false,"raw":false,"url":false}}},"anyOf":[{"properties":{"text":true},"required":["text"]},{"properties":{"raw":true},"required":["raw"]},{"properties":{"url":true},"required":["url"]},{"properties":{"data":true},"required":["data"]}]};
 const pattern4 = new RegExp("^[A-Za-z0-9+/_-]*={0,2}$", "u");
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2944,24 +3228,145 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 const _errs9 = errors;
 const _errs10 = errors;
+const _errs12 = errors;
+let valid3 = false;
+const _errs13 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if((data4.text === undefined) && (missing1 = "text")){
+const err0 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs13 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs14 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing2;
+if((data4.raw === undefined) && (missing2 = "raw")){
+const err1 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs14 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.raw = true;
+}
+}
+const _errs15 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing3;
+if((data4.url === undefined) && (missing3 = "url")){
+const err2 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs15 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.url = true;
+}
+}
+const _errs16 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing4;
+if((data4.data === undefined) && (missing4 = "data")){
+const err3 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs16 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid3){
+const err4 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate42.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === _errs10){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.raw = true;
+props0.url = true;
+props0.data = true;
+props0.metadata = true;
+props0.filename = true;
+props0.mediaType = true;
+}
 if(data4.text !== undefined){
-const _errs12 = errors;
+const _errs17 = errors;
 if(typeof data4.text !== "string"){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs12 === errors;
+var valid4 = _errs17 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.raw !== undefined){
 let data6 = data4.raw;
-const _errs14 = errors;
-if(errors === _errs14){
+const _errs19 = errors;
+if(errors === _errs19){
 if(typeof data6 === "string"){
 if(!pattern4.test(data6)){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/properties/raw/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -2973,143 +3378,141 @@ validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath
 return false;
 }
 }
-var valid3 = _errs14 === errors;
+var valid4 = _errs19 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.url !== undefined){
-const _errs16 = errors;
+const _errs21 = errors;
 if(typeof data4.url !== "string"){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs16 === errors;
+var valid4 = _errs21 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.metadata !== undefined){
 let data8 = data4.metadata;
-const _errs18 = errors;
+const _errs23 = errors;
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/metadata",schemaPath:"#/$defs/Part/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid3 = _errs18 === errors;
+var valid4 = _errs23 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.filename !== undefined){
-const _errs20 = errors;
+const _errs25 = errors;
 if(typeof data4.filename !== "string"){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/filename",schemaPath:"#/$defs/Part/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs20 === errors;
+var valid4 = _errs25 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.mediaType !== undefined){
-const _errs22 = errors;
+const _errs27 = errors;
 if(typeof data4.mediaType !== "string"){
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/mediaType",schemaPath:"#/$defs/Part/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs22 === errors;
+var valid4 = _errs27 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data4.text !== undefined){
-const _errs24 = errors;
+const _errs29 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.raw !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data4.url !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data4.data !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid4 = _errs24 === errors;
-if(valid4){
-var props0 = {};
+var valid5 = _errs29 === errors;
+if(valid5){
+if(props0 !== true){
+props0 = props0 || {};
 props0.raw = true;
 props0.url = true;
 props0.data = true;
-props0.text = true;
-props0.metadata = true;
-props0.filename = true;
-props0.mediaType = true;
+}
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.raw !== undefined){
-const _errs25 = errors;
+const _errs30 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.text !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data4.url !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data4.data !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
 }
-var valid4 = _errs25 === errors;
-if(valid4){
+var valid5 = _errs30 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -3119,43 +3522,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.url !== undefined){
-const _errs26 = errors;
+const _errs31 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.text !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data4.raw !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data4.data !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
 }
 }
 }
-var valid4 = _errs26 === errors;
-if(valid4){
+var valid5 = _errs31 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -3165,43 +3568,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.data !== undefined){
-const _errs27 = errors;
+const _errs32 = errors;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.text !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data4.raw !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data4.url !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate42.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
 }
-var valid4 = _errs27 === errors;
-if(valid4){
+var valid5 = _errs32 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -3211,7 +3614,7 @@ props0.url = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -3248,12 +3651,12 @@ var valid0 = true;
 if(valid0){
 if(data.metadata !== undefined){
 let data23 = data.metadata;
-const _errs28 = errors;
+const _errs33 = errors;
 if(!(data23 && typeof data23 == "object" && !Array.isArray(data23))){
 validate42.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs33 === errors;
 }
 else {
 var valid0 = true;
@@ -3261,19 +3664,19 @@ var valid0 = true;
 if(valid0){
 if(data.extensions !== undefined){
 let data24 = data.extensions;
-const _errs30 = errors;
-if(errors === _errs30){
+const _errs35 = errors;
+if(errors === _errs35){
 if(Array.isArray(data24)){
-var valid9 = true;
+var valid10 = true;
 const len1 = data24.length;
 for(let i1=0; i1<len1; i1++){
-const _errs32 = errors;
+const _errs37 = errors;
 if(typeof data24[i1] !== "string"){
 validate42.errors = [{instancePath:instancePath+"/extensions/" + i1,schemaPath:"#/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs32 === errors;
-if(!valid9){
+var valid10 = _errs37 === errors;
+if(!valid10){
 break;
 }
 }
@@ -3283,7 +3686,7 @@ validate42.errors = [{instancePath:instancePath+"/extensions",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
@@ -4906,24 +5309,145 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs14 = errors;
+let valid3 = false;
+const _errs15 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if((data5.text === undefined) && (missing1 = "text")){
+const err0 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs15 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs16 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if((data5.raw === undefined) && (missing2 = "raw")){
+const err1 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs16 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.raw = true;
+}
+}
+const _errs17 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing3;
+if((data5.url === undefined) && (missing3 = "url")){
+const err2 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs17 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.url = true;
+}
+}
+const _errs18 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing4;
+if((data5.data === undefined) && (missing4 = "data")){
+const err3 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs18 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid3){
+const err4 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate62.errors = vErrors;
+return false;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === _errs12){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.raw = true;
+props0.url = true;
+props0.data = true;
+props0.metadata = true;
+props0.filename = true;
+props0.mediaType = true;
+}
 if(data5.text !== undefined){
-const _errs14 = errors;
+const _errs19 = errors;
 if(typeof data5.text !== "string"){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs14 === errors;
+var valid4 = _errs19 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.raw !== undefined){
 let data7 = data5.raw;
-const _errs16 = errors;
-if(errors === _errs16){
+const _errs21 = errors;
+if(errors === _errs21){
 if(typeof data7 === "string"){
 if(!pattern4.test(data7)){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/properties/raw/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -4935,143 +5459,141 @@ validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath
 return false;
 }
 }
-var valid3 = _errs16 === errors;
+var valid4 = _errs21 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.url !== undefined){
-const _errs18 = errors;
+const _errs23 = errors;
 if(typeof data5.url !== "string"){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs18 === errors;
+var valid4 = _errs23 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.metadata !== undefined){
 let data9 = data5.metadata;
-const _errs20 = errors;
+const _errs25 = errors;
 if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/metadata",schemaPath:"#/$defs/Part/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid3 = _errs20 === errors;
+var valid4 = _errs25 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.filename !== undefined){
-const _errs22 = errors;
+const _errs27 = errors;
 if(typeof data5.filename !== "string"){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/filename",schemaPath:"#/$defs/Part/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs22 === errors;
+var valid4 = _errs27 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.mediaType !== undefined){
-const _errs24 = errors;
+const _errs29 = errors;
 if(typeof data5.mediaType !== "string"){
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/mediaType",schemaPath:"#/$defs/Part/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs24 === errors;
+var valid4 = _errs29 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.text !== undefined){
-const _errs26 = errors;
+const _errs31 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.raw !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data5.url !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data5.data !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid4 = _errs26 === errors;
-if(valid4){
-var props0 = {};
+var valid5 = _errs31 === errors;
+if(valid5){
+if(props0 !== true){
+props0 = props0 || {};
 props0.raw = true;
 props0.url = true;
 props0.data = true;
-props0.text = true;
-props0.metadata = true;
-props0.filename = true;
-props0.mediaType = true;
+}
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.raw !== undefined){
-const _errs27 = errors;
+const _errs32 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data5.url !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data5.data !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
 }
-var valid4 = _errs27 === errors;
-if(valid4){
+var valid5 = _errs32 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -5081,43 +5603,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.url !== undefined){
-const _errs28 = errors;
+const _errs33 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data5.raw !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data5.data !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
 }
 }
 }
-var valid4 = _errs28 === errors;
-if(valid4){
+var valid5 = _errs33 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -5127,43 +5649,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.data !== undefined){
-const _errs29 = errors;
+const _errs34 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data5.raw !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data5.url !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate62.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
 }
-var valid4 = _errs29 === errors;
-if(valid4){
+var valid5 = _errs34 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -5173,7 +5695,7 @@ props0.url = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -5210,12 +5732,12 @@ var valid0 = true;
 if(valid0){
 if(data.metadata !== undefined){
 let data24 = data.metadata;
-const _errs30 = errors;
+const _errs35 = errors;
 if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
 validate62.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
@@ -5223,19 +5745,19 @@ var valid0 = true;
 if(valid0){
 if(data.extensions !== undefined){
 let data25 = data.extensions;
-const _errs32 = errors;
-if(errors === _errs32){
+const _errs37 = errors;
+if(errors === _errs37){
 if(Array.isArray(data25)){
-var valid9 = true;
+var valid10 = true;
 const len1 = data25.length;
 for(let i1=0; i1<len1; i1++){
-const _errs34 = errors;
+const _errs39 = errors;
 if(typeof data25[i1] !== "string"){
 validate62.errors = [{instancePath:instancePath+"/extensions/" + i1,schemaPath:"#/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs34 === errors;
-if(!valid9){
+var valid10 = _errs39 === errors;
+if(!valid10){
 break;
 }
 }
@@ -5245,7 +5767,7 @@ validate62.errors = [{instancePath:instancePath+"/extensions",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs37 === errors;
 }
 else {
 var valid0 = true;
@@ -5253,19 +5775,19 @@ var valid0 = true;
 if(valid0){
 if(data.referenceTaskIds !== undefined){
 let data27 = data.referenceTaskIds;
-const _errs36 = errors;
-if(errors === _errs36){
+const _errs41 = errors;
+if(errors === _errs41){
 if(Array.isArray(data27)){
-var valid10 = true;
+var valid11 = true;
 const len2 = data27.length;
 for(let i2=0; i2<len2; i2++){
-const _errs38 = errors;
+const _errs43 = errors;
 if(typeof data27[i2] !== "string"){
 validate62.errors = [{instancePath:instancePath+"/referenceTaskIds/" + i2,schemaPath:"#/properties/referenceTaskIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid10 = _errs38 === errors;
-if(!valid10){
+var valid11 = _errs43 === errors;
+if(!valid11){
 break;
 }
 }
@@ -5275,7 +5797,7 @@ validate62.errors = [{instancePath:instancePath+"/referenceTaskIds",schemaPath:"
 return false;
 }
 }
-var valid0 = _errs36 === errors;
+var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
@@ -5845,24 +6367,145 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs14 = errors;
+let valid3 = false;
+const _errs15 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if((data5.text === undefined) && (missing1 = "text")){
+const err0 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs15 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs16 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if((data5.raw === undefined) && (missing2 = "raw")){
+const err1 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs16 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.raw = true;
+}
+}
+const _errs17 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing3;
+if((data5.url === undefined) && (missing3 = "url")){
+const err2 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs17 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.url = true;
+}
+}
+const _errs18 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing4;
+if((data5.data === undefined) && (missing4 = "data")){
+const err3 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf/3/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs18 === errors;
+valid3 = valid3 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid3){
+const err4 = {instancePath:instancePath+"/parts/" + i0,schemaPath:"#/$defs/Part/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate68.errors = vErrors;
+return false;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === _errs12){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.raw = true;
+props0.url = true;
+props0.data = true;
+props0.metadata = true;
+props0.filename = true;
+props0.mediaType = true;
+}
 if(data5.text !== undefined){
-const _errs14 = errors;
+const _errs19 = errors;
 if(typeof data5.text !== "string"){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs14 === errors;
+var valid4 = _errs19 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.raw !== undefined){
 let data7 = data5.raw;
-const _errs16 = errors;
-if(errors === _errs16){
+const _errs21 = errors;
+if(errors === _errs21){
 if(typeof data7 === "string"){
 if(!pattern4.test(data7)){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/properties/raw/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -5874,143 +6517,141 @@ validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath
 return false;
 }
 }
-var valid3 = _errs16 === errors;
+var valid4 = _errs21 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.url !== undefined){
-const _errs18 = errors;
+const _errs23 = errors;
 if(typeof data5.url !== "string"){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs18 === errors;
+var valid4 = _errs23 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.metadata !== undefined){
 let data9 = data5.metadata;
-const _errs20 = errors;
+const _errs25 = errors;
 if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/metadata",schemaPath:"#/$defs/Part/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid3 = _errs20 === errors;
+var valid4 = _errs25 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.filename !== undefined){
-const _errs22 = errors;
+const _errs27 = errors;
 if(typeof data5.filename !== "string"){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/filename",schemaPath:"#/$defs/Part/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs22 === errors;
+var valid4 = _errs27 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.mediaType !== undefined){
-const _errs24 = errors;
+const _errs29 = errors;
 if(typeof data5.mediaType !== "string"){
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/mediaType",schemaPath:"#/$defs/Part/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs24 === errors;
+var valid4 = _errs29 === errors;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data5.text !== undefined){
-const _errs26 = errors;
+const _errs31 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.raw !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data5.url !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data5.data !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid4 = _errs26 === errors;
-if(valid4){
-var props0 = {};
+var valid5 = _errs31 === errors;
+if(valid5){
+if(props0 !== true){
+props0 = props0 || {};
 props0.raw = true;
 props0.url = true;
 props0.data = true;
-props0.text = true;
-props0.metadata = true;
-props0.filename = true;
-props0.mediaType = true;
+}
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.raw !== undefined){
-const _errs27 = errors;
+const _errs32 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data5.url !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data5.data !== undefined){
-var valid6 = false;
+var valid7 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/raw/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
 }
-var valid4 = _errs27 === errors;
-if(valid4){
+var valid5 = _errs32 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -6020,43 +6661,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.url !== undefined){
-const _errs28 = errors;
+const _errs33 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data5.raw !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
-if(valid7){
+if(valid8){
 if(data5.data !== undefined){
-var valid7 = false;
+var valid8 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/data",schemaPath:"#/$defs/Part/dependentSchemas/url/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid7 = true;
+var valid8 = true;
 }
 }
 }
 }
-var valid4 = _errs28 === errors;
-if(valid4){
+var valid5 = _errs33 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -6066,43 +6707,43 @@ props0.data = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data5.data !== undefined){
-const _errs29 = errors;
+const _errs34 = errors;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.text !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/text",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data5.raw !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/raw",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data5.url !== undefined){
-var valid8 = false;
+var valid9 = false;
 validate68.errors = [{instancePath:instancePath+"/parts/" + i0+"/url",schemaPath:"#/$defs/Part/dependentSchemas/data/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
 }
-var valid4 = _errs29 === errors;
-if(valid4){
+var valid5 = _errs34 === errors;
+if(valid5){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -6112,7 +6753,7 @@ props0.url = true;
 }
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -6149,12 +6790,12 @@ var valid0 = true;
 if(valid0){
 if(data.metadata !== undefined){
 let data24 = data.metadata;
-const _errs30 = errors;
+const _errs35 = errors;
 if(!(data24 && typeof data24 == "object" && !Array.isArray(data24))){
 validate68.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
@@ -6162,19 +6803,19 @@ var valid0 = true;
 if(valid0){
 if(data.extensions !== undefined){
 let data25 = data.extensions;
-const _errs32 = errors;
-if(errors === _errs32){
+const _errs37 = errors;
+if(errors === _errs37){
 if(Array.isArray(data25)){
-var valid9 = true;
+var valid10 = true;
 const len1 = data25.length;
 for(let i1=0; i1<len1; i1++){
-const _errs34 = errors;
+const _errs39 = errors;
 if(typeof data25[i1] !== "string"){
 validate68.errors = [{instancePath:instancePath+"/extensions/" + i1,schemaPath:"#/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs34 === errors;
-if(!valid9){
+var valid10 = _errs39 === errors;
+if(!valid10){
 break;
 }
 }
@@ -6184,7 +6825,7 @@ validate68.errors = [{instancePath:instancePath+"/extensions",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs37 === errors;
 }
 else {
 var valid0 = true;
@@ -6192,19 +6833,19 @@ var valid0 = true;
 if(valid0){
 if(data.referenceTaskIds !== undefined){
 let data27 = data.referenceTaskIds;
-const _errs36 = errors;
-if(errors === _errs36){
+const _errs41 = errors;
+if(errors === _errs41){
 if(Array.isArray(data27)){
-var valid10 = true;
+var valid11 = true;
 const len2 = data27.length;
 for(let i2=0; i2<len2; i2++){
-const _errs38 = errors;
+const _errs43 = errors;
 if(typeof data27[i2] !== "string"){
 validate68.errors = [{instancePath:instancePath+"/referenceTaskIds/" + i2,schemaPath:"#/properties/referenceTaskIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid10 = _errs38 === errors;
-if(!valid10){
+var valid11 = _errs43 === errors;
+if(!valid11){
 break;
 }
 }
@@ -6214,7 +6855,7 @@ validate68.errors = [{instancePath:instancePath+"/referenceTaskIds",schemaPath:"
 return false;
 }
 }
-var valid0 = _errs36 === errors;
+var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
@@ -6350,69 +6991,210 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.authorizationCode === undefined) && (missing0 = "authorizationCode")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.authorizationCode = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.clientCredentials === undefined) && (missing1 = "clientCredentials")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.clientCredentials = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.implicit === undefined) && (missing2 = "implicit")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.implicit = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.password === undefined) && (missing3 = "password")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.password = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.deviceCode === undefined) && (missing4 = "deviceCode")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.deviceCode = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate72.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.authorizationCode = true;
+props0.clientCredentials = true;
+props0.implicit = true;
+props0.password = true;
+props0.deviceCode = true;
+}
 if(data.authorizationCode !== undefined){
 let data0 = data.authorizationCode;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if((((data0.authorizationUrl === undefined) && (missing0 = "authorizationUrl")) || ((data0.tokenUrl === undefined) && (missing0 = "tokenUrl"))) || ((data0.scopes === undefined) && (missing0 = "scopes"))){
-validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+let missing5;
+if((((data0.authorizationUrl === undefined) && (missing5 = "authorizationUrl")) || ((data0.tokenUrl === undefined) && (missing5 = "tokenUrl"))) || ((data0.scopes === undefined) && (missing5 = "scopes"))){
+validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data0.authorizationUrl !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.authorizationUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/authorizationCode/authorizationUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.tokenUrl !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.tokenUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/authorizationCode/tokenUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.refreshUrl !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.refreshUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/authorizationCode/refreshUrl",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.scopes !== undefined){
 let data4 = data0.scopes;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs16 = errors;
+if(errors === _errs16){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4[key0] !== "string"){
 validate72.errors = [{instancePath:instancePath+"/authorizationCode/scopes/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs13 === errors;
-if(!valid3){
+var valid4 = _errs19 === errors;
+if(!valid4){
 break;
 }
 }
@@ -6422,22 +7204,22 @@ validate72.errors = [{instancePath:instancePath+"/authorizationCode/scopes",sche
 return false;
 }
 }
-var valid2 = _errs10 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.pkceRequired !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data0.pkceRequired !== "boolean"){
 validate72.errors = [{instancePath:instancePath+"/authorizationCode/pkceRequired",schemaPath:"#/$defs/AuthorizationCodeOAuthFlow/properties/pkceRequired/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs21 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -6450,61 +7232,61 @@ validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.clientCredentials !== undefined){
 let data7 = data.clientCredentials;
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
+const _errs23 = errors;
+const _errs24 = errors;
+if(errors === _errs24){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing1;
-if(((data7.tokenUrl === undefined) && (missing1 = "tokenUrl")) || ((data7.scopes === undefined) && (missing1 = "scopes"))){
-validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+let missing6;
+if(((data7.tokenUrl === undefined) && (missing6 = "tokenUrl")) || ((data7.scopes === undefined) && (missing6 = "scopes"))){
+validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data7.tokenUrl !== undefined){
-const _errs20 = errors;
+const _errs26 = errors;
 if(typeof data7.tokenUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/clientCredentials/tokenUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs20 === errors;
+var valid6 = _errs26 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data7.refreshUrl !== undefined){
-const _errs22 = errors;
+const _errs28 = errors;
 if(typeof data7.refreshUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/clientCredentials/refreshUrl",schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs22 === errors;
+var valid6 = _errs28 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data7.scopes !== undefined){
 let data10 = data7.scopes;
-const _errs24 = errors;
-if(errors === _errs24){
+const _errs30 = errors;
+if(errors === _errs30){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 for(const key1 in data10){
-const _errs27 = errors;
+const _errs33 = errors;
 if(typeof data10[key1] !== "string"){
 validate72.errors = [{instancePath:instancePath+"/clientCredentials/scopes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ClientCredentialsOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs27 === errors;
-if(!valid6){
+var valid7 = _errs33 === errors;
+if(!valid7){
 break;
 }
 }
@@ -6514,10 +7296,10 @@ validate72.errors = [{instancePath:instancePath+"/clientCredentials/scopes",sche
 return false;
 }
 }
-var valid5 = _errs24 === errors;
+var valid6 = _errs30 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
@@ -6528,55 +7310,55 @@ validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:
 return false;
 }
 }
-var valid0 = _errs17 === errors;
+var valid1 = _errs23 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.implicit !== undefined){
 let data12 = data.implicit;
-const _errs29 = errors;
-const _errs30 = errors;
-if(errors === _errs30){
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.authorizationUrl !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(typeof data12.authorizationUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/implicit/authorizationUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/authorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs32 === errors;
+var valid9 = _errs38 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data12.refreshUrl !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(typeof data12.refreshUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/implicit/refreshUrl",schemaPath:"#/$defs/ImplicitOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs34 === errors;
+var valid9 = _errs40 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
-if(valid8){
+if(valid9){
 if(data12.scopes !== undefined){
 let data15 = data12.scopes;
-const _errs36 = errors;
-if(errors === _errs36){
+const _errs42 = errors;
+if(errors === _errs42){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 for(const key2 in data15){
-const _errs39 = errors;
+const _errs45 = errors;
 if(typeof data15[key2] !== "string"){
 validate72.errors = [{instancePath:instancePath+"/implicit/scopes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImplicitOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid9 = _errs39 === errors;
-if(!valid9){
+var valid10 = _errs45 === errors;
+if(!valid10){
 break;
 }
 }
@@ -6586,10 +7368,10 @@ validate72.errors = [{instancePath:instancePath+"/implicit/scopes",schemaPath:"#
 return false;
 }
 }
-var valid8 = _errs36 === errors;
+var valid9 = _errs42 === errors;
 }
 else {
-var valid8 = true;
+var valid9 = true;
 }
 }
 }
@@ -6599,55 +7381,55 @@ validate72.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs29 === errors;
+var valid1 = _errs35 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.password !== undefined){
 let data17 = data.password;
-const _errs41 = errors;
-const _errs42 = errors;
-if(errors === _errs42){
+const _errs47 = errors;
+const _errs48 = errors;
+if(errors === _errs48){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.tokenUrl !== undefined){
-const _errs44 = errors;
+const _errs50 = errors;
 if(typeof data17.tokenUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/password/tokenUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs44 === errors;
+var valid12 = _errs50 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data17.refreshUrl !== undefined){
-const _errs46 = errors;
+const _errs52 = errors;
 if(typeof data17.refreshUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/password/refreshUrl",schemaPath:"#/$defs/PasswordOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid11 = _errs46 === errors;
+var valid12 = _errs52 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data17.scopes !== undefined){
 let data20 = data17.scopes;
-const _errs48 = errors;
-if(errors === _errs48){
+const _errs54 = errors;
+if(errors === _errs54){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 for(const key3 in data20){
-const _errs51 = errors;
+const _errs57 = errors;
 if(typeof data20[key3] !== "string"){
 validate72.errors = [{instancePath:instancePath+"/password/scopes/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/PasswordOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid12 = _errs51 === errors;
-if(!valid12){
+var valid13 = _errs57 === errors;
+if(!valid13){
 break;
 }
 }
@@ -6657,10 +7439,10 @@ validate72.errors = [{instancePath:instancePath+"/password/scopes",schemaPath:"#
 return false;
 }
 }
-var valid11 = _errs48 === errors;
+var valid12 = _errs54 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
@@ -6670,73 +7452,73 @@ validate72.errors = [{instancePath:instancePath+"/password",schemaPath:"#/$defs/
 return false;
 }
 }
-var valid0 = _errs41 === errors;
+var valid1 = _errs47 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.deviceCode !== undefined){
 let data22 = data.deviceCode;
-const _errs53 = errors;
-const _errs54 = errors;
-if(errors === _errs54){
+const _errs59 = errors;
+const _errs60 = errors;
+if(errors === _errs60){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-let missing2;
-if((((data22.deviceAuthorizationUrl === undefined) && (missing2 = "deviceAuthorizationUrl")) || ((data22.tokenUrl === undefined) && (missing2 = "tokenUrl"))) || ((data22.scopes === undefined) && (missing2 = "scopes"))){
-validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$defs/DeviceCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+let missing7;
+if((((data22.deviceAuthorizationUrl === undefined) && (missing7 = "deviceAuthorizationUrl")) || ((data22.tokenUrl === undefined) && (missing7 = "tokenUrl"))) || ((data22.scopes === undefined) && (missing7 = "scopes"))){
+validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$defs/DeviceCodeOAuthFlow/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data22.deviceAuthorizationUrl !== undefined){
-const _errs56 = errors;
+const _errs62 = errors;
 if(typeof data22.deviceAuthorizationUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/deviceCode/deviceAuthorizationUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/deviceAuthorizationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs56 === errors;
+var valid15 = _errs62 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.tokenUrl !== undefined){
-const _errs58 = errors;
+const _errs64 = errors;
 if(typeof data22.tokenUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/deviceCode/tokenUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/tokenUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs58 === errors;
+var valid15 = _errs64 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.refreshUrl !== undefined){
-const _errs60 = errors;
+const _errs66 = errors;
 if(typeof data22.refreshUrl !== "string"){
 validate72.errors = [{instancePath:instancePath+"/deviceCode/refreshUrl",schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/refreshUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs60 === errors;
+var valid15 = _errs66 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data22.scopes !== undefined){
 let data26 = data22.scopes;
-const _errs62 = errors;
-if(errors === _errs62){
+const _errs68 = errors;
+if(errors === _errs68){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 for(const key4 in data26){
-const _errs65 = errors;
+const _errs71 = errors;
 if(typeof data26[key4] !== "string"){
 validate72.errors = [{instancePath:instancePath+"/deviceCode/scopes/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/DeviceCodeOAuthFlow/properties/scopes/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid15 = _errs65 === errors;
-if(!valid15){
+var valid16 = _errs71 === errors;
+if(!valid16){
 break;
 }
 }
@@ -6746,10 +7528,10 @@ validate72.errors = [{instancePath:instancePath+"/deviceCode/scopes",schemaPath:
 return false;
 }
 }
-var valid14 = _errs62 === errors;
+var valid15 = _errs68 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
@@ -6761,112 +7543,113 @@ validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/$def
 return false;
 }
 }
-var valid0 = _errs53 === errors;
+var valid1 = _errs59 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.authorizationCode !== undefined){
-const _errs67 = errors;
+const _errs73 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.clientCredentials !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/authorizationCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.implicit !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate72.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/authorizationCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.password !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate72.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/authorizationCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
+if(valid18){
 if(data.deviceCode !== undefined){
-var valid17 = false;
+var valid18 = false;
 validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/authorizationCode/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs67 === errors;
-if(valid16){
-var props0 = {};
+var valid17 = _errs73 === errors;
+if(valid17){
+if(props0 !== true){
+props0 = props0 || {};
 props0.clientCredentials = true;
 props0.implicit = true;
 props0.password = true;
 props0.deviceCode = true;
-props0.authorizationCode = true;
+}
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.clientCredentials !== undefined){
-const _errs68 = errors;
+const _errs74 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.implicit !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate72.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/clientCredentials/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.password !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate72.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/clientCredentials/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
+if(valid19){
 if(data.deviceCode !== undefined){
-var valid18 = false;
+var valid19 = false;
 validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/clientCredentials/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs68 === errors;
-if(valid16){
+var valid17 = _errs74 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -6877,53 +7660,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.implicit !== undefined){
-const _errs69 = errors;
+const _errs75 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/implicit/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.clientCredentials !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/implicit/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.password !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate72.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/implicit/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
-if(valid19){
+if(valid20){
 if(data.deviceCode !== undefined){
-var valid19 = false;
+var valid20 = false;
 validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/implicit/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid19 = true;
+var valid20 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs69 === errors;
-if(valid16){
+var valid17 = _errs75 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -6934,53 +7717,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.password !== undefined){
-const _errs70 = errors;
+const _errs76 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/password/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.clientCredentials !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/password/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.implicit !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate72.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/password/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
-if(valid20){
+if(valid21){
 if(data.deviceCode !== undefined){
-var valid20 = false;
+var valid21 = false;
 validate72.errors = [{instancePath:instancePath+"/deviceCode",schemaPath:"#/dependentSchemas/password/properties/deviceCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid20 = true;
+var valid21 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs70 === errors;
-if(valid16){
+var valid17 = _errs76 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -6991,53 +7774,53 @@ props0.deviceCode = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
-if(valid16){
+if(valid17){
 if(data.deviceCode !== undefined){
-const _errs71 = errors;
+const _errs77 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authorizationCode !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate72.errors = [{instancePath:instancePath+"/authorizationCode",schemaPath:"#/dependentSchemas/deviceCode/properties/authorizationCode/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.clientCredentials !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate72.errors = [{instancePath:instancePath+"/clientCredentials",schemaPath:"#/dependentSchemas/deviceCode/properties/clientCredentials/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.implicit !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate72.errors = [{instancePath:instancePath+"/implicit",schemaPath:"#/dependentSchemas/deviceCode/properties/implicit/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
+if(valid22){
 if(data.password !== undefined){
-var valid21 = false;
+var valid22 = false;
 validate72.errors = [{instancePath:instancePath+"/password",schemaPath:"#/dependentSchemas/deviceCode/properties/password/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
 }
 }
 }
 }
-var valid16 = _errs71 === errors;
-if(valid16){
+var valid17 = _errs77 === errors;
+if(valid17){
 if(props0 !== true){
 props0 = props0 || {};
 props0.authorizationCode = true;
@@ -7048,7 +7831,7 @@ props0.password = true;
 }
 }
 else {
-var valid16 = true;
+var valid17 = true;
 }
 }
 }
@@ -7139,24 +7922,145 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.text === undefined) && (missing0 = "text")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.text = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.raw === undefined) && (missing1 = "raw")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.raw = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.url === undefined) && (missing2 = "url")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.url = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.data === undefined) && (missing3 = "data")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.data = true;
+}
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate74.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.text = true;
+props0.raw = true;
+props0.url = true;
+props0.data = true;
+props0.metadata = true;
+props0.filename = true;
+props0.mediaType = true;
+}
 if(data.text !== undefined){
-const _errs1 = errors;
+const _errs6 = errors;
 if(typeof data.text !== "string"){
 validate74.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.raw !== undefined){
 let data1 = data.raw;
-const _errs3 = errors;
-if(errors === _errs3){
+const _errs8 = errors;
+if(errors === _errs8){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
 validate74.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/properties/raw/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*={0,2}$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*={0,2}$"+"\""}];
@@ -7168,143 +8072,141 @@ validate74.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.url !== undefined){
-const _errs5 = errors;
+const _errs10 = errors;
 if(typeof data.url !== "string"){
 validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs5 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.metadata !== undefined){
 let data3 = data.metadata;
-const _errs7 = errors;
+const _errs12 = errors;
 if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
 validate74.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid0 = _errs7 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.filename !== undefined){
-const _errs9 = errors;
+const _errs14 = errors;
 if(typeof data.filename !== "string"){
 validate74.errors = [{instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs9 === errors;
+var valid1 = _errs14 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mediaType !== undefined){
-const _errs11 = errors;
+const _errs16 = errors;
 if(typeof data.mediaType !== "string"){
 validate74.errors = [{instancePath:instancePath+"/mediaType",schemaPath:"#/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs11 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.text !== undefined){
-const _errs13 = errors;
+const _errs18 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.raw !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate74.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/dependentSchemas/text/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.url !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/dependentSchemas/text/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.data !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate74.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/text/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
 }
-var valid1 = _errs13 === errors;
-if(valid1){
-var props0 = {};
+var valid2 = _errs18 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
 props0.raw = true;
 props0.url = true;
 props0.data = true;
-props0.text = true;
-props0.metadata = true;
-props0.filename = true;
-props0.mediaType = true;
+}
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.raw !== undefined){
-const _errs14 = errors;
+const _errs19 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate74.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/raw/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.url !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/dependentSchemas/raw/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.data !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate74.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/raw/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
 }
 }
 }
-var valid1 = _errs14 === errors;
-if(valid1){
+var valid2 = _errs19 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -7314,43 +8216,43 @@ props0.data = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.url !== undefined){
-const _errs15 = errors;
+const _errs20 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate74.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/url/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.raw !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate74.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/dependentSchemas/url/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.data !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate74.errors = [{instancePath:instancePath+"/data",schemaPath:"#/dependentSchemas/url/properties/data/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
 }
-var valid1 = _errs15 === errors;
-if(valid1){
+var valid2 = _errs20 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -7360,43 +8262,43 @@ props0.data = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.data !== undefined){
-const _errs16 = errors;
+const _errs21 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate74.errors = [{instancePath:instancePath+"/text",schemaPath:"#/dependentSchemas/data/properties/text/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.raw !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate74.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/dependentSchemas/data/properties/raw/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.url !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/dependentSchemas/data/properties/url/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid1 = _errs16 === errors;
-if(valid1){
+var valid2 = _errs21 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.text = true;
@@ -7406,7 +8308,7 @@ props0.url = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }
@@ -7598,54 +8500,195 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.apiKeySecurityScheme === undefined) && (missing0 = "apiKeySecurityScheme")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.apiKeySecurityScheme = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.httpAuthSecurityScheme === undefined) && (missing1 = "httpAuthSecurityScheme")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.httpAuthSecurityScheme = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.oauth2SecurityScheme === undefined) && (missing2 = "oauth2SecurityScheme")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.oauth2SecurityScheme = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.openIdConnectSecurityScheme === undefined) && (missing3 = "openIdConnectSecurityScheme")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.openIdConnectSecurityScheme = true;
+}
+}
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.mtlsSecurityScheme === undefined) && (missing4 = "mtlsSecurityScheme")){
+const err4 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.mtlsSecurityScheme = true;
+}
+}
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate77.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.apiKeySecurityScheme = true;
+props0.httpAuthSecurityScheme = true;
+props0.oauth2SecurityScheme = true;
+props0.openIdConnectSecurityScheme = true;
+props0.mtlsSecurityScheme = true;
+}
 if(data.apiKeySecurityScheme !== undefined){
 let data0 = data.apiKeySecurityScheme;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing0;
-if(((data0.location === undefined) && (missing0 = "location")) || ((data0.name === undefined) && (missing0 = "name"))){
-validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/$defs/APIKeySecurityScheme/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+let missing5;
+if(((data0.location === undefined) && (missing5 = "location")) || ((data0.name === undefined) && (missing5 = "name"))){
+validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/$defs/APIKeySecurityScheme/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 if(data0.description !== undefined){
-const _errs4 = errors;
+const _errs10 = errors;
 if(typeof data0.description !== "string"){
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/description",schemaPath:"#/$defs/APIKeySecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs4 === errors;
+var valid3 = _errs10 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.location !== undefined){
-const _errs6 = errors;
+const _errs12 = errors;
 if(typeof data0.location !== "string"){
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/location",schemaPath:"#/$defs/APIKeySecurityScheme/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs6 === errors;
+var valid3 = _errs12 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data0.name !== undefined){
-const _errs8 = errors;
+const _errs14 = errors;
 if(typeof data0.name !== "string"){
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme/name",schemaPath:"#/$defs/APIKeySecurityScheme/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs8 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -7656,58 +8699,58 @@ validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPa
 return false;
 }
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.httpAuthSecurityScheme !== undefined){
 let data4 = data.httpAuthSecurityScheme;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if((data4.scheme === undefined) && (missing1 = "scheme")){
-validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+let missing6;
+if((data4.scheme === undefined) && (missing6 = "scheme")){
+validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
 if(data4.description !== undefined){
-const _errs13 = errors;
+const _errs19 = errors;
 if(typeof data4.description !== "string"){
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/description",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs13 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.scheme !== undefined){
-const _errs15 = errors;
+const _errs21 = errors;
 if(typeof data4.scheme !== "string"){
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/scheme",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs15 === errors;
+var valid5 = _errs21 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data4.bearerFormat !== undefined){
-const _errs17 = errors;
+const _errs23 = errors;
 if(typeof data4.bearerFormat !== "string"){
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme/bearerFormat",schemaPath:"#/$defs/HTTPAuthSecurityScheme/properties/bearerFormat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs17 === errors;
+var valid5 = _errs23 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -7718,58 +8761,58 @@ validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schema
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs19 = errors;
+const _errs25 = errors;
 if(!(validate26(data.oauth2SecurityScheme, {instancePath:instancePath+"/oauth2SecurityScheme",parentData:data,parentDataProperty:"oauth2SecurityScheme",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs19 === errors;
+var valid1 = _errs25 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.openIdConnectSecurityScheme !== undefined){
 let data9 = data.openIdConnectSecurityScheme;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing2;
-if((data9.openIdConnectUrl === undefined) && (missing2 = "openIdConnectUrl")){
-validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+let missing7;
+if((data9.openIdConnectUrl === undefined) && (missing7 = "openIdConnectUrl")){
+validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"}];
 return false;
 }
 else {
 if(data9.description !== undefined){
-const _errs23 = errors;
+const _errs29 = errors;
 if(typeof data9.description !== "string"){
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/description",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs23 === errors;
+var valid7 = _errs29 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
+if(valid7){
 if(data9.openIdConnectUrl !== undefined){
-const _errs25 = errors;
+const _errs31 = errors;
 if(typeof data9.openIdConnectUrl !== "string"){
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme/openIdConnectUrl",schemaPath:"#/$defs/OpenIdConnectSecurityScheme/properties/openIdConnectUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid6 = _errs25 === errors;
+var valid7 = _errs31 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
 }
 }
@@ -7779,17 +8822,17 @@ validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",s
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid1 = _errs26 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.mtlsSecurityScheme !== undefined){
 let data12 = data.mtlsSecurityScheme;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.description !== undefined){
 if(typeof data12.description !== "string"){
@@ -7803,112 +8846,113 @@ validate77.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid1 = _errs33 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.apiKeySecurityScheme !== undefined){
-const _errs32 = errors;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.oauth2SecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate77.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
-if(valid10){
+if(valid11){
 if(data.mtlsSecurityScheme !== undefined){
-var valid10 = false;
+var valid11 = false;
 validate77.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/apiKeySecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid10 = true;
+var valid11 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs32 === errors;
-if(valid9){
-var props0 = {};
+var valid10 = _errs38 === errors;
+if(valid10){
+if(props0 !== true){
+props0 = props0 || {};
 props0.httpAuthSecurityScheme = true;
 props0.oauth2SecurityScheme = true;
 props0.openIdConnectSecurityScheme = true;
 props0.mtlsSecurityScheme = true;
-props0.apiKeySecurityScheme = true;
+}
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.httpAuthSecurityScheme !== undefined){
-const _errs33 = errors;
+const _errs39 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.oauth2SecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate77.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
+if(valid12){
 if(data.mtlsSecurityScheme !== undefined){
-var valid11 = false;
+var valid12 = false;
 validate77.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/httpAuthSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs33 === errors;
-if(valid9){
+var valid10 = _errs39 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -7919,53 +8963,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.oauth2SecurityScheme !== undefined){
-const _errs34 = errors;
+const _errs40 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
+if(valid13){
 if(data.mtlsSecurityScheme !== undefined){
-var valid12 = false;
+var valid13 = false;
 validate77.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/oauth2SecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs34 === errors;
-if(valid9){
+var valid10 = _errs40 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -7976,53 +9020,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.openIdConnectSecurityScheme !== undefined){
-const _errs35 = errors;
+const _errs41 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.oauth2SecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate77.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
+if(valid14){
 if(data.mtlsSecurityScheme !== undefined){
-var valid13 = false;
+var valid14 = false;
 validate77.errors = [{instancePath:instancePath+"/mtlsSecurityScheme",schemaPath:"#/dependentSchemas/openIdConnectSecurityScheme/properties/mtlsSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs35 === errors;
-if(valid9){
+var valid10 = _errs41 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -8033,53 +9077,53 @@ props0.mtlsSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
+if(valid10){
 if(data.mtlsSecurityScheme !== undefined){
-const _errs36 = errors;
+const _errs42 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.apiKeySecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate77.errors = [{instancePath:instancePath+"/apiKeySecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/apiKeySecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.httpAuthSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate77.errors = [{instancePath:instancePath+"/httpAuthSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/httpAuthSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.oauth2SecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate77.errors = [{instancePath:instancePath+"/oauth2SecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/oauth2SecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-if(valid14){
+if(valid15){
 if(data.openIdConnectSecurityScheme !== undefined){
-var valid14 = false;
+var valid15 = false;
 validate77.errors = [{instancePath:instancePath+"/openIdConnectSecurityScheme",schemaPath:"#/dependentSchemas/mtlsSecurityScheme/properties/openIdConnectSecurityScheme/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
 }
 }
 }
 }
-var valid9 = _errs36 === errors;
-if(valid9){
+var valid10 = _errs42 === errors;
+if(valid10){
 if(props0 !== true){
 props0 = props0 || {};
 props0.apiKeySecurityScheme = true;
@@ -8090,7 +9134,7 @@ props0.openIdConnectSecurityScheme = true;
 }
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
 }
 }
@@ -8354,7 +9398,7 @@ return errors === 0;
 validate81.evaluated = {"props":{"tenant":true,"message":true,"configuration":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const SendMessageResponse = validate84;
-const schema104 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"}},"dependentSchemas":{"task":{"properties":{"message":false}},"message":{"properties":{"task":false}}}};
+const schema104 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"}},"dependentSchemas":{"task":{"properties":{"message":false}},"message":{"properties":{"task":false}}},"anyOf":[{"properties":{"task":true},"required":["task"]},{"properties":{"message":true},"required":["message"]}]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8366,61 +9410,134 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.task === undefined) && (missing0 = "task")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.task = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.message === undefined) && (missing1 = "message")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.task = true;
+props0.message = true;
+}
 if(data.task !== undefined){
-const _errs1 = errors;
+const _errs4 = errors;
 if(!(validate60(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined){
-const _errs2 = errors;
-if(!(validate62(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.task !== undefined){
-const _errs3 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.message !== undefined){
-validate84.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-var props0 = {};
-props0.message = true;
-props0.task = true;
-}
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.message !== undefined){
-const _errs4 = errors;
+const _errs5 = errors;
+if(!(validate62(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.task !== undefined){
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.message !== undefined){
+validate84.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.message !== undefined){
+const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
 validate84.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/message/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 }
-var valid1 = _errs4 === errors;
-if(valid1){
+var valid2 = _errs7 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -8428,7 +9545,7 @@ props0.task = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }
@@ -8446,7 +9563,7 @@ return errors === 0;
 validate84.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const StreamResponse = validate87;
-const schema105 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"},"statusUpdate":{"$ref":"#/$defs/TaskStatusUpdateEvent"},"artifactUpdate":{"$ref":"#/$defs/TaskArtifactUpdateEvent"}},"dependentSchemas":{"task":{"properties":{"message":false,"statusUpdate":false,"artifactUpdate":false}},"message":{"properties":{"task":false,"statusUpdate":false,"artifactUpdate":false}},"statusUpdate":{"properties":{"task":false,"message":false,"artifactUpdate":false}},"artifactUpdate":{"properties":{"task":false,"message":false,"statusUpdate":false}}}};
+const schema105 = {"type":"object","properties":{"task":{"$ref":"#/$defs/Task"},"message":{"$ref":"#/$defs/Message"},"statusUpdate":{"$ref":"#/$defs/TaskStatusUpdateEvent"},"artifactUpdate":{"$ref":"#/$defs/TaskArtifactUpdateEvent"}},"dependentSchemas":{"task":{"properties":{"message":false,"statusUpdate":false,"artifactUpdate":false}},"message":{"properties":{"task":false,"statusUpdate":false,"artifactUpdate":false}},"statusUpdate":{"properties":{"task":false,"message":false,"artifactUpdate":false}},"artifactUpdate":{"properties":{"task":false,"message":false,"statusUpdate":false}}},"anyOf":[{"properties":{"task":true},"required":["task"]},{"properties":{"message":true},"required":["message"]},{"properties":{"statusUpdate":true},"required":["statusUpdate"]},{"properties":{"artifactUpdate":true},"required":["artifactUpdate"]}]};
 const schema106 = {"type":"object","properties":{"taskId":{"type":"string"},"contextId":{"type":"string"},"status":{"$ref":"#/$defs/TaskStatus"},"metadata":{"type":"object"}},"required":["taskId","contextId","status"]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8650,135 +9767,254 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.task === undefined) && (missing0 = "task")){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.task = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.message === undefined) && (missing1 = "message")){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.message = true;
+}
+}
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.statusUpdate === undefined) && (missing2 = "statusUpdate")){
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.statusUpdate = true;
+}
+}
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.artifactUpdate === undefined) && (missing3 = "artifactUpdate")){
+const err3 = {instancePath,schemaPath:"#/anyOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.artifactUpdate = true;
+}
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate87.errors = vErrors;
+return false;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(props0 !== true){
+props0 = props0 || {};
+props0.task = true;
+props0.message = true;
+props0.statusUpdate = true;
+props0.artifactUpdate = true;
+}
 if(data.task !== undefined){
-const _errs1 = errors;
+const _errs6 = errors;
 if(!(validate60(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs1 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.message !== undefined){
-const _errs2 = errors;
+const _errs7 = errors;
 if(!(validate62(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs2 === errors;
+var valid1 = _errs7 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.statusUpdate !== undefined){
-const _errs3 = errors;
+const _errs8 = errors;
 if(!(validate90(data.statusUpdate, {instancePath:instancePath+"/statusUpdate",parentData:data,parentDataProperty:"statusUpdate",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs3 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.artifactUpdate !== undefined){
-const _errs4 = errors;
+const _errs9 = errors;
 if(!(validate93(data.artifactUpdate, {instancePath:instancePath+"/artifactUpdate",parentData:data,parentDataProperty:"artifactUpdate",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs4 === errors;
+var valid1 = _errs9 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
+if(valid1){
 if(data.task !== undefined){
-const _errs5 = errors;
+const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.message !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate87.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/task/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.statusUpdate !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate87.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/task/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
+if(valid3){
 if(data.artifactUpdate !== undefined){
-var valid2 = false;
+var valid3 = false;
 validate87.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/task/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
 }
-var valid1 = _errs5 === errors;
-if(valid1){
-var props0 = {};
+var valid2 = _errs10 === errors;
+if(valid2){
+if(props0 !== true){
+props0 = props0 || {};
 props0.message = true;
 props0.statusUpdate = true;
 props0.artifactUpdate = true;
-props0.task = true;
+}
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.message !== undefined){
-const _errs6 = errors;
+const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate87.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/message/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.statusUpdate !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate87.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/message/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
-if(valid3){
+if(valid4){
 if(data.artifactUpdate !== undefined){
-var valid3 = false;
+var valid4 = false;
 validate87.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/message/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid4 = true;
 }
 }
 }
 }
-var valid1 = _errs6 === errors;
-if(valid1){
+var valid2 = _errs11 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -8788,43 +10024,43 @@ props0.artifactUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.statusUpdate !== undefined){
-const _errs7 = errors;
+const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate87.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/statusUpdate/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.message !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate87.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/statusUpdate/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
+if(valid5){
 if(data.artifactUpdate !== undefined){
-var valid4 = false;
+var valid5 = false;
 validate87.errors = [{instancePath:instancePath+"/artifactUpdate",schemaPath:"#/dependentSchemas/statusUpdate/properties/artifactUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
 }
-var valid1 = _errs7 === errors;
-if(valid1){
+var valid2 = _errs12 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -8834,43 +10070,43 @@ props0.artifactUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
-if(valid1){
+if(valid2){
 if(data.artifactUpdate !== undefined){
-const _errs8 = errors;
+const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.task !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate87.errors = [{instancePath:instancePath+"/task",schemaPath:"#/dependentSchemas/artifactUpdate/properties/task/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.message !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate87.errors = [{instancePath:instancePath+"/message",schemaPath:"#/dependentSchemas/artifactUpdate/properties/message/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
-if(valid5){
+if(valid6){
 if(data.statusUpdate !== undefined){
-var valid5 = false;
+var valid6 = false;
 validate87.errors = [{instancePath:instancePath+"/statusUpdate",schemaPath:"#/dependentSchemas/artifactUpdate/properties/statusUpdate/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
 }
 }
 }
-var valid1 = _errs8 === errors;
-if(valid1){
+var valid2 = _errs13 === errors;
+if(valid2){
 if(props0 !== true){
 props0 = props0 || {};
 props0.task = true;
@@ -8880,7 +10116,7 @@ props0.statusUpdate = true;
 }
 }
 else {
-var valid1 = true;
+var valid2 = true;
 }
 }
 }
