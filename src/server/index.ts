@@ -4,6 +4,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastif
 import { a2aPlugin, type A2APluginOptions } from "./plugin.js";
 
 export * from "./agent.js";
+/** The 1.0 protocol types (TaskState, Role, Message …) agents work with. */
+export * as v1_0 from "../../generated/v1_0/index.js";
 export { toPart, toParts, firstText, type PartInit } from "./parts.js";
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage, type MemoryTaskStoreOptions } from "./store.js";
 export { TaskRuntime, type CallContext, type RuntimeOptions } from "./runtime.js";

@@ -1,0 +1,99 @@
+// `a2a-toolkit serve`: runs the reference server until SIGINT or SIGTERM.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Command, InvalidArgumentError } from "commander";
+import type { Agent } from "../server/agent.js";
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  agent: string;
+  store: string;
+  versions: ("1.0" | "0.3")[];
+  publicUrl?: string;
+  log?: boolean;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
+  return n;
+}
+
+function parseVersions(v: string): ("1.0" | "0.3")[] {
+  const list = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new InvalidArgumentError("name at least one version");
+  for (const x of list)
+    if (x !== "1.0" && x !== "0.3") throw new InvalidArgumentError(`unknown version "${x}" (this server speaks 1.0 and 0.3)`);
+  return [...new Set(list)] as ("1.0" | "0.3")[];
+}
+
+function isAgent(x: unknown): x is Agent {
+  return typeof x === "object" && x !== null && typeof (x as Agent).handleMessage === "function" && typeof (x as Agent).card === "object";
+}
+
+/** `fixture`, or a module whose default export (or `agent` export) is an Agent or a function returning one. */
+export async function loadAgent(spec: string): Promise<Agent> {
+  if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent();
+  const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
+  for (const candidate of [mod.default, mod.agent, mod.createAgent]) {
+    const value = typeof candidate === "function" ? await (candidate as () => unknown)() : candidate;
+    if (isAgent(value)) return value;
+  }
+  throw new Error(
+    `${spec} does not export an agent: export default (or export const agent) an object with "card" and "handleMessage", or a function returning one`,
+  );
+}
+
+/** Starts the server; resolves with a function that stops it. */
+export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  if (opts.store.startsWith("sqlite:"))
+    throw new Error("the SQLite task store is not available in this version (it comes with a later release); use --store memory");
+  if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory`);
+  const agent = await loadAgent(opts.agent);
+  const { buildServer } = await import("../server/index.js");
+  const app = await buildServer({ agent, versions: opts.versions, publicUrl: opts.publicUrl, logger: opts.log ?? false });
+  await app.listen({ port: opts.port, host: opts.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+  const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+  out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
+  out(`agent card: ${url}/.well-known/agent-card.json`);
+  return { url, port, close: () => app.close() };
+}
+
+export function registerServeCommand(program: Command, setCode: (code: number) => void): void {
+  program
+    .command("serve")
+    .description("run the reference A2A server (1.0 and 0.3, JSON-RPC and HTTP+JSON, one port)")
+    .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
+    .option("--store <store>", "task store: memory (sqlite:<file> arrives in a later release)", "memory")
+    .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
+    .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
+    .option("--log", "log every request (JSON lines on stdout)")
+    .action(async (opts: ServeOptions) => {
+      let server: Awaited<ReturnType<typeof startServe>>;
+      try {
+        server = await startServe(opts);
+      } catch (e) {
+        process.stderr.write(`a2a-toolkit serve: ${e instanceof Error ? e.message : String(e)}\n`);
+        setCode(2);
+        return;
+      }
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void server.close().then(done, done);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      setCode(0);
+    });
+}
