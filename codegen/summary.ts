@@ -122,6 +122,13 @@ function summariseJsonSchema(schema: Record<string, unknown>): NonNullable<ApiSu
   return out;
 }
 
+/** The members of an enum (`enum "a"|"b"`) or union (`A | B`) type string; undefined for other types. */
+function members(t: string): { kind: "enum" | "union"; values: string[] } | undefined {
+  if (t.startsWith("enum ")) return { kind: "enum", values: t.slice(5).split("|") };
+  if (t.includes(" | ")) return { kind: "union", values: t.split(" | ") };
+  return undefined;
+}
+
 export interface Change {
   kind: "breaking" | "additive";
   what: string;
@@ -207,8 +214,16 @@ export function diffSummaries(before: ApiSummary, after: ApiSummary): Change[] {
       if (a.properties[p] === undefined)
         add(req ? "breaking" : "additive", `property ${name}.${p} added (${b.properties[p]}${req ? ", required" : ""})`);
       else if (b.properties[p] === undefined) add("breaking", `property ${name}.${p} removed`);
-      else if (a.properties[p] !== b.properties[p])
-        add("breaking", `property ${name}.${p} type changed ${a.properties[p]} → ${b.properties[p]}`);
+      else if (a.properties[p] !== b.properties[p]) {
+        const ma = members(a.properties[p]);
+        const mb = members(b.properties[p]);
+        const where = p === "(self)" ? `definition ${name}` : `property ${name}.${p}`;
+        if (ma && mb && ma.kind === mb.kind) {
+          // An enum or union that grew is additive (as a new proto enum value is); one that lost a member is not.
+          for (const v of mb.values.filter((v) => !ma.values.includes(v))) add("additive", `${where} ${ma.kind} member added: ${v}`);
+          for (const v of ma.values.filter((v) => !mb.values.includes(v))) add("breaking", `${where} ${ma.kind} member removed: ${v}`);
+        } else add("breaking", `${where} type changed ${a.properties[p]} → ${b.properties[p]}`);
+      }
     }
     for (const p of b.required.filter((p) => !a.required.includes(p) && a.properties[p] !== undefined))
       add("breaking", `property ${name}.${p} became required`);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateAll, main } from "../../codegen/main.js";
-import { defaultSpecDir, pinsFile, projectRoot, readPins, sha256 } from "../../codegen/spec.js";
+import { defaultSpecDir, pinsFile, projectRoot, readPins, sha256, type Pins } from "../../codegen/spec.js";
 import { diffSummaries, formatChanges, type ApiSummary } from "../../codegen/summary.js";
 
 const generatedDir = join(projectRoot, "generated");
@@ -28,7 +28,10 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
-/** A spec dir whose 1.0 proto lost Artifact.description, gained TASK_STATE_PAUSED and moved GetTask. */
+/**
+ * A spec dir whose 1.0 proto lost Artifact.description, gained TASK_STATE_PAUSED and moved GetTask,
+ * and whose 0.3 a2a.json lost Artifact.description and gained the TaskState "paused".
+ */
 function modifiedSpec(root: string): string {
   const dir = join(root, "spec");
   copyWritable(defaultSpecDir(), dir);
@@ -42,6 +45,12 @@ function modifiedSpec(root: string): string {
   text = replaceOnce(text, "  TASK_STATE_AUTH_REQUIRED = 8;\n", "  TASK_STATE_AUTH_REQUIRED = 8;\n  TASK_STATE_PAUSED = 9;\n");
   text = replaceOnce(text, 'get: "/tasks/{id=*}"\n', 'get: "/v2/tasks/{id=*}"\n');
   writeFileSync(proto, text);
+  // 0.3 JSON-RPC schema: one property gone, one enum value more.
+  const jsonFile = join(dir, "v0.3", "a2a.json");
+  const json = JSON.parse(readFileSync(jsonFile, "utf8")) as { definitions: Record<string, { properties?: object; enum?: string[] }> };
+  delete (json.definitions.Artifact.properties as Record<string, unknown>).description;
+  json.definitions.TaskState.enum!.push("paused");
+  writeFileSync(jsonFile, JSON.stringify(json, null, 4));
   return dir;
 }
 
@@ -53,6 +62,12 @@ const EXPECTED_V1_0 = [
   "  additive  enum value lf.a2a.v1.TaskState.TASK_STATE_PAUSED added (= 9)",
   "  additive  method GetTask route added: GET /v2/tasks/{id=*}",
   "  BREAKING  method GetTask route removed: GET /tasks/{id=*}",
+];
+
+const EXPECTED_V0_3 = [
+  "A2A 0.3: 2 change(s), 1 breaking",
+  "  BREAKING  property Artifact.description removed",
+  '  additive  definition TaskState enum member added: "paused"',
 ];
 
 /** Hashes of the files a test must never change. */
@@ -79,7 +94,7 @@ describe("spec change report", () => {
     const { summaries, files } = await generateAll(spec);
     const v10 = diffSummaries(committedSummary("v1_0"), summaries.v1_0);
     expect(formatChanges("A2A 1.0", v10).split("\n")).toEqual(EXPECTED_V1_0);
-    expect(diffSummaries(committedSummary("v0_3"), summaries.v0_3)).toEqual([]);
+    expect(formatChanges("A2A 0.3", diffSummaries(committedSummary("v0_3"), summaries.v0_3)).split("\n")).toEqual(EXPECTED_V0_3);
     // The new revision is what got generated, not just what got reported.
     expect(files.get("v1_0/a2a_pb.ts")).toContain("TASK_STATE_PAUSED = 9");
     const methods = files.get("v1_0/methods.ts")!;
@@ -108,11 +123,19 @@ describe("spec change report", () => {
     const oldHash = readPins().files.find((p) => p.path === "v1.0/a2a.proto")!.sha256;
     expect(text).toContain(`v1.0/a2a.proto: ${oldHash.slice(0, 12)}… → ${newHash.slice(0, 12)}…`);
     expect(text).toContain(EXPECTED_V1_0.join("\n"));
-    expect(text).toContain("A2A 0.3: no API changes");
+    expect(text).toContain(EXPECTED_V0_3.join("\n"));
 
     const newPins = readPins(pins);
-    expect(newPins.files.find((p) => p.path === "v1.0/a2a.proto")!.sha256).toBe(newHash);
-    expect(newPins.files.filter((p) => p.path !== "v1.0/a2a.proto")).toEqual(readPins().files.filter((p) => p.path !== "v1.0/a2a.proto"));
+    const changedPaths = ["v1.0/a2a.proto", "v0.3/a2a.json"];
+    for (const path of changedPaths)
+      expect(newPins.files.find((p) => p.path === path)!.sha256).toBe(sha256(readFileSync(join(spec, path))));
+    expect(text).toContain(
+      `v0.3/a2a.json: ${readPins()
+        .files.find((p) => p.path === "v0.3/a2a.json")!
+        .sha256.slice(0, 12)}…`,
+    );
+    const unchanged = (ps: Pins) => ps.files.filter((p) => !changedPaths.includes(p.path));
+    expect(unchanged(newPins)).toEqual(unchanged(readPins()));
     expect(readFileSync(join(out, "v1_0", "a2a_pb.ts"), "utf8").split("\n")[0]).toContain(`sha256 ${newHash}`);
     const summary = JSON.parse(readFileSync(join(out, "v1_0", "api-summary.json"), "utf8")) as ApiSummary;
     expect(summary.enums["lf.a2a.v1.TaskState"].TASK_STATE_PAUSED).toBe(9);

@@ -114,6 +114,27 @@ describe("diffSummaries", () => {
     ]);
   });
 
+  it("0.3 enums and unions: a new member is additive, a lost member is breaking, any other change is a type change", () => {
+    const defs = (state: string, part: string, id: string): ApiSummary => ({
+      ...base(),
+      jsonDefinitions: {
+        TaskState: { properties: { "(self)": state }, required: [] },
+        Part: { properties: { "(self)": part }, required: [] },
+        Task: { properties: { id }, required: [] },
+      },
+    });
+    const before = defs('enum "working"|"completed"', "TextPart | FilePart", "string");
+    const after = defs('enum "working"|"paused"', "TextPart | FilePart | DataPart", 'enum "a"');
+    expect(verdicts(diffSummaries(before, after))).toEqual([
+      "additive: definition Part union member added: DataPart",
+      'breaking: property Task.id type changed string → enum "a"',
+      'additive: definition TaskState enum member added: "paused"',
+      'breaking: definition TaskState enum member removed: "completed"',
+    ]);
+    // Reordering members changes nothing.
+    expect(diffSummaries(before, defs('enum "completed"|"working"', "FilePart | TextPart", "string"))).toEqual([]);
+  });
+
   it("formatChanges: a count line, then one marked line per change", () => {
     const after = base();
     delete after.messages["p.Task"].note;
