@@ -1,0 +1,181 @@
+// Bad input of every kind gets the spec-shaped error of its binding and version: never a 500, an
+// HTML page, a hang or a crash.
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  app = await buildServer({ agent: createFixtureAgent(), bodyLimit: 64 * 1024 });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+});
+afterAll(() => app.close());
+
+type Json = Record<string, unknown>;
+
+async function raw(path: string, init: RequestInit): Promise<{ status: number; type: string; body: Json }> {
+  const res = await fetch(base + path, init);
+  const type = res.headers.get("content-type") ?? "";
+  const text = await res.text();
+  expect(type, text).toMatch(/json/);
+  return { status: res.status, type, body: JSON.parse(text) as Json };
+}
+
+const V1 = { "A2A-Version": "1.0" };
+
+function rpc(body: string, headers: Record<string, string> = {}) {
+  return raw("/", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+}
+
+describe.each([
+  ["1.0", V1],
+  ["0.3", {}],
+] as const)("JSON-RPC %s", (version, headers) => {
+  const method = version === "1.0" ? "SendMessage" : "message/send";
+  const good = (id: unknown, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+
+  it("malformed JSON: -32700 with id null", async () => {
+    const r = await rpc('{"jsonrpc": "2.0", "id": 4,', headers);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
+  it("not a request object, or a wrong envelope: -32600, echoing the id when readable", async () => {
+    expect((await rpc("[]", headers)).body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect((await rpc('"text"', headers)).body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect((await rpc(JSON.stringify({ jsonrpc: "1.0", id: 7, method }), headers)).body).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect((await rpc(JSON.stringify({ jsonrpc: "2.0", id: 8 }), headers)).body).toMatchObject({ id: 8, error: { code: -32600 } });
+    expect((await rpc(JSON.stringify({ jsonrpc: "2.0", id: 9, method, params: "x" }), headers)).body).toMatchObject({
+      id: 9,
+      error: { code: -32600 },
+    });
+  });
+
+  it("unknown method: -32601, ids 0 and empty string echoed", async () => {
+    expect((await rpc(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "Nope" }), headers)).body).toMatchObject({
+      id: 0,
+      error: { code: -32601 },
+    });
+    expect((await rpc(JSON.stringify({ jsonrpc: "2.0", id: "", method: "nope/nope" }), headers)).body).toMatchObject({
+      id: "",
+      error: { code: -32601 },
+    });
+  });
+
+  it("invalid params and wrong types: -32602 with the id", async () => {
+    expect((await rpc(good("a", {}), headers)).body).toMatchObject({ id: "a", error: { code: -32602 } });
+    expect((await rpc(good("b", { message: { messageId: 5, role: "user", parts: "x" } }), headers)).body).toMatchObject({
+      id: "b",
+      error: { code: -32602 },
+    });
+  });
+
+  it("wrong content type: 415 with a JSON-RPC error", async () => {
+    const r = await raw("/", { method: "POST", headers: { "content-type": "text/plain", ...headers }, body: good(3, {}) });
+    expect(r.status).toBe(415);
+    expect(r.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+
+  it("oversized body: 413 with a JSON-RPC error, id null", async () => {
+    const r = await rpc(
+      good(1, { message: { messageId: "m", role: "user", parts: [{ kind: "text", text: "x".repeat(100_000) }] } }),
+      headers,
+    );
+    expect(r.status).toBe(413);
+    expect(r.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+  });
+});
+
+describe("JSON-RPC, other", () => {
+  it("an unsupported A2A-Version: -32009 (VersionNotSupported)", async () => {
+    const r = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }), { "A2A-Version": "0.5" });
+    expect(r.body).toMatchObject({ id: 1, error: { code: -32009 } });
+  });
+
+  it("application/a2a+json is accepted as well as application/json", async () => {
+    const r = await raw("/", {
+      method: "POST",
+      headers: { "content-type": "application/a2a+json", ...V1 },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "missing" } }),
+    });
+    expect(r.body).toMatchObject({ id: 1, error: { code: -32001 } });
+  });
+
+  it("GET on the JSON-RPC endpoint is refused in JSON, not HTML", async () => {
+    const r = await raw("/", { method: "GET", headers: V1 });
+    expect(r.status).toBe(405);
+    expect(r.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+  });
+});
+
+describe.each([
+  ["1.0", "", V1, "application/a2a+json"],
+  ["0.3", "/v1", {}, "application/json"],
+] as const)("HTTP+JSON %s", (_version, root, headers, contentType) => {
+  const post = (path: string, body: string, ct = contentType) =>
+    raw(root + path, { method: "POST", headers: { "content-type": ct, ...headers }, body });
+
+  function expectError(r: { status: number; body: Json }, status: number, grpc: string) {
+    expect(r.status).toBe(status);
+    expect(r.body).toMatchObject({ error: { code: status, status: grpc } });
+    expect(typeof (r.body.error as Json).message).toBe("string");
+  }
+
+  it("unknown route: 404 in the AIP-193 shape", async () => {
+    expectError(await raw(`${root}/no/such/route`, { headers }), 404, "NOT_FOUND");
+    expectError(await raw(`/completely/elsewhere.html`, { headers }), 404, "NOT_FOUND");
+  });
+
+  it("malformed JSON and invalid params: 400 INVALID_ARGUMENT", async () => {
+    expectError(await post("/message:send", "{nope"), 400, "INVALID_ARGUMENT");
+    expectError(await post("/message:send", JSON.stringify({ message: { role: 7 } })), 400, "INVALID_ARGUMENT");
+  });
+
+  it("wrong content type: 415", async () => {
+    expectError(await post("/message:send", "{}", "text/html"), 415, "INVALID_ARGUMENT");
+  });
+
+  it("wrong verb on a known path: 405 with Allow", async () => {
+    const res = await fetch(`${base}${root}/message:send`, { method: "DELETE", headers });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(res.headers.get("content-type")).toMatch(/json/);
+  });
+
+  it("oversized body: 413", async () => {
+    expectError(await post("/message:send", JSON.stringify({ pad: "x".repeat(100_000) })), 413, "INVALID_ARGUMENT");
+  });
+
+  it("unknown task: 404 TASK_NOT_FOUND with ErrorInfo", async () => {
+    const r = await raw(`${root}/tasks/missing`, { headers });
+    expectError(r, 404, "NOT_FOUND");
+    expect(((r.body.error as Json).details as Json[])[0]).toMatchObject({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" });
+  });
+});
+
+describe("HTTP+JSON 1.0 query parameters", () => {
+  it("bad ListTasks values: 400", async () => {
+    for (const q of ["pageSize=abc", "pageSize=150", "status=NOT_A_STATE", "historyLength=-5", "pageToken=forged"]) {
+      const r = await raw(`/tasks?${q}`, { headers: V1 });
+      expect(r.status, q).toBe(400);
+    }
+  });
+});
+
+describe("after all that", () => {
+  it("the server still answers normally", async () => {
+    const r = await rpc(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "ok", role: "ROLE_USER", parts: [{ text: "echo fine" }] } },
+      }),
+      V1,
+    );
+    expect(r.body).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+});
