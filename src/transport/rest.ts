@@ -69,10 +69,20 @@ export function matchRoute(routes: readonly RestRoute[], verb: string, path: str
       continue;
     }
     const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+    const resourceNames = multiSegmentVars(route.binding.template);
+    // A one-segment variable is a plain value (percent-decoded here); a resource name such as
+    // `tasks/{id}` stays encoded, so an id holding "/" survives (the translators decode it).
+    for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = resourceNames.has(k) ? v : safeDecode(v);
     return { route, params };
   }
   return allowed.size ? { allowed: [...allowed] } : undefined;
+}
+
+/** Variables whose pattern spans several segments (`{name=tasks/*}`). */
+function multiSegmentVars(template: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of template.matchAll(/\{([^}=]+)=([^}]*)\}/g)) if (m[2].includes("/")) out.add(m[1]);
+  return out;
 }
 
 function safeDecode(s: string): string {
@@ -162,11 +172,9 @@ export interface HttpRequestParts {
   body?: JsonValue;
 }
 
-function encodePathValue(v: string): string {
-  return v
-    .split("/")
-    .map((s) => encodeURIComponent(s))
-    .join("/");
+/** A resource name keeps its slashes and existing %-escapes; anything else unsafe in a path is escaped. */
+function encodeResourceName(v: string): string {
+  return v.replace(/[^A-Za-z0-9\-._~%!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
 }
 
 /**
@@ -181,10 +189,11 @@ export function httpFromRequestJson(bindings: readonly HttpBinding[], schema: De
   const b = usable[0];
   if (!b) throw new A2AError("InvalidParamsError", `missing path field(s) for ${bindings[0]?.template ?? "this route"}`);
   const rest: JsonObject = { ...json };
+  const resourceNames = multiSegmentVars(b.template);
   const path = b.template.replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_m, name: string) => {
     const v = String(json[jsonOf(name)]);
     delete rest[jsonOf(name)];
-    return encodePathValue(v);
+    return resourceNames.has(name) ? encodeResourceName(v) : encodeURIComponent(v);
   });
   const query = new URLSearchParams();
   if (b.body === "*") return { verb: b.verb, path, query, body: rest };

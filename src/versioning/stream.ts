@@ -18,6 +18,7 @@
 // stop there).
 // 0.3 → 1.0: `final` is dropped and the translated stream closes after it, even if the 0.3
 // server keeps the connection open (L21).
+import { create } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "./errors.js";
 import type { ProtocolVersion } from "./negotiate.js";
@@ -128,10 +129,5 @@ export function subscribeToFinishedTask(version: ProtocolVersion, task: v1_0.Tas
     throw new A2AError("UnsupportedOperationError", `Task ${task.id} is in a terminal state; there is nothing to subscribe to`, {
       taskId: task.id,
     });
-  return [
-    {
-      $typeName: "lf.a2a.v1.StreamResponse",
-      payload: { case: "task", value: task },
-    } as v1_0.StreamResponse,
-  ];
+  return [create(v1_0.StreamResponseSchema, { payload: { case: "task", value: task } })];
 }

@@ -273,3 +273,102 @@ describe("replies", () => {
     expect(s.event(create(v1_0.StreamResponseSchema, {})).frames).toBe("");
   });
 });
+
+describe("0.3 on the wire", () => {
+  const rest0_3 = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    decodeCall({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }, { binding: "HTTP+JSON" });
+
+  it("processes a header-less message/send as 0.3 (V-01)", () => {
+    const body = send(1, "message/send", {
+      message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "x" }] },
+    });
+    expect(asCall(rpc(body, {}))).toMatchObject({ version: "0.3", operation: "SendMessage", tenant: "" });
+  });
+
+  it("reads X-A2A-Extensions on 0.3 requests and ignores A2A-Extensions (V-11)", () => {
+    const body = send(1, "tasks/get", { id: "t" });
+    const call = asCall(rpc(body, { "X-A2A-Extensions": "https://old/ext", "A2A-Extensions": "https://new/ext" }));
+    expect(call.extensions).toEqual(["https://old/ext"]);
+    const reply = encodeResult(call, create(v1_0.TaskSchema, { id: "t", contextId: "c", status: { state: v1_0.TaskState.WORKING } }), {
+      extensions: call.extensions,
+    });
+    expect(reply.headers).toMatchObject({ "X-A2A-Extensions": "https://old/ext" });
+    expect(reply.headers["A2A-Extensions"]).toBeUndefined();
+  });
+
+  it("answers invalid 0.3 params with -32602 and the path", () => {
+    const r = asReply(rpc(send(1, "message/send", { message: { kind: "message", messageId: "m", role: "robot", parts: [] } }), {}));
+    expect(r.json.error.code).toBe(-32602);
+    expect(r.json.error.message).toMatch(/\/message\//);
+  });
+
+  it("maps the 0.3 REST routes to the same operations", () => {
+    expect(asCall(rest0_3("GET", "/v1/tasks/t1?historyLength=2")).request).toMatchObject({ id: "t1", historyLength: 2 });
+    expect(asCall(rest0_3("POST", "/v1/tasks/t1:cancel", {})).operation).toBe("CancelTask");
+    expect(asCall(rest0_3("GET", "/v1/card")).operation).toBe("GetExtendedAgentCard");
+    expect(asCall(rest0_3("DELETE", "/v1/tasks/t1/pushNotificationConfigs/c1")).request).toMatchObject({ taskId: "t1", id: "c1" });
+  });
+
+  it("accepts 0.3 subscribe by GET and by POST (O1)", () => {
+    expect(asCall(rest0_3("GET", "/v1/tasks/t1:subscribe")).operation).toBe("SubscribeToTask");
+    expect(asCall(rest0_3("POST", "/v1/tasks/t1:subscribe", {})).operation).toBe("SubscribeToTask");
+  });
+
+  it.each([
+    ["fixed path, bare body", "/v1/tasks/t1/pushNotificationConfigs", { pushNotificationConfig: { id: "c1", url: "https://h/x" } }],
+    ["typo path (E18), bare body", "/v1/task/t1/pushNotificationConfigs", { pushNotificationConfig: { id: "c1", url: "https://h/x" } }],
+    [
+      "fixed path, wrapped body (E21)",
+      "/v1/tasks/t1/pushNotificationConfigs",
+      { configId: "c1", config: { pushNotificationConfig: { url: "https://h/x" } } },
+    ],
+  ])("accepts 0.3 create-push-config: %s (O5)", (_why, url, body) => {
+    const call = asCall(rest0_3("POST", url, body));
+    expect(call.operation).toBe("CreateTaskPushNotificationConfig");
+    expect(call.request).toMatchObject({ taskId: "t1", id: "c1", url: "https://h/x" });
+  });
+
+  it("answers GET /v1/tasks (documented, never defined in 0.3) with UnsupportedOperation (L6)", () => {
+    const r = asReply(rest0_3("GET", "/v1/tasks"));
+    expect(r.status).toBe(400);
+    expect(r.json.error.details[0].reason).toBe("UNSUPPORTED_OPERATION");
+  });
+
+  it("a 0.3 route under A2A-Version: 1.0 is read as a 1.0 tenant route, or refused when it has no 1.0 reading", () => {
+    expect(
+      asCall(rest0_3("POST", "/v1/message:send", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }, V1)),
+    ).toMatchObject({
+      version: "1.0",
+      tenant: "v1",
+    });
+    const card = asReply(rest0_3("GET", "/v1/card", undefined, V1));
+    expect(card.status).toBe(404);
+    expect(card.json.error.message).toContain("0.3");
+  });
+
+  it("settles the /v1 collision by version: header-less /v1/tasks/abc is 0.3 GetTask, never tenant v1", () => {
+    expect(asCall(rest0_3("GET", "/v1/tasks/abc"))).toMatchObject({
+      version: "0.3",
+      operation: "GetTask",
+      tenant: "",
+      request: { id: "abc" },
+    });
+  });
+
+  it("serves 0.3 REST replies as application/json in the D03-PB dialect", () => {
+    const call = asCall(rest0_3("GET", "/v1/tasks/t1"));
+    const r = encodeResult(call, create(v1_0.TaskSchema, { id: "t1", contextId: "c1", status: { state: v1_0.TaskState.CANCELED } }));
+    expect(r.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(r.body).status.state).toBe("TASK_STATE_CANCELLED");
+  });
+
+  it("answers the 0.3 JSON-RPC result in the 0.3 shape (bare Task with kind)", () => {
+    const call = asCall(rpc(send("x", "tasks/get", { id: "t1" }), {}));
+    const r = encodeResult(call, create(v1_0.TaskSchema, { id: "t1", contextId: "c1", status: { state: v1_0.TaskState.INPUT_REQUIRED } }));
+    expect(JSON.parse(r.body)).toEqual({
+      jsonrpc: "2.0",
+      id: "x",
+      result: { kind: "task", id: "t1", contextId: "c1", status: { state: "input-required" } },
+    });
+  });
+});

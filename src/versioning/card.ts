@@ -1,0 +1,107 @@
+// The agent card by version (a2a-wire.md §4.4, §7.1): one 1.0 card is the source of truth; 0.3
+// readers get it translated to the 0.3 shape (only the 0.3 interfaces, L2).
+//
+// API
+//   WELL_KNOWN_CARD_PATH                        "/.well-known/agent-card.json"
+//   cardJson(card, version)                     → Translated<JSON> of the card in that version's shape
+//   agentCardReply(card, req, {versions?})      → HttpReply for GET /.well-known/agent-card.json, chosen by
+//                                                 the request's A2A-Version (header or query), `Vary: A2A-Version`
+//   detectCardVersion(json)                     → "1.0" | "0.3" (heuristics below)
+//   parseAgentCard(json)                        → Translated<v1_0.AgentCard> & {version}: either shape → 1.0 card;
+//                                                 throws A2AError InvalidAgentResponse on a card of neither shape
+//
+// Which card a request gets (docs/policies.md):
+//   A2A-Version 1.0 (or 1.0.x)            → the 1.0 card;
+//   absent, empty or 0.3                  → the 0.3 card, built from the card's 0.x interfaces; when the
+//                                           card has none (a 1.0-only agent, or 0.3 not in `versions`),
+//                                           the 1.0 card: discovery never fails;
+//   any other version                     → the 1.0 card (the newest shape we have), not an error: the
+//                                           card is how a client finds out what is supported.
+import type { JsonValue } from "@bufbuild/protobuf";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import type * as v0_3 from "../../generated/v0_3/index.js";
+import type { HttpReply } from "../transport/server.js";
+import { decode1_0, encode1_0 } from "./codec.js";
+import { A2AError } from "./errors.js";
+import type { Translated } from "./loss.js";
+import { requestedVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type HeadersLike, type ProtocolVersion } from "./negotiate.js";
+import * as rpc0_3 from "./rpc0_3.js";
+
+export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
+
+/** The card as JSON in `version`'s shape (0.3: the JSON-RPC schema shape every 0.3 reader parses). */
+export function cardJson(card: v1_0.AgentCard, version: ProtocolVersion): Translated<JsonValue> {
+  const json = encode1_0(v1_0.AgentCardSchema, card);
+  if (version === "1.0") return { value: json, losses: [] };
+  const down = rpc0_3.downgradeAgentCard(json as v1_0.AgentCardJson);
+  return { value: down.value as unknown as JsonValue, losses: down.losses };
+}
+
+export interface CardRequestLike {
+  headers: HeadersLike;
+  /** Request target; its `A2A-Version` query parameter counts like the header. */
+  url?: string;
+}
+
+export function agentCardReply(
+  card: v1_0.AgentCard,
+  req: CardRequestLike,
+  opts: { versions?: readonly ProtocolVersion[] } = {},
+): HttpReply {
+  const versions = opts.versions ?? SUPPORTED_VERSIONS;
+  const q = req.url?.indexOf("?") ?? -1;
+  const query = q >= 0 ? new URLSearchParams(req.url!.slice(q + 1)) : undefined;
+  const asked = requestedVersion(req.headers, query);
+  let body: Translated<JsonValue> | undefined;
+  if (asked === "0.3" && versions.includes("0.3")) {
+    try {
+      body = cardJson(card, "0.3");
+    } catch (e) {
+      if (!(e instanceof A2AError)) throw e; // no 0.x interface: fall back to the 1.0 card
+    }
+  }
+  body ??= cardJson(card, "1.0");
+  return {
+    kind: "reply",
+    status: 200,
+    headers: { "content-type": "application/json", vary: VERSION_HEADER },
+    body: JSON.stringify(body.value),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * 1.0 when the card has a non-empty `supportedInterfaces`; 0.3 when it has none and carries a
+ * 0.3 marker (`url`, `preferredTransport`, `additionalInterfaces`,
+ * `supportsAuthenticatedExtendedCard`, or a 0.x `protocolVersion`); else 1.0 (whose validator then
+ * says what is missing). A "superset" card with both is read as 1.0.
+ */
+export function detectCardVersion(json: unknown): ProtocolVersion {
+  if (!isObject(json)) return "1.0";
+  if (Array.isArray(json.supportedInterfaces) && json.supportedInterfaces.length > 0) return "1.0";
+  const marker =
+    typeof json.url === "string" ||
+    "preferredTransport" in json ||
+    "additionalInterfaces" in json ||
+    "supportsAuthenticatedExtendedCard" in json ||
+    (typeof json.protocolVersion === "string" && /^0\.\d+/.test(json.protocolVersion));
+  return marker ? "0.3" : "1.0";
+}
+
+export function parseAgentCard(json: unknown): Translated<v1_0.AgentCard> & { version: ProtocolVersion } {
+  if (!isObject(json)) throw new A2AError("InvalidAgentResponseError", "Invalid agent card: not a JSON object");
+  const version = detectCardVersion(json);
+  if (version === "1.0") return { value: decode1_0(v1_0.AgentCardSchema, json, "response"), losses: [], version };
+  let up: Translated<v1_0.AgentCardJson>;
+  try {
+    up = rpc0_3.upgradeAgentCard(json as unknown as v0_3.AgentCard);
+  } catch (e) {
+    if (e instanceof A2AError)
+      throw new A2AError("InvalidAgentResponseError", `Invalid 0.3 agent card: ${e.message}`, e.metadata, e.details);
+    throw e;
+  }
+  return { value: decode1_0(v1_0.AgentCardSchema, up.value, "response"), losses: up.losses, version };
+}
