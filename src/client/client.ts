@@ -8,7 +8,16 @@ import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import { sseEvents } from "./sse.js";
 import { resilientStream, type ResubscribePolicy } from "./stream.js";
 import { waitForTask, type WaitOptions } from "./wait.js";
-import { OPERATIONS, type ClientWire, type Operation, type RequestOf, type ResponseOf, type Target, type WireEvent } from "./wire.js";
+import {
+  OPERATIONS,
+  type ClientWire,
+  type Operation,
+  type RequestOf,
+  type ResponseOf,
+  type Target,
+  type WireEvent,
+  type WireRequest,
+} from "./wire.js";
 
 /** Per-call options, accepted by every method. */
 export interface CallOptions {
@@ -223,7 +232,12 @@ export class A2AClient {
     return msg;
   }
 
-  private async send(op: Operation, request: RequestOf<Operation>, opts: CallOptions, signal: AbortSignal | undefined): Promise<Response> {
+  private async send(
+    op: Operation,
+    request: RequestOf<Operation>,
+    opts: CallOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<{ res: Response; wireReq: WireRequest }> {
     const extensions = [...(this.options.extensions ?? []), ...(opts.extensions ?? [])];
     const wireReq = this.wire.encode(this.target, op, request, extensions);
     const { headers: authHeaders, query } = await collectAuth(this.auth, this.card, wireReq.url);
@@ -233,7 +247,8 @@ export class A2AClient {
     if (!headers.has("a2a-version")) headers.set("A2A-Version", this.target.version);
     for (const [k, v] of Object.entries({ ...this.options.headers, ...authHeaders, ...opts.headers })) headers.set(k, v);
     const doFetch = this.options.fetch ?? fetch;
-    return doFetch(url.toString(), { method: wireReq.method, headers, body: wireReq.body, signal });
+    const res = await doFetch(url.toString(), { method: wireReq.method, headers, body: wireReq.body, signal });
+    return { res, wireReq };
   }
 
   private signals(opts: CallOptions): { timeout?: AbortSignal; caller?: AbortSignal; combined?: AbortSignal } {
@@ -251,18 +266,19 @@ export class A2AClient {
     const s = this.signals(opts);
     const url = this.target.url;
     let res: Response;
+    let wireReq: WireRequest;
     let text: string;
     try {
-      res = await this.send(op, request, opts, s.combined);
+      ({ res, wireReq } = await this.send(op, request, opts, s.combined));
       text = await res.text();
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw transportFailure(e, url, s);
     }
-    return this.decodeReply(op, res, text);
+    return this.decodeReply(op, res, text, wireReq);
   }
 
-  private decodeReply<O extends Operation>(op: O, res: Response, text: string): ResponseOf<O> {
+  private decodeReply<O extends Operation>(op: O, res: Response, text: string, wireReq?: WireRequest): ResponseOf<O> {
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -282,7 +298,7 @@ export class A2AClient {
         status: res.status,
       });
     try {
-      return this.wire.decode(this.target, op, { status: res.status, headers: res.headers, json, text });
+      return this.wire.decode(this.target, op, { status: res.status, headers: res.headers, json, text }, wireReq);
     } catch (e) {
       if (e instanceof A2AError || e instanceof A2ATransportError) throw e;
       throw new A2ATransportError(
@@ -313,8 +329,9 @@ export class A2AClient {
     const onTimeout = () => connection.abort(s.timeout?.reason);
     s.timeout?.addEventListener("abort", onTimeout, { once: true });
     let res: Response;
+    let wireReq: WireRequest;
     try {
-      res = await this.send(op, request, opts, signal);
+      ({ res, wireReq } = await this.send(op, request, opts, signal));
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw transportFailure(e, this.target.url, s);
@@ -331,7 +348,7 @@ export class A2AClient {
           throw transportFailure(e, this.target.url, { caller: s.caller });
         }
         // An error before the stream starts comes as an ordinary error response.
-        this.decodeReply(op, res, text);
+        this.decodeReply(op, res, text, wireReq);
         throw new A2ATransportError(
           "bad-response",
           `${this.target.url} answered ${op} without an event stream (${type || "no content type"})`,

@@ -1,86 +1,75 @@
-// The default ClientWire. TEMPORARY: a 1.0-only implementation over the generated 1.0 tables,
-// until src/versioning's client seam lands; then this file only adapts that seam.
-import type { JsonObject } from "@bufbuild/protobuf";
+// The default ClientWire: an adapter over the versioning layer's client seam
+// (src/transport/client.ts: encodeCall, decodeReply, decodeStreamEvent), which encodes 1.0
+// requests for the chosen (version, binding) and decodes replies and events back into 1.0.
+// Card parsing recognises both card shapes (a2a-wire.md §4.3–4.4) and upgrades a 0.3 card.
+import type { JsonValue } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { decode, encode } from "../runtime/protojson.js";
-import { A2AError, fromJsonRpcError, fromRestError } from "../versioning/errors.js";
-import { OPERATIONS, type ClientWire, type Operation, type ResponseOf, type Target, type WireEvent, type WireRequest } from "./wire.js";
+import { decode } from "../runtime/protojson.js";
+import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError } from "../transport/client.js";
+import { upgradeAgentCard } from "../versioning/rpc0_3.js";
+import { errorByCode, fromJsonRpcError } from "../versioning/errors.js";
+import { A2ATransportError } from "./errors.js";
+import type { ClientWire, Operation, ResponseOf, Target, WireEvent, WireRequest, WireResponse } from "./wire.js";
 
-let nextId = 1;
-
-function encodeRest(target: Target, op: Operation, json: JsonObject, headers: Record<string, string>): WireRequest {
-  const info = v1_0.methods.find((m) => m.operation === op)!;
-  const withTenant = !!json.tenant;
-  const binding = info.http.find((b) => b.pathParams.includes("tenant") === withTenant) ?? info.http[0];
-  const rest = { ...json };
-  let path = binding.template.replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_m, name: string) => {
-    const key = name.replace(/_([a-z])/g, (_s, c: string) => c.toUpperCase());
-    const v = String(rest[key] ?? "");
-    delete rest[key];
-    return encodeURIComponent(v);
-  });
-  const base = target.url.replace(/\/+$/, "");
-  if (binding.body === "") {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(rest)) if (v !== null && typeof v !== "object") q.set(k, String(v));
-    const qs = q.toString();
-    if (qs) path += `?${qs}`;
-    return { method: binding.verb, url: base + path, headers };
-  }
-  return {
-    method: binding.verb,
-    url: base + path,
-    headers: { ...headers, "content-type": "application/a2a+json" },
-    body: JSON.stringify(rest),
-  };
+/**
+ * A 0.3-shaped card: no non-empty `supportedInterfaces`, and a top-level `url` or one of the 0.3
+ * interface fields, or a 0.x `protocolVersion` (a2a-wire.md §4.4).
+ */
+export function isCard0_3(json: unknown): boolean {
+  if (!json || typeof json !== "object" || Array.isArray(json)) return false;
+  const o = json as Record<string, unknown>;
+  if (Array.isArray(o.supportedInterfaces) && o.supportedInterfaces.length > 0) return false;
+  return (
+    typeof o.url === "string" ||
+    "preferredTransport" in o ||
+    "additionalInterfaces" in o ||
+    "supportsAuthenticatedExtendedCard" in o ||
+    (typeof o.protocolVersion === "string" && /^0\./.test(o.protocolVersion))
+  );
 }
 
-function unsupported0_3(): never {
-  throw new A2AError("UnsupportedOperationError", "A2A 0.3 is not available in this build of the client");
+export function parseCard(json: unknown): v1_0.AgentCard {
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new Error("the card is not a JSON object");
+  if (isCard0_3(json)) {
+    const up = upgradeAgentCard(json as Parameters<typeof upgradeAgentCard>[0]);
+    return decode(v1_0.AgentCardSchema, up.value as JsonValue);
+  }
+  const o = json as Record<string, unknown>;
+  if (!Array.isArray(o.supportedInterfaces)) throw new Error("neither a 1.0 card (no supportedInterfaces) nor a 0.3 card (no url)");
+  return decode(v1_0.AgentCardSchema, json);
 }
 
 export const defaultWire: ClientWire = {
-  encode(target, op, request, extensions) {
-    if (target.version !== "1.0") unsupported0_3();
-    const json = encode(OPERATIONS[op].request, request as never, { alwaysEmit: v1_0.alwaysEmit }) as JsonObject;
-    const headers: Record<string, string> = {
-      "A2A-Version": "1.0",
-      accept: OPERATIONS[op].streaming ? "text/event-stream" : "application/json",
-    };
-    if (extensions.length) headers["A2A-Extensions"] = extensions.join(",");
-    if (target.binding === "HTTP+JSON") return encodeRest(target, op, json, headers);
-    return {
-      method: "POST",
-      url: target.url,
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: op, params: json }),
-    };
+  encode(target, op, request, extensions): WireRequest {
+    const { method, url, headers, body, rpcId } = encodeCall(target, op, request as never, { extensions });
+    return { method, url, headers, body, rpcId };
   },
-  decode<O extends Operation>(target: Target, op: O, res: { status: number; json: unknown }): ResponseOf<O> {
-    if (target.binding === "JSONRPC") {
-      const env = res.json as { result?: unknown; error?: { code: number; message?: string; data?: unknown } };
-      if (env?.error) throw fromJsonRpcError(env.error);
-      return decode(OPERATIONS[op].response, env?.result ?? {}) as ResponseOf<O>;
+  decode<O extends Operation>(target: Target, op: O, res: WireResponse, req?: WireRequest): ResponseOf<O> {
+    // The official JS SDK answers 0.3 HTTP+JSON errors as a bare JSON-RPC error object
+    // ({code: -32002, message}); the code names the error better than the HTTP status does.
+    const body = res.json as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (
+      target.version === "0.3" &&
+      target.binding === "HTTP+JSON" &&
+      res.status >= 400 &&
+      typeof body?.code === "number" &&
+      errorByCode(body.code)
+    )
+      throw fromJsonRpcError({ code: body.code, message: typeof body.message === "string" ? body.message : undefined, data: body.data });
+    try {
+      return decodeReply(target, op, { status: res.status, json: res.json, text: res.text }, { rpcId: req?.rpcId }) as ResponseOf<O>;
+    } catch (e) {
+      if (e instanceof NotA2AReplyError)
+        throw new A2ATransportError(res.status >= 400 ? "http" : "bad-response", `${target.url}: ${e.message}`, {
+          url: target.url,
+          status: e.status,
+        });
+      throw e;
     }
-    if (res.status >= 400) throw fromRestError(res.status, res.json);
-    return decode(OPERATIONS[op].response, res.json ?? {}) as ResponseOf<O>;
   },
-  decodeEvent(target, _op, data): WireEvent {
-    if (target.binding === "JSONRPC") {
-      const env = data as { result?: unknown; error?: { code: number; message?: string; data?: unknown } };
-      if (env?.error) return { error: fromJsonRpcError(env.error) };
-      return { event: decode(v1_0.StreamResponseSchema, env?.result) };
-    }
-    const d = data as { error?: unknown };
-    if (d && typeof d === "object" && "error" in d) return { error: fromRestError(500, d) };
-    return { event: decode(v1_0.StreamResponseSchema, data) };
+  decodeEvent(target, op, data, sseEvent): WireEvent {
+    const d = decodeStreamEvent(target, op, data, sseEvent);
+    return "error" in d ? { error: d.error } : d.end ? { event: d.event, end: true } : { event: d.event };
   },
-  parseCard(json) {
-    const o = json as Record<string, unknown>;
-    if (!o || typeof o !== "object" || !Array.isArray(o.supportedInterfaces)) {
-      if (o && typeof o === "object" && typeof o.url === "string") unsupported0_3();
-      throw new Error("not an agent card (no supportedInterfaces)");
-    }
-    return decode(v1_0.AgentCardSchema, json);
-  },
+  parseCard,
 };

@@ -1,9 +1,7 @@
 // The client's view of the wire: everything version- and binding-specific sits behind
 // `ClientWire`, so the rest of src/client works in A2A 1.0 types only. The default
 // implementation (default-wire.ts) delegates to src/versioning and src/transport; tests pass a stub.
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AError } from "../versioning/errors.js";
 
 export type ProtocolVersion = "1.0" | "0.3";
@@ -19,40 +17,10 @@ export interface Target {
   tenant: string;
 }
 
-/** Request and response message types of the 11 operations (1.0 names). */
-export const OPERATIONS = {
-  SendMessage: { request: v1_0.SendMessageRequestSchema, response: v1_0.SendMessageResponseSchema, streaming: false },
-  SendStreamingMessage: { request: v1_0.SendMessageRequestSchema, response: v1_0.StreamResponseSchema, streaming: true },
-  GetTask: { request: v1_0.GetTaskRequestSchema, response: v1_0.TaskSchema, streaming: false },
-  ListTasks: { request: v1_0.ListTasksRequestSchema, response: v1_0.ListTasksResponseSchema, streaming: false },
-  CancelTask: { request: v1_0.CancelTaskRequestSchema, response: v1_0.TaskSchema, streaming: false },
-  SubscribeToTask: { request: v1_0.SubscribeToTaskRequestSchema, response: v1_0.StreamResponseSchema, streaming: true },
-  CreateTaskPushNotificationConfig: {
-    request: v1_0.TaskPushNotificationConfigSchema,
-    response: v1_0.TaskPushNotificationConfigSchema,
-    streaming: false,
-  },
-  GetTaskPushNotificationConfig: {
-    request: v1_0.GetTaskPushNotificationConfigRequestSchema,
-    response: v1_0.TaskPushNotificationConfigSchema,
-    streaming: false,
-  },
-  ListTaskPushNotificationConfigs: {
-    request: v1_0.ListTaskPushNotificationConfigsRequestSchema,
-    response: v1_0.ListTaskPushNotificationConfigsResponseSchema,
-    streaming: false,
-  },
-  DeleteTaskPushNotificationConfig: {
-    request: v1_0.DeleteTaskPushNotificationConfigRequestSchema,
-    response: EmptySchema,
-    streaming: false,
-  },
-  GetExtendedAgentCard: { request: v1_0.GetExtendedAgentCardRequestSchema, response: v1_0.AgentCardSchema, streaming: false },
-} as const satisfies Record<string, { request: DescMessage; response: DescMessage; streaming: boolean }>;
-
-export type Operation = keyof typeof OPERATIONS;
-export type RequestOf<O extends Operation> = MessageShape<(typeof OPERATIONS)[O]["request"]>;
-export type ResponseOf<O extends Operation> = MessageShape<(typeof OPERATIONS)[O]["response"]>;
+// The 11 operations (1.0 names) and their request/response types come from the codec seam.
+export { OPERATIONS } from "../versioning/codec.js";
+export type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
+import type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
 
 /** An HTTP request ready for fetch(). */
 export interface WireRequest {
@@ -60,6 +28,8 @@ export interface WireRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** JSON-RPC id of the request, checked against the reply's. */
+  rpcId?: string | number;
 }
 
 /** An HTTP response as read by the client (body parsed as JSON when it is JSON, else undefined). */
@@ -81,7 +51,7 @@ export interface ClientWire {
    */
   encode<O extends Operation>(target: Target, op: O, request: RequestOf<O>, extensions: readonly string[]): WireRequest;
   /** Decodes a non-streaming reply; throws A2AError for a protocol error, anything else for a reply that is not A2A. */
-  decode<O extends Operation>(target: Target, op: O, response: WireResponse): ResponseOf<O>;
+  decode<O extends Operation>(target: Target, op: O, response: WireResponse, request?: WireRequest): ResponseOf<O>;
   /** Decodes the `data` of one SSE event (already JSON-parsed) of a stream. */
   decodeEvent(target: Target, op: Operation, data: unknown, sseEvent?: string): WireEvent;
   /** Recognises either card shape and returns it as a 1.0 card. Throws on a card of neither version. */

@@ -6,7 +6,7 @@
 //   "slow N"   → a task streaming N artifact chunks, one per `gate` release (see below), then COMPLETED
 //   "ask …"    → INPUT_REQUIRED; the next message on that task completes it ("multi-turn")
 //   "fail …"   → FAILED
-// `gate` lets a test decide when a slow task moves on, so nothing depends on timing.
+// `release` lets a test decide when a slow task moves on, so nothing depends on timing.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -24,10 +24,10 @@ import express from "express";
 
 export interface SdkServer {
   url: string;
-  /** Releases one step of every waiting "slow" task. */
-  release(): void;
-  /** Resolves when a slow task is waiting at a gate (i.e. it has emitted its previous chunk). */
-  waiting(): Promise<void>;
+  /** Lets a slow task take `n` more steps (default 1). */
+  release(n?: number): void;
+  /** Forgets banked releases (between tests). */
+  resetGates(): void;
   /** Destroys every open client connection (streams drop; tasks keep running). */
   dropConnections(): void;
   close(): Promise<void>;
@@ -71,14 +71,16 @@ function artifact(taskId: string, contextId: string, chunk: string, append: bool
 }
 
 export async function startSdkServer(versions: Versions = ["1.0", "0.3"]): Promise<SdkServer> {
-  let waiters: (() => void)[] = [];
-  let gates: (() => void)[] = [];
+  // Gates: a slow task waits at one before each step. release() opens the waiting gate, or
+  // banks a credit that the next gate consumes, so releases are never lost.
+  const gates: (() => void)[] = [];
+  let credits = 0;
   const gate = () =>
     new Promise<void>((resolve) => {
-      gates.push(resolve);
-      const w = waiters;
-      waiters = [];
-      for (const f of w) f();
+      if (credits > 0) {
+        credits--;
+        resolve();
+      } else gates.push(resolve);
     });
   const cancelled = new Set<string>();
 
@@ -195,14 +197,15 @@ export async function startSdkServer(versions: Versions = ["1.0", "0.3"]): Promi
 
   return {
     url: base,
-    release() {
-      const g = gates;
-      gates = [];
-      for (const f of g) f();
+    release(n = 1) {
+      for (let i = 0; i < n; i++) {
+        const g = gates.shift();
+        if (g) g();
+        else credits++;
+      }
     },
-    waiting() {
-      if (gates.length) return Promise.resolve();
-      return new Promise((resolve) => waiters.push(resolve));
+    resetGates() {
+      credits = 0;
     },
     dropConnections() {
       for (const s of sockets) s.destroy();

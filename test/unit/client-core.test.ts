@@ -10,7 +10,7 @@ import {
   selectInterface,
   textMessage,
 } from "../../src/client/index.js";
-import { card, json, REST, RPC, stubFetch, task } from "./client-stub.js";
+import { card, ECHO_ID, json, REST, RPC, stubFetch, task } from "./client-stub.js";
 import { decode } from "../../src/runtime/protojson.js";
 
 const parse = (c: object) => decode(v1_0.AgentCardSchema, c);
@@ -59,7 +59,7 @@ describe("interface selection", () => {
 
 describe("requests", () => {
   it("sends A2A-Version, the interface's tenant, the activated extensions and auth on JSON-RPC", async () => {
-    const { fetch, seen } = stubFetch(() => json({ jsonrpc: "2.0", id: 1, result: task("t-1", "TASK_STATE_WORKING") }));
+    const { fetch, seen } = stubFetch(() => json({ jsonrpc: "2.0", id: ECHO_ID, result: task("t-1", "TASK_STATE_WORKING") }));
     const c = await createA2AClient(card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "acme" }]), {
       fetch,
       extensions: ["https://ext.test/a", "https://ext.test/b"],
@@ -69,7 +69,7 @@ describe("requests", () => {
     expect(t.status?.state).toBe(v1_0.TaskState.WORKING);
     const req = seen[0];
     expect(req.headers.get("a2a-version")).toBe("1.0");
-    expect(req.headers.get("a2a-extensions")).toBe("https://ext.test/a,https://ext.test/b");
+    expect(req.headers.get("a2a-extensions")?.split(/\s*,\s*/)).toEqual(["https://ext.test/a", "https://ext.test/b"]);
     expect(req.headers.get("authorization")).toBe("Bearer s3cret");
     expect(req.body).toMatchObject({ jsonrpc: "2.0", method: "GetTask", params: { id: "t-1", tenant: "acme" } });
   });
@@ -105,7 +105,7 @@ describe("errors", () => {
     const { fetch } = stubFetch(() =>
       json({
         jsonrpc: "2.0",
-        id: 1,
+        id: ECHO_ID,
         error: {
           code: -32001,
           message: "no such task",

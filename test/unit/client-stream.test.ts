@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ATransportError, createA2AClient, textMessage } from "../../src/client/index.js";
-import { card, frame, json, RPC, sse, stubFetch, task, type Seen } from "./client-stub.js";
+import { card, ECHO_ID, frame, json, RPC, sse, stubFetch, task, type Seen } from "./client-stub.js";
 
 const rpcCard = (streaming = true) =>
   card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "1.0" }], { capabilities: { streaming } });
-const rpc = (result: unknown) => ({ jsonrpc: "2.0", id: 1, result });
+const rpc = (result: unknown) => ({ jsonrpc: "2.0", id: ECHO_ID, result });
 const status = (state: string) => ({ statusUpdate: { taskId: "t-1", contextId: "ctx", status: { state } } });
 const chunk = (text: string) => ({
   artifactUpdate: { taskId: "t-1", contextId: "ctx", artifact: { artifactId: "a", parts: [{ text }] }, append: true },

@@ -20,12 +20,30 @@ export function stubFetch(handler: Handler): { fetch: typeof fetch; seen: Seen[]
       body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
     };
     seen.push(req);
-    return await new Promise<Response>((resolve, reject) => {
+    const res = await new Promise<Response>((resolve, reject) => {
       signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
       Promise.resolve(handler(req, seen.length - 1)).then(resolve, reject);
     });
+    return echoId(res, (req.body as { id?: unknown } | undefined)?.id);
   };
   return { fetch: f as typeof fetch, seen };
+}
+
+/** JSON-RPC replies of the stubs say `"id": "$id"`; the request's id is put there, as a server would. */
+export const ECHO_ID = "$id";
+
+function echoId(res: Response, id: unknown): Response {
+  if (id === undefined || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;
+  const body = res.text().then((t) => t.replaceAll(JSON.stringify(ECHO_ID), JSON.stringify(id)));
+  return new Response(
+    new ReadableStream({
+      async start(c) {
+        c.enqueue(new TextEncoder().encode(await body));
+        c.close();
+      },
+    }),
+    { status: res.status, headers: res.headers },
+  );
 }
 
 export const json = (body: unknown, status = 200) =>
