@@ -78,7 +78,7 @@ let schemaValidator: ValidateFunction | undefined;
 function caseSchema(): ValidateFunction {
   if (!schemaValidator) {
     const schema = JSON.parse(readFileSync(join(COMPLIANCE_DIR, "case.schema.json"), "utf8")) as Record<string, unknown>;
-    schemaValidator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    schemaValidator = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
   }
   return schemaValidator;
 }
