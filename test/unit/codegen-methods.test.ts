@@ -1,6 +1,14 @@
 // compileTemplate: google.api.http path templates -> anchored regular expressions with named groups.
-import { describe, expect, it } from "vitest";
-import { compileTemplate } from "../../codegen/methods.js";
+// The 0.3 JSON-RPC <-> proto join and the errata E10 list fail loudly when the spec moves under them.
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FileRegistry } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkEmptyAllowed } from "../../codegen/main.js";
+import { compileTemplate, methodsV0_3 } from "../../codegen/methods.js";
+import { compileProto } from "../../codegen/proto.js";
+import { defaultSpecDir } from "../../codegen/spec.js";
 
 const match = (template: string, path: string) => {
   const m = new RegExp(compileTemplate(template).pattern).exec(path);
@@ -57,4 +65,66 @@ describe("compileTemplate", () => {
   it("an unbalanced template is an error, not a silent wrong pattern", () => {
     expect(() => compileTemplate("/tasks/{id")).toThrow(/unbalanced path template/);
   });
+});
+
+describe("the 0.3 JSON-RPC <-> proto join", () => {
+  let dir: string;
+  let registry03: FileRegistry;
+  const json03 = () =>
+    JSON.parse(readFileSync(join(defaultSpecDir(), "v0.3", "a2a.json"), "utf8")) as {
+      definitions: Record<string, { properties?: Record<string, { const?: unknown }> }>;
+    };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "a2a-join-"));
+    registry03 = compileProto(defaultSpecDir(), "v0.3").registry;
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("joins every upstream method: JSON-RPC name, proto rpc, 1.0 operation and the JSON-RPC definitions", () => {
+    const methods = methodsV0_3(registry03, json03() as never);
+    expect(methods).toHaveLength(10);
+    const resubscribe = methods.find((m) => m.jsonRpcMethod === "tasks/resubscribe")!;
+    expect(resubscribe).toMatchObject({ rpc: "TaskSubscription", operation: "SubscribeToTask", streaming: true });
+    expect(resubscribe.jsonRpc).toEqual({
+      request: "TaskResubscriptionRequest",
+      params: "TaskIdParams",
+      result: "SendStreamingMessageSuccessResponse",
+    });
+    expect(methods.find((m) => m.rpc === "GetAgentCard")!.jsonRpc?.params).toBeNull();
+  });
+
+  it("a JSON-RPC method that disappears upstream stops generation", () => {
+    const json = json03();
+    delete json.definitions.TaskResubscriptionRequest;
+    expect(() => methodsV0_3(registry03, json as never)).toThrow('0.3 JSON Schema has no request with method "tasks/resubscribe"');
+  });
+
+  it("a new JSON-RPC method without a proto rpc stops generation", () => {
+    const json = json03();
+    json.definitions.ListTasksRequest = { properties: { method: { const: "tasks/list" } } };
+    expect(() => methodsV0_3(registry03, json as never)).toThrow("0.3 JSON-RPC methods without a proto rpc: tasks/list");
+  });
+
+  it("a renamed proto rpc stops generation", () => {
+    cpSync(defaultSpecDir(), join(dir, "spec"), { recursive: true });
+    const proto = join(dir, "spec", "v0.3", "a2a.proto");
+    const text = readFileSync(proto, "utf8");
+    expect(text).toContain("rpc TaskSubscription(");
+    chmodSync(proto, 0o644); // the shared spec files are read-only
+    writeFileSync(proto, text.replace("rpc TaskSubscription(", "rpc SubscribeToTask("));
+    const renamed = compileProto(join(dir, "spec"), "v0.3").registry;
+    expect(() => methodsV0_3(renamed, json03() as never)).toThrow("0.3 proto has no rpc TaskSubscription");
+  }, 120_000);
+});
+
+describe("errata E10 may-be-empty list", () => {
+  it("accepts REQUIRED lists and rejects names that are not (renamed, not repeated, not REQUIRED)", () => {
+    const registry10 = compileProto(defaultSpecDir(), "v1.0").registry;
+    expect(() => checkEmptyAllowed(registry10, new Set(["lf.a2a.v1.ListTasksResponse.tasks", "lf.a2a.v1.AgentSkill.tags"]))).not.toThrow();
+    expect(() => checkEmptyAllowed(registry10, new Set(["lf.a2a.v1.AgentSkill.labels"]))).toThrow(
+      /lf\.a2a\.v1\.AgentSkill\.labels .*errata E10/,
+    );
+    expect(() => checkEmptyAllowed(registry10, new Set(["lf.a2a.v1.Task.id"]))).toThrow(/errata E10/);
+    expect(() => checkEmptyAllowed(registry10, new Set(["lf.a2a.v1.Task.history"]))).toThrow(/errata E10/);
+  }, 120_000);
 });
