@@ -1,0 +1,137 @@
+// Interop proof: the official @a2a-js/sdk client drives our server over JSON-RPC and HTTP+JSON at
+// 1.0, and through its 0.3 compat transports at 0.3 — send, stream, multi-turn, cancel, get, errors.
+import { Message, TaskState, type SendMessageResult, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  app = await buildServer({ agent: createFixtureAgent() });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+});
+afterAll(() => app.close());
+
+async function clientFor(binding: "JSONRPC" | "HTTP+JSON", version: "1.0" | "0.3"): Promise<Client> {
+  const legacyCompat = { enabled: true };
+  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(base);
+  // Keep only the interface under test, so the SDK cannot pick another one.
+  const only = {
+    ...card,
+    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === version),
+  };
+  expect(only.supportedInterfaces).toHaveLength(1);
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
+  });
+  return factory.createFromAgentCard(only);
+}
+
+let n = 0;
+function request(text: string, opts: { taskId?: string; blocking?: boolean } = {}) {
+  return {
+    tenant: "",
+    message: Message.fromJSON({
+      messageId: `sdk-${++n}`,
+      role: "ROLE_USER",
+      parts: [{ text }],
+      ...(opts.taskId ? { taskId: opts.taskId } : {}),
+    }),
+    configuration:
+      opts.blocking === false
+        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
+        : undefined,
+    metadata: undefined,
+  };
+}
+
+function asTask(r: SendMessageResult): Task {
+  expect("id" in r && "status" in r).toBe(true);
+  return r as Task;
+}
+
+function artifactText(t: Task): string | undefined {
+  const c = t.artifacts[0]?.parts[0]?.content;
+  return c?.$case === "text" ? c.value : undefined;
+}
+
+async function collect(it: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+describe.each([
+  ["JSONRPC", "1.0"],
+  ["HTTP+JSON", "1.0"],
+  ["JSONRPC", "0.3"],
+  ["HTTP+JSON", "0.3"],
+] as const)("@a2a-js/sdk client, %s %s", (binding, version) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await clientFor(binding, version);
+  });
+
+  it("sends a message and gets the completed task; gets it again", async () => {
+    const t = asTask(await client.sendMessage(request("echo from the sdk")));
+    expect(t.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(t)).toBe("from the sdk");
+    const again = await client.getTask({ tenant: "", id: t.id, historyLength: undefined });
+    expect(again.id).toBe(t.id);
+    expect(artifactText(again)).toBe("from the sdk");
+  });
+
+  it("gets a bare message back for msg", async () => {
+    const r = await client.sendMessage(request("msg hello sdk"));
+    expect("messageId" in r && !("status" in r)).toBe(true);
+    const c = (r as Message).parts[0].content;
+    expect(c?.$case === "text" && c.value).toBe("hello sdk");
+  });
+
+  it("streams: task first, chunks in order, completed last", async () => {
+    const events = await collect(client.sendMessageStream(request("stream 5")));
+    expect(events[0].payload?.$case).toBe("task");
+    const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
+    expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(
+      [1, 2, 3, 4, 5].map((i) => `chunk ${i}/5`),
+    );
+    expect(chunks.at(-1)?.lastChunk).toBe(true);
+    const last = events.at(-1)!.payload;
+    expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("multi-turn: input-required, then completes in the same task", async () => {
+    const first = asTask(await client.sendMessage(request("ask")));
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const second = asTask(await client.sendMessage(request("my reply", { taskId: first.id })));
+    expect(second.id).toBe(first.id);
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(second)).toBe("my reply");
+  });
+
+  it("cancels a running task", async () => {
+    const t = asTask(await client.sendMessage(request("slow 60000", { blocking: false })));
+    expect(t.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
+    expect(c.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it("surfaces errors: unknown task, cancel of a finished task", async () => {
+    const t = asTask(await client.sendMessage(request("echo done")));
+    if (binding === "HTTP+JSON" && version === "0.3") {
+      // The SDK's 0.3 REST transport only recognises its own error body ({code, message} at the top
+      // level); ours is the AIP-193 body of the seam, so it surfaces a generic Error carrying it.
+      await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toThrow(/404.*TASK_NOT_FOUND/s);
+      await expect(client.cancelTask({ tenant: "", id: t.id, metadata: undefined })).rejects.toThrow(/TASK_NOT_CANCELABLE/);
+      return;
+    }
+    await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(client.cancelTask({ tenant: "", id: t.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    await expect(client.sendMessage(request("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
+  });
+});
