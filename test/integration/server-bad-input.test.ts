@@ -115,7 +115,7 @@ describe.each([
   ["1.0", "", V1, "application/a2a+json"],
   ["0.3", "/v1", {}, "application/json"],
 ] as const)("HTTP+JSON %s", (_version, root, headers, contentType) => {
-  const post = (path: string, body: string, ct = contentType) =>
+  const post = (path: string, body: string, ct: string = contentType) =>
     raw(root + path, { method: "POST", headers: { "content-type": ct, ...headers }, body });
 
   function expectError(r: { status: number; body: Json }, status: number, grpc: string) {
