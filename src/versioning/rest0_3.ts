@@ -790,7 +790,10 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
     description: c.description,
     url: main.url,
     preferredTransport: main.protocolBinding || "JSONRPC",
-    additionalInterfaces: legacy.length > 1 ? legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })) : undefined,
+    additionalInterfaces:
+      legacy.length > 1
+        ? legacy.map((i, n) => ({ url: i.url, transport: n === 0 ? i.protocolBinding || "JSONRPC" : i.protocolBinding }))
+        : undefined,
     provider: c.provider,
     version: c.version,
     documentationUrl: c.documentationUrl,
@@ -832,7 +835,6 @@ function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
     "",
     log,
   );
-  if (!str(c.url)) throw invalidParams("/url", "a card must name its url");
   const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
   const caps = c.capabilities ?? {};
   if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
@@ -840,7 +842,7 @@ function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
     name: c.name,
     description: c.description,
     supportedInterfaces: interfacesUp(
-      { url: c.url as string, transport: c.preferredTransport || "JSONRPC" },
+      { url: c.url ?? "", transport: c.preferredTransport || "JSONRPC" },
       c.additionalInterfaces?.map((i) => ({ url: i.url ?? "", transport: i.transport ?? "" })),
       version,
     ),

@@ -127,8 +127,8 @@ export function partDown(p: v1_0.PartJson, path: string, log: LossLog): v0_3.Par
   if (p.raw !== undefined || p.url !== undefined) {
     const file =
       p.raw !== undefined
-        ? compact({ bytes: canonicalBase64(p.raw, `${path}/raw`), mimeType: mediaType, name: filename })
-        : compact({ uri: p.url as string, mimeType: mediaType, name: filename });
+        ? compact({ bytes: canonicalBase64(p.raw, `${path}/raw`), mimeType: p.mediaType, name: p.filename })
+        : compact({ uri: p.url as string, mimeType: p.mediaType, name: p.filename });
     return compact({ kind: "file" as const, file, metadata: p.metadata });
   }
   let metadata: Struct | undefined = p.metadata;
@@ -930,8 +930,41 @@ function schemeUp(s: v0_3.SecurityScheme, path: string, log: LossLog): v1_0.Secu
   }
 }
 
-function mapValues<A, B>(o: Record<string, A> | undefined, f: (v: A, k: string) => B): Record<string, B> | undefined {
-  return o && Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v, k)]));
+/** A scheme left without an OAuth flow cannot be used by a 0.3 client (L8) and is not shown. */
+function schemesDown(schemes: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
+  if (!schemes) return undefined;
+  const out: { [k: string]: v0_3.SecurityScheme } = {};
+  for (const [k, s] of Object.entries(schemes)) {
+    const d = schemeDown(s, `/securitySchemes/${k}`, log);
+    if (d.type === "oauth2" && Object.keys(d.flows).length === 0) {
+      log.add(
+        "L8",
+        `/securitySchemes/${k}`,
+        `scheme "${k}" has no flow a 0.3 client can use; the scheme is not shown (requirements naming it stay)`,
+      );
+      continue;
+    }
+    out[k] = d;
+  }
+  return out;
+}
+
+/** 1.0 OAuthFlows must hold one flow: a 0.3 oauth2 scheme with none is not shown (L16). */
+function schemesUp(schemes: { [k: string]: v0_3.SecurityScheme } | undefined, log: LossLog) {
+  if (!schemes) return undefined;
+  const out: { [k: string]: v1_0.SecuritySchemeJson } = {};
+  for (const [k, s] of Object.entries(schemes)) {
+    if (s.type === "oauth2" && !FLOW_PREFERENCE.some((f) => s.flows[f] !== undefined)) {
+      log.add(
+        "L16",
+        `/securitySchemes/${k}/flows`,
+        `scheme "${k}" declares no OAuth flow; 1.0 needs exactly one, so the scheme is not shown`,
+      );
+      continue;
+    }
+    out[k] = schemeUp(s, `/securitySchemes/${k}`, log);
+  }
+  return out;
 }
 
 const CARD1 = keys(
@@ -984,7 +1017,12 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
     url: main.url as string,
     preferredTransport: main.protocolBinding || "JSONRPC",
     additionalInterfaces:
-      legacy.length > 1 ? legacy.map((i) => ({ url: i.url as string, transport: i.protocolBinding as string })) : undefined,
+      legacy.length > 1
+        ? legacy.map((i, n) => ({
+            url: i.url as string,
+            transport: n === 0 ? i.protocolBinding || "JSONRPC" : (i.protocolBinding as string),
+          }))
+        : undefined,
     provider: c.provider as v0_3.AgentProvider | undefined,
     version: c.version as string,
     documentationUrl: c.documentationUrl,
@@ -997,7 +1035,7 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
       ),
     }),
     supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
-    securitySchemes: mapValues(c.securitySchemes, (s, k) => schemeDown(s, `/securitySchemes/${k}`, log)),
+    securitySchemes: schemesDown(c.securitySchemes, log),
     security: c.securityRequirements && securityDown(c.securityRequirements),
     defaultInputModes: c.defaultInputModes ?? [],
     defaultOutputModes: c.defaultOutputModes ?? [],
@@ -1038,7 +1076,7 @@ function cardUp(c: v0_3.AgentCard, log: LossLog): v1_0.AgentCardJson {
       ),
       extendedAgentCard: c.supportsAuthenticatedExtendedCard,
     }),
-    securitySchemes: mapValues(c.securitySchemes, (s, k) => schemeUp(s, `/securitySchemes/${k}`, log)),
+    securitySchemes: schemesUp(c.securitySchemes, log),
     securityRequirements: c.security && securityUp(c.security),
     defaultInputModes: c.defaultInputModes,
     defaultOutputModes: c.defaultOutputModes,
