@@ -107,7 +107,7 @@ describe("loss register", () => {
     expect(one(r.losses, "L7").path).toBe("/nextPageToken");
   });
 
-  it("L8: the deviceCode flow and pkceRequired are dropped towards 0.3", () => {
+  it("L8: the deviceCode flow and pkceRequired are dropped towards 0.3; a scheme left without a flow is not shown", () => {
     const card: v1_0.AgentCardJson = {
       ...card1,
       securitySchemes: {
@@ -121,24 +121,23 @@ describe("loss register", () => {
         },
       },
     };
-    const { value, losses } = rpc.downgradeAgentCard(card);
-    expect(value.securitySchemes!.dev).toEqual({ type: "oauth2", flows: {} });
-    expect(value.securitySchemes!.code).toEqual({
-      type: "oauth2",
-      flows: { authorizationCode: { authorizationUrl: "https://a", tokenUrl: "https://t", scopes: {} } },
-    });
-    expect(losses.filter((l) => l.id === "L8").map((l) => l.path)).toEqual([
-      "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode",
-      "/securitySchemes/code/oauth2SecurityScheme/flows/authorizationCode/pkceRequired",
-    ]);
-    // D03-PB OAuthFlows must hold one flow: the deviceCode-only scheme is not shown at all.
-    const pb = rest.downgradeAgentCard(card);
-    expect(Object.keys(pb.value.securitySchemes!)).toEqual(["code"]);
-    expect(pb.losses.filter((l) => l.id === "L8").map((l) => l.path)).toEqual([
+    const paths = [
       "/securitySchemes/dev/oauth2SecurityScheme/flows/deviceCode",
       "/securitySchemes/dev",
       "/securitySchemes/code/oauth2SecurityScheme/flows/authorizationCode/pkceRequired",
-    ]);
+    ];
+    const { value, losses } = rpc.downgradeAgentCard(card);
+    expect(value.securitySchemes).toEqual({
+      code: { type: "oauth2", flows: { authorizationCode: { authorizationUrl: "https://a", tokenUrl: "https://t", scopes: {} } } },
+    });
+    expect(losses.filter((l) => l.id === "L8").map((l) => l.path)).toEqual(paths);
+    const pb = rest.downgradeAgentCard(card);
+    expect(pb.value.securitySchemes).toEqual({
+      code: {
+        oauth2SecurityScheme: { flows: { authorizationCode: { authorizationUrl: "https://a", tokenUrl: "https://t", scopes: {} } } },
+      },
+    });
+    expect(pb.losses.filter((l) => l.id === "L8").map((l) => l.path)).toEqual(paths);
   });
 
   it("L9: card signatures are dropped in both directions", () => {
@@ -205,6 +204,9 @@ describe("loss register", () => {
       oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: "https://t", scopes: { read: "r" } } } },
     });
     expect(one(r.losses, "L16").detail).toContain("implicit");
+    const none = rpc.upgradeAgentCard({ ...card3, securitySchemes: { o: { type: "oauth2", flows: {} } } });
+    expect(none.value.securitySchemes).toEqual({});
+    expect(one(none.losses, "L16").path).toBe("/securitySchemes/o/flows");
   });
 
   it("L17: metadata on tasks/get, resubscribe and push-config get/list/delete params is dropped towards 1.0", () => {
