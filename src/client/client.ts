@@ -56,6 +56,13 @@ export interface ClientOptions extends InterfacePolicy {
   verifyCard?: (card: v1_0.AgentCard, raw: unknown) => boolean | Promise<boolean>;
   /** Stream resubscription defaults (see StreamOptions.resubscribe). */
   resubscribe?: ResubscribePolicy | false;
+  /**
+   * Refuse, without a request, operations the card says the agent lacks (1.0 §3.3.4): streaming
+   * without `capabilities.streaming` and extended card without `capabilities.extendedAgentCard` →
+   * UnsupportedOperationError; push configs without `capabilities.pushNotifications` →
+   * PushNotificationNotSupportedError. Default true.
+   */
+  checkCapabilities?: boolean;
   /** The wire implementation; default: the toolkit's versioning layer. */
   wire?: ClientWire;
   signal?: AbortSignal;
@@ -260,8 +267,27 @@ export class A2AClient {
     return { timeout, caller, combined: all.length > 1 ? AbortSignal.any(all) : all[0] };
   }
 
+  /** The error for an operation the card says the agent does not offer, if so. */
+  private capabilityError(op: Operation): A2AError | undefined {
+    if (this.options.checkCapabilities === false) return undefined;
+    const caps = this.card.capabilities;
+    if ((op === "SendStreamingMessage" || op === "SubscribeToTask") && caps?.streaming !== true)
+      return new A2AError("UnsupportedOperationError", `${op}: the agent card does not declare streaming (capabilities.streaming)`);
+    if (op === "GetExtendedAgentCard" && caps?.extendedAgentCard !== true)
+      return new A2AError("UnsupportedOperationError", "the agent card does not declare an extended card (capabilities.extendedAgentCard)");
+    if (op.endsWith("TaskPushNotificationConfig") || op === "ListTaskPushNotificationConfigs")
+      if (caps?.pushNotifications !== true)
+        return new A2AError(
+          "PushNotificationNotSupportedError",
+          `${op}: the agent card does not declare push notifications (capabilities.pushNotifications)`,
+        );
+    return undefined;
+  }
+
   /** One request/response operation. */
   async unary<O extends Operation>(op: O, init: Init<O>, opts: CallOptions = {}): Promise<ResponseOf<O>> {
+    const refused = this.capabilityError(op);
+    if (refused) throw refused;
     const request = this.build(op, init);
     const s = this.signals(opts);
     const url = this.target.url;
@@ -397,6 +423,11 @@ export class A2AClient {
     init: Init<typeof op>,
     opts: StreamOptions,
   ): AsyncGenerator<v1_0.StreamResponse> {
+    const refused = this.capabilityError(op);
+    if (refused)
+      return (async function* (): AsyncGenerator<v1_0.StreamResponse> {
+        throw refused;
+      })();
     const request = this.build(op, init as Init<"SendStreamingMessage">);
     const policy = opts.resubscribe ?? this.options.resubscribe;
     const subscribeId = op === "SubscribeToTask" ? (request as v1_0.SubscribeToTaskRequest).id : undefined;

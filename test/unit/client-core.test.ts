@@ -206,3 +206,24 @@ describe("agent card", () => {
     });
   });
 });
+
+describe("capabilities", () => {
+  const noCaps = card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "1.0" }], { capabilities: {} });
+
+  it("refuses what the card does not declare, without sending a request", async () => {
+    const { fetch, seen } = stubFetch(() => json({ jsonrpc: "2.0", id: ECHO_ID, result: {} }));
+    const c = await createA2AClient(noCaps, { fetch });
+    const stream = c.sendStreamingMessage({ message: textMessage("x") });
+    await expect(stream.next()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
+    await expect(c.listTaskPushNotificationConfigs({ taskId: "t" })).rejects.toMatchObject({ name: "PushNotificationNotSupportedError" });
+    await expect(c.getExtendedAgentCard()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("checkCapabilities: false sends anyway", async () => {
+    const { fetch, seen } = stubFetch(() => json({ jsonrpc: "2.0", id: ECHO_ID, result: { configs: [] } }));
+    const c = await createA2AClient(noCaps, { fetch, checkCapabilities: false });
+    expect((await c.listTaskPushNotificationConfigs({ taskId: "t" })).configs).toEqual([]);
+    expect(seen).toHaveLength(1);
+  });
+});
