@@ -16,10 +16,11 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import type * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type DecodedCall, type HttpReply } from "../transport/server.js";
 import { splitUrl } from "../transport/rest.js";
-import { codecFor, encode1_0, type Binding } from "../versioning/codec.js";
+import { agentCardReply } from "../versioning/card.js";
+import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
 import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import type { Agent } from "./agent.js";
@@ -117,33 +118,24 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
   // ------------------------------------------------------------------ agent card
 
-  const cardCache = new Map<string, { body: string; etag: string }>();
+  const cardCache = new Map<string, { reply: HttpReply; etag: string }>();
   app.get(CARD_PATH, async (request, reply) => {
+    // The seam picks the shape (1.0 / 0.3) from A2A-Version; the key covers what it looks at.
     const asked = requestedVersion(request.headers, splitUrl(request.url).query);
-    const version: ProtocolVersion = (versions as string[]).includes(asked) ? (asked as ProtocolVersion) : versions[0];
     const url = baseUrl(request);
-    const key = `${version} ${url}`;
+    const key = `${asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
     let cached = cardCache.get(key);
     if (!cached) {
       const card = buildCard(agent.card, url, versions, agent.extendedCard !== undefined);
-      const json =
-        version === "1.0"
-          ? encode1_0(v1_0.AgentCardSchema, card)
-          : codecFor("0.3", "JSONRPC").encodeResponse("GetExtendedAgentCard", card).value;
-      const body = JSON.stringify(json);
-      cached = { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
+      const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
+      cached = { reply: r, etag: `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"` };
       if (cardCache.size > 64) cardCache.clear();
       cardCache.set(key, cached);
     }
-    reply.headers({
-      "content-type": "application/json",
-      "cache-control": `public, max-age=${cardMaxAge}`,
-      etag: cached.etag,
-      vary: "A2A-Version",
-    });
+    reply.headers({ ...cached.reply.headers, "cache-control": `public, max-age=${cardMaxAge}`, etag: cached.etag });
     const inm = request.headers["if-none-match"];
     if (inm && inm.split(",").some((t) => t.trim() === cached!.etag)) return reply.code(304).send();
-    return reply.send(cached.body);
+    return reply.code(cached.reply.status).send(cached.reply.body);
   });
 
   // ------------------------------------------------------------------ A2A calls
