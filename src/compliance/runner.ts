@@ -73,7 +73,7 @@ export function selectCases(cases: Case[], opts: SelectOptions): Case[] {
 export function applicability(c: Case, d: Discovery): { skip?: string; iface?: AgentInterfaceInfo } {
   const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
   if (!iface) {
-    const what = c.binding === "any" ? `any ${c.version} interface` : `a ${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
+    const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
   }
   const caps = d.capabilities[c.version];

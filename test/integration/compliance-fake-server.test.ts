@@ -1,0 +1,240 @@
+// The suite end to end over real sockets: a small in-test agent (fastify, 127.0.0.1, port 0)
+// that follows the spec for a handful of cases, and can be switched to break one rule at a time;
+// the suite must pass the correct agent and fail exactly the broken case.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { runTestCommand } from "../../src/cli/test-command.js";
+import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+
+type Fault = "method-not-found-code" | "stream-never-ends";
+
+async function startFakeAgent(fault?: Fault): Promise<{ url: string; app: FastifyInstance }> {
+  const app = Fastify();
+  const tasks = new Map<string, Record<string, unknown>>();
+  let base = "";
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+
+  app.get("/.well-known/agent-card.json", async (_req, reply) => {
+    reply.header("cache-control", "max-age=60").header("etag", '"v1"');
+    return {
+      name: "fake",
+      description: "in-test agent",
+      version: "1.0.0",
+      supportedInterfaces: [{ url: `${base}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      capabilities: {
+        streaming: true,
+        pushNotifications: false,
+        extensions: [{ uri: FIXTURE_EXTENSION_URI, params: { behaviours: ["echo"] } }],
+      },
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "echo", name: "echo", description: "echoes", tags: ["test"] }],
+    };
+  });
+
+  const err = (id: unknown, code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } });
+
+  app.post("/rpc", async (req, reply) => {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(String(req.body)) as Record<string, unknown>;
+    } catch {
+      return err(null, -32700, "Invalid JSON payload");
+    }
+    if (typeof msg !== "object" || msg === null || msg.jsonrpc !== "2.0" || typeof msg.method !== "string")
+      return err(null, -32600, "Invalid Request");
+    const id = msg.id;
+    const params = (msg.params ?? {}) as Record<string, unknown>;
+    switch (msg.method) {
+      case "GetTask": {
+        if (typeof params.id !== "string") return err(id, -32602, "id is required");
+        const task = tasks.get(params.id);
+        return task ? { jsonrpc: "2.0", id, result: task } : err(id, -32001, "Task not found");
+      }
+      case "SendMessage":
+      case "SendStreamingMessage": {
+        const message = params.message as { parts?: { text?: string }[] } | undefined;
+        if (!message?.parts?.length) return err(id, -32602, "message.parts is required");
+        const text = message.parts[0].text ?? "";
+        const taskId = crypto.randomUUID();
+        const contextId = crypto.randomUUID();
+        const artifact = { artifactId: "a1", parts: [{ text: text.replace(/^echo /, "") }] };
+        const done = {
+          id: taskId,
+          contextId,
+          status: { state: "TASK_STATE_COMPLETED", timestamp: new Date().toISOString() },
+          artifacts: [artifact],
+        };
+        tasks.set(taskId, done);
+        if (msg.method === "SendMessage") return { jsonrpc: "2.0", id, result: { task: done } };
+        reply.hijack();
+        reply.raw.writeHead(200, { "content-type": "text/event-stream" });
+        const events = [
+          { task: { id: taskId, contextId, status: { state: "TASK_STATE_SUBMITTED" } } },
+          { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_WORKING" } } },
+          { artifactUpdate: { taskId, contextId, artifact } },
+          { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_COMPLETED" } } },
+        ];
+        for (const e of events) reply.raw.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result: e })}\n\n`);
+        if (fault !== "stream-never-ends") reply.raw.end();
+        return reply;
+      }
+      default:
+        return err(id, fault === "method-not-found-code" ? -32600 : -32601, "Method not found");
+    }
+  });
+
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const addr = app.server.address();
+  base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  return { url: base, app };
+}
+
+const CASES = [
+  "v1_0/card/card-with-version-header-is-1.0-shaped",
+  "v1_0/card/card-has-caching-headers",
+  "v1_0/json-rpc/get-task/*",
+  "v1_0/json-rpc/json-rpc-errors/parse-error-has-null-id",
+  "v1_0/json-rpc/json-rpc-errors/invalid-request-has-null-id",
+  "v1_0/json-rpc/json-rpc-errors/invalid-params-echoes-zero-id",
+  "v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found",
+  "v1_0/json-rpc/send-message/echo-returns-completed-task-with-artifact",
+  "v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion",
+  "v1_0/json-rpc/cancel-task/running-task-becomes-canceled",
+  "v1_0/rest/get-task/unknown-id-returns-task-not-found",
+];
+
+interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string;
+  report: {
+    summary: Record<string, number>;
+    results: { id: string; status: string; reason?: string; steps: { diffs: { path: string; message: string }[] }[] }[];
+  };
+  dir: string;
+}
+
+async function runSuite(url: string, extra: Record<string, unknown> = {}): Promise<Captured> {
+  const dir = mkdtempSync(join(tmpdir(), "compliance-e2e-"));
+  let stdout = "";
+  let stderr = "";
+  const code = await runTestCommand(
+    url,
+    { case: CASES, version: "1.0", report: `json=${dir}/r.json,junit=${dir}/r.xml,html=${dir}/r.html`, streamTimeout: "400", ...extra },
+    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+  );
+  return { code, stdout, stderr, report: JSON.parse(readFileSync(join(dir, "r.json"), "utf8")), dir };
+}
+
+const statusOf = (c: Captured) => Object.fromEntries(c.report.results.map((r) => [r.id, r.status]));
+
+describe("compliance suite against an in-test agent", () => {
+  let app: FastifyInstance | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it("passes every applicable case of a correct agent and skips the rest with the reason", async () => {
+    const agent = await startFakeAgent();
+    app = agent.app;
+    const run = await runSuite(agent.url);
+    const s = statusOf(run);
+    expect(s["v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found"]).toBe("pass");
+    expect(s["v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"]).toBe("pass");
+    expect(s["v1_0/json-rpc/get-task/returns-completed-task"]).toBe("pass");
+    expect(run.report.results.filter((r) => r.status === "fail")).toEqual([]);
+    const skipped = run.report.results.filter((r) => r.status === "skip");
+    expect(skipped.map((r) => [r.id, r.reason])).toEqual([
+      ["v1_0/json-rpc/cancel-task/running-task-becomes-canceled", "fixture behaviour not declared by the agent: slow"],
+      ["v1_0/rest/get-task/unknown-id-returns-task-not-found", "binding not declared: the agent card declares no 1.0 HTTP+JSON interface"],
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe(`${run.report.summary.passed} passed, 0 failed, 2 skipped`);
+    expect(run.stderr).toMatch(/\[1\/\d+\] PASS v1_0\/card\//);
+    expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
+    expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
+  });
+
+  it("fails exactly the case whose rule the agent breaks, pointing at the wrong member", async () => {
+    const agent = await startFakeAgent("method-not-found-code");
+    app = agent.app;
+    const run = await runSuite(agent.url);
+    const failed = run.report.results.filter((r) => r.status === "fail");
+    expect(failed.map((r) => r.id)).toEqual(["v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found"]);
+    expect(failed[0].steps[0].diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body/error/code expected -32601, got -32600"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("FAIL v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found");
+    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 2 skipped$/);
+  });
+
+  it("fails a stream the server never closes", async () => {
+    const agent = await startFakeAgent("stream-never-ends");
+    app = agent.app;
+    const run = await runSuite(agent.url, { case: ["v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"] });
+    expect(run.code).toBe(1);
+    const r = run.report.results[0];
+    expect(r.status).toBe("fail");
+    expect(r.steps[0].diffs.map((d) => d.message)).toEqual(["the stream was not closed by the server within 400 ms"]);
+  });
+
+  it("known-failing: a listed failure keeps the run green; a listed pass or a stale entry fails it", async () => {
+    const agent = await startFakeAgent("method-not-found-code");
+    app = agent.app;
+    const dir = mkdtempSync(join(tmpdir(), "known-failing-"));
+    const list = (entries: string[]) => {
+      const f = join(dir, `${entries.length}-${Math.random()}.json`);
+      writeFileSync(f, JSON.stringify({ knownFailing: entries.map((c) => ({ case: c, reason: "test" })) }));
+      return f;
+    };
+    const expected = await runSuite(agent.url, {
+      knownFailing: list(["v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found"]),
+    });
+    expect(expected.code).toBe(0);
+    expect(expected.report.summary.knownFailing).toBe(1);
+    expect(expected.stdout).toContain("1 known failing");
+
+    const listedPass = await runSuite(agent.url, {
+      knownFailing: list([
+        "v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found",
+        "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+      ]),
+    });
+    expect(listedPass.code).toBe(1);
+    expect(listedPass.report.results.find((r) => r.id === "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found")?.reason).toMatch(
+      /but passed: remove the entry/,
+    );
+
+    const stale = await runSuite(agent.url, {
+      knownFailing: list(["v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found", "v1_0/nothing/here"]),
+    });
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toContain('known-failing entry "v1_0/nothing/here"');
+  });
+
+  it("exits 2 with a message when no agent card can be read", async () => {
+    const agent = await startFakeAgent();
+    const url = agent.url;
+    await agent.app.close();
+    let stderr = "";
+    const code = await runTestCommand(url, { case: ["v1_0/card/*"] }, { stdout: () => undefined, stderr: (s) => (stderr += s) });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/no usable interface found at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
+  });
+
+  it("exits 2 on bad options", async () => {
+    let stderr = "";
+    const code = await runTestCommand(
+      "http://127.0.0.1:9",
+      { level: "sometimes" },
+      { stdout: () => undefined, stderr: (s) => (stderr += s) },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("--level: expected must|should|may");
+  });
+});

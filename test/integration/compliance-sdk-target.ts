@@ -1,0 +1,263 @@
+// The official @a2a-js/sdk server (1.3.0, express) as a target for the compliance suite: a
+// small agent executor implementing the fixture-agent behaviours the cases rely on (echo, msg,
+// ask, auth, stream, fail, slow, parts), its card declaring the fixture extension, 1.0 JSON-RPC
+// and HTTP+JSON interfaces, and the SDK's 0.3 compatibility layer on both bindings.
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import express from "express";
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a-js/sdk/server/express";
+import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+
+// ts-proto enum numbers of the SDK's 1.0 types.
+const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, FAILED: 4, CANCELED: 5, INPUT_REQUIRED: 6, AUTH_REQUIRED: 8 } as const;
+const ROLE_AGENT = 2;
+
+type Obj = Record<string, unknown>;
+
+function part(content: Obj, extra: Obj = {}): Obj {
+  return { content, metadata: undefined, filename: "", mediaType: "", ...extra };
+}
+
+function textPart(text: string): Obj {
+  return part({ $case: "text", value: text });
+}
+
+function agentMessage(text: string, taskId: string, contextId: string): Obj {
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: ROLE_AGENT,
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+function firstText(ctx: RequestContext): string {
+  const parts = (ctx.userMessage as unknown as { parts: { content?: { $case: string; value: unknown } }[] }).parts;
+  const t = parts.find((p) => p.content?.$case === "text");
+  return typeof t?.content?.value === "string" ? t.content.value : "";
+}
+
+class FixtureExecutor implements AgentExecutor {
+  private readonly cancels = new Map<string, () => void>();
+
+  private status(bus: ExecutionEventBus, ctx: RequestContext, state: number, message?: string): void {
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: ctx.taskId,
+        contextId: ctx.contextId,
+        status: {
+          state,
+          message: message ? agentMessage(message, ctx.taskId, ctx.contextId) : undefined,
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      } as never),
+    );
+  }
+
+  private artifact(
+    bus: ExecutionEventBus,
+    ctx: RequestContext,
+    parts: Obj[],
+    artifactId = crypto.randomUUID(),
+    append = false,
+    lastChunk = false,
+  ): void {
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId: ctx.taskId,
+        contextId: ctx.contextId,
+        artifact: { artifactId, name: "result", description: "", parts, metadata: undefined, extensions: [] },
+        append,
+        lastChunk,
+        metadata: undefined,
+      } as never),
+    );
+  }
+
+  private task(bus: ExecutionEventBus, ctx: RequestContext): void {
+    if (ctx.task) {
+      bus.publish(AgentEvent.task(ctx.task));
+      return;
+    }
+    bus.publish(
+      AgentEvent.task({
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: { state: STATE.SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: undefined,
+      } as never),
+    );
+  }
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const text = firstText(ctx);
+    const [verb, ...rest] = text.split(" ");
+    const arg = rest.join(" ");
+    if (
+      ctx.task &&
+      (verb !== "echo" || ctx.task.status?.state === STATE.INPUT_REQUIRED || ctx.task.status?.state === STATE.AUTH_REQUIRED)
+    ) {
+      // A follow-up to an interrupted task: finish it with the follow-up's text.
+      this.task(bus, ctx);
+      this.artifact(bus, ctx, [textPart(text)]);
+      this.status(bus, ctx, STATE.COMPLETED);
+      bus.finished();
+      return;
+    }
+    if (verb === "msg") {
+      bus.publish(AgentEvent.message(agentMessage(arg, "", ctx.contextId) as never));
+      bus.finished();
+      return;
+    }
+    this.task(bus, ctx);
+    switch (verb) {
+      case "echo":
+        this.status(bus, ctx, STATE.WORKING);
+        this.artifact(bus, ctx, [textPart(arg)]);
+        this.status(bus, ctx, STATE.COMPLETED);
+        break;
+      case "ask":
+        this.status(bus, ctx, STATE.INPUT_REQUIRED, "which colour?");
+        break;
+      case "auth":
+        this.status(bus, ctx, STATE.AUTH_REQUIRED, "please authorize the compliance agent");
+        break;
+      case "fail":
+        this.status(bus, ctx, STATE.FAILED, "the fixture agent failed on purpose");
+        break;
+      case "stream": {
+        const n = Number(arg) || 3;
+        const id = crypto.randomUUID();
+        this.status(bus, ctx, STATE.WORKING);
+        for (let i = 0; i < n; i++) this.artifact(bus, ctx, [textPart(`chunk ${i + 1}`)], id, i > 0, i === n - 1);
+        this.status(bus, ctx, STATE.COMPLETED);
+        break;
+      }
+      case "slow": {
+        this.status(bus, ctx, STATE.WORKING);
+        const canceled = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), Number(arg) || 1000);
+          this.cancels.set(ctx.taskId, () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+        this.cancels.delete(ctx.taskId);
+        if (canceled) this.status(bus, ctx, STATE.CANCELED);
+        else {
+          this.artifact(bus, ctx, [textPart("slow done")]);
+          this.status(bus, ctx, STATE.COMPLETED);
+        }
+        break;
+      }
+      case "parts":
+        this.artifact(bus, ctx, [
+          textPart("text part"),
+          part({ $case: "url", value: "https://example.com/compliance.txt" }, { filename: "compliance.txt", mediaType: "text/plain" }),
+          part({ $case: "raw", value: Buffer.from("compliance bytes") }, { filename: "bytes.txt", mediaType: "text/plain" }),
+          part({ $case: "data", value: { key: "value", count: 42 } }),
+        ]);
+        this.status(bus, ctx, STATE.COMPLETED);
+        break;
+      default:
+        this.status(bus, ctx, STATE.COMPLETED, `unknown fixture behaviour: ${verb}`);
+    }
+    bus.finished();
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    const cancel = this.cancels.get(taskId);
+    if (cancel) cancel();
+    else
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId: "",
+          status: { state: STATE.CANCELED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        } as never),
+      );
+  }
+}
+
+export interface SdkTarget {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSdkTarget(): Promise<SdkTarget> {
+  const card = {
+    name: "compliance fixture agent on @a2a-js/sdk",
+    description: "The official SDK's server with the a2a-toolkit fixture behaviours",
+    supportedInterfaces: [] as Obj[],
+    version: "1.0.0",
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [
+        {
+          uri: FIXTURE_EXTENSION_URI,
+          description: "a2a-toolkit compliance fixture behaviours",
+          required: false,
+          params: { behaviours: ["echo", "msg", "ask", "auth", "stream", "fail", "slow", "parts"] },
+        },
+      ],
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [
+      {
+        id: "fixture",
+        name: "fixture",
+        description: "fixture behaviours",
+        tags: ["compliance"],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), new FixtureExecutor());
+  const app = express();
+  const legacyCompat = { enabled: true };
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat }));
+  app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  app.use("/a2a/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  card.supportedInterfaces.push(
+    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
+    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
+    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
+    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3", tenant: "" },
+  );
+  return {
+    url: base,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

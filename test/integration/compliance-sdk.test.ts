@@ -1,0 +1,43 @@
+// The whole suite against the official @a2a-js/sdk server (a real independent implementation),
+// with its known-failing list: the run must be green, so every deviation the suite reports there
+// is listed with the rule it breaks, and a deviation that gets fixed shows up as a stale entry.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runSuite } from "../../src/compliance/suite.js";
+import { consoleReport } from "../../src/compliance/report.js";
+import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
+
+const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/a2a-js-sdk-1.3.0.json", import.meta.url));
+
+describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
+  let target: SdkTarget;
+  beforeAll(async () => {
+    // The SDK logs every error it answers with; the report says all of it already.
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    target = await startSdkTarget();
+  });
+  afterAll(async () => {
+    await target?.close();
+    vi.restoreAllMocks();
+  });
+
+  it("runs every case on all four interfaces; only the listed deviations fail", { timeout: 180_000 }, async () => {
+    const report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, streamTimeoutMs: 10_000 });
+    const text = consoleReport(report);
+    expect(report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`)).toEqual([
+      "1.0 json-rpc",
+      "1.0 rest",
+      "0.3 json-rpc",
+      "0.3 rest",
+    ]);
+    expect(report.staleKnownFailing, text).toEqual([]);
+    expect(
+      report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`),
+      text,
+    ).toEqual([]);
+    expect(report.summary.knownFailing).toBe(7);
+    // Only cases for an agent without streaming are skipped (the SDK agent streams).
+    expect(report.results.filter((r) => r.status === "skip").every((r) => r.reason?.startsWith("capability present: "))).toBe(true);
+    expect(report.summary.passed).toBeGreaterThan(100);
+  });
+});

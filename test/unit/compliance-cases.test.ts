@@ -1,0 +1,148 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CaseLoadError, globToRegExp, loadCases, parseCase } from "../../src/compliance/cases.js";
+import { coverage, loadCatalogue, unknownRequirementIds } from "../../src/compliance/requirements.js";
+
+const good = {
+  title: "t",
+  requirements: ["S-23"],
+  level: "MUST",
+  version: "1.0",
+  binding: "json-rpc",
+  agent: "any",
+  steps: [{ request: { method: "POST", path: "", headers: { "Content-Type": "application/json" }, body: {} }, expect: { status: 200 } }],
+};
+
+function problems(data: unknown, id = "v1_0/json-rpc/x/y"): string[] {
+  return parseCase(id, "f.json", data).problems;
+}
+
+describe("case loader", () => {
+  it("accepts a well-formed case and derives its behaviours", () => {
+    const r = parseCase("v1_0/json-rpc/x/y", "f.json", { ...good, agent: ["fixture:echo", "fixture:slow"] });
+    expect(r.problems).toEqual([]);
+    expect(r.case?.behaviours).toEqual(["echo", "slow"]);
+    expect(r.case?.capabilities).toEqual([]);
+  });
+
+  it("names the file and the JSON Pointer of each schema problem", () => {
+    const { level: _level, ...noLevel } = good;
+    expect(problems(noLevel)).toEqual(['v1_0/json-rpc/x/y: /: required property "level" is missing']);
+    expect(problems({ ...good, level: "MUSTN'T" })).toEqual(['v1_0/json-rpc/x/y: /level: must be one of "MUST", "SHOULD", "MAY"']);
+    expect(problems({ ...good, extra: 1 })).toEqual(['v1_0/json-rpc/x/y: /: unknown property "extra"']);
+    expect(problems({ ...good, agent: "fixture:dance" })[0]).toMatch(/\/agent/);
+    const twoBodies = { ...good, steps: [{ request: { method: "POST", path: "", body: {}, rawBody: "{" }, expect: {} }] };
+    expect(problems(twoBodies)[0]).toMatch(/\/steps\/0\/request: properties that exclude each other/);
+  });
+
+  it("rejects unknown operators, match kinds and validators inside expectations", () => {
+    const withExpect = (expect: unknown) => ({ ...good, steps: [{ request: good.steps[0].request, expect: { body: expect } }] });
+    expect(problems(withExpect({ a: { $matches: "x" } }))[0]).toMatch(/\/steps\/0\/expect\/body\/a: unknown operator "\$matches"/);
+    expect(problems(withExpect({ a: { $match: "guid" } }))[0]).toMatch(/\$match: unknown kind "guid"/);
+    expect(problems(withExpect({ $valid: "v1_0.Tsk" }))[0]).toMatch(/no generated validator named "v1_0.Tsk"/);
+    expect(problems(withExpect({ $regex: "(" }))[0]).toMatch(/\$regex/);
+  });
+
+  it("requires the folder to match version and binding", () => {
+    expect(problems(good, "v0_3/json-rpc/x/y")[0]).toMatch(/\/version: "1.0" but the case lives under v0_3\//);
+    expect(problems(good, "v1_0/rest/x/y")[0]).toMatch(/\/binding: "json-rpc" but the case lives under v1_0\/rest\//);
+  });
+
+  it("loadCases reports every problem of every file at once", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cases-"));
+    const write = (rel: string, text: string) => {
+      mkdirSync(dirname(join(dir, rel)), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+    };
+    write("v1_0/json-rpc/a/ok.json", JSON.stringify(good));
+    write("v1_0/json-rpc/a/broken.json", "{ nope");
+    write("v1_0/json-rpc/a/bad.json", JSON.stringify({ ...good, level: 1 }));
+    try {
+      loadCases(dir);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(CaseLoadError);
+      const p = (e as CaseLoadError).problems;
+      expect(p).toHaveLength(2);
+      expect(p[0]).toMatch(/^v1_0\/json-rpc\/a\/bad: \/level/);
+      expect(p[1]).toMatch(/^v1_0\/json-rpc\/a\/broken: not valid JSON/);
+    }
+  });
+
+  it("globs: * stays within a segment, ** crosses segments", () => {
+    expect(globToRegExp("v1_0/*/get-task/*").test("v1_0/rest/get-task/unknown")).toBe(true);
+    expect(globToRegExp("v1_0/*").test("v1_0/rest/get-task/unknown")).toBe(false);
+    expect(globToRegExp("v1_0/**").test("v1_0/rest/get-task/unknown")).toBe(true);
+    expect(globToRegExp("**/streaming/**").test("v0_3/json-rpc/streaming/x")).toBe(true);
+    expect(globToRegExp("v1_0/rest/get-task/unknown").test("v1_0/rest/get-task/unknown.json")).toBe(true);
+  });
+});
+
+describe("the committed suite", () => {
+  const cases = loadCases();
+  const catalogue = loadCatalogue();
+
+  it("loads, and cites only catalogued or official-kit requirement IDs, at least one from the catalogue", () => {
+    expect(cases.length).toBeGreaterThan(100);
+    expect(unknownRequirementIds(catalogue, cases)).toEqual([]);
+    const ruleIds = new Set(catalogue.rules.map((r) => r.id));
+    expect(cases.filter((c) => !c.requirements.some((id) => ruleIds.has(id))).map((c) => c.id)).toEqual([]);
+  });
+
+  it("the catalogue holds the 63 server, 29 client and 12 legacy rules of a2a-wire.md §8 and the kit's 129 IDs", () => {
+    const by = (cat: string) => catalogue.rules.filter((r) => r.catalogue === cat).length;
+    expect([by("8.1"), by("8.2"), by("8.3")]).toEqual([63, 29, 12]);
+    expect(new Set(catalogue.tckIds).size).toBe(129);
+    for (const r of catalogue.rules) expect(r.text.length, r.id).toBeGreaterThan(10);
+  });
+
+  it("every scenario whose operation exists in both versions has 1.0 and 0.3 twins on both bindings", () => {
+    const key = (id: string) => id.split("/").slice(1).join("/");
+    const ids = new Set(cases.map((c) => c.id));
+    // 1.0-only by the spec: no 0.3 counterpart exists (ListTasks, A2A-Version negotiation,
+    // 1.0 serialisation rules) or the 0.3 behaviour differs and has its own case.
+    const onlyIn1_0 = [
+      /\/list-tasks\//,
+      /\/versioning\//,
+      /no-kind-discriminator$/,
+      /unknown-request-fields-are-ignored$/,
+      /a2a-json-media-type$/,
+      /new-tasks-get-distinct-ids$/,
+      /mismatched-context-id-is-rejected$/,
+      /task-not-found-carries-error-info$/,
+      /subscribe-to-(running|terminal|unknown)-task/,
+      /^card\//,
+    ];
+    const missing: string[] = [];
+    for (const c of cases) {
+      const k = key(c.id);
+      if (c.version === "1.0" && !onlyIn1_0.some((re) => re.test(k)) && !ids.has(`v0_3/${k}`)) missing.push(`v0_3/${k}`);
+      if (
+        c.version === "0.3" &&
+        c.binding !== "any" &&
+        !/resubscribe-to-finished/.test(k) &&
+        !/resubscribe-to-(running|unknown)/.test(k) &&
+        !ids.has(`v1_0/${k}`)
+      )
+        missing.push(`v1_0/${k}`);
+      if (
+        c.binding === "json-rpc" &&
+        !k.startsWith("json-rpc/json-rpc-errors/") &&
+        !/task-not-found-carries-error-info|0.3-method|missing-version-header/.test(k)
+      ) {
+        const other = c.id.replace("/json-rpc/", "/rest/");
+        if (!ids.has(other)) missing.push(other);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("coverage maps rules to cases and marks the rest not covered or not applicable", () => {
+    const rows = coverage(catalogue, cases);
+    expect(rows.find((r) => r.id === "S-23")?.cases).toContain("v1_0/json-rpc/get-task/unknown-id-returns-task-not-found");
+    expect(rows.find((r) => r.id === "V-09")?.status).toBe("not applicable");
+    expect(rows.find((r) => r.id === "S-39")?.status).toBe("not covered");
+  });
+});

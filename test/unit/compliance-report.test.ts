@@ -1,0 +1,296 @@
+import { describe, expect, it } from "vitest";
+import type { Case } from "../../src/compliance/cases.js";
+import type { Discovery } from "../../src/compliance/discovery.js";
+import { interfacesFromCards } from "../../src/compliance/discovery.js";
+import { htmlReport } from "../../src/compliance/html-report.js";
+import type { WireResponse } from "../../src/compliance/http.js";
+import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
+import { Scope } from "../../src/compliance/match.js";
+import { buildReport, consoleReport, jsonReport, junitReport } from "../../src/compliance/report.js";
+import { coverage, type Catalogue } from "../../src/compliance/requirements.js";
+import { applicability, compareResponse, selectCases, type CaseResult } from "../../src/compliance/runner.js";
+
+function mkCase(id: string, over: Partial<Case> = {}): Case {
+  const [v, b] = id.split("/");
+  return {
+    id,
+    file: `${id}.json`,
+    title: `title of ${id}`,
+    requirements: ["S-23"],
+    level: "MUST",
+    version: v === "v1_0" ? "1.0" : "0.3",
+    binding: b === "rest" ? "rest" : b === "json-rpc" ? "json-rpc" : "any",
+    capabilities: [],
+    behaviours: [],
+    steps: [],
+    ...over,
+  };
+}
+
+function mkResult(id: string, status: CaseResult["status"], over: Partial<CaseResult> = {}): CaseResult {
+  return {
+    id,
+    title: `title of ${id}`,
+    version: "1.0",
+    binding: "json-rpc",
+    level: "MUST",
+    requirements: ["S-23"],
+    status,
+    steps: [],
+    durationMs: 3,
+    ...over,
+  };
+}
+
+const discovery: Discovery = {
+  agentUrl: "http://127.0.0.1:1/",
+  cardUrl: "http://127.0.0.1:1/.well-known/agent-card.json",
+  interfaces: [{ version: "1.0", binding: "json-rpc", url: "http://127.0.0.1:1/rpc", source: "1.0 card supportedInterfaces[0]" }],
+  capabilities: { "1.0": { streaming: true }, "0.3": {} },
+  behaviours: ["echo"],
+  notes: [],
+};
+
+const sse = (events: unknown[], closed = true): WireResponse => ({
+  status: 200,
+  headers: { "content-type": "text/event-stream" },
+  events: events.map((e) => ({ data: JSON.stringify(e), json: e })),
+  closed,
+});
+
+describe("stream expectations", () => {
+  const exp = {
+    stream: {
+      first: { task: { id: { $capture: "taskId" } } },
+      inOrder: [{ artifactUpdate: { append: { $optional: false } } }, { artifactUpdate: { append: true, lastChunk: true } }],
+      counts: [{ where: { artifactUpdate: { $match: "object" } }, min: 2, max: 2 }],
+      last: { statusUpdate: { taskId: "{{taskId}}", status: { state: "TASK_STATE_COMPLETED" } } },
+    },
+  };
+  const good = [
+    { task: { id: "t1" } },
+    { statusUpdate: { taskId: "t1", status: { state: "TASK_STATE_WORKING" } } },
+    { artifactUpdate: { artifact: {} } },
+    { artifactUpdate: { artifact: {}, append: true, lastChunk: true } },
+    { statusUpdate: { taskId: "t1", status: { state: "TASK_STATE_COMPLETED" } } },
+  ];
+
+  it("passes an ordered, closed stream and captures from it", () => {
+    const scope = new Scope(new Map());
+    expect(compareResponse(exp, sse(good), scope)).toEqual([]);
+    expect(scope.staged.get("taskId")).toBe("t1");
+  });
+
+  it("reports a reordered stream, a wrong count, a wrong last event and an open stream", () => {
+    const swapped = [good[0], good[1], good[3], good[2], good[4]];
+    expect(compareResponse(exp, sse(swapped), new Scope(new Map())).map((d) => d.message)).toEqual([
+      expect.stringMatching(/no event after event 3 matches in-order expectation 1/),
+    ]);
+    const extra = [...good.slice(0, 4), { artifactUpdate: {} }, good[4]];
+    expect(compareResponse(exp, sse(extra), new Scope(new Map()))[0].message).toMatch(/expected 2 event\(s\) matching .*, got 3/);
+    const d = compareResponse(exp, sse(good.slice(0, 4), false), new Scope(new Map()), 500);
+    expect(d.map((x) => x.path)).toEqual(["/events", "/events/3/statusUpdate"]);
+    expect(d[0].message).toMatch(/not closed by the server within 500 ms/);
+  });
+
+  it("wants an SSE response when a stream is expected, and says what came instead", () => {
+    const d = compareResponse(
+      exp,
+      { status: 400, headers: { "content-type": "application/json" }, json: { error: 1 } },
+      new Scope(new Map()),
+    );
+    expect(d[0].path).toBe("/headers/content-type");
+    expect(d[0].message).toMatch(/expected an SSE stream, got application\/json: \{"error":1\}/);
+  });
+
+  it("acceptSingleEventStream matches an error delivered as the only stream event", () => {
+    const e = { acceptSingleEventStream: true, status: 400, body: { error: { code: -32004 } } };
+    expect(compareResponse(e, sse([{ error: { code: -32004 } }]), new Scope(new Map()))).toEqual([]);
+    expect(compareResponse(e, { status: 400, headers: {}, json: { error: { code: -32004 } } }, new Scope(new Map()))).toEqual([]);
+    expect(compareResponse(e, sse([{ error: { code: -32001 } }]), new Scope(new Map()))[0].path).toBe("/events/0/error/code");
+  });
+
+  it("reports a body that is not JSON, and a missing response", () => {
+    expect(compareResponse({ body: {} }, { status: 200, headers: {}, text: "<html>" }, new Scope(new Map()))[0].message).toBe(
+      "body is not JSON",
+    );
+    expect(compareResponse({ body: {} }, { status: 0, headers: {}, error: "ECONNREFUSED" }, new Scope(new Map()))[0].message).toMatch(
+      /no response: ECONNREFUSED/,
+    );
+  });
+});
+
+describe("case selection and applicability", () => {
+  const all = [
+    mkCase("v1_0/json-rpc/a/x"),
+    mkCase("v1_0/rest/a/x", { level: "SHOULD" }),
+    mkCase("v0_3/json-rpc/a/x", { level: "MAY" }),
+    mkCase("v1_0/card/c"),
+  ];
+  it("filters by version, binding, glob and level", () => {
+    expect(selectCases(all, { versions: ["1.0"] }).map((c) => c.id)).toEqual(["v1_0/json-rpc/a/x", "v1_0/rest/a/x", "v1_0/card/c"]);
+    expect(selectCases(all, { bindings: ["rest"] }).map((c) => c.id)).toEqual(["v1_0/rest/a/x", "v1_0/card/c"]);
+    expect(selectCases(all, { level: "must" }).map((c) => c.id)).toEqual(["v1_0/json-rpc/a/x", "v1_0/card/c"]);
+    expect(selectCases(all, { level: "should" })).toHaveLength(3);
+    expect(selectCases(all, { caseGlobs: ["*/json-rpc/**"] }).map((c) => c.id)).toEqual(["v1_0/json-rpc/a/x", "v0_3/json-rpc/a/x"]);
+  });
+
+  it("skips with the reason: binding, capability, fixture behaviour", () => {
+    expect(applicability(mkCase("v1_0/rest/a/x"), discovery).skip).toBe(
+      "binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
+    );
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { capabilities: ["pushNotifications"] }), discovery).skip).toMatch(
+      /capability absent: capabilities.pushNotifications/,
+    );
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { capabilities: ["!streaming"] }), discovery).skip).toMatch(/capability present/);
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { behaviours: ["echo", "slow"] }), discovery).skip).toBe(
+      "fixture behaviour not declared by the agent: slow",
+    );
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { behaviours: ["echo"] }), { ...discovery, behaviours: undefined }).skip).toMatch(
+      /fixture extension/,
+    );
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { behaviours: ["echo"], capabilities: ["streaming"] }), discovery).iface?.url).toBe(
+      "http://127.0.0.1:1/rpc",
+    );
+    expect(applicability(mkCase("v1_0/card/c"), discovery).skip).toBeUndefined();
+  });
+
+  it("reads interfaces from a 1.0 card and from a 0.3 card, first declaration per version and binding wins", () => {
+    const card1_0 = {
+      supportedInterfaces: [
+        { url: "http://a/rpc", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: "http://a/rpc2", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: "a:443", protocolBinding: "GRPC", protocolVersion: "1.0" },
+        { url: "http://a/rest", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+      ],
+    };
+    const card0_3 = {
+      url: "http://a/legacy",
+      preferredTransport: "JSONRPC",
+      protocolVersion: "0.3.0",
+      additionalInterfaces: [{ url: "http://a/legacy-rest", transport: "HTTP+JSON" }],
+    };
+    expect(interfacesFromCards(card1_0, card0_3).map((i) => `${i.version} ${i.binding} ${i.url}`)).toEqual([
+      "1.0 json-rpc http://a/rpc",
+      "0.3 rest http://a/rest",
+      "0.3 json-rpc http://a/legacy",
+    ]);
+  });
+});
+
+describe("known-failing lists", () => {
+  const suite = [mkCase("v1_0/json-rpc/a/fails"), mkCase("v1_0/json-rpc/a/passes"), mkCase("v1_0/json-rpc/b/filtered")];
+  const results = [
+    mkResult("v1_0/json-rpc/a/fails", "fail", { reason: "step 1: /body/x differs" }),
+    mkResult("v1_0/json-rpc/a/passes", "pass"),
+  ];
+
+  it("parses the object form, a bare array and strings, and rejects anything else", () => {
+    expect(parseKnownFailing("k.json", '{"knownFailing":[{"case":"a","reason":"r"}]}').entries).toEqual([{ case: "a", reason: "r" }]);
+    expect(parseKnownFailing("k.json", '["a", {"case": "b"}]').entries).toEqual([{ case: "a" }, { case: "b" }]);
+    expect(() => parseKnownFailing("k.json", "{")).toThrow(/k.json: not valid JSON/);
+    expect(() => parseKnownFailing("k.json", "[1]")).toThrow(/entry 0 must be/);
+  });
+
+  it("a listed failure is expected, a listed pass fails, a filtered-out listed case is fine, an unknown entry is stale", () => {
+    const list = parseKnownFailing("k.json", JSON.stringify(["v1_0/json-rpc/a/*", "v1_0/json-rpc/b/filtered", "v9/none"]));
+    const out = applyKnownFailing(results, suite, list);
+    expect(out.results.map((r) => r.status)).toEqual(["known-failing", "fail"]);
+    expect(out.results[1].reason).toMatch(/listed as known-failing in k.json .* but passed: remove the entry/);
+    expect(out.stale).toEqual([{ case: "v9/none" }]);
+  });
+});
+
+describe("reporters", () => {
+  const catalogue: Catalogue = {
+    rules: [
+      { id: "S-23", level: "MUST", role: "server", catalogue: "8.1", text: "unknown task id fails" },
+      { id: "S-39", level: "MUST", role: "server", catalogue: "8.1", text: "streams are broadcast" },
+      { id: "V-09", level: "MAY", role: "server", catalogue: "8.3", text: "0.3 gRPC", notApplicable: "gRPC only" },
+    ],
+    tckIds: [],
+  };
+  const suite = [mkCase("v1_0/json-rpc/get-task/unknown"), mkCase("v1_0/json-rpc/get-task/x<&>")];
+  const failing = mkResult("v1_0/json-rpc/get-task/x<&>", "fail", {
+    reason: "get: /body/error/code expected -32001, got -32002",
+    steps: [
+      {
+        name: "get",
+        request: { method: "POST", url: "http://127.0.0.1:1/rpc", headers: {}, body: '{"id":1}' },
+        expected: { body: { error: { code: -32001 } } },
+        actual: { status: 200, headers: { "content-type": "application/json" }, json: { error: { code: -32002 } } },
+        diffs: [{ path: "/body/error/code", expected: -32001, actual: -32002, message: "expected -32001, got -32002" }],
+        status: "fail",
+      },
+    ],
+  });
+  const results = [
+    mkResult("v1_0/json-rpc/get-task/unknown", "pass"),
+    failing,
+    mkResult("v1_0/rest/get-task/unknown", "skip", { reason: "binding not declared" }),
+  ];
+  const report = buildReport({
+    target: "http://127.0.0.1:1/",
+    startedAt: new Date(0),
+    finishedAt: new Date(1000),
+    discovery,
+    filters: {},
+    results,
+    stale: [{ case: "v9/gone" }],
+    knownFailingFile: "k.json",
+    coverage: coverage(catalogue, suite),
+    suite,
+  });
+
+  it("console: failures with diffs and expected/actual side by side, not-covered rules, and the exact last line", () => {
+    const text = consoleReport(report);
+    const lines = text.trimEnd().split("\n");
+    expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 1 skipped");
+    expect(text).toContain("✗ /body/error/code: expected -32001, got -32002");
+    expect(text).toMatch(/expected\s+│ actual/);
+    expect(text).toContain('known-failing entry "v9/gone" in k.json matches no case');
+    expect(text).toContain("not covered: S-39");
+    expect(text).not.toContain("PASS v1_0/json-rpc/get-task/unknown");
+  });
+
+  it("JSON: summary, results with expected and actual wire, coverage", () => {
+    const j = JSON.parse(jsonReport(report));
+    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, skipped: 1, knownFailing: 0 });
+    expect(j.results[1].steps[0].diffs[0].path).toBe("/body/error/code");
+    expect(j.results[1].steps[0].actual.json).toEqual({ error: { code: -32002 } });
+    expect(j.coverage.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
+      "S-23:covered",
+      "S-39:not covered",
+      "V-09:not applicable",
+    ]);
+    expect(j.staleKnownFailing).toEqual([{ case: "v9/gone" }]);
+  });
+
+  it("JUnit XML: suites per version/binding, escaped names, failure/skipped elements, not-covered rules", () => {
+    const xml = junitReport(report);
+    expect(
+      xml.startsWith(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="a2a-toolkit compliance" tests="4" failures="2" skipped="1"',
+      ),
+    ).toBe(true);
+    expect(xml).toContain('<testsuite name="v1_0/json-rpc" tests="2" failures="1" errors="0" skipped="0"');
+    expect(xml).toContain('<testcase classname="v1_0.json-rpc.get-task" name="x&lt;&amp;&gt;"');
+    expect(xml).toMatch(/<failure message="get: \/body\/error\/code expected -32001, got -32002" type="MUST">/);
+    expect(xml).toContain('<skipped message="binding not declared"/>');
+    expect(xml).toContain('name="S-39" time="0"><skipped message="not covered: MUST streams are broadcast"/>');
+    expect(xml).toContain('name="v9/gone"');
+    expect(xml).not.toMatch(/<[^>]*<[^/!?]/); // no raw "<" inside a tag
+    const opens = (xml.match(/<testcase /g) ?? []).length;
+    const closes = (xml.match(/<\/testcase>/g) ?? []).length;
+    expect(opens).toBe(closes);
+  });
+
+  it("HTML: self-contained, escaped, with the failing step open and the coverage table", () => {
+    const html = htmlReport(report);
+    expect(html).not.toMatch(/<script|<link|src=|href=/);
+    expect(html).toContain("x&lt;&amp;&gt;");
+    expect(html).toContain("<details open>");
+    expect(html).toContain('class="not-covered">not covered');
+    expect(html).toContain("1 passed, 2 failed, 1 skipped");
+  });
+});
