@@ -9,9 +9,17 @@ import { errorByCode, fromJsonRpcError } from "../versioning/errors.js";
 import { A2ATransportError } from "./errors.js";
 import type { ClientWire, Operation, ResponseOf, Target, WireEvent, WireRequest, WireResponse } from "./wire.js";
 
-/** Either card shape (a2a-wire.md §4.3–4.4) → a 1.0 card; a 0.3 card is upgraded. */
+/**
+ * Either card shape (a2a-wire.md §4.3–4.4) → a 1.0 card; a 0.3 card is upgraded. A "superset"
+ * card (1.0 `supportedInterfaces` plus 0.3 top-level fields, as the official JS SDK serves to
+ * header-less requests) is read as 1.0; its 0.3 `supportsAuthenticatedExtendedCard` still counts
+ * when `capabilities.extendedAgentCard` is absent.
+ */
 export function parseCard(json: unknown): v1_0.AgentCard {
-  return parseAgentCard(json).value;
+  const card = parseAgentCard(json).value;
+  const legacyFlag = (json as { supportsAuthenticatedExtendedCard?: unknown }).supportsAuthenticatedExtendedCard === true;
+  if (legacyFlag && card.capabilities && card.capabilities.extendedAgentCard === undefined) card.capabilities.extendedAgentCard = true;
+  return card;
 }
 
 export const defaultWire: ClientWire = {
