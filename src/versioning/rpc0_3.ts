@@ -736,13 +736,12 @@ export const downgradeListPushConfigParams = (
   });
 
 const configListValidator = arrayOf(V3.TaskPushNotificationConfig);
-/** 0.3 list result is a bare array; 1.0 wraps it with `nextPageToken` (L7). */
+/** 0.3 list result is a bare array; 1.0 wraps it in `{configs}` (no further page: `nextPageToken` unset; L7). */
 export const upgradeListPushConfigResult = (
   r: v0_3.TaskPushNotificationConfig[],
 ): Translated<v1_0.ListTaskPushNotificationConfigsResponseJson> =>
   run(r, configListValidator, V1.ListTaskPushNotificationConfigsResponse, "to-1.0", (x, log) => ({
     configs: x.map((c, i) => tpncUp(c, `/${i}`, log)),
-    nextPageToken: "",
   }));
 export const downgradeListPushConfigResult = (
   r: v1_0.ListTaskPushNotificationConfigsResponseJson,

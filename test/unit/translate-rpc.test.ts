@@ -124,7 +124,7 @@ describe("D03-RPC ⇄ 1.0", () => {
     expect(rpc.upgradePushConfig(down).value).toEqual(cfg);
     expect(rpc.upgradeGetPushConfigParams({ id: "t1", pushNotificationConfigId: "p1" }).value).toEqual({ taskId: "t1", id: "p1" });
     expect(rpc.downgradeGetPushConfigParams({ taskId: "t1", id: "p1" }).value).toEqual({ id: "t1", pushNotificationConfigId: "p1" });
-    expect(rpc.upgradeListPushConfigResult([down]).value).toEqual({ configs: [cfg], nextPageToken: "" });
+    expect(rpc.upgradeListPushConfigResult([down]).value).toEqual({ configs: [cfg] });
     expect(rpc.downgradeListPushConfigResult({ configs: [cfg] }).value).toEqual([down]);
     expect(rpc.upgradeDeletePushConfigParams({ id: "t1", pushNotificationConfigId: "p1" }).value).toEqual({ taskId: "t1", id: "p1" });
     expect(rpc.downgradeDeletePushConfigResult({}).value).toBeNull();
