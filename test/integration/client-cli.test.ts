@@ -1,0 +1,138 @@
+// The command-line client against the reference server: output a person reads, --json a script
+// reads, and exit codes that tell protocol errors, connection failures and bad cards apart.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Command } from "commander";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
+import { main } from "../../src/cli/main.js";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  let code = 0;
+  const program = new Command().exitOverride().configureOutput({ writeErr: (s) => (err += s), writeOut: (s) => (out += s) });
+  registerClientCommands(program, (c) => (code = c), { out: (s) => (out += s), err: (s) => (err += s) });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (e) {
+    code = (e as { exitCode: number }).exitCode;
+  }
+  return { code, out, err };
+}
+
+let app: FastifyInstance;
+let old: FastifyInstance;
+let url: string;
+let oldUrl: string;
+let junk: Server;
+let junkUrl: string;
+beforeAll(async () => {
+  app = await buildServer({ agent: createFixtureAgent() });
+  url = await app.listen({ port: 0, host: "127.0.0.1" });
+  old = await buildServer({ agent: createFixtureAgent(), versions: ["0.3"] });
+  oldUrl = await old.listen({ port: 0, host: "127.0.0.1" });
+  junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
+  await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
+  junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app.close();
+  await old.close();
+  junk.close();
+});
+
+describe("a2a-toolkit client commands", () => {
+  it("card: the card, with the interface the client would use", async () => {
+    const r = await cli("card", url);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain("a2a-toolkit fixture agent");
+    expect(r.out).toMatch(/\* JSONRPC\s+1\.0/);
+    expect(r.out).toMatch(/streaming yes/);
+    const j = await cli("card", url, "--json");
+    expect(JSON.parse(j.out).supportedInterfaces.length).toBeGreaterThan(0);
+  });
+
+  it("send: waits and prints the task's state and artifacts", async () => {
+    const r = await cli("send", url, "echo good morning");
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/state:\s+completed/);
+    expect(r.out).toContain("good morning");
+  });
+
+  it("send --stream prints chunks as they arrive; --json prints one StreamResponse per line", async () => {
+    const r = await cli("send", url, "stream 3", "--stream", "--binding", "rest", "--version", "0.3");
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/chunk 1\/3chunk 2\/3chunk 3\/3\n/);
+    expect(r.out.trim().split("\n").pop()).toBe("[completed]");
+    const j = await cli("send", url, "stream 2", "--stream", "--json");
+    const lines = j.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(Object.keys(lines[0])).toEqual(["task"]);
+    expect(lines[lines.length - 1].statusUpdate.status.state).toBe("TASK_STATE_COMPLETED");
+  });
+
+  it("multi-turn with --task; --no-wait, cancel and get", async () => {
+    const first = JSON.parse((await cli("send", url, "ask", "--json")).out);
+    expect(first.task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const second = await cli("send", url, "purple", "--task", first.task.id, "--context", first.task.contextId);
+    expect(second.out).toMatch(/state:\s+completed/);
+    expect(second.out).toContain("purple");
+
+    const started = JSON.parse((await cli("send", url, "slow 60000", "--no-wait", "--json")).out);
+    expect(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"]).toContain(started.task.status.state);
+    const cancel = await cli("cancel", url, started.task.id);
+    expect(cancel.code).toBe(EXIT.ok);
+    expect(cancel.out).toMatch(/state:\s+canceled/);
+    const get = await cli("get", url, started.task.id, "--json");
+    expect(JSON.parse(get.out).status.state).toBe("TASK_STATE_CANCELED");
+  });
+
+  it("subscribe follows a running task to its end", async () => {
+    const started = JSON.parse((await cli("send", url, "slow 100", "--no-wait", "--json")).out);
+    const r = await cli("subscribe", url, started.task.id);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out.trim().split("\n").pop()).toBe("[completed]");
+  });
+
+  it("list works at 1.0; at 0.3 it is a protocol error (exit 1)", async () => {
+    const r = await cli("list", url, "--status", "completed");
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/completed\s+context/);
+    const old3 = await cli("list", url, "--version", "0.3");
+    expect(old3.code).toBe(EXIT.protocol);
+    expect(old3.err).toMatch(/UnsupportedOperationError \(-32004\)/);
+  });
+
+  it("exit codes: protocol error 1, usage 2, connection 3, card 4, failed task 5", async () => {
+    const missing = await cli("get", url, "no-such-task");
+    expect(missing.code).toBe(EXIT.protocol);
+    expect(missing.err).toContain("TaskNotFoundError (-32001)");
+    expect((await cli("send", url)).code).toBe(EXIT.usage);
+    expect((await cli("send", url, "x", "--version", "2.0")).code).toBe(EXIT.usage);
+    const down = await cli("card", "http://127.0.0.1:1");
+    expect(down.code).toBe(EXIT.connection);
+    expect(down.err).toMatch(/connection failed \(network\): could not reach http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json/);
+    const bad = await cli("send", junkUrl, "hi");
+    expect(bad.code).toBe(EXIT.card);
+    expect(bad.err).toMatch(/agent card problem: agent card at .* is not JSON/);
+    const pinned = await cli("send", oldUrl, "echo x", "--version", "1.0");
+    expect(pinned.code).toBe(EXIT.card);
+    expect(pinned.err).toMatch(/pinned to A2A 1\.0 and does not fall back/);
+    expect((await cli("send", oldUrl, "echo x")).code).toBe(EXIT.ok);
+    expect((await cli("send", url, "fail")).code).toBe(EXIT.taskFailed);
+  });
+
+  it("is registered on the a2a-toolkit command", async () => {
+    const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await main(["card", "http://127.0.0.1:1"])).toBe(EXIT.connection);
+    } finally {
+      err.mockRestore();
+    }
+  });
+});
