@@ -64,6 +64,8 @@ export interface DecodeOptions {
   versions?: readonly ProtocolVersion[];
   /** REST: path prefix of the interface URL, stripped before route matching ("" = root). */
   basePath?: string;
+  /** 0.3 REST: what an absent/false `blocking` means (L22; default false = return immediately). */
+  blockingDefault0_3?: boolean;
 }
 
 export interface DecodedCall<O extends Operation = Operation> {
@@ -89,6 +91,8 @@ export interface HttpReply {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** encodeResult only: what the downgrade to the request's version could not carry. */
+  losses?: Loss[];
 }
 
 /** Enough of a call to answer with an error. */
@@ -145,15 +149,15 @@ export function encodeResult<O extends Operation>(
   opts: { extensions?: readonly string[] } = {},
 ): HttpReply {
   const codec = codecFor(call.version, call.binding);
-  let value: JsonValue;
+  let encoded: { value: JsonValue; losses: Loss[] };
   try {
-    value = codec.encodeResponse(call.operation, result).value;
+    encoded = codec.encodeResponse(call.operation, result);
   } catch (e) {
     return encodeError(call, toA2AError(e));
   }
   const headers = { "content-type": jsonContentType(call), ...extensionsHeader(call.version, opts.extensions) };
-  const body = call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, value) : value;
-  return { kind: "reply", status: 200, headers, body: JSON.stringify(body) };
+  const body = call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, encoded.value) : encoded.value;
+  return { kind: "reply", status: 200, headers, body: JSON.stringify(body), losses: encoded.losses };
 }
 
 export interface SseStream {
@@ -380,7 +384,7 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
       body = readBody(req.body);
     }
     const json = requestJsonFromHttp(restRequestSchema(version, operation), match.route, match.params, query, body);
-    const decoded = codecFor(version, "HTTP+JSON").decodeRequest(operation, json);
+    const decoded = codecFor(version, "HTTP+JSON").decodeRequest(operation, json, { blockingDefault: options.blockingDefault0_3 });
     return {
       kind: "call",
       version,

@@ -6,7 +6,8 @@
 //   codecFor(version, binding) → Codec  (cached; version "1.0" | "0.3", binding "JSONRPC" | "HTTP+JSON")
 //
 //   Codec, server side
-//     decodeRequest(op, wire)           wire request → Translated<1.0 request message>
+//     decodeRequest(op, wire, opts?)    wire request → Translated<1.0 request message>
+//                                       (opts.blockingDefault: what an absent/false 0.3 REST `blocking` means, L22)
 //                                       (JSON-RPC: the `params`; HTTP+JSON: the request message JSON of
 //                                       the dialect, path/query/body already merged by src/transport/rest.ts)
 //     encodeResponse(op, msg)           1.0 response → Translated<wire JSON> (JSON-RPC `result` / REST body)
@@ -89,6 +90,14 @@ export function isOperation(s: string): s is Operation {
   return Object.prototype.hasOwnProperty.call(OPERATIONS, s);
 }
 
+export interface DecodeRequestOptions {
+  /**
+   * 0.3 HTTP+JSON only: D03-PB cannot tell `blocking: false` from absent (L22). Default false:
+   * such a SendMessage returns immediately (the v0.3.0 proto comment); true makes it blocking.
+   */
+  blockingDefault?: boolean;
+}
+
 /** REST error reply of a codec: status and AIP-193 body. */
 export interface RestErrorReply {
   status: number;
@@ -98,7 +107,7 @@ export interface RestErrorReply {
 export interface Codec {
   readonly version: ProtocolVersion;
   readonly binding: Binding;
-  decodeRequest<O extends Operation>(op: O, wire: unknown): Translated<RequestOf<O>>;
+  decodeRequest<O extends Operation>(op: O, wire: unknown, opts?: DecodeRequestOptions): Translated<RequestOf<O>>;
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue>;
   encodeEvent(event: v1_0.StreamResponse, final?: boolean): Translated<JsonValue>;
   /** JSON-RPC: the `error` member; HTTP+JSON: {status, body}. */
@@ -190,9 +199,9 @@ class Codec0_3 implements Codec {
     return translator0_3(this.binding);
   }
 
-  decodeRequest<O extends Operation>(op: O, wire: unknown): Translated<RequestOf<O>> {
+  decodeRequest<O extends Operation>(op: O, wire: unknown, opts: DecodeRequestOptions = {}): Translated<RequestOf<O>> {
     if (op === "ListTasks") throw listTasksUnsupported();
-    const up = this.t.upgradeRequest(op, wire);
+    const up = this.t.upgradeRequest(op, wire, opts);
     return { value: decode1_0(OPERATIONS[op].request, up.value, "request") as RequestOf<O>, losses: up.losses };
   }
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
@@ -339,7 +348,7 @@ export function restClientBindings(version: ProtocolVersion, op: Operation): rea
 // translators' upgradeX/downgradeX functions to operations.
 
 export interface Translator0_3 {
-  upgradeRequest(op: Operation, wire: unknown): Translated<JsonValue>;
+  upgradeRequest(op: Operation, wire: unknown, opts?: DecodeRequestOptions): Translated<JsonValue>;
   downgradeRequest(op: Operation, json: JsonValue): Translated<JsonValue>;
   upgradeResponse(op: Operation, wire: unknown): Translated<JsonValue>;
   downgradeResponse(op: Operation, json: JsonValue): Translated<JsonValue>;
@@ -441,8 +450,10 @@ function makeTranslator(binding: Binding): Translator0_3 {
   };
   const call = (f: Fn, ...args: unknown[]) => (f as (...a: unknown[]) => Translated<JsonValue>)(...args);
   return {
-    upgradeRequest: (op, wire) => {
+    upgradeRequest: (op, wire, opts = {}) => {
       const input = isRpc ? (wire ?? {}) : restFixups0_3(op, wire);
+      const isSend = op === "SendMessage" || op === "SendStreamingMessage";
+      if (!isRpc && isSend) return call(entry(op).request.up, input, { blockingDefault: opts.blockingDefault ?? false });
       return call(entry(op).request.up, input);
     },
     downgradeRequest: (op, json) => call(entry(op).request.down, json),

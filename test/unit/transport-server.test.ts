@@ -372,3 +372,15 @@ describe("0.3 on the wire", () => {
     });
   });
 });
+
+describe("0.3 REST blocking default (L22)", () => {
+  const body = JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } });
+  const decode = (blockingDefault0_3?: boolean) =>
+    asCall(decodeCall({ method: "POST", url: "/v1/message:send", headers: {}, body }, { binding: "HTTP+JSON", blockingDefault0_3 }));
+
+  it("reads an absent blocking as return-immediately by default, and as blocking when configured", () => {
+    expect((decode().request as v1_0.SendMessageRequest).configuration?.returnImmediately).toBe(true);
+    expect((decode(true).request as v1_0.SendMessageRequest).configuration?.returnImmediately ?? false).toBe(false);
+    expect(decode().losses.map((l) => l.id)).toContain("L22");
+  });
+});
