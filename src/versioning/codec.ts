@@ -20,6 +20,15 @@
 //     decodeEvent(wire)                 wire item → Translated<StreamResponse> & {final}
 //     decodeError(wire, status?)        JSON-RPC `error` member or REST body → A2AError
 //
+//   Tables and helpers
+//     resolveJsonRpcMethod(name)        → {version, operation, jsonRpcMethod, streaming} for 1.0 and 0.3 names
+//     jsonRpcMethodOf(version, op)      the method name of `op` in `version` (undefined: ListTasks in 0.3)
+//     restRoutes(version)               compiled REST routes incl. tolerated extras (subscribe POST, 0.3 create paths)
+//     restRequestSchema(version, op)    the message a REST request of `op` transcodes into (1.0 or P03)
+//     restClientBindings(version, op)   the bindings a client uses
+//     decode1_0 / encode1_0             validated 1.0 ProtoJSON decode / encode with the A2A overrides
+//     listTasksUnsupported()            the L6 error
+//
 // Every decode validates first with the generated validators (path-precise InvalidParams on the
 // server side); every 0.3 value goes through the translators (src/versioning/translate/), so
 // nothing outside src/versioning imports generated/v0_3.
