@@ -146,6 +146,31 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
   });
 });
 
+describe("aborting and leaving streams", () => {
+  it("an AbortSignal ends a stream with an aborted transport error; the task keeps running", async () => {
+    const client = await createA2AClient(server.url);
+    const ac = new AbortController();
+    let taskId = "";
+    const err = await (async () => {
+      for await (const ev of client.sendStreamingMessage({ message: textMessage("slow 60000") }, { signal: ac.signal })) {
+        if (ev.payload.case === "task") taskId = ev.payload.value.id;
+        ac.abort();
+      }
+    })().catch((e) => e);
+    expect(err).toMatchObject({ name: "A2ATransportError", kind: "aborted" });
+    expect((await client.getTask({ id: taskId })).status?.state).toBe(S.WORKING);
+    await client.cancelTask({ id: taskId });
+  });
+
+  it("leaving the loop early closes the stream and the client stays usable", async () => {
+    const client = await createA2AClient(server.url, { bindings: ["HTTP+JSON"] });
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("stream 1000") }))
+      if (ev.payload.case === "artifactUpdate") break;
+    const t = (await client.sendMessage({ message: textMessage("echo still here") })).payload.value as v1_0.Task;
+    expect(text(t)).toBe("still here");
+  });
+});
+
 describe("reference server serving 0.3 only", () => {
   let old: Running;
   beforeAll(async () => {

@@ -186,3 +186,28 @@ describe("waitForTask", () => {
     await expect(p).rejects.toMatchObject({ name: "A2ATransportError", kind: "aborted" });
   });
 });
+
+describe("applyStreamEvent", () => {
+  it("joins appended chunks by artifactId and tracks the status", async () => {
+    const { applyStreamEvent, artifactText } = await import("../../src/client/index.js");
+    const { decode } = await import("../../src/runtime/protojson.js");
+    const ev = (j: object) => decode(v1_0.StreamResponseSchema, j);
+    const art = (id: string, text: string, append: boolean) => ({
+      artifactUpdate: { taskId: "t-1", contextId: "ctx", artifact: { artifactId: id, parts: [{ text }] }, append },
+    });
+    let t: v1_0.Task | undefined;
+    for (const e of [
+      { task: task("t-1", "TASK_STATE_WORKING") },
+      art("a", "Hel", false),
+      art("b", "other", false),
+      art("a", "lo", true),
+      status("TASK_STATE_COMPLETED"),
+    ])
+      t = applyStreamEvent(t, ev(e));
+    expect(t!.artifacts.map(artifactText)).toEqual(["Hello", "other"]);
+    expect(t!.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    // a non-append update with the same id replaces the artifact
+    t = applyStreamEvent(t, ev(art("a", "Bye", false)));
+    expect(t!.artifacts.map(artifactText)).toEqual(["Bye", "other"]);
+  });
+});
