@@ -134,6 +134,8 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
       if (k === "$oneOf" && !Array.isArray(v)) problems.push(`${at}/$oneOf: must be an array of alternatives`);
       if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
         problems.push(`${at}/$range: must be [low, high]`);
+      if (k === "$length" && typeof v !== "number" && !(isPlainObject(v) && Object.keys(v).every((x) => (x === "min" || x === "max") && typeof v[x] === "number")))
+        problems.push(`${at}/$length: must be a number or {"min": a, "max": b}`);
     }
     checkMatchers(v, `${at}/${k}`, problems);
   }

@@ -124,13 +124,16 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000): Promise<
   const card0_3 = cards.find(isCard0_3);
   if (!card1_0 && !card0_3) notes.push("no agent card in either the 1.0 or the 0.3 shape");
   const caps = (c: Record<string, unknown> | undefined) => (isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {});
+  // 0.3 gates the extended card with a top-level flag rather than a capability (a2a-wire.md §1.3 #11).
+  const caps0_3 = (c0_3: Record<string, unknown> | undefined, c1_0: Record<string, unknown> | undefined) =>
+    c0_3 ? { ...caps(c0_3), extendedAgentCard: c0_3.supportsAuthenticatedExtendedCard === true } : caps(c1_0);
   return {
     agentUrl,
     cardUrl,
     card1_0,
     card0_3,
     interfaces: interfacesFromCards(card1_0, card0_3),
-    capabilities: { "1.0": caps(card1_0 ?? card0_3), "0.3": caps(card0_3 ?? card1_0) },
+    capabilities: { "1.0": caps(card1_0 ?? card0_3), "0.3": caps0_3(card0_3, card1_0) },
     behaviours: fixtureBehaviours([card1_0, card0_3]),
     notes,
   };

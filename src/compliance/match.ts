@@ -16,7 +16,7 @@
 //   {"$range": [lo, hi]}    a number lo <= n <= hi
 //   {"$each": M}            an array whose every element matches M
 //   {"$some": M}            an array with at least one element matching M
-//   {"$length": n}          an array (or string) of exactly n items
+//   {"$length": n}          an array (or string) of exactly n items ({"min": a, "max": b}: a range)
 //   {"$optional": M}        absent, or present and matching M
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
@@ -326,9 +326,11 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     if (typeof actual !== "number" || actual < lo || actual > hi) fail(`${lo}..${hi}`, `expected a number in ${lo}..${hi}, got ${show(actual)}`);
   }
   if ("$length" in exp) {
-    const n = exp.$length as number;
+    const want = exp.$length as number | { min?: number; max?: number };
+    const [lo, hi] = typeof want === "number" ? [want, want] : [want.min ?? 0, want.max ?? Infinity];
+    const text = lo === hi ? `${lo}` : `${lo}..${hi === Infinity ? "" : hi}`;
     const len = Array.isArray(actual) || typeof actual === "string" ? actual.length : undefined;
-    if (len !== n) fail(`length ${n}`, `expected length ${n}, got ${len === undefined ? typeName(actual) : len}`);
+    if (len === undefined || len < lo || len > hi) fail(`length ${text}`, `expected length ${text}, got ${len === undefined ? typeName(actual) : len}`);
   }
   if (Array.isArray(exp.$oneOf)) {
     let best: Diff[] | undefined;

@@ -97,7 +97,8 @@ async function startFakeAgent(fault?: Fault): Promise<{ url: string; app: Fastif
 const CASES = [
   "v1_0/card/card-with-version-header-is-1.0-shaped",
   "v1_0/card/card-has-caching-headers",
-  "v1_0/json-rpc/get-task/*",
+  "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+  "v1_0/json-rpc/get-task/returns-completed-task",
   "v1_0/json-rpc/json-rpc-errors/parse-error-has-null-id",
   "v1_0/json-rpc/json-rpc-errors/invalid-request-has-null-id",
   "v1_0/json-rpc/json-rpc-errors/invalid-params-echoes-zero-id",

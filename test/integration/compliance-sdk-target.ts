@@ -7,7 +7,9 @@ import type { Server } from "node:http";
 import express from "express";
 import {
   AgentEvent,
+  DefaultPushNotificationSender,
   DefaultRequestHandler,
+  InMemoryPushNotificationStore,
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
@@ -200,7 +202,8 @@ export interface SdkTarget {
   close(): Promise<void>;
 }
 
-export async function startSdkTarget(): Promise<SdkTarget> {
+/** `push`: declare and serve push notifications (in-memory config store; deliveries time out fast). */
+export async function startSdkTarget(options: { push?: boolean } = {}): Promise<SdkTarget> {
   const card = {
     name: "compliance fixture agent on @a2a-js/sdk",
     description: "The official SDK's server with the a2a-toolkit fixture behaviours",
@@ -208,7 +211,7 @@ export async function startSdkTarget(): Promise<SdkTarget> {
     version: "1.0.0",
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: options.push === true,
       extensions: [
         {
           uri: FIXTURE_EXTENSION_URI,
@@ -236,7 +239,16 @@ export async function startSdkTarget(): Promise<SdkTarget> {
     ],
     signatures: [],
   };
-  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), new FixtureExecutor());
+  const pushStore = options.push ? new InMemoryPushNotificationStore() : undefined;
+  const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 500 }) : undefined;
+  const handler = new DefaultRequestHandler(
+    card as never,
+    new InMemoryTaskStore(),
+    new FixtureExecutor(),
+    undefined,
+    pushStore,
+    pushSender,
+  );
   const app = express();
   const legacyCompat = { enabled: true };
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat }));
