@@ -334,6 +334,9 @@ export function fromAnyRestError(status: number, body: unknown, version: "1.0" |
       (d) => (d as Record<string, unknown>)?.["@type"] === ERROR_INFO_TYPE,
     );
     if (!hasInfo && version === "0.3" && STATUS_0_3[status]) return new A2AError(STATUS_0_3[status], e.message, e.metadata, e.details);
+    // A 1.0 server MUST send ErrorInfo with every A2A error (§11.6), so a 404 without one is not
+    // TaskNotFound but a route the server does not have.
+    if (!hasInfo && version === "1.0" && status === 404) return new A2AError("MethodNotFoundError", e.message, e.metadata, e.details);
     return e;
   }
   if (typeof o.type === "string") {

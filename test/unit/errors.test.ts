@@ -149,6 +149,14 @@ describe("reading REST error bodies of any origin", () => {
   });
 
   it("reads the status alone when there is no ErrorInfo", () => {
-    expect(fromAnyRestError(404, { error: { code: 404, status: "NOT_FOUND", message: "x" } }).type).toBe("TaskNotFoundError");
+    expect(fromAnyRestError(500, { error: { code: 500, status: "INTERNAL", message: "x" } }).type).toBe("InternalError");
+    expect(fromAnyRestError(400, { error: { code: 400, status: "INVALID_ARGUMENT", message: "x" } }).type).toBe("InvalidParamsError");
+  });
+
+  it("reads a 1.0 404 without ErrorInfo as an unknown route, a 0.3 one as TaskNotFound", () => {
+    const body = { error: { code: 404, status: "NOT_FOUND", message: "x" } };
+    expect(fromAnyRestError(404, body, "1.0").type).toBe("MethodNotFoundError");
+    expect(fromAnyRestError(404, body, "0.3").type).toBe("TaskNotFoundError");
+    expect(fromAnyRestError(404, toRestError(new A2AError("TaskNotFoundError")).body, "1.0").type).toBe("TaskNotFoundError");
   });
 });

@@ -91,7 +91,14 @@ describe("decodeReply", () => {
     const d = decodeStreamEvent(
       t("1.0", "HTTP+JSON"),
       "SubscribeToTask",
-      '{"error":{"code":404,"status":"NOT_FOUND","message":"gone"}}',
+      JSON.stringify({
+        error: {
+          code: 404,
+          status: "NOT_FOUND",
+          message: "gone",
+          details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }],
+        },
+      }),
       "error",
     );
     expect("error" in d && d.error.type).toBe("TaskNotFoundError");
