@@ -119,7 +119,6 @@ export function normalise1_0(family: string, value: unknown, dialect: "rpc" | "p
   dropTenant(push);
   // L24: taskId inside a SendMessage push config.
   if (conf?.taskPushNotificationConfig) delete (conf.taskPushNotificationConfig as J).taskId;
-  if (conf && Object.keys(conf).length === 0) delete x.configuration; // empty configuration ≡ absent
   const parts = (f: (p: J) => void) => (family === "Part" ? f(x) : eachPart1(x, f));
   if (dialect === "rpc") {
     parts((p) => {
@@ -139,6 +138,13 @@ export function normalise1_0(family: string, value: unknown, dialect: "rpc" | "p
     // L10: historyLength 0 cannot be sent to D03-PB; it comes back unset.
     if (conf && Number(conf.historyLength) === 0) delete conf.historyLength;
   }
+  // A configuration left with nothing but `returnImmediately: false` (0.3 `blocking: true`) ≡ absent: the upgrade omits it.
+  if (
+    conf &&
+    ["acceptedOutputModes", "taskPushNotificationConfig", "historyLength"].every((k) => conf[k] === undefined) &&
+    conf.returnImmediately !== true
+  )
+    delete x.configuration;
   if (family === "AgentCard") normaliseCard1_0(x, dialect);
   return x;
 }
