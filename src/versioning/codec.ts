@@ -299,8 +299,13 @@ const METHODS: readonly MethodRef[] = [
 
 /** The operation and version a JSON-RPC method name belongs to (`SendMessage` → 1.0, `message/send` → 0.3). */
 export function resolveJsonRpcMethod(method: string): MethodRef | undefined {
-  return METHODS.find((m) => m.jsonRpcMethod === method);
+  return METHODS.find((m) => m.jsonRpcMethod === (JSONRPC_ALIASES_0_3[method] ?? method));
 }
+
+/** Misspellings in the 0.3 prose that some clients copied (E20), accepted on input only. */
+const JSONRPC_ALIASES_0_3: Record<string, string> = {
+  "agent/authenticatedExtendedCard": "agent/getAuthenticatedExtendedCard",
+};
 
 /** The JSON-RPC method name of `op` in `version`; undefined when the version has no such method (ListTasks in 0.3). */
 export function jsonRpcMethodOf(version: ProtocolVersion, op: Operation): string | undefined {

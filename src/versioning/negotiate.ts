@@ -58,7 +58,8 @@ function queryParam(query: URLSearchParams | Record<string, unknown> | undefined
 
 /** The version a request asks for: header, else query parameter, normalised. */
 export function requestedVersion(headers: HeadersLike | undefined, query?: URLSearchParams | Record<string, unknown>): string {
-  const header = readHeader(headers, VERSION_HEADER);
+  // A repeated header counts by its first value.
+  const header = readHeader(headers, VERSION_HEADER)?.split(",")[0];
   if (header !== undefined && header.trim() !== "") return normalizeVersion(header);
   return normalizeVersion(queryParam(query, VERSION_HEADER));
 }

@@ -72,3 +72,9 @@ describe("extensions headers", () => {
     expect(extensionsHeader("1.0", [])).toEqual({});
   });
 });
+
+describe("edge cases", () => {
+  it("takes the first value of a repeated A2A-Version header", () => {
+    expect(negotiate({ "a2a-version": ["1.0", "0.3"] }, undefined)).toEqual({ ok: true, version: "1.0" });
+  });
+});

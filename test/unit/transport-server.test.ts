@@ -384,3 +384,10 @@ describe("0.3 REST blocking default (L22)", () => {
     expect(decode().losses.map((l) => l.id)).toContain("L22");
   });
 });
+
+describe("0.3 method-name tolerance (E20)", () => {
+  it("accepts agent/authenticatedExtendedCard as agent/getAuthenticatedExtendedCard", () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "agent/authenticatedExtendedCard" });
+    expect(asCall(rpc(body, {}))).toMatchObject({ version: "0.3", operation: "GetExtendedAgentCard" });
+  });
+});
