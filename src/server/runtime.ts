@@ -85,7 +85,7 @@ interface LiveTask {
   channel: Channel<v1_0.StreamResponse>;
   /** A turn (handleMessage and what follows) is in progress. */
   busy: boolean;
-  abort?: AbortController;
+  abort?: LazyAbort;
   context?: AgentContext;
   turnDone?: Promise<void>;
   endTurn?: () => void;
@@ -197,10 +197,11 @@ export class TaskRuntime {
       contextId = incoming.contextId || randomUUID();
     }
 
-    const userMessage = clone(v1_0.MessageSchema, incoming);
+    // The request was decoded for this call alone, so its message can become the history entry.
+    const userMessage = incoming;
     userMessage.taskId = taskId;
     userMessage.contextId = contextId;
-    const abort = new AbortController();
+    const abort = new LazyAbort();
     const ctx: AgentContext = {
       taskId,
       contextId,
@@ -210,7 +211,9 @@ export class TaskRuntime {
       principal: call.principal,
       extensions: call.extensions,
       version: call.version,
-      signal: abort.signal,
+      get signal() {
+        return abort.signal;
+      },
     };
 
     let result: AgentResult | "crash";
@@ -267,7 +270,7 @@ export class TaskRuntime {
     live.endTurn = endTurn;
 
     const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
-    await this.store.put(live.owner, live.task);
+    // run() records the task with its WORKING status before its first await.
     void this.run(live, result, ctx).finally(endTurn);
     return { kind: "task", live, subscription };
   }
@@ -551,6 +554,28 @@ export class TaskRuntime {
       l.channel.close();
     }
     await this.store.close?.();
+  }
+}
+
+/** An AbortController made only when someone reads the signal (most agents never do). */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 }
 

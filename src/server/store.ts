@@ -7,7 +7,6 @@
 // that are running are also held by the runtime, which rewrites them on every status change, so in
 // practice eviction takes finished and abandoned interrupted tasks first. Memory is therefore
 // bounded by maxTasks × the size of one task, however many tasks pass through.
-import { clone } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 
@@ -40,7 +39,7 @@ export interface TaskPage {
 export interface TaskStore {
   /** The task if it exists and belongs to `owner`. The result must not be mutated. */
   get(owner: string, id: string): Promise<v1_0.Task | undefined>;
-  /** Creates or replaces the task; the store keeps its own copy. */
+  /** Creates or replaces the task. The store must not be affected by later changes to `task`'s fields. */
   put(owner: string, task: v1_0.Task): Promise<void>;
   list(query: TaskQuery): Promise<TaskPage>;
   close?(): Promise<void>;
@@ -87,7 +86,10 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async put(owner: string, task: v1_0.Task): Promise<void> {
-    const copy = clone(v1_0.TaskSchema, task);
+    // A shallow snapshot: the runtime replaces status objects and appends to history rather than
+    // changing what is there, so sharing messages and artifacts is safe and saves a deep copy per
+    // write (only the parts list of an artifact still being streamed can grow afterwards).
+    const copy: v1_0.Task = { ...task, history: [...task.history], artifacts: [...task.artifacts] };
     this.tasks.delete(task.id);
     this.tasks.set(task.id, { owner, task: copy, key: { timestampMs: statusTimeMs(copy), id: copy.id } });
     while (this.tasks.size > this.maxTasks) {
