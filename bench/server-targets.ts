@@ -1,0 +1,127 @@
+// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk` starts a server with
+// the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
+//
+// The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
+// any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
+// JSON-RPC and HTTP+JSON, with in-memory task stores.
+import { randomUUID } from "node:crypto";
+
+async function ours(): Promise<number> {
+  const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
+  const app = await buildServer({
+    agent: {
+      card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
+      handleMessage(m) {
+        const text = firstText(m);
+        const n = /^stream (\d+)$/.exec(text);
+        if (!n) return reply(text);
+        return stream(
+          (function* () {
+            for (let i = 1; i <= Number(n[1]); i++) yield `chunk ${i}`;
+          })(),
+        );
+      },
+    },
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return (app.server.address() as { port: number }).port;
+}
+
+async function sdk(): Promise<number> {
+  const { default: express } = await import("express");
+  const server = await import("@a2a-js/sdk/server");
+  const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = server;
+  const { Role, TaskState } = await import("@a2a-js/sdk");
+
+  const app = express();
+  const listening = await new Promise<import("node:http").Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const port = (listening.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  const iface = (protocolBinding: string, protocolVersion: string, path: string) => ({
+    url: url + path,
+    protocolBinding,
+    protocolVersion,
+    tenant: "",
+  });
+  const card = {
+    name: "bench echo",
+    description: "echo",
+    version: "1",
+    supportedInterfaces: [
+      iface("JSONRPC", "1.0", "/"),
+      iface("HTTP+JSON", "1.0", "/rest"),
+      iface("JSONRPC", "0.3", "/"),
+      iface("HTTP+JSON", "0.3", "/rest"),
+    ],
+    provider: undefined,
+    documentationUrl: undefined,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+    signatures: [],
+    iconUrl: undefined,
+  };
+  const status = (state: number) => ({ state, message: undefined, timestamp: new Date().toISOString() });
+  const executor = {
+    async execute(ctx: InstanceType<typeof server.RequestContext>, bus: import("@a2a-js/sdk/server").ExecutionEventBus) {
+      const part = ctx.userMessage.parts[0]?.content;
+      const text = part?.$case === "text" ? part.value : "";
+      const base = { taskId: ctx.taskId, contextId: ctx.contextId, metadata: undefined };
+      bus.publish(
+        AgentEvent.task({
+          id: ctx.taskId,
+          contextId: ctx.contextId,
+          status: status(TaskState.TASK_STATE_SUBMITTED),
+          artifacts: [],
+          history: [ctx.userMessage],
+          metadata: undefined,
+        }),
+      );
+      bus.publish(AgentEvent.statusUpdate({ ...base, status: status(TaskState.TASK_STATE_WORKING) }));
+      const n = /^stream (\d+)$/.exec(text);
+      const artifactId = randomUUID();
+      const chunk = (t: string, append: boolean, lastChunk: boolean) =>
+        AgentEvent.artifactUpdate({
+          ...base,
+          artifact: {
+            artifactId,
+            name: "",
+            description: "",
+            parts: [{ content: { $case: "text", value: t }, metadata: undefined, filename: "", mediaType: "" }],
+            metadata: undefined,
+            extensions: [],
+          },
+          append,
+          lastChunk,
+        });
+      if (n) for (let i = 1; i <= Number(n[1]); i++) bus.publish(chunk(`chunk ${i}`, i > 1, i === Number(n[1])));
+      else bus.publish(chunk(text, false, true));
+      bus.publish(AgentEvent.statusUpdate({ ...base, status: status(TaskState.TASK_STATE_COMPLETED) }));
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  void Role;
+  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), executor as never);
+  const legacyCompat = { enabled: true };
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
+  app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  return port;
+}
+
+const which = process.argv[2];
+const port = which === "ours" ? await ours() : which === "sdk" ? await sdk() : undefined;
+if (port === undefined) {
+  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk\n");
+  process.exit(2);
+}
+process.stdout.write(`READY ${port}\n`);
+// Exit normally on a signal, so `node --cpu-prof` can write its profile.
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => process.exit(0));

@@ -1,0 +1,149 @@
+// Server benchmark: our reference server side by side with an @a2a-js/sdk server running the same
+// echo agent (bench/server-targets.ts), each started fresh in its own process.
+//
+//   npx tsx bench/server.ts [--duration 10] [--runs 3]
+//
+// Measures, per target: blocking SendMessage over 1.0 JSON-RPC and message/send over 0.3 JSON-RPC
+// with autocannon (50 connections; `--runs` runs each, median reported with min–max), then the
+// time to receive a whole SSE stream of 100 and of 2,000 chunks (one client; median of several).
+// Prints a table and the ratios the issue sets targets for; writes nothing.
+import { spawn, type ChildProcess } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import autocannon, { type Result } from "autocannon";
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const DURATION = opt("duration", 10);
+const RUNS = opt("runs", 3);
+const CONNECTIONS = 50;
+
+interface Target {
+  child: ChildProcess;
+  base: string;
+}
+
+async function start(which: "ours" | "sdk"): Promise<Target> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      const m = /READY (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`${which} exited with ${code}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+async function stop(t: Target): Promise<void> {
+  t.child.kill("SIGTERM");
+  if (t.child.exitCode === null) await new Promise((r) => t.child.once("exit", r));
+}
+
+const send1_0 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendMessage",
+  params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello benchmark" }] } },
+});
+const send0_3 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "message/send",
+  params: {
+    message: { kind: "message", messageId: "bench", role: "user", parts: [{ kind: "text", text: "hello benchmark" }] },
+    configuration: { blocking: true },
+  },
+});
+
+async function load(base: string, body: string, headers: Record<string, string>, duration = DURATION): Promise<Result> {
+  const r = await autocannon({
+    url: `${base}/`,
+    method: "POST",
+    connections: CONNECTIONS,
+    duration,
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+  if (r.errors || r.non2xx || r.timeouts) throw new Error(`load run had ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
+  return r;
+}
+
+/** Median and spread of `runs` load runs (after one short warm-up run). */
+async function loadRuns(base: string, body: string, headers: Record<string, string>, runs: number) {
+  await load(base, body, headers, 2);
+  const rs: Result[] = [];
+  for (let i = 0; i < runs; i++) rs.push(await load(base, body, headers));
+  const rps = rs.map((r) => r.requests.average).sort((a, b) => a - b);
+  const p99 = rs.map((r) => r.latency.p99).sort((a, b) => a - b);
+  const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)];
+  return { rps: mid(rps), rpsMin: rps[0], rpsMax: rps.at(-1)!, p99: mid(p99), p99Min: p99[0], p99Max: p99.at(-1)! };
+}
+
+/** Milliseconds from sending SendStreamingMessage to the end of the stream; checks the chunk count. */
+async function streamOnce(base: string, n: number): Promise<number> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendStreamingMessage",
+    params: { message: { messageId: `s-${n}`, role: "ROLE_USER", parts: [{ text: `stream ${n}` }] } },
+  });
+  const t0 = performance.now();
+  const res = await fetch(`${base}/`, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" }, body });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  const chunks = text.split("\n\n").filter((f) => f.includes('"artifactUpdate"')).length;
+  if (chunks !== n) throw new Error(`expected ${n} chunks, got ${chunks}`);
+  return ms;
+}
+
+async function streams(base: string, n: number, reps: number): Promise<{ median: number; min: number; max: number }> {
+  for (let i = 0; i < 3; i++) await streamOnce(base, n); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < reps; i++) xs.push(await streamOnce(base, n));
+  xs.sort((a, b) => a - b);
+  return { median: xs[Math.floor(xs.length / 2)], min: xs[0], max: xs.at(-1)! };
+}
+
+const results: Record<string, Record<string, unknown>> = {};
+for (const which of ["sdk", "ours"] as const) {
+  const t = await start(which);
+  try {
+    process.stderr.write(`${which}: 1.0 SendMessage …\n`);
+    const v1 = await loadRuns(t.base, send1_0, { "A2A-Version": "1.0" }, RUNS);
+    process.stderr.write(`${which}: 0.3 message/send …\n`);
+    const v03 = await loadRuns(t.base, send0_3, {}, RUNS);
+    process.stderr.write(`${which}: SSE streams …\n`);
+    const s100 = await streams(t.base, 100, 21);
+    const s2000 = await streams(t.base, 2000, 9);
+    results[which] = { v1, v03, s100, s2000 };
+  } finally {
+    await stop(t);
+  }
+}
+
+const f = (x: number, d = 0) => x.toFixed(d);
+const ours = results.ours as {
+  v1: Awaited<ReturnType<typeof loadRuns>>;
+  v03: Awaited<ReturnType<typeof loadRuns>>;
+  s100: { median: number };
+  s2000: { median: number; min: number; max: number };
+};
+const sdk = results.sdk as typeof ours;
+const lines = [
+  `node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, median of ${RUNS} runs (min–max)`,
+  "",
+  "| Measure | @a2a-js/sdk 1.3.0 | a2a-toolkit | Ratio |",
+  "|---|---|---|---|",
+  `| 1.0 SendMessage, req/s | ${f(sdk.v1.rps)} (${f(sdk.v1.rpsMin)}–${f(sdk.v1.rpsMax)}) | ${f(ours.v1.rps)} (${f(ours.v1.rpsMin)}–${f(ours.v1.rpsMax)}) | ${f(ours.v1.rps / sdk.v1.rps, 2)}× |`,
+  `| 1.0 SendMessage, p99 ms | ${f(sdk.v1.p99)} (${f(sdk.v1.p99Min)}–${f(sdk.v1.p99Max)}) | ${f(ours.v1.p99)} (${f(ours.v1.p99Min)}–${f(ours.v1.p99Max)}) | ${f(ours.v1.p99 / sdk.v1.p99, 2)}× |`,
+  `| 0.3 message/send, req/s | ${f(sdk.v03.rps)} (${f(sdk.v03.rpsMin)}–${f(sdk.v03.rpsMax)}) | ${f(ours.v03.rps)} (${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)}) | ${f(ours.v03.rps / sdk.v03.rps, 2)}× |`,
+  `| 0.3 message/send, p99 ms | ${f(sdk.v03.p99)} | ${f(ours.v03.p99)} | ${f(ours.v03.p99 / sdk.v03.p99, 2)}× |`,
+  `| SSE 100 chunks, ms (median) | ${f(sdk.s100.median, 1)} | ${f(ours.s100.median, 1)} | ${f(ours.s100.median / sdk.s100.median, 2)}× |`,
+  `| SSE 2,000 chunks, ms (median) | ${f(sdk.s2000.median, 1)} | ${f(ours.s2000.median, 1)} (${f(ours.s2000.min, 1)}–${f(ours.s2000.max, 1)}) | ${f(ours.s2000.median / sdk.s2000.median, 2)}× |`,
+  "",
+  `a2a-toolkit 0.3 path vs 1.0 path (throughput): ${f(ours.v03.rps / ours.v1.rps, 2)}× (medians; runs ${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)} vs ${f(ours.v1.rpsMin)}–${f(ours.v1.rpsMax)} req/s)`,
+];
+process.stdout.write(lines.join("\n") + "\n");
