@@ -247,15 +247,29 @@ export function registerClientCommands(program: Command, setCode: (code: number)
   ).action((url: string, id: string, o: CommonOpts) =>
     run(async () => {
       const { StreamPrinter, toJson } = await import("../client/format.js");
+      const { A2AError, TERMINAL_STATES } = await import("../client/index.js");
+      const { create } = await import("@bufbuild/protobuf");
       const v1_0 = await import("../../generated/v1_0/index.js");
       const client = await connect(url, o);
       const printer = new StreamPrinter(io.out);
-      let last: import("../../generated/v1_0/index.js").TaskState | undefined;
-      for await (const ev of client.subscribeToTask({ id })) {
+      const show = (ev: import("../../generated/v1_0/index.js").StreamResponse) => {
         if (o.json) io.out(`${JSON.stringify(toJson(v1_0.StreamResponseSchema, ev))}\n`);
         else printer.event(ev);
-        if (ev.payload.case === "task") last = ev.payload.value.status?.state;
-        if (ev.payload.case === "statusUpdate") last = ev.payload.value.status?.state;
+      };
+      let last: import("../../generated/v1_0/index.js").TaskState | undefined;
+      try {
+        for await (const ev of client.subscribeToTask({ id })) {
+          show(ev);
+          if (ev.payload.case === "task") last = ev.payload.value.status?.state;
+          if (ev.payload.case === "statusUpdate") last = ev.payload.value.status?.state;
+        }
+      } catch (e) {
+        // A 1.0 agent refuses to subscribe to a finished task (§3.1.6): show the task instead.
+        if (!(e instanceof A2AError && e.type === "UnsupportedOperationError" && last === undefined)) throw e;
+        const t = await client.getTask({ id });
+        if (!TERMINAL_STATES.has(t.status?.state ?? v1_0.TaskState.UNSPECIFIED)) throw e;
+        show(create(v1_0.StreamResponseSchema, { payload: { case: "task", value: t } }));
+        last = t.status?.state;
       }
       printer.end();
       return failedState(v1_0, last) ? EXIT.taskFailed : EXIT.ok;

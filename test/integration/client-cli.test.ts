@@ -97,6 +97,10 @@ describe("a2a-toolkit client commands", () => {
     const r = await cli("subscribe", url, started.task.id);
     expect(r.code).toBe(EXIT.ok);
     expect(r.out.trim().split("\n").pop()).toBe("[completed]");
+    // Subscribing to the finished task (1.0 answers UnsupportedOperationError) shows it instead.
+    const again = await cli("subscribe", url, started.task.id);
+    expect(again.code).toBe(EXIT.ok);
+    expect(again.out).toMatch(/^\[completed\] task /);
   });
 
   it("list works at 1.0; at 0.3 it is a protocol error (exit 1)", async () => {
