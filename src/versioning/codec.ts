@@ -17,7 +17,8 @@
 //   Codec, client side (the mirror image)
 //     encodeRequest(op, msg)            1.0 request → Translated<wire JSON>
 //     decodeResponse(op, wire)          wire → Translated<1.0 response>; a malformed reply throws InvalidAgentResponse
-//     decodeEvent(wire)                 wire item → Translated<StreamResponse> & {final}
+//     decodeEvent(wire)                 wire item → Translated<StreamResponse> & {final}; 0.3: `final` = the
+//                                       stream ends after this item (final:true, a Message, a terminal Task)
 //     decodeError(wire, status?)        JSON-RPC `error` member or REST body → A2AError
 //
 //   Tables and helpers
@@ -55,6 +56,7 @@ import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
 import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
+import { ends0_3Stream } from "./stream.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -232,7 +234,8 @@ class Codec0_3 implements Codec {
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
     const up = asAgentResponse(() => this.t.upgradeEvent(wire));
-    return { value: decode1_0(v1_0.StreamResponseSchema, up.value, "response"), losses: up.losses, final: up.final };
+    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response");
+    return { value, losses: up.losses, final: ends0_3Stream(value, up.final) };
   }
   decodeError(wire: unknown, status?: number): A2AError {
     if (this.binding === "JSONRPC") return fromJsonRpcError0_3(wire as { code: number; message?: string; data?: unknown });

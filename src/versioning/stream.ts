@@ -8,6 +8,7 @@
 //   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
 //                                                  `closed` turns true after a final item, later pushes are dropped
 //   FinalCloser                                    0.3 → 1.0 (client side): accept(event, final) → {event, close}
+//   ends0_3Stream(event, final)                    0.3 → 1.0: the 0.3 stream is over after this item
 //   subscribeToFinishedTask(version, task)         0.3: [task] then close; 1.0: throws UnsupportedOperation
 //
 // 1.0 → 0.3: `final: true` on a status update in a terminal state or INPUT_REQUIRED. AUTH_REQUIRED
@@ -104,6 +105,17 @@ export class FinalFlagger {
     this.held = undefined;
     return held ? [{ event: held, final: true }] : [];
   }
+}
+
+/**
+ * Client side, 0.3 → 1.0: does the 0.3 stream end after this item? After `final: true` (L21), and
+ * where 0.3 consumers stop anyway (a2a-wire.md §5.4): a Message, or a Task snapshot that is
+ * terminal or INPUT_REQUIRED.
+ */
+export function ends0_3Stream(event: v1_0.StreamResponse, final: boolean): boolean {
+  if (final || event.payload.case === "message") return true;
+  if (event.payload.case === "task") return finalFor0_3(event.payload.value.status?.state) === true;
+  return false;
 }
 
 /** 0.3 stream → 1.0 stream (client side): the stream ends after a `final: true` item (L21). */

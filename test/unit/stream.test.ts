@@ -152,6 +152,25 @@ describe("0.3 → 1.0 streams (client side, L21)", () => {
     expect("event" in more && more.end).toBeFalsy();
   });
 
+  it("also ends after a Message or a terminal Task snapshot, where 0.3 consumers stop (§5.4)", () => {
+    const msg = decodeStreamEvent(t, "SendStreamingMessage", {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text: "hi" }] },
+    });
+    expect("event" in msg && msg.end).toBe(true);
+    const task = (state: string) =>
+      decodeStreamEvent(t, "SubscribeToTask", {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { kind: "task", id: "t", contextId: "c", status: { state } },
+      });
+    const done = task("completed");
+    expect("event" in done && done.end).toBe(true);
+    const working = task("working");
+    expect("event" in working && working.end).toBeFalsy();
+  });
+
   it("FinalCloser ends the translated stream after final: true", () => {
     const c = new FinalCloser();
     expect(c.accept(status(S.WORKING), false)).toEqual({ event: status(S.WORKING), close: false });
