@@ -80,8 +80,22 @@ export function deriveSchema(registry: FileRegistry, opts: DeriveOptions): Schem
       case ScalarType.FIXED64:
       case ScalarType.SFIXED64:
         return { anyOf: [{ type: "integer" }, { type: "string", pattern: "^-?\\d+$" }] };
+      case ScalarType.UINT32:
+      case ScalarType.FIXED32:
+        return {
+          anyOf: [
+            { type: "integer", minimum: 0, maximum: 4294967295 },
+            { type: "string", pattern: "^-?\\d+$" },
+          ],
+        };
       default:
-        return { anyOf: [{ type: "integer" }, { type: "string", pattern: "^-?\\d+$" }] };
+        // int32, sint32, sfixed32: ProtoJSON rejects a number outside the 32-bit range.
+        return {
+          anyOf: [
+            { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+            { type: "string", pattern: "^-?\\d+$" },
+          ],
+        };
     }
   };
   const enumSchema = (values: readonly { name: string }[]): Schema => ({

@@ -4199,7 +4199,7 @@ return errors === 0;
 validate58.evaluated = {"props":{"name":true},"dynamicProps":false,"dynamicItems":false};
 
 export const GetTaskRequest = validate59;
-const schema75 = {"type":"object","properties":{"name":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["name"]};
+const schema75 = {"type":"object","properties":{"name":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["name"]};
 const pattern6 = new RegExp("^-?\\d+$", "u");
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4248,13 +4248,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
-const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs5){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 2147483647 || isNaN(data1)){
+const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4263,9 +4260,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4275,15 +4272,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs7 === errors;
+}
+}
+var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data1 === "string"){
+if(!pattern6.test(data1)){
+const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate59.errors = vErrors;
@@ -4459,7 +4485,7 @@ return errors === 0;
 validate61.evaluated = {"props":{"authorizationUrl":true,"refreshUrl":true,"scopes":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListTaskPushNotificationConfigRequest = validate62;
-const schema78 = {"type":"object","properties":{"parent":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"}}};
+const schema78 = {"type":"object","properties":{"parent":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"}}};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4501,13 +4527,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
-const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs5){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 2147483647 || isNaN(data1)){
+const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4516,9 +4539,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1 < -2147483648 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4528,15 +4551,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs7 === errors;
+}
+}
+var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data1 === "string"){
+if(!pattern6.test(data1)){
+const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate62.errors = vErrors;
@@ -6956,7 +7008,7 @@ return errors === 0;
 validate76.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const SendMessageConfiguration = validate78;
-const schema102 = {"type":"object","properties":{"acceptedOutputModes":{"type":"array","items":{"type":"string"}},"pushNotification":{"$ref":"#/$defs/PushNotificationConfig"},"historyLength":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"blocking":{"type":"boolean"}}};
+const schema102 = {"type":"object","properties":{"acceptedOutputModes":{"type":"array","items":{"type":"string"}},"pushNotification":{"$ref":"#/$defs/PushNotificationConfig"},"historyLength":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"blocking":{"type":"boolean"}}};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7028,13 +7080,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
-const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2147483647 || isNaN(data3)){
+const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7043,9 +7092,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < -2147483648 || isNaN(data3)){
+const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7055,15 +7104,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs10 === errors;
+}
+}
+var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
-if(!valid2){
-const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(!pattern6.test(data3)){
+const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate78.errors = vErrors;

@@ -4303,7 +4303,7 @@ return errors === 0;
 validate50.evaluated = {"props":{"tenant":true,"taskId":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const GetTaskRequest = validate51;
-const schema69 = {"type":"object","properties":{"tenant":{"type":"string"},"id":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["id"]};
+const schema69 = {"type":"object","properties":{"tenant":{"type":"string"},"id":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["id"]};
 const pattern5 = new RegExp("^-?\\d+$", "u");
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4364,13 +4364,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs7){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 2147483647 || isNaN(data2)){
+const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4379,9 +4376,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2 < -2147483648 || isNaN(data2)){
+const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4391,15 +4388,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs9 === errors;
+}
+}
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate51.errors = vErrors;
@@ -4583,7 +4609,7 @@ return errors === 0;
 validate53.evaluated = {"props":{"authorizationUrl":true,"refreshUrl":true,"scopes":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListTaskPushNotificationConfigsRequest = validate54;
-const schema72 = {"type":"object","properties":{"tenant":{"type":"string"},"taskId":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"}},"required":["taskId"]};
+const schema72 = {"type":"object","properties":{"tenant":{"type":"string"},"taskId":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"}},"required":["taskId"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4643,13 +4669,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs7){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 2147483647 || isNaN(data2)){
+const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4658,9 +4681,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2 < -2147483648 || isNaN(data2)){
+const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4670,15 +4693,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs9 === errors;
+}
+}
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate54.errors = vErrors;
@@ -4941,7 +4993,7 @@ return errors === 0;
 validate55.evaluated = {"props":{"configs":true,"nextPageToken":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListTasksRequest = validate58;
-const schema76 = {"type":"object","properties":{"tenant":{"type":"string"},"contextId":{"type":"string"},"status":{"type":"string","enum":["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]},"pageSize":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"statusTimestampAfter":{"type":"string","format":"date-time","pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"},"includeArtifacts":{"type":"boolean"}}};
+const schema76 = {"type":"object","properties":{"tenant":{"type":"string"},"contextId":{"type":"string"},"status":{"type":"string","enum":["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]},"pageSize":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"pageToken":{"type":"string"},"historyLength":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"statusTimestampAfter":{"type":"string","format":"date-time","pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"},"includeArtifacts":{"type":"boolean"}}};
 const pattern9 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = __fullFormats["date-time"];
 
@@ -5014,13 +5066,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
-valid1 = valid1 || _valid0;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs9){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2147483647 || isNaN(data3)){
+const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5029,9 +5078,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < -2147483648 || isNaN(data3)){
+const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5041,15 +5090,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs11 === errors;
+}
+}
+var _valid0 = _errs9 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate58.errors = vErrors;
@@ -5091,33 +5169,7 @@ const _errs16 = errors;
 let valid2 = false;
 const _errs17 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err4 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs17 === errors;
-valid2 = valid2 || _valid1;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-const err5 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5126,16 +5178,68 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-var _valid1 = _errs19 === errors;
-valid2 = valid2 || _valid1;
-if(!valid2){
-const err7 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(errors === _errs17){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 2147483647 || isNaN(data5)){
+const err7 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+else {
+if(data5 < -2147483648 || isNaN(data5)){
+const err8 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs17 === errors;
+valid2 = valid2 || _valid1;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+const err9 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var _valid1 = _errs19 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err11 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 validate58.errors = vErrors;
@@ -5217,7 +5321,7 @@ return errors === 0;
 validate58.evaluated = {"props":{"tenant":true,"contextId":true,"status":true,"pageSize":true,"pageToken":true,"historyLength":true,"statusTimestampAfter":true,"includeArtifacts":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListTasksResponse = validate59;
-const schema77 = {"type":"object","properties":{"tasks":{"type":"array","items":{"$ref":"#/$defs/Task"}},"nextPageToken":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"totalSize":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["tasks","nextPageToken","pageSize","totalSize"]};
+const schema77 = {"type":"object","properties":{"tasks":{"type":"array","items":{"$ref":"#/$defs/Task"}},"nextPageToken":{"type":"string"},"pageSize":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"totalSize":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]}},"required":["tasks","nextPageToken","pageSize","totalSize"]};
 const schema78 = {"type":"object","properties":{"id":{"type":"string"},"contextId":{"type":"string"},"status":{"$ref":"#/$defs/TaskStatus"},"artifacts":{"type":"array","items":{"$ref":"#/$defs/Artifact"}},"history":{"type":"array","items":{"$ref":"#/$defs/Message"}},"metadata":{"type":"object"}},"required":["id","status"]};
 const schema79 = {"type":"object","properties":{"state":{"type":"string","enum":["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]},"message":{"$ref":"#/$defs/Message"},"timestamp":{"type":"string","format":"date-time","pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"}},"required":["state"]};
 const schema80 = {"type":"object","properties":{"messageId":{"type":"string"},"contextId":{"type":"string"},"taskId":{"type":"string"},"role":{"type":"string","enum":["ROLE_UNSPECIFIED","ROLE_USER","ROLE_AGENT"]},"parts":{"type":"array","items":{"$ref":"#/$defs/Part"},"minItems":1},"metadata":{"type":"object"},"extensions":{"type":"array","items":{"type":"string"}},"referenceTaskIds":{"type":"array","items":{"type":"string"}}},"required":["messageId","role","parts"]};
@@ -6132,13 +6236,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2147483647 || isNaN(data3)){
+const err1 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6147,9 +6248,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < -2147483648 || isNaN(data3)){
+const err2 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6159,15 +6260,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs10 === errors;
+}
+}
+var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
-if(!valid2){
-const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err3 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate59.errors = vErrors;
@@ -6197,33 +6327,7 @@ const _errs13 = errors;
 let valid3 = false;
 const _errs14 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err4 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid1 = _errs14 === errors;
-valid3 = valid3 || _valid1;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-const err5 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6232,16 +6336,68 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-var _valid1 = _errs16 === errors;
-valid3 = valid3 || _valid1;
-if(!valid3){
-const err7 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(errors === _errs14){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 2147483647 || isNaN(data4)){
+const err7 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+else {
+if(data4 < -2147483648 || isNaN(data4)){
+const err8 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs14 === errors;
+valid3 = valid3 || _valid1;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+const err9 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var _valid1 = _errs16 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err11 = {instancePath:instancePath+"/totalSize",schemaPath:"#/properties/totalSize/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 validate59.errors = vErrors;
@@ -9158,7 +9314,7 @@ return errors === 0;
 validate77.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const SendMessageConfiguration = validate79;
-const schema102 = {"type":"object","properties":{"acceptedOutputModes":{"type":"array","items":{"type":"string"}},"taskPushNotificationConfig":{"$ref":"#/$defs/TaskPushNotificationConfig"},"historyLength":{"anyOf":[{"type":"integer"},{"type":"string","pattern":"^-?\\d+$"}]},"returnImmediately":{"type":"boolean"}}};
+const schema102 = {"type":"object","properties":{"acceptedOutputModes":{"type":"array","items":{"type":"string"}},"taskPushNotificationConfig":{"$ref":"#/$defs/TaskPushNotificationConfig"},"historyLength":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string","pattern":"^-?\\d+$"}]},"returnImmediately":{"type":"boolean"}}};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9230,13 +9386,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2147483647 || isNaN(data3)){
+const err1 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9245,9 +9398,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
 else {
-const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < -2147483648 || isNaN(data3)){
+const err2 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9257,15 +9410,44 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs10 === errors;
+}
+}
+var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
-if(!valid2){
-const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err3 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/pattern",keyword:"pattern",params:{pattern: "^-?\\d+$"},message:"must match pattern \""+"^-?\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs10 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/historyLength",schemaPath:"#/properties/historyLength/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 validate79.errors = vErrors;

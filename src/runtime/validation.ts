@@ -134,8 +134,17 @@ function explainUnion(members: readonly Failure[], site: string, root: unknown, 
   }
   // Alternatives for the same value (an int64 as number or string, a number or "NaN"): say all of them.
   if (members.every((m) => m.error.instancePath === site && m.members.length === 0 && m.error.keyword !== "required")) {
+    const value = at(root, site);
+    // ProtoJSON integers: a JSON number or a string of digits. Say what the number form wants.
+    const numeric = members.find(
+      (m) => ["minimum", "maximum"].includes(m.error.keyword) || (m.error.keyword === "type" && m.error.params.type === "integer"),
+    );
+    if (numeric && members.some((m) => m.error.keyword === "pattern" || (m.error.keyword === "type" && m.error.params.type === "string"))) {
+      const range = numeric.error.keyword === "type" ? "" : ` ${describe(numeric.error, undefined).message.replace(/^must be /, "")}`;
+      return { path: site, message: `must be an integer${range}, as a JSON number or a string of decimal digits${got(value)}` };
+    }
     const words = [...new Set(members.map((m) => describe(m.error, undefined).message))];
-    return { path: site, message: `${words.join(", or ")}${got(at(root, site))}` };
+    return { path: site, message: `${words.join(", or ")}${got(value)}` };
   }
   // Otherwise the member that got furthest into the value explains it best.
   return explain(deepest(members), root, options);
@@ -237,6 +246,10 @@ function describe(e: ErrorObject, root: unknown): ValidationIssue {
       return { path, message: `must be ${JSON.stringify(p.allowedValue)}${got(value)}` };
     case "type":
       return { path, message: `must be of type ${String(p.type).split(",").join(" or ")}${got(value)}` };
+    case "minimum":
+      return { path, message: `must be at least ${String(p.limit)}${got(value)}` };
+    case "maximum":
+      return { path, message: `must be at most ${String(p.limit)}${got(value)}` };
     case "minItems":
       return { path, message: `must contain at least ${String(p.limit)} item(s)${Array.isArray(value) ? ` (got ${value.length})` : ""}` };
     case "pattern":

@@ -143,6 +143,12 @@ describe("valid examples are accepted", () => {
     }
   });
 
+  it("ProtoJSON integer forms: a number within int32 or a decimal string", () => {
+    for (const pageSize of [0, 2147483647, -2147483648, "10", "-3"]) {
+      expect(check(v1_0.validators.ListTasksRequest, { pageSize }), String(pageSize)).toBeUndefined();
+    }
+  });
+
   it("the empty ListTasks page is what the 1.0 codec emits for an empty response", () => {
     const emitted = encode(v1_0.ListTasksResponseSchema, create(v1_0.ListTasksResponseSchema, {}), { alwaysEmit: v1_0.alwaysEmit });
     expect(emitted).toEqual(fixture("v1_0/list-tasks-response-empty-page.json"));
@@ -476,6 +482,14 @@ const INVALID: Invalid[] = [
     value: { pageSize: "ten" },
     path: "/pageSize",
     says: ["integer", '(got "ten")'],
+  },
+  {
+    name: "1.0 historyLength beyond int32",
+    dialect: "1.0",
+    as: "GetTaskRequest",
+    value: { id: "t1", historyLength: 2147483648 },
+    path: "/historyLength",
+    says: ["integer", "at most 2147483647", "(got 2147483648)"],
   },
   {
     name: "1.0 metadata as an array",
