@@ -134,6 +134,8 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
       if (k === "$oneOf" && !Array.isArray(v)) problems.push(`${at}/$oneOf: must be an array of alternatives`);
       if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
         problems.push(`${at}/$range: must be [low, high]`);
+      if (k === "$sorted" && !(isPlainObject(v) && typeof v.by === "string" && (v.by === "" || v.by.startsWith("/")) && (v.order === "asc" || v.order === "desc")))
+        problems.push(`${at}/$sorted: must be {"by": "<JSON Pointer>", "order": "asc" | "desc"}`);
       if (k === "$length" && typeof v !== "number" && !(isPlainObject(v) && Object.keys(v).every((x) => (x === "min" || x === "max") && typeof v[x] === "number")))
         problems.push(`${at}/$length: must be a number or {"min": a, "max": b}`);
     }

@@ -19,6 +19,8 @@
 //   {"$length": n}          an array (or string) of exactly n items ({"min": a, "max": b}: a range)
 //   {"$optional": M}        absent, or present and matching M
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
+//   {"$sorted": {"by": "/status/timestamp", "order": "desc"}}
+//                           an array ordered by the value at that pointer in each item (timestamps as instants)
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
 // keys beside operators are matched as a partial object after the operators.
 import { check, type ValidationIssue } from "../runtime/validation.js";
@@ -67,6 +69,7 @@ export const OPERATORS = [
   "$length",
   "$optional",
   "$not",
+  "$sorted",
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -290,6 +293,7 @@ export function describe(expected: unknown): unknown {
   if ("$length" in expected) parts.push(`length ${show(expected.$length)}`);
   if ("$optional" in expected) parts.push(`optional ${show(expected.$optional)}`);
   if ("$not" in expected) parts.push(`not ${show(expected.$not)}`);
+  if ("$sorted" in expected) parts.push(`sorted ${show(expected.$sorted)}`);
   const rest = Object.keys(expected).filter((k) => !k.startsWith("$"));
   if (rest.length) parts.push(`object with ${rest.join(", ")}`);
   return parts.join("; ");
@@ -367,6 +371,35 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
       if (!hit) fail(`some item: ${show(describe(exp.$some))}`, `no item matches ${show(exp.$some)}`);
     }
   }
+  if (isPlainObject(exp.$sorted)) {
+    const by = String(exp.$sorted.by ?? "");
+    const desc = exp.$sorted.order === "desc";
+    if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
+    else {
+      const key = (v: unknown): number | string | undefined => {
+        const x = valueAt(v, by);
+        if (typeof x === "string" && DATETIME.test(x) && !Number.isNaN(Date.parse(x))) return Date.parse(x);
+        return typeof x === "number" || typeof x === "string" ? x : undefined;
+      };
+      for (let i = 1; i < actual.length; i++) {
+        const a = key(actual[i - 1]);
+        const b = key(actual[i]);
+        if (a === undefined || b === undefined) {
+          diffs.push({ path: pointer(path, a === undefined ? i - 1 : i) + by, expected: "a sortable value", actual: undefined, message: `no value at ${by} to sort by` });
+          break;
+        }
+        if (desc ? a < b : a > b) {
+          diffs.push({
+            path: pointer(path, i) + by,
+            expected: `${desc ? "at most" : "at least"} ${show(valueAt(actual[i - 1], by))}`,
+            actual: valueAt(actual[i], by),
+            message: `not sorted ${desc ? "descending" : "ascending"} by ${by}: item ${i} comes after ${show(valueAt(actual[i - 1], by))}`,
+          });
+          break;
+        }
+      }
+    }
+  }
   if (typeof exp.$valid === "string") {
     const validator = resolveValidator(exp.$valid);
     if (!validator) fail(exp.$valid, `unknown validator "${exp.$valid}"`);
@@ -407,11 +440,11 @@ export function valueAt(doc: unknown, ptr: string): unknown {
   return cur;
 }
 
-/** Substitutes `{{name}}` and `{{uuid:name}}` in a request template before it is sent. */
+/** Substitutes `{{name}}`, `{{uuid:name}}` and `{{url:name}}` in a request template before it is sent. */
 export function render(template: unknown, vars: Map<string, unknown>): unknown {
   if (typeof template === "string") {
     const whole = WHOLE_TEMPLATE.exec(template);
-    if (whole && !whole[1].startsWith("uuid:")) return lookupOrThrow(whole[1], vars);
+    if (whole && !whole[1].startsWith("uuid:") && !whole[1].startsWith("url:")) return lookupOrThrow(whole[1], vars);
     return template.replace(TEMPLATE, (_m, name: string) => String(lookupOrThrow(name, vars)));
   }
   if (Array.isArray(template)) return template.map((t) => render(t, vars));
@@ -420,6 +453,8 @@ export function render(template: unknown, vars: Map<string, unknown>): unknown {
 }
 
 function lookupOrThrow(name: string, vars: Map<string, unknown>): unknown {
+  // {{url:name}}: the value percent-encoded for a path segment or query value (page tokens, ids).
+  if (name.startsWith("url:")) return encodeURIComponent(String(lookupOrThrow(name.slice(4), vars)));
   if (name.startsWith("uuid:")) {
     // A fresh identifier per run, stable within the case: {{uuid:m1}} twice gives the same value.
     if (!vars.has(name)) vars.set(name, crypto.randomUUID());

@@ -78,6 +78,16 @@ describe("match: operators", () => {
     expect(match({ $not: "a" }, undefined)).toHaveLength(1);
   });
 
+  it("$sorted checks the order of an array by a member, timestamps as instants", () => {
+    const desc = { $sorted: { by: "/status/timestamp", order: "desc" } };
+    const items = (...ts: string[]) => ts.map((t) => ({ status: { timestamp: t } }));
+    expect(match(desc, items("2025-01-02T00:00:00Z", "2025-01-01T23:59:59.5Z", "2025-01-01T00:00:00Z"))).toEqual([]);
+    const d = match(desc, items("2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z"));
+    expect(d.map((x) => x.path)).toEqual(["/1/status/timestamp"]);
+    expect(d[0].message).toMatch(/not sorted descending/);
+    expect(match({ $sorted: { by: "/n", order: "asc" } }, [{ n: 1 }, {}])[0].message).toMatch(/no value at \/n/);
+  });
+
   it("$valid runs the generated validator and points at the offending member", () => {
     const task = { id: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } };
     expect(match({ $valid: "v1_0.Task" }, task)).toEqual([]);
@@ -138,6 +148,8 @@ describe("captures and templates", () => {
     expect(out.id).toBe(7);
     expect(out.m1).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.again).toBe(`x-${out.m1}`);
+    vars.set("token", "a+b/c=");
+    expect(render("/tasks?pageToken={{url:token}}", vars)).toBe("/tasks?pageToken=a%2Bb%2Fc%3D");
     expect(() => render("{{missing}}", vars)).toThrow(/variable "missing" was not captured/);
   });
 
