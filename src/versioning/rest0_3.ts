@@ -144,12 +144,25 @@ function partDown(p: v1_0.PartJson, path: string, log: LossLog): pb.PartJson {
   return out;
 }
 
+/** Fields SDKs added to the 0.3 proto after v0.3.0 (a2a-wire.md §2.14): accepted on input, never sent. */
+type Pb03x = { metadata?: { [k: string]: unknown } };
+
 function partUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
-  reportUnknown(p, keys("text", "file", "data"), path, log);
+  reportUnknown(p, keys("text", "file", "data", "metadata"), path, log);
+  const out = partBodyUp(p, path, log);
+  const meta = (p as Pb03x).metadata;
+  if (isObject(meta)) {
+    scanPrecision(meta, `${path}/metadata`, log);
+    out.metadata = meta as v1_0.PartJson["metadata"];
+  }
+  return out;
+}
+
+function partBodyUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
   if (p.text !== undefined) return { text: p.text };
   if (p.file) {
-    const f = p.file;
-    reportUnknown(f, keys("fileWithUri", "fileWithBytes", "mimeType"), `${path}/file`, log);
+    const f = p.file as pb.FilePartJson & { name?: string };
+    reportUnknown(f, keys("fileWithUri", "fileWithBytes", "mimeType", "name"), `${path}/file`, log);
     const out: v1_0.PartJson =
       f.fileWithBytes !== undefined
         ? { raw: canonicalBase64(f.fileWithBytes, `${path}/file/fileWithBytes`) }
@@ -159,6 +172,7 @@ function partUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
               throw untranslatable(`${path}/file`, "a file part must set fileWithUri or fileWithBytes");
             })();
     if (str(f.mimeType)) out.mediaType = f.mimeType;
+    if (typeof f.name === "string" && f.name !== "") out.filename = f.name;
     return out;
   }
   if (p.data) {
@@ -831,6 +845,7 @@ function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
       "skills",
       "supportsAuthenticatedExtendedCard",
       "signatures",
+      "iconUrl",
     ),
     "",
     log,
@@ -838,16 +853,17 @@ function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
   const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
   const caps = c.capabilities ?? {};
   if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
+  // ProtoJSON omits "" and [] — the fields 1.0 requires get their default back.
   return compact({
-    name: c.name,
-    description: c.description,
+    name: c.name ?? "",
+    description: c.description ?? "",
     supportedInterfaces: interfacesUp(
       { url: c.url ?? "", transport: c.preferredTransport || "JSONRPC" },
       c.additionalInterfaces?.map((i) => ({ url: i.url ?? "", transport: i.transport ?? "" })),
       version,
     ),
     provider: c.provider,
-    version: c.version,
+    version: c.version ?? "",
     documentationUrl: c.documentationUrl,
     capabilities: compact({
       streaming: caps.streaming,
@@ -857,12 +873,20 @@ function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
     }),
     securitySchemes: c.securitySchemes as v1_0.AgentCardJson["securitySchemes"],
     securityRequirements: c.security,
-    defaultInputModes: c.defaultInputModes,
-    defaultOutputModes: c.defaultOutputModes,
-    skills: c.skills?.map((s) => {
+    defaultInputModes: c.defaultInputModes ?? [],
+    defaultOutputModes: c.defaultOutputModes ?? [],
+    skills: (c.skills ?? []).map((s) => {
       const { security, ...rest } = s;
-      return compact({ ...rest, securityRequirements: security });
+      return compact({
+        ...rest,
+        id: s.id ?? "",
+        name: s.name ?? "",
+        description: s.description ?? "",
+        tags: s.tags ?? [],
+        securityRequirements: security,
+      });
     }),
+    iconUrl: (c as { iconUrl?: string }).iconUrl, // 0.3.x proto field #18, accepted on input
   });
 }
 

@@ -70,3 +70,25 @@ describe("D03-PB ⇄ 1.0", () => {
     });
   });
 });
+
+describe("D03-PB fields added after v0.3.0", () => {
+  it("accepts Part.metadata, FilePart.name and AgentCard.iconUrl on input (SDK 0.3.x protos), without reporting them lost", () => {
+    const part = {
+      file: { fileWithUri: "https://x/a.pdf", mimeType: "application/pdf", name: "a.pdf" },
+      metadata: { k: "v" },
+    } as v0_3.pb.PartJson;
+    const r = rest.upgradePart(part);
+    expect(r.value).toEqual({ url: "https://x/a.pdf", mediaType: "application/pdf", filename: "a.pdf", metadata: { k: "v" } });
+    expect(r.losses).toEqual([]);
+    const card = rest.upgradeAgentCard({
+      protocolVersion: "0.3",
+      name: "A",
+      description: "d",
+      url: "https://a",
+      version: "1",
+      capabilities: {},
+      iconUrl: "https://a/icon.png",
+    } as v0_3.pb.AgentCardJson);
+    expect(card.value.iconUrl).toBe("https://a/icon.png");
+  });
+});
