@@ -146,6 +146,36 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
   });
 });
 
+describe("extensions and tenant", () => {
+  const EXT = "https://example.com/ext/required/v1";
+  let ext: Running;
+  beforeAll(async () => {
+    const base = createFixtureAgent();
+    const agent = {
+      ...base,
+      card: { ...base.card, capabilities: { ...base.card.capabilities, extensions: [{ uri: EXT, required: true }] } },
+      handleMessage: (m: v1_0.Message, ctx: Parameters<typeof base.handleMessage>[1]) =>
+        base.handleMessage(
+          { ...m, parts: [{ ...m.parts[0], content: { case: "text", value: `echo ${ctx.extensions.join(",")}` } }] } as v1_0.Message,
+          ctx,
+        ),
+    };
+    const app = await buildServer({ agent });
+    ext = { app, sockets: new Set(), url: await app.listen({ port: 0, host: "127.0.0.1" }) };
+  });
+  afterAll(async () => {
+    await ext.app.close();
+  });
+
+  it.each(["1.0", "0.3"] as const)("A2A %s: the activated extensions reach the agent; without them the agent refuses", async (version) => {
+    const without = await createA2AClient(ext.url, { version });
+    await expect(without.sendMessage({ message: textMessage("hi") })).rejects.toMatchObject({ name: "ExtensionSupportRequiredError" });
+    const withExt = await createA2AClient(ext.url, { version, extensions: [EXT] });
+    const t = (await withExt.sendMessage({ message: textMessage("hi") })).payload.value as v1_0.Task;
+    expect(text(t)).toBe(EXT);
+  });
+});
+
 describe("aborting and leaving streams", () => {
   it("an AbortSignal ends a stream with an aborted transport error; the task keeps running", async () => {
     const client = await createA2AClient(server.url);

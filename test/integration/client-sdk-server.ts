@@ -70,7 +70,7 @@ function artifact(taskId: string, contextId: string, chunk: string, append: bool
   };
 }
 
-export async function startSdkServer(versions: Versions = ["1.0", "0.3"]): Promise<SdkServer> {
+export async function startSdkServer(versions: Versions = ["1.0", "0.3"], opts: { tenant?: string } = {}): Promise<SdkServer> {
   // Gates: a slow task waits at one before each step. release() opens the waiting gate, or
   // banks a credit that the next gate consumes, so releases are never lost.
   const gates: (() => void)[] = [];
@@ -152,8 +152,8 @@ export async function startSdkServer(versions: Versions = ["1.0", "0.3"]): Promi
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const interfaces = versions.flatMap((v) => [
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: v },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: v },
+    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: v === "1.0" ? (opts.tenant ?? "") : "", protocolVersion: v },
+    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", tenant: v === "1.0" ? (opts.tenant ?? "") : "", protocolVersion: v },
   ]);
   const card: AgentCard = {
     name: "SDK test agent",

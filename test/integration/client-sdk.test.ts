@@ -227,6 +227,35 @@ describe("version negotiation against a 0.3-only server", () => {
   });
 });
 
+describe("tenant", () => {
+  let tenanted: SdkServer;
+  beforeAll(async () => {
+    tenanted = await startSdkServer(["1.0"], { tenant: "acme" });
+  });
+  afterAll(async () => {
+    await tenanted.close();
+  });
+
+  it.each(["JSONRPC", "HTTP+JSON"] as const)("echoes the interface's tenant over %s; the SDK scopes tasks by it", async (binding) => {
+    const urls: string[] = [];
+    const bodies: string[] = [];
+    const spy: typeof fetch = (input, init) => {
+      if (!String(input).includes("/.well-known/")) {
+        urls.push(String(input));
+        bodies.push(typeof init?.body === "string" ? init.body : "");
+      }
+      return fetch(input, init);
+    };
+    const c = await createA2AClient(tenanted.url, { bindings: [binding], fetch: spy });
+    expect(c.target.tenant).toBe("acme");
+    const t = (await c.sendMessage({ message: textMessage("task tenant") })).payload.value as v1_0.Task;
+    expect((await c.getTask({ id: t.id })).id).toBe(t.id);
+    expect(urls).toHaveLength(2);
+    if (binding === "HTTP+JSON") expect(urls.every((u) => u.includes("/a2a/rest/acme/"))).toBe(true);
+    else expect(bodies.every((b) => JSON.parse(b).params.tenant === "acme")).toBe(true);
+  });
+});
+
 describe("failures", () => {
   it("an unreachable agent is a transport error", async () => {
     const port = await new Promise<number>((resolve) => {
