@@ -31,6 +31,8 @@ export interface StreamExpect {
   exactly?: unknown[];
   counts?: { where: unknown; min?: number; max?: number }[];
   closes?: boolean;
+  /** The client disconnects after this many events. */
+  stopAfter?: number;
 }
 
 export interface CaseExpect {
@@ -41,11 +43,14 @@ export interface CaseExpect {
   acceptSingleEventStream?: boolean;
 }
 
-export interface CaseStep {
+export interface CaseExchange {
   name?: string;
   request: CaseRequest;
   expect: CaseExpect;
 }
+
+/** One exchange, or several sent at the same time. */
+export type CaseStep = CaseExchange | { name?: string; parallel: CaseExchange[] };
 
 export interface Case {
   /** Path below the cases directory without .json, with forward slashes. */
@@ -151,7 +156,10 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
   if (!validate(data)) return { problems: schemaProblems(validate.errors ?? []).map((p) => `${id}: ${p}`) };
   const raw = data as Omit<Case, "id" | "file" | "behaviours" | "capabilities"> & { agent: string | string[]; capabilities?: string[] };
   const problems: string[] = [];
-  raw.steps.forEach((s, i) => checkMatchers(s.expect, `/steps/${i}/expect`, problems));
+  raw.steps.forEach((s, i) => {
+    if ("parallel" in s) s.parallel.forEach((x, j) => checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems));
+    else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
+  });
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
   if (raw.binding !== "any" && bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);

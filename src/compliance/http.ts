@@ -43,6 +43,8 @@ export interface ExchangeOptions {
   streamTimeoutMs: number;
   /** At most this many SSE events are kept; reading stops after it. */
   maxEvents?: number;
+  /** The client closes the stream after this many events (not an error). */
+  stopAfter?: number;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -100,6 +102,7 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
     },
   });
   let closed = false;
+  let stopped = false;
   let error: string | undefined;
   try {
     const reader = res.body?.getReader();
@@ -109,13 +112,19 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
         const { done, value } = await reader.read();
         if (done) break;
         parser.feed(decoder.decode(value, { stream: true }));
+        if (opts.stopAfter !== undefined && events.length >= opts.stopAfter) {
+          events.length = opts.stopAfter;
+          await reader.cancel().catch(() => undefined);
+          stopped = true;
+          break;
+        }
         if (events.length >= max) {
           await reader.cancel().catch(() => undefined);
           error = `more than ${max} events; stopped reading`;
           break;
         }
       }
-      if (!error) closed = true;
+      if (!error && !stopped) closed = true;
     } else closed = true;
   } catch (e) {
     if (!timedOut) error = describeFetchError(e, controller);

@@ -2,7 +2,7 @@
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
-import type { Behaviour, Case, CaseExpect, CaseRequest, CaseStep, Level, Version } from "./cases.js";
+import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
@@ -152,7 +152,7 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     if (e.parseError) diffs.push({ path: `/events/${i}`, expected: "JSON data", actual: e.data, message: `event data is not JSON: ${e.parseError}` });
   });
   if (res.error) diffs.push({ path: "/events", expected: "a complete stream", actual: `${events.length} event(s)`, message: res.error });
-  if ((s.closes ?? true) && !res.closed && !res.error)
+  if ((s.closes ?? true) && s.stopAfter === undefined && !res.closed && !res.error)
     diffs.push({
       path: "/events",
       expected: "the server closes the stream",
@@ -199,25 +199,38 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
   return diffs;
 }
 
+async function runExchange(
+  step: CaseExchange,
+  name: string,
+  baseUrls: { interface: string; agent: string },
+  vars: Map<string, unknown>,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">>,
+): Promise<{ result: StepResult; scope?: Scope }> {
+  let request: WireRequest;
+  try {
+    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars);
+  } catch (e) {
+    return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
+  }
+  const actual = await exchange(request, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  const scope = new Scope(vars);
+  const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
+  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" }, scope };
+}
+
+/** Runs one step (one exchange, or a parallel group); captures are kept only when everything matched. */
 export async function runStep(
   step: CaseStep,
   index: number,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
   opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">>,
-): Promise<StepResult> {
+): Promise<StepResult[]> {
   const name = step.name ?? `step ${index + 1}`;
-  let request: WireRequest;
-  try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars);
-  } catch (e) {
-    return { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message };
-  }
-  const actual = await exchange(request, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs });
-  const scope = new Scope(vars);
-  const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
-  if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
-  return { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" };
+  const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
+  const outcomes = await Promise.all(group.map((g) => runExchange(g.x, g.name, baseUrls, vars, opts)));
+  if (outcomes.every((o) => o.result.status === "pass")) for (const o of outcomes) for (const [k, v] of o.scope?.staged ?? []) vars.set(k, v);
+  return outcomes.map((o) => o.result);
 }
 
 export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Promise<CaseResult> {
@@ -238,12 +251,13 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
   let failed: StepResult | undefined;
   for (const [i, step] of c.steps.entries()) {
     if (failed) {
-      steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.expect, diffs: [], status: "not run" });
+      const group = "parallel" in step ? step.parallel : [step];
+      for (const x of group) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const r = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);
-    steps.push(r);
-    if (r.status === "fail") failed = r;
+    const rs = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);
+    steps.push(...rs);
+    failed = rs.find((r) => r.status === "fail");
   }
   const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ")}` : undefined;
   return { ...base, status: failed ? "fail" : "pass", ...(reason ? { reason } : {}), interface: iface, steps, durationMs: Date.now() - started };
