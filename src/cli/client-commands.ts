@@ -8,9 +8,10 @@
 //   3  connection failure: unreachable, timed out, aborted, an HTTP error without an A2A body, or a reply that is not A2A
 //   4  the agent card is unusable: not JSON, not a card, no interface this client may use (e.g. pinned version missing)
 //   5  the task the command waited for ended failed or rejected
+//   6  the agent refused the credentials (HTTP 401 or 403)
 import { Command, CommanderError, Option } from "commander";
 
-export const EXIT = { ok: 0, protocol: 1, usage: 2, connection: 3, card: 4, taskFailed: 5 } as const;
+export const EXIT = { ok: 0, protocol: 1, usage: 2, connection: 3, card: 4, taskFailed: 5, auth: 6 } as const;
 
 interface CommonOpts {
   json?: boolean;
@@ -86,6 +87,10 @@ async function report(e: unknown, io: Out): Promise<number> {
   if (e instanceof A2ACardError) {
     io.err(`agent card problem: ${e.message}\n`);
     return EXIT.card;
+  }
+  if (e instanceof A2ATransportError && (e.status === 401 || e.status === 403)) {
+    io.err(`not authorized: ${e.message} (use --token or --api-key)\n`);
+    return EXIT.auth;
   }
   if (e instanceof A2ATransportError) {
     io.err(`connection failed (${e.kind}): ${e.message}\n`);

@@ -311,13 +311,19 @@ export class A2AClient {
     } catch {
       json = undefined;
     }
-    if (res.status >= 400 && !looksLikeError(json)) {
-      const hint = res.status === 401 || res.status === 403 ? ` (credentials required or refused${authHint(this.card)})` : "";
-      throw new A2ATransportError("http", `${this.target.url} answered HTTP ${res.status}${hint}${snippet(text)}`, {
+    // Authentication and authorization sit below A2A (1.0 §3.3.2): 401/403 are transport errors
+    // whatever the body says, so callers can tell "fix your credentials" from protocol errors.
+    if (res.status === 401 || res.status === 403)
+      throw new A2ATransportError(
+        "http",
+        `${this.target.url} answered HTTP ${res.status}: credentials required or refused${authHint(this.card)}${snippet(errorMessage(json) ?? text)}`,
+        { url: this.target.url, status: res.status },
+      );
+    if (res.status >= 400 && !looksLikeError(json))
+      throw new A2ATransportError("http", `${this.target.url} answered HTTP ${res.status}${snippet(text)}`, {
         url: this.target.url,
         status: res.status,
       });
-    }
     if (res.status < 400 && json === undefined && text.trim() !== "")
       throw new A2ATransportError("bad-response", `${this.target.url} answered with a body that is not JSON${snippet(text)}`, {
         url: this.target.url,
@@ -437,6 +443,13 @@ export class A2AClient {
 
 function looksLikeError(json: unknown): boolean {
   return !!json && typeof json === "object" && !Array.isArray(json) && ("error" in json || "code" in json || "message" in json);
+}
+
+/** The message of an A2A error body (JSON-RPC, AIP-193 or bare), if there is one. */
+function errorMessage(json: unknown): string | undefined {
+  const o = json as { error?: { message?: unknown }; message?: unknown } | undefined;
+  const m = o?.error?.message ?? o?.message;
+  return typeof m === "string" ? m : undefined;
 }
 
 function snippet(text: string): string {

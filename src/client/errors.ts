@@ -8,7 +8,7 @@ export type { A2AErrorName } from "../versioning/errors.js";
 export type TransportErrorKind =
   /** DNS failure, refused or reset connection, TLS failure: no HTTP response at all. */
   | "network"
-  /** An HTTP response that carries no A2A error (e.g. 401, 403, 502 with an HTML body). */
+  /** An HTTP error without an A2A error body (e.g. 502 with an HTML page), or 401/403 (credentials). */
   | "http"
   /** The response is not what the binding promises (not JSON, not SSE, wrong envelope). */
   | "bad-response"

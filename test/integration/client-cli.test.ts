@@ -27,6 +27,8 @@ let app: FastifyInstance;
 let old: FastifyInstance;
 let url: string;
 let oldUrl: string;
+let secured: FastifyInstance;
+let securedUrl: string;
 let junk: Server;
 let junkUrl: string;
 beforeAll(async () => {
@@ -34,6 +36,11 @@ beforeAll(async () => {
   url = await app.listen({ port: 0, host: "127.0.0.1" });
   old = await buildServer({ agent: createFixtureAgent(), versions: ["0.3"] });
   oldUrl = await old.listen({ port: 0, host: "127.0.0.1" });
+  secured = await buildServer({
+    agent: createFixtureAgent(),
+    authenticate: (r) => (r.headers.authorization === "Bearer t0k" ? "me" : undefined),
+  });
+  securedUrl = await secured.listen({ port: 0, host: "127.0.0.1" });
   junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
   await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
   junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
@@ -41,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await old.close();
+  await secured.close();
   junk.close();
 });
 
@@ -112,7 +120,7 @@ describe("a2a-toolkit client commands", () => {
     expect(old3.err).toMatch(/UnsupportedOperationError \(-32004\)/);
   });
 
-  it("exit codes: protocol error 1, usage 2, connection 3, card 4, failed task 5", async () => {
+  it("exit codes: protocol error 1, usage 2, connection 3, card 4, failed task 5, credentials refused 6", async () => {
     const missing = await cli("get", url, "no-such-task");
     expect(missing.code).toBe(EXIT.protocol);
     expect(missing.err).toContain("TaskNotFoundError (-32001)");
@@ -129,6 +137,11 @@ describe("a2a-toolkit client commands", () => {
     expect(pinned.err).toMatch(/pinned to A2A 1\.0 and does not fall back/);
     expect((await cli("send", oldUrl, "echo x")).code).toBe(EXIT.ok);
     expect((await cli("send", url, "fail")).code).toBe(EXIT.taskFailed);
+    const refused = await cli("send", securedUrl, "echo x");
+    expect(refused.code).toBe(EXIT.auth);
+    expect(refused.err).toMatch(/not authorized: .*HTTP 401/);
+    expect((await cli("send", securedUrl, "echo x", "--token", "t0k")).code).toBe(EXIT.ok);
+    expect((await cli("send", securedUrl, "echo x", "--header", "Authorization: Bearer t0k")).code).toBe(EXIT.ok);
   });
 
   it("is registered on the a2a-toolkit command", async () => {

@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2ACardError, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
+import { A2ACardError, A2ATransportError, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 const S = v1_0.TaskState;
@@ -174,6 +174,47 @@ describe("extensions and tenant", () => {
     const t = (await withExt.sendMessage({ message: textMessage("hi") })).payload.value as v1_0.Task;
     expect(text(t)).toBe(EXT);
   });
+});
+
+describe("credentials", () => {
+  let secured: Running;
+  beforeAll(async () => {
+    const base = createFixtureAgent();
+    const agent = {
+      ...base,
+      card: {
+        ...base.card,
+        securitySchemes: {
+          bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
+          key: { apiKeySecurityScheme: { location: "header", name: "X-Agent-Key" } },
+        },
+      },
+    };
+    const app = await buildServer({
+      agent,
+      authenticate: (req) =>
+        req.headers.authorization === "Bearer s3cret" ? "alice" : req.headers["x-agent-key"] === "k-1" ? "bob" : undefined,
+    });
+    secured = { app, sockets: new Set(), url: await app.listen({ port: 0, host: "127.0.0.1" }) };
+  });
+  afterAll(async () => {
+    await secured.app.close();
+  });
+
+  it.each(["1.0", "0.3"] as const)(
+    "A2A %s: 401 without credentials is a transport error; bearer and API key get through",
+    async (version) => {
+      const anon = await createA2AClient(secured.url, { version });
+      const err = await anon.sendMessage({ message: textMessage("echo x") }).catch((e) => e);
+      expect(err).toBeInstanceOf(A2ATransportError);
+      expect(err).toMatchObject({ kind: "http", status: 401 });
+      expect(err.message).toMatch(/credentials required or refused; the card declares security schemes bearer, key/);
+      const bearer = await createA2AClient(secured.url, { version, credentials: { bearer: "s3cret" } });
+      expect(text((await bearer.sendMessage({ message: textMessage("echo a") })).payload.value as v1_0.Task)).toBe("a");
+      const key = await createA2AClient(secured.url, { version, credentials: { apiKey: "k-1" } });
+      expect(text((await key.sendMessage({ message: textMessage("echo b") })).payload.value as v1_0.Task)).toBe("b");
+    },
+  );
 });
 
 describe("aborting and leaving streams", () => {
