@@ -227,3 +227,46 @@ describe("capabilities", () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe("card shapes", () => {
+  it("a 0.3 card: main url and additional interfaces, in that order, at 0.3", async () => {
+    const c = await createA2AClient({
+      protocolVersion: "0.3.0",
+      name: "old agent",
+      description: "0.3",
+      version: "1",
+      url: RPC,
+      preferredTransport: "JSONRPC",
+      additionalInterfaces: [
+        { url: RPC, transport: "JSONRPC" },
+        { url: REST, transport: "HTTP+JSON" },
+      ],
+      capabilities: { streaming: true },
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "s", name: "s", description: "s", tags: ["t"] }],
+      supportsAuthenticatedExtendedCard: true,
+    });
+    expect(c.target).toEqual({ url: RPC, binding: "JSONRPC", version: "0.3", tenant: "" });
+    expect(c.card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion])).toEqual([
+      ["JSONRPC", "0.3"],
+      ["HTTP+JSON", "0.3"],
+    ]);
+    expect(c.card.capabilities?.extendedAgentCard).toBe(true);
+    await expect(createA2AClient(c.card, { version: "1.0" })).rejects.toMatchObject({
+      name: "A2ACardError",
+      kind: "no-compatible-interface",
+    });
+  });
+
+  it("a superset card is read as 1.0 and keeps the 0.3 extended-card flag", async () => {
+    const c = await createA2AClient({
+      ...card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]),
+      url: RPC,
+      protocolVersion: "0.3",
+      supportsAuthenticatedExtendedCard: true,
+    });
+    expect(c.target.version).toBe("1.0");
+    expect(c.card.capabilities?.extendedAgentCard).toBe(true);
+  });
+});
