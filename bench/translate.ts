@@ -113,6 +113,9 @@ const results: Record<string, number> = {
   "Task 0.3 JSON-RPC → 1.0 (upgradeTask)": measure(() => rpc.upgradeTask(taskRpc), 500),
   "Task 1.0 → 0.3 HTTP+JSON (downgradeTask)": measure(() => rest.downgradeTask(task), 500),
   "Task 0.3 HTTP+JSON → 1.0 (upgradeTask)": measure(() => rest.upgradeTask(taskPb), 500),
+  // For scale: the generated validators alone on the same task (each translation runs two).
+  "  of which: validate the 1.0 Task (v1_0.validators.Task)": measure(() => v1_0.validators.Task(task), 500),
+  "  of which: validate the 0.3 Task (v0_3.validators.Task)": measure(() => v0_3.validators.Task(taskRpc), 500),
   "100-event stream 1.0 → 0.3 JSON-RPC": measure(() => events.forEach((e) => rpc.downgradeStreamResponse(e.event, { final: e.final })), 50),
   "100-event stream 0.3 JSON-RPC → 1.0": measure(() => eventsRpc.forEach((e) => rpc.upgradeStreamResponse(e)), 50),
   "100-event stream 1.0 → 0.3 HTTP+JSON": measure(
