@@ -19,6 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type DecodedCall, type HttpReply } from "../transport/server.js";
 import { splitUrl } from "../transport/rest.js";
+import { sseComment } from "../transport/sse.js";
 import { agentCardReply } from "../versioning/card.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
@@ -45,6 +46,8 @@ export interface A2APluginOptions {
   bodyLimit?: number;
   /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
   cardMaxAge?: number;
+  /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
+  sseKeepAliveMs?: number;
   /** Use this runtime instead of building one from `agent` and `store`. */
   runtime?: TaskRuntime;
 }
@@ -61,6 +64,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   const prefix = app.prefix.replace(/\/+$/, "");
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
   const cardMaxAge = opts.cardMaxAge ?? 300;
+  const keepAliveMs = opts.sseKeepAliveMs ?? 15_000;
   const declared = agent.card.capabilities?.extensions ?? [];
   const declaredUris = new Set(declared.map((e) => e.uri ?? ""));
   const requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
@@ -225,6 +229,8 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       gone = true;
       void events.return?.();
     });
+    // Comments keep proxies from cutting a stream that is quiet while the agent works.
+    const keepAlive = keepAliveMs > 0 ? setInterval(() => gone || res.write(sseComment()), keepAliveMs) : undefined;
     try {
       for (;;) {
         const next = await events.next();
@@ -241,6 +247,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       if (!(e instanceof A2AError)) request.log.error({ err: e }, "A2A stream failed");
       if (!gone) res.write(sse.error(toA2AError(e)));
     } finally {
+      clearInterval(keepAlive);
       void events.return?.();
       res.end();
     }

@@ -157,3 +157,21 @@ describe("SSE streams", () => {
     expect(text).toContain("TASK_STATE_CANCELED");
   });
 });
+
+describe("SSE keep-alive", () => {
+  it("a quiet stream carries keep-alive comments, which clients ignore", async () => {
+    const quiet = await buildServer({ agent: createFixtureAgent(), sseKeepAliveMs: 50 });
+    await quiet.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const url = `http://127.0.0.1:${(quiet.server.address() as { port: number }).port}`;
+      const res = await fetch(`${url}/message:stream`, { method: "POST", headers: V1, body: JSON.stringify(msg("slow 400")) });
+      const text = await res.text();
+      expect(text).toMatch(/^: keep-alive$/m);
+      const d = new SseDecoder();
+      const evs = [...d.feed(text), ...d.flush()].map((e) => JSON.parse(e.data) as Json);
+      expect(((evs.at(-1)!.statusUpdate as Json).status as Json).state).toBe("TASK_STATE_COMPLETED");
+    } finally {
+      await quiet.close();
+    }
+  });
+});
