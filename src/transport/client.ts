@@ -93,7 +93,11 @@ export function encodeCall<O extends Operation>(
     req = { ...request, tenant: target.tenant };
   const encoded = codec.encodeRequest(op, req);
   const headers: Record<string, string> = {
-    accept: OPERATIONS[op].streaming ? SSE_CONTENT_TYPE : "application/json",
+    accept: OPERATIONS[op].streaming
+      ? SSE_CONTENT_TYPE
+      : version === "1.0" && binding === "HTTP+JSON"
+        ? "application/a2a+json, application/json"
+        : "application/json",
     ...(version === "1.0" ? { [VERSION_HEADER]: "1.0" } : {}),
     ...extensionsHeader(version, opts.extensions),
   };

@@ -18,7 +18,8 @@
 // Status codes: JSON-RPC replies are HTTP 200 whatever the outcome, except 415 for a body that is
 // not JSON by its Content-Type; REST replies use the status of the error table (1.0.1 column).
 // Accepted request content types: application/json and application/a2a+json (any parameters); a
-// request without Content-Type is read as JSON.
+// request without Content-Type is read as JSON. Replies are application/json, except 1.0 REST
+// replies to a request that names application/a2a+json (Accept or Content-Type).
 import type { JsonValue } from "@bufbuild/protobuf";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import {
@@ -84,6 +85,8 @@ export interface DecodedCall<O extends Operation = Operation> {
   tenant: string;
   /** What the upgrade to 1.0 could not carry. */
   losses: Loss[];
+  /** Content-Type of the replies to this call. */
+  mediaType: string;
 }
 
 export interface HttpReply {
@@ -100,6 +103,8 @@ export interface CallContext {
   version: ProtocolVersion;
   binding: Binding;
   rpcId?: JsonRpcId;
+  /** Content-Type of replies (default application/json); decodeCall sets it on REST calls. */
+  mediaType?: string;
 }
 
 const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
@@ -119,7 +124,20 @@ function readHeaderValue(headers: HeadersLike, name: string): string | undefined
 }
 
 function jsonContentType(ctx: CallContext): string {
-  return ctx.binding === "HTTP+JSON" && ctx.version === "1.0" ? "application/a2a+json" : "application/json";
+  return ctx.mediaType ?? "application/json";
+}
+
+/**
+ * Reply media type of a REST request: `application/a2a+json` (1.0.1 §11.1 SHOULD) when the request
+ * names it in Accept or Content-Type and speaks 1.0; `application/json` otherwise, which is what
+ * 1.0.0 clients, 0.3 clients and the official conformance kit expect.
+ */
+function restMediaType(headers: HeadersLike, version: ProtocolVersion): string {
+  if (version !== "1.0") return "application/json";
+  const named = [readHeaderValue(headers, "accept"), readHeaderValue(headers, "content-type")].some((v) =>
+    (v ?? "").toLowerCase().includes("application/a2a+json"),
+  );
+  return named ? "application/a2a+json" : "application/json";
 }
 
 /** Any thrown value as an A2AError; unexpected ones become InternalError without their details. */
@@ -306,6 +324,7 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
       extensions: readExtensions(req.headers, version),
       tenant: tenantOf(decoded.value),
       losses: decoded.losses,
+      mediaType: "application/json",
     };
   } catch (e) {
     return reply(ctx, toA2AError(e));
@@ -346,9 +365,11 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
   const negotiated = negotiate(req.headers, query, supported);
   const requested = negotiated.ok ? negotiated.version : negotiated.requested;
   const fallback: ProtocolVersion = requested === "0.3" ? "0.3" : "1.0";
-  if (!negotiated.ok) return reply({ version: fallback, binding: "HTTP+JSON" }, negotiated.error);
+  if (!negotiated.ok)
+    return reply({ version: fallback, binding: "HTTP+JSON", mediaType: restMediaType(req.headers, fallback) }, negotiated.error);
   const version = negotiated.version;
-  const ctx: CallContext = { version, binding: "HTTP+JSON" };
+  const mediaType = restMediaType(req.headers, version);
+  const ctx: CallContext = { version, binding: "HTTP+JSON", mediaType };
   const path = stripBase(fullPath, options.basePath);
   const notFound = () => new A2AError("MethodNotFoundError", `No A2A ${version} route for ${req.method.toUpperCase()} ${fullPath}`);
   if (path === undefined) return reply(ctx, notFound());
@@ -395,6 +416,7 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
       extensions: readExtensions(req.headers, version),
       tenant: tenantOf(decoded.value),
       losses: decoded.losses,
+      mediaType,
     };
   } catch (e) {
     return reply(ctx, toA2AError(e));

@@ -235,10 +235,18 @@ describe("replies", () => {
     expect(r.headers["A2A-Extensions"]).toBe("u");
   });
 
-  it("encodes a REST result as the bare message with application/a2a+json", () => {
+  it("answers REST as application/json unless the request names application/a2a+json", () => {
+    const plain = asCall(decodeCall({ method: "GET", url: "/tasks/t1", headers: { "A2A-Version": "1.0" } }, { binding: "HTTP+JSON" }));
+    expect(encodeResult(plain, task).headers["content-type"]).toBe("application/json");
+    expect(encodeError(plain, new A2AError("TaskNotFoundError")).headers["content-type"]).toBe("application/json");
+    const accept = { "A2A-Version": "1.0", accept: "application/a2a+json" };
+    const named = asCall(decodeCall({ method: "GET", url: "/tasks/t1", headers: accept }, { binding: "HTTP+JSON" }));
+    expect(encodeResult(named, task).headers["content-type"]).toBe("application/a2a+json");
+  });
+
+  it("encodes a REST result as the bare message", () => {
     const call = asCall(decodeCall({ method: "GET", url: "/tasks/t1", headers: V1 }, { binding: "HTTP+JSON" }));
     const r = encodeResult(call, task);
-    expect(r.headers["content-type"]).toBe("application/a2a+json");
     expect(JSON.parse(r.body)).toEqual({ id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" } });
   });
 
