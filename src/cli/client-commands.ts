@@ -51,12 +51,7 @@ function usageExit(cmd: Command): Command {
 
 async function connect(url: string, o: CommonOpts) {
   const { createA2AClient } = await import("../client/index.js");
-  const headers: Record<string, string> = {};
-  for (const h of o.header ?? []) {
-    const i = h.indexOf(":");
-    if (i <= 0) throw new CommanderError(EXIT.usage, "a2a.header", `--header expects name:value, got ${JSON.stringify(h)}`);
-    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
+  const headers = headerMap(o);
   const timeoutMs = o.timeout !== undefined ? Number(o.timeout) : undefined;
   if (timeoutMs !== undefined && !(timeoutMs >= 0))
     throw new CommanderError(EXIT.usage, "a2a.timeout", `--timeout expects milliseconds, got ${o.timeout}`);
@@ -68,6 +63,16 @@ async function connect(url: string, o: CommonOpts) {
     extensions: o.extension,
     credentials: { bearer: o.token, apiKey: o.apiKey },
   });
+}
+
+function headerMap(o: CommonOpts): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of o.header ?? []) {
+    const i = h.indexOf(":");
+    if (i <= 0) throw new CommanderError(EXIT.usage, "a2a.header", `--header expects name:value, got ${JSON.stringify(h)}`);
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return headers;
 }
 
 /** Maps any failure to a message on stderr and an exit code. */
@@ -111,27 +116,38 @@ export function registerClientCommands(program: Command, setCode: (code: number)
 
   usageExit(
     common(
-      program.command("card").description("fetch an agent card and show it, with the interface the client would use").argument("<url>"),
+      program
+        .command("card")
+        .description("fetch an agent card and show it, with the interface the client would use")
+        .argument("<url>")
+        .option("--extended", "fetch the extended (authenticated) card through the chosen interface"),
     ),
-  ).action((url: string, o: CommonOpts) =>
+  ).action((url: string, o: CommonOpts & { extended?: boolean }) =>
     run(async () => {
       const { A2ACardError, fetchAgentCard, selectInterface } = await import("../client/index.js");
       const { formatCard, toJson } = await import("../client/format.js");
       const v1_0 = await import("../../generated/v1_0/index.js");
-      const fetched = await fetchAgentCard(url, { timeoutMs: o.timeout ? Number(o.timeout) : 30_000 });
+      let card: import("../../generated/v1_0/index.js").AgentCard;
       let chosen;
       let why: string | undefined;
-      try {
-        chosen = selectInterface(fetched.card, {
-          version: o.version,
-          bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
-        });
-      } catch (e) {
-        if (!(e instanceof A2ACardError)) throw e;
-        why = e.message;
+      if (o.extended) {
+        const client = await connect(url, o);
+        card = await client.useExtendedCard();
+        chosen = client.target;
+      } else {
+        card = (await fetchAgentCard(url, { timeoutMs: o.timeout ? Number(o.timeout) : 30_000, headers: headerMap(o) })).card;
+        try {
+          chosen = selectInterface(card, {
+            version: o.version,
+            bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
+          });
+        } catch (e) {
+          if (!(e instanceof A2ACardError)) throw e;
+          why = e.message;
+        }
       }
-      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.AgentCardSchema, fetched.card))}\n`);
-      else io.out(`${formatCard(fetched.card, chosen)}\n${why ? `no usable interface: ${why}\n` : ""}`);
+      if (o.json) io.out(`${JSON.stringify(toJson(v1_0.AgentCardSchema, card))}\n`);
+      else io.out(`${formatCard(card, chosen)}\n${why ? `no usable interface: ${why}\n` : ""}`);
       return why ? EXIT.card : EXIT.ok;
     })(),
   );

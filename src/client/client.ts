@@ -140,8 +140,8 @@ export class A2AClient {
   private readonly auth: readonly AuthProvider[];
 
   constructor(
-    /** The agent card (1.0 shape, translated if the agent serves a 0.3 card). */
-    readonly card: v1_0.AgentCard,
+    /** The agent card (1.0 shape, translated if the agent serves a 0.3 card); see useExtendedCard. */
+    public card: v1_0.AgentCard,
     /** The interface in use: URL, binding, version and tenant. */
     readonly target: Target,
     private readonly wire: ClientWire,
@@ -219,6 +219,16 @@ export class A2AClient {
 
   getExtendedAgentCard(request: Init<"GetExtendedAgentCard"> = {}, opts?: CallOptions): Promise<v1_0.AgentCard> {
     return this.unary("GetExtendedAgentCard", request, opts);
+  }
+
+  /**
+   * Fetches the extended card (with this client's credentials) and uses it from now on in place
+   * of the public one, for capabilities and security schemes (1.0 §3.1.11); the interface in use
+   * stays the same.
+   */
+  async useExtendedCard(opts?: CallOptions): Promise<v1_0.AgentCard> {
+    this.card = await this.getExtendedAgentCard({}, opts);
+    return this.card;
   }
 
   /**

@@ -61,6 +61,9 @@ describe("a2a-toolkit client commands", () => {
     expect(r.out).toMatch(/streaming yes/);
     const j = await cli("card", url, "--json");
     expect(JSON.parse(j.out).supportedInterfaces.length).toBeGreaterThan(0);
+    const ext = await cli("card", url, "--extended", "--binding", "rest");
+    expect(ext.code).toBe(EXIT.ok);
+    expect(ext.out).toMatch(/extended: Extended/);
   });
 
   it("send: waits and prints the task's state and artifacts", async () => {

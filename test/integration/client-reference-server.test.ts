@@ -141,6 +141,9 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
   it("GetExtendedAgentCard, and ListTasks (1.0) or UnsupportedOperationError (0.3)", async () => {
     const card = await client.getExtendedAgentCard();
     expect(card.skills.map((s) => s.id)).toContain("extended");
+    expect(client.card.skills.map((s) => s.id)).not.toContain("extended");
+    await client.useExtendedCard();
+    expect(client.card.skills.map((s) => s.id)).toContain("extended");
     if (version === "1.0") expect((await client.listTasks({ pageSize: 100 })).tasks.length).toBeGreaterThan(0);
     else await expect(client.listTasks({})).rejects.toMatchObject({ name: "UnsupportedOperationError", code: -32004 });
   });
