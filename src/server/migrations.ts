@@ -1,0 +1,97 @@
+// Versioned schema migrations for the SQLite task store (sqlite-store.ts).
+//
+// The schema version of a database file is SQLite's `user_version` pragma: the number of migrations
+// applied to it. Opening a file runs every migration above that number, in order, each in its own
+// transaction together with the `user_version` bump and a row in `schema_migrations` (version, name,
+// applied_at), so a crash mid-upgrade leaves the file at the last complete version and the next open
+// resumes there. A later release therefore opens any older database; an older release refuses a file
+// whose version is above the newest migration it knows (it cannot know what changed) instead of
+// writing into it.
+//
+// Rules for adding a migration: append to TASK_STORE_MIGRATIONS with the next version number; never
+// edit or reorder a migration that has shipped (existing files already ran it).
+import type Database from "better-sqlite3";
+
+export interface Migration {
+  /** 1, 2, 3 …: the `user_version` the database has after this migration. */
+  version: number;
+  name: string;
+  up(db: Database.Database): void;
+}
+
+export const TASK_STORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tasks and push notification configs",
+    up(db) {
+      db.exec(`
+        CREATE TABLE tasks (
+          id         TEXT PRIMARY KEY,
+          owner      TEXT NOT NULL,
+          context_id TEXT NOT NULL,
+          state      INTEGER NOT NULL,
+          status_ms  INTEGER NOT NULL,
+          body       TEXT NOT NULL      -- the Task as A2A 1.0 ProtoJSON
+        ) WITHOUT ROWID;
+        -- ListTasks: the caller's tasks, newest status first (optionally within one context).
+        CREATE INDEX tasks_by_owner ON tasks (owner, status_ms DESC, id DESC);
+        CREATE INDEX tasks_by_owner_context ON tasks (owner, context_id, status_ms DESC, id DESC);
+        -- recoverInterrupted: tasks left SUBMITTED or WORKING.
+        CREATE INDEX tasks_by_state ON tasks (state);
+
+        CREATE TABLE push_configs (
+          owner      TEXT NOT NULL,
+          task_id    TEXT NOT NULL,
+          id         TEXT NOT NULL,
+          version    TEXT NOT NULL,     -- wire version the config was registered with ("1.0" | "0.3")
+          seq        INTEGER NOT NULL,  -- creation order, for List
+          body       TEXT NOT NULL,     -- the TaskPushNotificationConfig as A2A 1.0 ProtoJSON
+          PRIMARY KEY (owner, task_id, id)
+        );
+      `);
+    },
+  },
+];
+
+export class MigrationError extends Error {
+  override name = "MigrationError";
+}
+
+/** The database's schema version (`user_version`). */
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Brings `db` up to the newest of `migrations` (sorted by version, numbered 1..n without gaps).
+ * Returns the versions applied by this call. Throws MigrationError when the file is newer than the
+ * code, or the list is malformed.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = TASK_STORE_MIGRATIONS): number[] {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new MigrationError(`migration #${i} has version ${m.version}; expected ${i + 1}`);
+  });
+  const latest = migrations.length;
+  const current = schemaVersion(db);
+  if (current > latest)
+    throw new MigrationError(
+      `the database is at schema version ${current}, newer than this release knows (${latest}); ` +
+        `open it with the release that wrote it or a later one`,
+    );
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const record = db.prepare("INSERT OR REPLACE INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  const applied: number[] = [];
+  for (const m of migrations.slice(current)) {
+    db.transaction(() => {
+      m.up(db);
+      record.run(m.version, m.name, new Date().toISOString());
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+    applied.push(m.version);
+  }
+  return applied;
+}

@@ -1,0 +1,257 @@
+// The embedded persistent task store: SQLite through better-sqlite3 (one file, no server).
+//
+// SqliteTaskStore implements TaskStore with the semantics of MemoryTaskStore (test/unit/
+// sqlite-store.test.ts runs one contract suite against both): `get` by owner, `put` creates or
+// replaces (a task id is unique across owners; a put by another owner takes the id over), and
+// `list` filters by owner, contextId, state and status time, ordered by status timestamp
+// descending then id descending, with the same exclusive cursor and totalSize. Unlike the memory
+// store nothing is evicted: the file grows until tasks are removed (`delete`).
+// One difference at the edge: ids are compared as UTF-8 bytes (SQLite's BINARY collation) while the
+// memory store compares UTF-16 code units; the orders differ only between ids containing
+// characters above U+FFFF and ids containing U+E000–U+FFFF, which generated ids never do.
+//
+// Storage: a task is one row holding its A2A 1.0 ProtoJSON (`encode` with the A2A overrides, read
+// back with `decode`), plus the columns ListTasks filters and sorts on (owner, context_id, state,
+// status_ms), indexed per owner. Each write is one transaction.
+//
+// Durability: WAL journal with `synchronous = NORMAL` by default. In WAL mode NORMAL never corrupts
+// the file and never loses a committed transaction when the *process* dies (the case
+// recoverInterrupted is for); only an OS crash or power loss can roll back the last transactions
+// before a checkpoint. FULL adds an fsync per commit, which costs several times the write throughput
+// (bench/store.ts) for protection against power loss: pass `synchronous: "FULL"` when that matters.
+//
+// Schema versions: migrations.ts (`user_version`); opening an older file upgrades it in place.
+//
+// After a restart, tasks that were SUBMITTED or WORKING have no process running them any more:
+// `recoverInterrupted(message)` fails them with a generic status message (call it once on start,
+// before serving). INPUT_REQUIRED / AUTH_REQUIRED tasks wait for the caller and are left alone.
+import { randomUUID } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import Database from "better-sqlite3";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { decode, encode } from "../runtime/protojson.js";
+import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
+import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
+import { statusTimeMs, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
+
+export interface SqliteTaskStoreOptions {
+  /** "NORMAL" (default) or "FULL"; see the header comment. */
+  synchronous?: "NORMAL" | "FULL";
+  /** Milliseconds to wait for another connection's write lock (default 5,000). */
+  busyTimeoutMs?: number;
+  /** Schema migrations (default TASK_STORE_MIGRATIONS); tests pass their own lists. */
+  migrations?: readonly Migration[];
+}
+
+export const DEFAULT_RECOVERY_MESSAGE = "The server stopped while this task was running; the task did not finish.";
+
+const encodeTask = (t: v1_0.Task) => JSON.stringify(encode(v1_0.TaskSchema, t, { alwaysEmit: v1_0.alwaysEmit }));
+const decodeTask = (s: string) => decode(v1_0.TaskSchema, JSON.parse(s));
+
+interface TaskRow {
+  id: string;
+  body: string;
+  status_ms: number;
+}
+
+export class SqliteTaskStore implements TaskStore {
+  readonly db: Database.Database;
+  /** Push-notification configs in the same file. */
+  readonly pushConfigs: SqlitePushConfigStore;
+  private readonly stmt;
+  // ListTasks statements by filter shape (at most 16 shapes).
+  private readonly listStmts = new Map<string, Database.Statement>();
+
+  /** `file`: a path, or ":memory:" for a private in-memory database. */
+  constructor(file: string, opts: SqliteTaskStoreOptions = {}) {
+    this.db = new Database(file);
+    try {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma(`synchronous = ${opts.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      migrate(this.db, opts.migrations ?? TASK_STORE_MIGRATIONS);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
+    const db = this.db;
+    this.stmt = {
+      get: db.prepare<[string, string], { body: string }>("SELECT body FROM tasks WHERE id = ? AND owner = ?"),
+      put: db.prepare(
+        `INSERT INTO tasks (id, owner, context_id, state, status_ms, body) VALUES (@id, @owner, @contextId, @state, @statusMs, @body)
+         ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+           status_ms = excluded.status_ms, body = excluded.body`,
+      ),
+      delete: db.prepare<[string, string]>("DELETE FROM tasks WHERE id = ? AND owner = ?"),
+      running: db.prepare<[number, number], { id: string; owner: string; body: string }>(
+        "SELECT id, owner, body FROM tasks WHERE state IN (?, ?)",
+      ),
+    };
+    this.pushConfigs = new SqlitePushConfigStore(db);
+  }
+
+  async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
+    const row = this.stmt.get.get(id, owner);
+    return row ? decodeTask(row.body) : undefined;
+  }
+
+  async put(owner: string, task: v1_0.Task): Promise<void> {
+    this.writeTask(owner, task);
+  }
+
+  private writeTask(owner: string, task: v1_0.Task): void {
+    // One statement is one (implicit) transaction: the row and its index entries change together.
+    this.stmt.put.run({
+      id: task.id,
+      owner,
+      contextId: task.contextId,
+      state: task.status?.state ?? v1_0.TaskState.UNSPECIFIED,
+      statusMs: statusTimeMs(task),
+      body: encodeTask(task),
+    });
+  }
+
+  /** Removes the task and its push configs. Returns whether the task existed. */
+  async delete(owner: string, id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.pushConfigs.deleteForTaskSync(owner, id);
+      return this.stmt.delete.run(id, owner).changes > 0;
+    })();
+  }
+
+  async list(q: TaskQuery): Promise<TaskPage> {
+    const where = ["owner = @owner"];
+    const params: Record<string, string | number> = { owner: q.owner };
+    if (q.contextId) {
+      where.push("context_id = @contextId");
+      params.contextId = q.contextId;
+    }
+    if (q.state) {
+      where.push("state = @state");
+      params.state = q.state;
+    }
+    if (q.statusAfterMs !== undefined) {
+      where.push("status_ms >= @after");
+      params.after = q.statusAfterMs;
+    }
+    const filter = where.join(" AND ");
+    const total = (this.prepared(`SELECT count(*) AS n FROM tasks WHERE ${filter}`).get(params) as { n: number }).n;
+    let pageFilter = filter;
+    if (q.after) {
+      pageFilter += " AND (status_ms < @cursorMs OR (status_ms = @cursorMs AND id < @cursorId))";
+      params.cursorMs = q.after.timestampMs;
+      params.cursorId = q.after.id;
+    }
+    const pageSize = Math.max(0, Math.floor(q.pageSize));
+    params.limit = pageSize + 1;
+    const rows = this.prepared(
+      `SELECT id, body, status_ms FROM tasks WHERE ${pageFilter} ORDER BY status_ms DESC, id DESC LIMIT @limit`,
+    ).all(params) as TaskRow[];
+    const more = rows.length > pageSize;
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      tasks: page.map((r) => decodeTask(r.body)),
+      totalSize: total,
+      ...(more && last ? { next: { timestampMs: last.status_ms, id: last.id } } : {}),
+    };
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let s = this.listStmts.get(sql);
+    if (!s) this.listStmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  /**
+   * Fails every task left SUBMITTED or WORKING (by a process that is gone): state FAILED, a new
+   * status timestamp and an agent status message with `message` (also appended to the history, as
+   * the runtime does with status messages). Call once on start, before serving. Returns the ids.
+   */
+  recoverInterrupted(message: string = DEFAULT_RECOVERY_MESSAGE): string[] {
+    return this.db
+      .transaction(() => {
+        const rows = this.stmt.running.all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING);
+        for (const row of rows) {
+          const task = decodeTask(row.body);
+          const status = create(v1_0.MessageSchema, {
+            messageId: randomUUID(),
+            role: v1_0.Role.AGENT,
+            taskId: task.id,
+            contextId: task.contextId,
+            parts: [create(v1_0.PartSchema, { content: { case: "text", value: message } })],
+          });
+          task.status = create(v1_0.TaskStatusSchema, { state: v1_0.TaskState.FAILED, message: status, timestamp: timestampNow() });
+          task.history.push(status);
+          this.writeTask(row.owner, task);
+        }
+        return rows.map((r) => r.id);
+      })
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Push configs in a SqliteTaskStore's file (`store.pushConfigs`); see src/push/config-store.ts. */
+export class SqlitePushConfigStore implements PushConfigStore {
+  private readonly stmt;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmt = {
+      upsert: db.prepare(
+        `INSERT INTO push_configs (owner, task_id, id, version, seq, body)
+         VALUES (@owner, @taskId, @id, @version, (SELECT coalesce(max(seq), 0) + 1 FROM push_configs), @body)
+         ON CONFLICT (owner, task_id, id) DO UPDATE SET version = excluded.version, body = excluded.body`,
+      ),
+      get: db.prepare<[string, string, string], { version: string; body: string }>(
+        "SELECT version, body FROM push_configs WHERE owner = ? AND task_id = ? AND id = ?",
+      ),
+      list: db.prepare<[string, string], { version: string; body: string }>(
+        "SELECT version, body FROM push_configs WHERE owner = ? AND task_id = ? ORDER BY seq",
+      ),
+      delete: db.prepare<[string, string, string]>("DELETE FROM push_configs WHERE owner = ? AND task_id = ? AND id = ?"),
+      deleteForTask: db.prepare<[string, string]>("DELETE FROM push_configs WHERE owner = ? AND task_id = ?"),
+    };
+  }
+
+  private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
+    return {
+      owner,
+      version: r.version === "0.3" ? "0.3" : "1.0",
+      config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
+    };
+  }
+
+  async create(owner: string, config: v1_0.TaskPushNotificationConfig, version: PushWireVersion): Promise<StoredPushConfig> {
+    const c = prepareConfig(config);
+    const body = JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
+    this.stmt.upsert.run({ owner, taskId: c.taskId, id: c.id, version, body });
+    return { owner, version, config: c };
+  }
+
+  async get(owner: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    const r = this.stmt.get.get(owner, taskId, id);
+    return r ? this.row(owner, r) : undefined;
+  }
+
+  async list(owner: string, taskId: string): Promise<StoredPushConfig[]> {
+    return this.stmt.list.all(owner, taskId).map((r) => this.row(owner, r));
+  }
+
+  async delete(owner: string, taskId: string, id: string): Promise<boolean> {
+    return this.stmt.delete.run(owner, taskId, id).changes > 0;
+  }
+
+  async deleteForTask(owner: string, taskId: string): Promise<number> {
+    return this.deleteForTaskSync(owner, taskId);
+  }
+
+  /** @internal for SqliteTaskStore.delete's transaction. */
+  deleteForTaskSync(owner: string, taskId: string): number {
+    return this.stmt.deleteForTask.run(owner, taskId).changes;
+  }
+}
