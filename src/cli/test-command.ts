@@ -18,6 +18,7 @@ export interface TestCommandOptions {
   timeout?: string;
   streamTimeout?: string;
   verbose?: boolean;
+  header?: string[];
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -42,6 +43,17 @@ function parseChoice<T extends string>(name: string, value: string | undefined, 
   if (!(allowed as readonly string[]).includes(value))
     throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
   return [value as T];
+}
+
+function parseHeaders(list: string[] | undefined): Record<string, string> | undefined {
+  if (!list?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const i = h.indexOf(":");
+    if (i < 1) throw new UsageError(`--header: expected "Name: value", got "${h}"`);
+    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return out;
 }
 
 function parseMs(name: string, value: string | undefined): number | undefined {
@@ -76,6 +88,7 @@ export async function runTestCommand(url: string, opts: TestCommandOptions, out:
       caseGlobs: opts.case?.length ? opts.case : undefined,
       level: level as "must" | "should" | "may" | undefined,
       knownFailingFile: opts.knownFailing,
+      headers: parseHeaders(opts.header),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
       onProgress: ({ index, total, result }) => {
@@ -118,6 +131,11 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--level <level>", "highest level to run: must|should|may (default may: everything)")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
     .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
+    .option(
+      "--header <header>",
+      'header sent with every request, e.g. "Authorization: Bearer <token>" (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
     .option("--verbose", "list passing cases too")

@@ -21,6 +21,8 @@ export interface CaseRequest {
   headers?: Record<string, string>;
   body?: unknown;
   rawBody?: string;
+  /** Leave out the runner's credential headers. */
+  withoutCredentials?: boolean;
 }
 
 export interface StreamExpect {
@@ -65,6 +67,8 @@ export interface Case {
   capabilities: string[];
   /** Fixture behaviours needed; empty = any agent. */
   behaviours: Behaviour[];
+  /** Preconditions: the card (of the case's version) must match `card`; its captures seed the case's variables. */
+  when?: { card?: unknown };
   steps: CaseStep[];
 }
 
@@ -156,6 +160,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
   if (!validate(data)) return { problems: schemaProblems(validate.errors ?? []).map((p) => `${id}: ${p}`) };
   const raw = data as Omit<Case, "id" | "file" | "behaviours" | "capabilities"> & { agent: string | string[]; capabilities?: string[] };
   const problems: string[] = [];
+  if (raw.when?.card !== undefined) checkMatchers(raw.when.card, "/when/card", problems);
   raw.steps.forEach((s, i) => {
     if ("parallel" in s) s.parallel.forEach((x, j) => checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems));
     else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
@@ -179,6 +184,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],
       behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
+      ...(raw.when ? { when: raw.when } : {}),
       steps: raw.steps,
     },
   };
@@ -221,9 +227,12 @@ export function globToRegExp(glob: string): RegExp {
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
     if (c === "*" && glob[i + 1] === "*") {
-      re += ".*";
       i++;
-      if (glob[i + 1] === "/") i++;
+      if (glob[i + 1] === "/") {
+        // "**/" is zero or more whole segments
+        re += "(?:.*/)?";
+        i++;
+      } else re += ".*";
     } else if (c === "*") re += "[^/]*";
     else if (c === "?") re += "[^/]";
     else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");

@@ -107,17 +107,18 @@ function fixtureBehaviours(cards: (Record<string, unknown> | undefined)[]): Beha
 
 async function fetchCard(url: string, headers: Record<string, string>, timeoutMs: number): Promise<{ res: WireResponse; note?: string }> {
   const res = await exchange({ method: "GET", url, headers: { accept: "application/json", ...headers } }, { timeoutMs, streamTimeoutMs: timeoutMs });
-  if (res.error) return { res, note: `GET ${url} ${JSON.stringify(headers)}: ${res.error}` };
-  if (res.status !== 200) return { res, note: `GET ${url} ${JSON.stringify(headers)}: HTTP ${res.status}` };
-  if (!isPlainObject(res.json)) return { res, note: `GET ${url} ${JSON.stringify(headers)}: body is not a JSON object` };
+  const what = `GET ${url}${headers["A2A-Version"] ? " (A2A-Version 1.0)" : ""}`;
+  if (res.error) return { res, note: `${what}: ${res.error}` };
+  if (res.status !== 200) return { res, note: `${what}: HTTP ${res.status}` };
+  if (!isPlainObject(res.json)) return { res, note: `${what}: body is not a JSON object` };
   return { res };
 }
 
-export async function discover(agentUrlIn: string, timeoutMs = 10_000): Promise<Discovery> {
+export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<Discovery> {
   const { agentUrl, cardUrl } = cardUrlFor(agentUrlIn);
   const notes: string[] = [];
-  const withVersion = await fetchCard(cardUrl, { "A2A-Version": "1.0" }, timeoutMs);
-  const without = await fetchCard(cardUrl, {}, timeoutMs);
+  const withVersion = await fetchCard(cardUrl, { ...headers, "A2A-Version": "1.0" }, timeoutMs);
+  const without = await fetchCard(cardUrl, headers, timeoutMs);
   for (const r of [withVersion, without]) if (r.note) notes.push(r.note);
   const cards = [withVersion.res.json, without.res.json];
   const card1_0 = cards.find(isCard1_0);

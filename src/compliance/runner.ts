@@ -49,6 +49,8 @@ export interface SelectOptions {
 }
 
 export interface RunOptions {
+  /** Headers added to every request (credentials such as Authorization), unless a request says withoutCredentials. */
+  headers?: Record<string, string>;
   timeoutMs?: number;
   streamTimeoutMs?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -70,7 +72,7 @@ export function selectCases(cases: Case[], opts: SelectOptions): Case[] {
 }
 
 /** Why a case cannot run against this agent, or undefined with the interface to use. */
-export function applicability(c: Case, d: Discovery): { skip?: string; iface?: AgentInterfaceInfo } {
+export function applicability(c: Case, d: Discovery): { skip?: string; iface?: AgentInterfaceInfo; vars?: Map<string, unknown> } {
   const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
@@ -89,7 +91,16 @@ export function applicability(c: Case, d: Discovery): { skip?: string; iface?: A
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
-  return { iface };
+  const vars = new Map<string, unknown>();
+  if (c.when?.card !== undefined) {
+    // A precondition on the card (a required extension, declared security …); its captures seed the case.
+    const card = c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0);
+    const scope = new Scope(new Map());
+    const diffs = match(c.when.card, card, "", scope);
+    if (diffs.length) return { skip: `the card does not declare what the case checks: ${diffs[0].path || "/"} ${diffs[0].message}` };
+    for (const [k, v] of scope.staged) vars.set(k, v);
+  }
+  return { iface, vars };
 }
 
 function joinUrl(base: string, path: string): string {
@@ -101,9 +112,12 @@ function joinUrl(base: string, path: string): string {
   return u.toString();
 }
 
-function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>): WireRequest {
+function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>, extra: Record<string, string> = {}): WireRequest {
   const path = render(req.path, vars) as string;
-  const headers = render(req.headers ?? {}, vars) as Record<string, string>;
+  const own = render(req.headers ?? {}, vars) as Record<string, string>;
+  const ownNames = new Set(Object.keys(own).map((k) => k.toLowerCase()));
+  const added = req.withoutCredentials ? {} : Object.fromEntries(Object.entries(extra).filter(([k]) => !ownNames.has(k.toLowerCase())));
+  const headers = { ...added, ...own };
   let body: string | undefined;
   if (req.rawBody !== undefined) body = render(req.rawBody, vars) as string;
   else if (req.body !== undefined) body = JSON.stringify(render(req.body, vars));
@@ -204,11 +218,11 @@ async function runExchange(
   name: string,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">>,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers">,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars);
+    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts.headers);
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
@@ -224,7 +238,7 @@ export async function runStep(
   index: number,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">>,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers">,
 ): Promise<StepResult[]> {
   const name = step.name ?? `step ${index + 1}`;
   const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
@@ -243,11 +257,11 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     level: c.level,
     requirements: c.requirements,
   };
-  const { skip, iface } = applicability(c, d);
+  const { skip, iface, vars: seeded } = applicability(c, d);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
-  const vars = new Map<string, unknown>();
+  const vars = seeded ?? new Map<string, unknown>();
   const steps: StepResult[] = [];
-  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000 };
+  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000, headers: opts.headers };
   let failed: StepResult | undefined;
   for (const [i, step] of c.steps.entries()) {
     if (failed) {

@@ -22,7 +22,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
   const selected = selectCases(all, opts);
-  const discovery = await discover(opts.target, opts.timeoutMs);
+  const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
   let results: CaseResult[] = await runCases(selected, discovery, opts);
   let stale: KnownFailingEntry[] = [];
   if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));

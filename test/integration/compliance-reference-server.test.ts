@@ -43,7 +43,63 @@ describe("compliance suite against the reference server", () => {
       text,
     ).toEqual([]);
     expect(report.summary.passed).toBeGreaterThan(120);
-    for (const r of report.results.filter((x) => x.status === "skip")) expect(r.reason, r.id).toMatch(/^capability (absent|present): /);
+    for (const r of report.results.filter((x) => x.status === "skip"))
+      expect(r.reason, r.id).toMatch(/^(capability (absent|present): |the card does not declare what the case checks: )/);
+  });
+
+  it("a secured agent: every case runs with --header credentials, and a request without them gets 401", { timeout: 180_000 }, async () => {
+    const agent = createFixtureAgent();
+    const card = agent.card as { capabilities?: { extensions?: unknown[] }; securitySchemes?: unknown; securityRequirements?: unknown };
+    card.capabilities = { ...card.capabilities, extensions: [{ uri: FIXTURE_EXTENSION_URI, params: { behaviours: ALL_BEHAVIOURS } }] };
+    card.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } };
+    card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+    const secured = await buildServer({
+      agent,
+      authenticate: (req) => (req.headers.authorization === "Bearer compliance" ? "tester" : undefined),
+    });
+    await secured.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const addr = secured.server.address();
+      const report = await runSuite({
+        target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
+        headers: { Authorization: "Bearer compliance" },
+        caseGlobs: ["**/security/**", "*/*/get-task/**", "*/*/send-message/echo-*", "**/card/**"],
+      });
+      const text = consoleReport(report);
+      expect(
+        report.results.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.reason}`),
+        text,
+      ).toEqual([]);
+      expect(report.results.filter((r) => r.id.includes("/security/")).length).toBe(4);
+    } finally {
+      await secured.close();
+    }
+  });
+
+  it("an agent with a required extension refuses messages that do not declare it", { timeout: 60_000 }, async () => {
+    const agent = createFixtureAgent();
+    const caps = (agent.card.capabilities ??= {}) as { extensions?: unknown[] };
+    caps.extensions = [
+      { uri: FIXTURE_EXTENSION_URI, params: { behaviours: ["echo"] } },
+      { uri: "urn:example:compliance-required", required: true },
+    ];
+    const ext = await buildServer({ agent });
+    await ext.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const addr = ext.server.address();
+      const report = await runSuite({
+        target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
+        caseGlobs: ["**/extensions/**"],
+      });
+      expect(report.results.map((r) => `${r.id} ${r.status}`)).toEqual([
+        "v1_0/json-rpc/extensions/required-extension-declared-is-accepted pass",
+        "v1_0/json-rpc/extensions/required-extension-missing-is-refused pass",
+        "v1_0/rest/extensions/required-extension-declared-is-accepted pass",
+        "v1_0/rest/extensions/required-extension-missing-is-refused pass",
+      ]);
+    } finally {
+      await ext.close();
+    }
   });
 
   it("the test command is registered on the CLI", { timeout: 60_000 }, async () => {

@@ -92,6 +92,8 @@ describe("case loader", () => {
     expect(globToRegExp("v1_0/**").test("v1_0/rest/get-task/unknown")).toBe(true);
     expect(globToRegExp("**/streaming/**").test("v0_3/json-rpc/streaming/x")).toBe(true);
     expect(globToRegExp("v1_0/rest/get-task/unknown").test("v1_0/rest/get-task/unknown.json")).toBe(true);
+    expect(globToRegExp("**/card/**").test("v1_0/json-rpc/extended-card/x")).toBe(false);
+    expect(globToRegExp("**/card/**").test("v1_0/card/x")).toBe(true);
   });
 });
 
@@ -129,6 +131,7 @@ describe("the committed suite", () => {
       /task-not-found-carries-error-info$/,
       /subscribe-to-(running|terminal|unknown)-task/,
       /concurrent-subscribers/, // 0.3 says nothing about several streams on one task
+      /^(json-rpc|rest)\/extensions\//, // ExtensionSupportRequiredError is 1.0 only (-32008)
       /history-length-zero-omits-history$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
       /^card\//,
     ];
