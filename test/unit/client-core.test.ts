@@ -74,6 +74,22 @@ describe("requests", () => {
     expect(req.body).toMatchObject({ jsonrpc: "2.0", method: "GetTask", params: { id: "t-1", tenant: "acme" } });
   });
 
+  it("to a 0.3 interface: 0.3 method names, A2A-Version 0.3 and X-A2A-Extensions", async () => {
+    const { fetch, seen } = stubFetch(() =>
+      json({ jsonrpc: "2.0", id: ECHO_ID, result: { kind: "task", id: "t-1", contextId: "c", status: { state: "working" } } }),
+    );
+    const c = await createA2AClient(card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "0.3" }]), {
+      fetch,
+      extensions: ["https://ext.test/a"],
+    });
+    const t = await c.getTask({ id: "t-1" });
+    expect(t.status?.state).toBe(v1_0.TaskState.WORKING);
+    expect(seen[0].body).toMatchObject({ method: "tasks/get", params: { id: "t-1" } });
+    expect(seen[0].headers.get("a2a-version")).toBe("0.3");
+    expect(seen[0].headers.get("x-a2a-extensions")).toBe("https://ext.test/a");
+    expect(seen[0].headers.get("a2a-extensions")).toBeNull();
+  });
+
   it("puts the tenant in the REST path and an API key where the card's scheme says", async () => {
     const { fetch, seen } = stubFetch(() => json(task("t-1", "TASK_STATE_COMPLETED")));
     const c = await createA2AClient(
