@@ -7,8 +7,8 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { check } from "../../src/runtime/validation.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeCall } from "../../src/transport/client.js";
-import { decodeCall } from "../../src/transport/server.js";
+import { decodeReply, encodeCall } from "../../src/transport/client.js";
+import { decodeCall, encodeResult } from "../../src/transport/server.js";
 import { encode1_0, OPERATION_NAMES, OPERATIONS, type Binding } from "../../src/versioning/codec.js";
 import { SchemaArbitraries } from "../support/arbitraries.js";
 
@@ -49,3 +49,36 @@ describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("1.0 %s: encodeCall → dec
     );
   });
 });
+
+describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("1.0 %s: encodeResult → decodeReply is the identity", (binding) => {
+  it.each(OPERATION_NAMES.filter((op) => !OPERATIONS[op].streaming))("%s", (op) => {
+    const schema = OPERATIONS[op].response;
+    const validate = (v1_0.validators as unknown as Record<string, ValidateFunction | undefined>)[schema.name];
+    const target = { url: "https://agent.example/a2a", binding, version: "1.0" as const };
+    const request = fromJson(OPERATIONS[op].request, sampleRequestJson(op));
+    const wire = encodeCall(target, op, request as never);
+    const call = decodeCall({ method: wire.method, url: wire.url, headers: wire.headers, body: wire.body }, { binding, basePath: "/a2a" });
+    if (call.kind !== "call") throw new Error(call.body);
+    const arb = validate ? arbs.of<JsonValue>(schema.name) : fc.constant<JsonValue>({});
+    fc.assert(
+      fc.property(arb, (json) => {
+        const response = fromJson(schema, json, { ignoreUnknownFields: true });
+        if (validate) fc.pre(check(validate, encode1_0(schema, response as never)) === undefined);
+        const reply = encodeResult(call, response as never);
+        const back = decodeReply(target, op, { status: reply.status, text: reply.body }, { rpcId: call.rpcId });
+        expect(equals(schema, back as never, response as never)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+function sampleRequestJson(op: string): JsonValue {
+  const ids = { id: "t1", taskId: "t1" };
+  if (op === "SendMessage") return { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } };
+  if (op === "CreateTaskPushNotificationConfig") return { taskId: "t1", url: "https://h" };
+  if (op === "GetTaskPushNotificationConfig" || op === "DeleteTaskPushNotificationConfig") return ids;
+  if (op === "ListTaskPushNotificationConfigs") return { taskId: "t1" };
+  if (op === "GetTask" || op === "CancelTask") return { id: "t1" };
+  return {};
+}
