@@ -259,6 +259,11 @@ function reply(ctx: CallContext, err: A2AError, status?: number): HttpReply {
   return { ...r, status, body: JSON.stringify(body) };
 }
 
+/** Client-supplied text echoed in an error message, cut to a readable length. */
+function clip(s: string, max = 120): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
 function tenantOf(request: unknown): string {
   const t = (request as { tenant?: unknown }).tenant;
   return typeof t === "string" ? t : "";
@@ -303,7 +308,7 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
 
   if (!ref) {
     if (envelope.method === JSONRPC_0_3_LIST_TASKS && version === "0.3") return reply({ ...ctx, version }, listTasksUnsupported());
-    return reply({ ...ctx, version }, new A2AError("MethodNotFoundError", `Method not found: ${envelope.method}`));
+    return reply({ ...ctx, version }, new A2AError("MethodNotFoundError", `Method not found: ${clip(envelope.method)}`));
   }
   if (ref.version !== version) {
     if (ref.operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
@@ -371,7 +376,8 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
   const mediaType = restMediaType(req.headers, version);
   const ctx: CallContext = { version, binding: "HTTP+JSON", mediaType };
   const path = stripBase(fullPath, options.basePath);
-  const notFound = () => new A2AError("MethodNotFoundError", `No A2A ${version} route for ${req.method.toUpperCase()} ${fullPath}`);
+  const notFound = () =>
+    new A2AError("MethodNotFoundError", `No A2A ${version} route for ${clip(req.method.toUpperCase())} ${clip(fullPath)}`);
   if (path === undefined) return reply(ctx, notFound());
 
   // The negotiated version picks the route table, which settles `/v1/...` (0.3) against a 1.0
