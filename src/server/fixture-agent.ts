@@ -70,7 +70,7 @@ export function createFixtureAgent(): Agent {
       description:
         "Deterministic test agent: the first word of the message selects the behaviour (echo, ask, stream, fail, slow, msg, auth, parts).",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [
@@ -87,7 +87,7 @@ export function createFixtureAgent(): Agent {
       name: "a2a-toolkit fixture agent",
       description: "The fixture agent's extended card: the same behaviours, with one more skill listed.",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [

@@ -27,6 +27,7 @@ import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion }
 import type { Agent } from "./agent.js";
 import { buildCard } from "./card.js";
 import { TaskRuntime, type CallContext } from "./runtime.js";
+import type { PushOptions } from "./push.js";
 import type { TaskStore } from "./store.js";
 
 export interface A2APluginOptions {
@@ -48,6 +49,8 @@ export interface A2APluginOptions {
   cardMaxAge?: number;
   /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
   sseKeepAliveMs?: number;
+  /** Webhook delivery settings (retries, timeout, which URLs may be registered). */
+  push?: PushOptions;
   /** Use this runtime instead of building one from `agent` and `store`. */
   runtime?: TaskRuntime;
 }
@@ -59,7 +62,7 @@ const CARD_PATH = "/.well-known/agent-card.json";
 export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): Promise<void> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
-  const runtime = opts.runtime ?? new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log });
+  const runtime = opts.runtime ?? new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log, push: opts.push });
   const agent = runtime.agent;
   const prefix = app.prefix.replace(/\/+$/, "");
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
@@ -198,10 +201,13 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       case "CancelTask":
         return runtime.cancelTask(r, ctx);
       case "CreateTaskPushNotificationConfig":
+        return runtime.createPushConfig(r, ctx);
       case "GetTaskPushNotificationConfig":
+        return runtime.getPushConfig(r, ctx);
       case "ListTaskPushNotificationConfigs":
+        return runtime.listPushConfigs(r, ctx);
       case "DeleteTaskPushNotificationConfig":
-        return runtime.pushConfigOperation();
+        return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
         return buildCard(runtime.extendedCardInit()!, url, versions, true);
       default:

@@ -25,12 +25,13 @@
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
-import { timestampFromMs, timestampMs, timestampNow } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, timestampFromMs, timestampMs, timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import { Channel, Subscription } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
+import { PushNotifications, type PushOptions } from "./push.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
 
 const S = v1_0.TaskState;
@@ -76,6 +77,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Events one stream subscriber may fall behind before it is disconnected (default 100,000). */
   maxBufferedEvents?: number;
+  /** Webhook delivery settings (used when the card declares `capabilities.pushNotifications`). */
+  push?: PushOptions;
 }
 
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
@@ -101,6 +104,7 @@ export class TaskRuntime {
   private readonly log: Logger;
   private readonly maxBuffered: number;
   private readonly live = new Map<string, LiveTask>();
+  readonly push: PushNotifications;
   private closed = false;
 
   constructor(opts: RuntimeOptions) {
@@ -108,6 +112,7 @@ export class TaskRuntime {
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
+    this.push = new PushNotifications(this.log, opts.push);
   }
 
   get streaming(): boolean {
@@ -173,8 +178,10 @@ export class TaskRuntime {
     if (this.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
-    if (req.configuration?.taskPushNotificationConfig && !this.pushNotifications)
+    const pushConfig = req.configuration?.taskPushNotificationConfig;
+    if (pushConfig && !this.pushNotifications)
       throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
+    if (pushConfig) this.push.check(pushConfig);
     if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
       throw invalidParams("/configuration/historyLength", "must not be negative");
 
@@ -242,6 +249,15 @@ export class TaskRuntime {
       }
       const m = agentMessage(contextId, "", result.parts, result.metadata);
       return { kind: "message", message: m };
+    }
+
+    if (pushConfig) {
+      try {
+        this.push.set(taskId, pushConfig, call.version);
+      } catch (e) {
+        if (existing) this.release(existing, false);
+        throw e;
+      }
     }
 
     let live: LiveTask;
@@ -354,7 +370,8 @@ export class TaskRuntime {
     if (i >= 0 && chunk.append) list[i].parts.push(...artifact.parts);
     else if (i >= 0) list[i] = own;
     else list.push(own);
-    live.channel.publish(
+    this.emit(
+      live,
       create(v1_0.StreamResponseSchema, {
         payload: {
           case: "artifactUpdate",
@@ -394,11 +411,18 @@ export class TaskRuntime {
     if (message) live.task.history.push(message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), ...(message ? { message } : {}) });
     live.task.status = status;
-    live.channel.publish(
+    this.emit(
+      live,
       create(v1_0.StreamResponseSchema, {
         payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
       }),
     );
+  }
+
+  /** To every stream subscriber, and to the task's webhooks. */
+  private emit(live: LiveTask, event: v1_0.StreamResponse): void {
+    live.channel.publish(event);
+    if (this.push.has(live.task.id)) this.push.deliver(live.task, event);
   }
 
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
@@ -535,9 +559,53 @@ export class TaskRuntime {
 
   // ---------------------------------------------------------------- push notifications, extended card
 
-  async pushConfigOperation(): Promise<never> {
+  private async pushTask(taskId: string, call: CallContext): Promise<v1_0.Task> {
     if (!this.pushNotifications) throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
-    throw new A2AError("UnsupportedOperationError", "Push notification configs are not implemented by this server");
+    const task = await this.read(call.principal, taskId);
+    if (!task) throw taskNotFound(taskId);
+    return task;
+  }
+
+  async createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+    await this.pushTask(req.taskId, call);
+    return this.push.set(req.taskId, req, call.version);
+  }
+
+  async getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+    await this.pushTask(req.taskId, call);
+    const config = this.push.get(req.taskId, req.id);
+    if (!config)
+      throw new A2AError("TaskNotFoundError", `Task ${req.taskId} has no push notification config ${req.id}`, {
+        taskId: req.taskId,
+        configId: req.id,
+      });
+    return config;
+  }
+
+  async listPushConfigs(
+    req: v1_0.ListTaskPushNotificationConfigsRequest,
+    call: CallContext,
+  ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
+    await this.pushTask(req.taskId, call);
+    if (req.pageSize < 0) throw invalidParams("/pageSize", "must not be negative");
+    const all = this.push.list(req.taskId);
+    let start = 0;
+    if (req.pageToken) {
+      start = Number.parseInt(Buffer.from(req.pageToken, "base64url").toString("utf8"), 10);
+      if (!Number.isInteger(start) || start < 0 || start > all.length)
+        throw invalidParams("/pageToken", "is not a page token this server issued");
+    }
+    const end = req.pageSize > 0 ? Math.min(all.length, start + req.pageSize) : all.length;
+    return create(v1_0.ListTaskPushNotificationConfigsResponseSchema, {
+      configs: all.slice(start, end),
+      nextPageToken: end < all.length ? Buffer.from(String(end)).toString("base64url") : "",
+    });
+  }
+
+  async deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
+    await this.pushTask(req.taskId, call);
+    this.push.delete(req.taskId, req.id);
+    return create(EmptySchema);
   }
 
   /** The agent's extended card (interfaces are filled in by the caller). */

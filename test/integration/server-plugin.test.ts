@@ -111,7 +111,7 @@ describe("principals", () => {
 });
 
 describe("extended card and push configs", () => {
-  it("GetExtendedAgentCard at 1.0 and 0.3; push-config operations answer PushNotificationNotSupported", async () => {
+  it("GetExtendedAgentCard at 1.0 and 0.3; push-config operations of an agent without push answer PushNotificationNotSupported", async () => {
     const c1 = (await rpc("/a2a", "GetExtendedAgentCard", {}, as("alice"))).body;
     expect(((c1.result as Json).skills as Json[]).map((s) => s.id)).toContain("extended");
     const c03 = (
@@ -120,13 +120,18 @@ describe("extended card and push configs", () => {
     expect(c03.result).toMatchObject({ url: `${base}/a2a` });
     const rest = await fetch(`${base}/a2a/extendedAgentCard`, { headers: as("alice") });
     expect(rest.status).toBe(200);
-    const push = await rpc("/a2a", "CreateTaskPushNotificationConfig", { taskId: "t", url: "https://example.com/hook" }, as("alice"));
+    const push = await rpc(
+      "/ext",
+      "CreateTaskPushNotificationConfig",
+      { taskId: "t", url: "https://example.com/hook" },
+      { ...V1, "A2A-Extensions": EXT },
+    );
     expect(push.body).toMatchObject({ error: { code: -32003 } });
     const list03 = await rpc(
-      "/a2a",
+      "/ext",
       "tasks/pushNotificationConfig/list",
       { id: "t" },
-      { "content-type": "application/json", authorization: "Bearer a" },
+      { "content-type": "application/json", "X-A2A-Extensions": EXT },
     );
     expect(list03.body).toMatchObject({ error: { code: -32003 } });
   });
