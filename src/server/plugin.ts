@@ -27,7 +27,8 @@ import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion }
 import type { Agent } from "./agent.js";
 import { buildCard } from "./card.js";
 import { TaskRuntime, type CallContext } from "./runtime.js";
-import type { PushOptions } from "./push.js";
+import type { PushConfigStore } from "../push/config-store.js";
+import type { PushDeliveryOptions } from "../push/delivery.js";
 import type { TaskStore } from "./store.js";
 
 export interface A2APluginOptions {
@@ -49,8 +50,10 @@ export interface A2APluginOptions {
   cardMaxAge?: number;
   /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
   sseKeepAliveMs?: number;
-  /** Webhook delivery settings (retries, timeout, which URLs may be registered). */
-  push?: PushOptions;
+  /** Webhook delivery settings: retries, timeouts, and the SSRF allow-list (`allow: ["127.0.0.1"]` …). */
+  push?: PushDeliveryOptions;
+  /** Push-notification config storage (default in memory). */
+  pushConfigs?: PushConfigStore;
   /** Use this runtime instead of building one from `agent` and `store`. */
   runtime?: TaskRuntime;
 }
@@ -62,7 +65,9 @@ const CARD_PATH = "/.well-known/agent-card.json";
 export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): Promise<void> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
-  const runtime = opts.runtime ?? new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log, push: opts.push });
+  const runtime =
+    opts.runtime ??
+    new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log, push: opts.push, pushConfigs: opts.pushConfigs });
   const agent = runtime.agent;
   const prefix = app.prefix.replace(/\/+$/, "");
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;

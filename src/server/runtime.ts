@@ -31,7 +31,9 @@ import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import { Channel, Subscription } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
-import { PushNotifications, type PushOptions } from "./push.js";
+import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
+import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
+import { checkWebhookUrl, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
 
 const S = v1_0.TaskState;
@@ -77,8 +79,10 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Events one stream subscriber may fall behind before it is disconnected (default 100,000). */
   maxBufferedEvents?: number;
-  /** Webhook delivery settings (used when the card declares `capabilities.pushNotifications`). */
-  push?: PushOptions;
+  /** Where push-notification configs live (default: in memory; SqliteTaskStore has `pushConfigs`). */
+  pushConfigs?: PushConfigStore;
+  /** Webhook delivery settings, including the SSRF allow-list (src/push/delivery.ts). */
+  push?: PushDeliveryOptions;
 }
 
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
@@ -104,7 +108,11 @@ export class TaskRuntime {
   private readonly log: Logger;
   private readonly maxBuffered: number;
   private readonly live = new Map<string, LiveTask>();
-  readonly push: PushNotifications;
+  readonly pushConfigs: PushConfigStore;
+  readonly pushDelivery: PushDelivery;
+  private readonly pushOptions: PushDeliveryOptions;
+  /** Tasks that may have webhooks: only their events are handed to PushDelivery (bounded, oldest dropped). */
+  private readonly pushTasks = new Set<string>();
   private closed = false;
 
   constructor(opts: RuntimeOptions) {
@@ -112,7 +120,9 @@ export class TaskRuntime {
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
-    this.push = new PushNotifications(this.log, opts.push);
+    this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
+    this.pushOptions = opts.push ?? {};
+    this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
   }
 
   get streaming(): boolean {
@@ -181,7 +191,7 @@ export class TaskRuntime {
     const pushConfig = req.configuration?.taskPushNotificationConfig;
     if (pushConfig && !this.pushNotifications)
       throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
-    if (pushConfig) this.push.check(pushConfig);
+    if (pushConfig) await this.checkWebhook(pushConfig.url);
     if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
       throw invalidParams("/configuration/historyLength", "must not be negative");
 
@@ -253,7 +263,8 @@ export class TaskRuntime {
 
     if (pushConfig) {
       try {
-        this.push.set(taskId, pushConfig, call.version);
+        await this.pushConfigs.create(call.principal, { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+        this.watchPush(taskId);
       } catch (e) {
         if (existing) this.release(existing, false);
         throw e;
@@ -422,7 +433,23 @@ export class TaskRuntime {
   /** To every stream subscriber, and to the task's webhooks. */
   private emit(live: LiveTask, event: v1_0.StreamResponse): void {
     live.channel.publish(event);
-    if (this.push.has(live.task.id)) this.push.deliver(live.task, event);
+    if (this.pushTasks.has(live.task.id)) this.pushDelivery.enqueue(live.owner, live.task.id, event, live.task);
+  }
+
+  private watchPush(taskId: string): void {
+    this.pushTasks.delete(taskId);
+    this.pushTasks.add(taskId);
+    if (this.pushTasks.size > 100_000) this.pushTasks.delete(this.pushTasks.values().next().value as string);
+  }
+
+  /** InvalidParams unless the webhook URL passes the SSRF guard (src/push/ssrf.ts). */
+  private async checkWebhook(url: string): Promise<void> {
+    try {
+      await checkWebhookUrl(url, { allow: this.pushOptions.allow, lookup: this.pushOptions.lookup });
+    } catch (e) {
+      if (e instanceof WebhookUrlError) throw invalidParams("/url", `webhook URL refused (${e.reason}): ${e.message}`);
+      throw e;
+    }
   }
 
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
@@ -568,18 +595,21 @@ export class TaskRuntime {
 
   async createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    return this.push.set(req.taskId, req, call.version);
+    await this.checkWebhook(req.url);
+    const stored = await this.pushConfigs.create(call.principal, { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+    this.watchPush(req.taskId);
+    return stored.config;
   }
 
   async getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    const config = this.push.get(req.taskId, req.id);
-    if (!config)
+    const stored = await this.pushConfigs.get(call.principal, req.taskId, req.id);
+    if (!stored)
       throw new A2AError("TaskNotFoundError", `Task ${req.taskId} has no push notification config ${req.id}`, {
         taskId: req.taskId,
         configId: req.id,
       });
-    return config;
+    return stored.config;
   }
 
   async listPushConfigs(
@@ -588,7 +618,7 @@ export class TaskRuntime {
   ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
     await this.pushTask(req.taskId, call);
     if (req.pageSize < 0) throw invalidParams("/pageSize", "must not be negative");
-    const all = this.push.list(req.taskId);
+    const all = (await this.pushConfigs.list(call.principal, req.taskId)).map((s) => s.config);
     let start = 0;
     if (req.pageToken) {
       start = Number.parseInt(Buffer.from(req.pageToken, "base64url").toString("utf8"), 10);
@@ -604,7 +634,7 @@ export class TaskRuntime {
 
   async deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
     await this.pushTask(req.taskId, call);
-    this.push.delete(req.taskId, req.id);
+    await this.pushConfigs.delete(call.principal, req.taskId, req.id);
     return create(EmptySchema);
   }
 
@@ -621,6 +651,7 @@ export class TaskRuntime {
       l.abort?.abort(new Error("server shutting down"));
       l.channel.close();
     }
+    await this.pushDelivery.close();
     await this.store.close?.();
   }
 }

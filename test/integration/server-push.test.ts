@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
   hookBase = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
-  app = await buildServer({ agent: createFixtureAgent() });
+  app = await buildServer({ agent: createFixtureAgent(), push: { allow: ["127.0.0.1"] } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });
@@ -95,6 +95,32 @@ describe("push notification configs (1.0 JSON-RPC)", () => {
   });
 });
 
+describe("SSRF guard", () => {
+  it("a server without an allow-list refuses loopback webhooks with InvalidParams", async () => {
+    const strict = await buildServer({ agent: createFixtureAgent() });
+    await strict.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const url = `http://127.0.0.1:${(strict.server.address() as { port: number }).port}/`;
+      const res = await fetch(url, {
+        method: "POST",
+        headers: V1,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "SendMessage",
+          params: {
+            message: { messageId: "ssrf", role: "ROLE_USER", parts: [{ text: "ask" }] },
+            configuration: { taskPushNotificationConfig: { url: `${hookBase}/never` } },
+          },
+        }),
+      });
+      expect(((await res.json()) as Json).error).toMatchObject({ code: -32602 });
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe("delivery", () => {
   it("1.0: every event as a StreamResponse, in order, with the configured credentials", async () => {
     const r = await rpc("SendMessage", {
@@ -120,7 +146,7 @@ describe("delivery", () => {
     expect(got.every((h) => ((h.body.statusUpdate ?? h.body.artifactUpdate) as Json).taskId === taskId)).toBe(true);
   });
 
-  it("0.3: a config set with tasks/pushNotificationConfig/set gets 0.3 Task bodies on status changes", async () => {
+  it("0.3: a config set with tasks/pushNotificationConfig/set gets 0.3 Task bodies (task snapshots)", async () => {
     const sent = await rpc(
       "message/send",
       { message: { kind: "message", messageId: `p${++n}`, role: "user", parts: [{ kind: "text", text: "ask" }] } },
@@ -134,10 +160,12 @@ describe("delivery", () => {
       { message: { kind: "message", messageId: `p${++n}`, role: "user", parts: [{ kind: "text", text: "fine" }], taskId } },
       V03,
     );
-    const got = await hitsFor("/v03", 2);
+    const got = await hitsFor("/v03", 3);
     expect(got[0].headers["content-type"]).toBe("application/json");
-    expect(got.map((h) => h.body.kind)).toEqual(["task", "task"]);
-    expect(got.map((h) => (h.body.status as Json).state)).toEqual(["working", "completed"]);
+    expect(got.every((h) => h.body.kind === "task" && h.body.id === taskId)).toBe(true);
+    expect((got[0].body.status as Json).state).toBe("working");
+    // working, then the artifact (as a snapshot), then completed
+    expect((got[2].body.status as Json).state).toBe("completed");
     const list = await rpc("tasks/pushNotificationConfig/list", { id: taskId }, V03);
     expect(Array.isArray(list.result)).toBe(true);
   });
