@@ -12,6 +12,8 @@ export interface ServeOptions {
   versions: ("1.0" | "0.3")[];
   publicUrl?: string;
   log?: boolean;
+  /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
+  allowWebhook?: string[];
 }
 
 function parsePort(v: string): number {
@@ -50,12 +52,27 @@ export async function loadAgent(spec: string): Promise<Agent> {
 
 /** Starts the server; resolves with a function that stops it. */
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
-  if (opts.store.startsWith("sqlite:"))
-    throw new Error("the SQLite task store is not available in this version (it comes with a later release); use --store memory");
-  if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory`);
   const agent = await loadAgent(opts.agent);
   const { buildServer } = await import("../server/index.js");
-  const app = await buildServer({ agent, versions: opts.versions, publicUrl: opts.publicUrl, logger: opts.log ?? false });
+  let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
+  if (opts.store.startsWith("sqlite:")) {
+    const file = opts.store.slice("sqlite:".length);
+    if (!file) throw new Error("--store sqlite:<file> needs a file name");
+    const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+    const store = new SqliteTaskStore(file);
+    // Tasks a previous process left running can never finish: fail them before serving.
+    const recovered = store.recoverInterrupted();
+    if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
+    stores = { store, pushConfigs: store.pushConfigs };
+  } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  const app = await buildServer({
+    agent,
+    ...stores,
+    versions: opts.versions,
+    publicUrl: opts.publicUrl,
+    logger: opts.log ?? false,
+    push: { allow: opts.allowWebhook ?? [] },
+  });
   await app.listen({ port: opts.port, host: opts.host });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
@@ -72,10 +89,16 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
-    .option("--store <store>", "task store: memory (sqlite:<file> arrives in a later release)", "memory")
+    .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
+    .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .action(async (opts: ServeOptions) => {
       let server: Awaited<ReturnType<typeof startServe>>;
       try {

@@ -1,6 +1,9 @@
 // `a2a-toolkit serve` as a user runs it: a child process on a free port, stopped with SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const children: ChildProcess[] = [];
@@ -71,11 +74,32 @@ describe("a2a-toolkit serve", () => {
     expect(r.result?.task?.artifacts?.[0].parts[0].text).toBe("HELLO");
   });
 
-  it("refuses sqlite: with a clear message and exit code 2", async () => {
-    const s = serve(["--store", "sqlite:tasks.db"]);
+  it("--store sqlite:<file> keeps tasks across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-serve-"));
+    try {
+      const file = join(dir, "tasks.db");
+      const first = serve(["--store", `sqlite:${file}`]);
+      const url1 = await first.url;
+      const sent = (await send(url1, "echo kept")) as { result?: { task?: { id?: string } } };
+      const id = sent.result!.task!.id!;
+      first.child.kill("SIGTERM");
+      await once(first.child, "exit");
+      const second = serve(["--store", `sqlite:${file}`]);
+      const url2 = await second.url;
+      const got = (await (await fetch(`${url2}/tasks/${id}`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+        artifacts: { parts: { text: string }[] }[];
+      };
+      expect(got.artifacts[0].parts[0].text).toBe("kept");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unknown store with a clear message and exit code 2", async () => {
+    const s = serve(["--store", "postgres://x"]);
     const [code] = await once(s.child, "exit");
     expect(code).toBe(2);
-    expect(s.stderr()).toMatch(/SQLite task store is not available/);
+    expect(s.stderr()).toMatch(/unknown store/);
     await s.url.catch(() => undefined);
   });
 });
