@@ -7,9 +7,9 @@
 //
 //   Codec, server side
 //     decodeRequest(op, wire, opts?)    wire request → Translated<1.0 request message>
-//                                       (opts.blockingDefault: what an absent/false 0.3 REST `blocking` means, L22)
 //                                       (JSON-RPC: the `params`; HTTP+JSON: the request message JSON of
-//                                       the dialect, path/query/body already merged by src/transport/rest.ts)
+//                                       the dialect, path/query/body already merged by src/transport/rest.ts;
+//                                       opts.blockingDefault: what an absent/false 0.3 REST `blocking` means, L22)
 //     encodeResponse(op, msg)           1.0 response → Translated<wire JSON> (JSON-RPC `result` / REST body)
 //     encodeEvent(event, final)         1.0 StreamResponse → wire item (`final` is used by 0.3 only;
 //                                       src/versioning/stream.ts decides it)
@@ -31,7 +31,7 @@
 //     listTasksUnsupported()            the L6 error
 //
 // Every decode validates first with the generated validators (path-precise InvalidParams on the
-// server side); every 0.3 value goes through the translators (src/versioning/translate/), so
+// server side); every 0.3 value goes through the translators (rpc0_3.ts, rest0_3.ts), so
 // nothing outside src/versioning imports generated/v0_3.
 import type { DescMessage, JsonObject, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
