@@ -19,6 +19,7 @@ export interface TestCommandOptions {
   streamTimeout?: string;
   verbose?: boolean;
   header?: string[];
+  otherHeader?: string[];
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -50,7 +51,7 @@ function parseHeaders(list: string[] | undefined): Record<string, string> | unde
   const out: Record<string, string> = {};
   for (const h of list) {
     const i = h.indexOf(":");
-    if (i < 1) throw new UsageError(`--header: expected "Name: value", got "${h}"`);
+    if (i < 1) throw new UsageError(`--header/--other-header: expected "Name: value", got "${h}"`);
     out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
   }
   return out;
@@ -89,6 +90,7 @@ export async function runTestCommand(url: string, opts: TestCommandOptions, out:
       level: level as "must" | "should" | "may" | undefined,
       knownFailingFile: opts.knownFailing,
       headers: parseHeaders(opts.header),
+      otherHeaders: parseHeaders(opts.otherHeader),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
       onProgress: ({ index, total, result }) => {
@@ -134,6 +136,11 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option(
       "--header <header>",
       'header sent with every request, e.g. "Authorization: Bearer <token>" (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      "--other-header <header>",
+      "credentials of a second principal, for the isolation cases (repeatable)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option("--timeout <ms>", "bound for each response (default 10000)")

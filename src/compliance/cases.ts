@@ -23,6 +23,8 @@ export interface CaseRequest {
   rawBody?: string;
   /** Leave out the runner's credential headers. */
   withoutCredentials?: boolean;
+  /** other: use the second principal's credentials. */
+  as?: "main" | "other";
 }
 
 export interface StreamExpect {
@@ -67,6 +69,8 @@ export interface Case {
   capabilities: string[];
   /** Fixture behaviours needed; empty = any agent. */
   behaviours: Behaviour[];
+  /** Some request is sent as a second principal (needs --other-header). */
+  needsOtherPrincipal: boolean;
   /** Preconditions: the card (of the case's version) must match `card`; its captures seed the case's variables. */
   when?: { card?: unknown };
   steps: CaseStep[];
@@ -184,6 +188,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],
       behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
+      needsOtherPrincipal: raw.steps.some((st) => ("parallel" in st ? st.parallel : [st]).some((x) => x.request.as === "other")),
       ...(raw.when ? { when: raw.when } : {}),
       steps: raw.steps,
     },

@@ -51,6 +51,8 @@ export interface SelectOptions {
 export interface RunOptions {
   /** Headers added to every request (credentials such as Authorization), unless a request says withoutCredentials. */
   headers?: Record<string, string>;
+  /** Credentials of a second principal, for requests a case sends "as": "other". */
+  otherHeaders?: Record<string, string>;
   timeoutMs?: number;
   streamTimeoutMs?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -72,7 +74,11 @@ export function selectCases(cases: Case[], opts: SelectOptions): Case[] {
 }
 
 /** Why a case cannot run against this agent, or undefined with the interface to use. */
-export function applicability(c: Case, d: Discovery): { skip?: string; iface?: AgentInterfaceInfo; vars?: Map<string, unknown> } {
+export function applicability(
+  c: Case,
+  d: Discovery,
+  opts: Pick<RunOptions, "otherHeaders"> = {},
+): { skip?: string; iface?: AgentInterfaceInfo; vars?: Map<string, unknown> } {
   const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
@@ -91,6 +97,7 @@ export function applicability(c: Case, d: Discovery): { skip?: string; iface?: A
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
+  if (c.needsOtherPrincipal && !opts.otherHeaders) return { skip: "needs a second principal's credentials (--other-header)" };
   const vars = new Map<string, unknown>();
   if (c.when?.card !== undefined) {
     // A precondition on the card (a required extension, declared security …); its captures seed the case.
@@ -112,7 +119,8 @@ function joinUrl(base: string, path: string): string {
   return u.toString();
 }
 
-function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>, extra: Record<string, string> = {}): WireRequest {
+function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>, creds: Pick<RunOptions, "headers" | "otherHeaders"> = {}): WireRequest {
+  const extra = (req.as === "other" ? creds.otherHeaders : creds.headers) ?? {};
   const path = render(req.path, vars) as string;
   const own = render(req.headers ?? {}, vars) as Record<string, string>;
   const ownNames = new Set(Object.keys(own).map((k) => k.toLowerCase()));
@@ -218,11 +226,11 @@ async function runExchange(
   name: string,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers">,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders">,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts.headers);
+    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts);
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
@@ -238,7 +246,7 @@ export async function runStep(
   index: number,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers">,
+  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders">,
 ): Promise<StepResult[]> {
   const name = step.name ?? `step ${index + 1}`;
   const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
@@ -257,11 +265,11 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     level: c.level,
     requirements: c.requirements,
   };
-  const { skip, iface, vars: seeded } = applicability(c, d);
+  const { skip, iface, vars: seeded } = applicability(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
   const vars = seeded ?? new Map<string, unknown>();
   const steps: StepResult[] = [];
-  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000, headers: opts.headers };
+  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000, headers: opts.headers, otherHeaders: opts.otherHeaders };
   let failed: StepResult | undefined;
   for (const [i, step] of c.steps.entries()) {
     if (failed) {

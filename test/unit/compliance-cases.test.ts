@@ -132,6 +132,7 @@ describe("the committed suite", () => {
       /subscribe-to-(running|terminal|unknown)-task/,
       /concurrent-subscribers/, // 0.3 says nothing about several streams on one task
       /^(json-rpc|rest)\/extensions\//, // ExtensionSupportRequiredError is 1.0 only (-32008)
+      /other-principal-list-excludes-task$/, // ListTasks
       /history-length-zero-omits-history$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
       /^card\//,
     ];

@@ -22,6 +22,7 @@ function mkCase(id: string, over: Partial<Case> = {}): Case {
     binding: b === "rest" ? "rest" : b === "json-rpc" ? "json-rpc" : "any",
     capabilities: [],
     behaviours: [],
+    needsOtherPrincipal: false,
     steps: [],
     ...over,
   };
@@ -153,6 +154,18 @@ describe("case selection and applicability", () => {
       "http://127.0.0.1:1/rpc",
     );
     expect(applicability(mkCase("v1_0/card/c"), discovery).skip).toBeUndefined();
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { needsOtherPrincipal: true }), discovery).skip).toBe(
+      "needs a second principal's credentials (--other-header)",
+    );
+    expect(
+      applicability(mkCase("v1_0/json-rpc/a/x", { needsOtherPrincipal: true }), discovery, { otherHeaders: { a: "b" } }).skip,
+    ).toBeUndefined();
+    const when = { card: { capabilities: { extensions: { $some: { required: true, uri: { $capture: "ext" } } } } } };
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { when }), { ...discovery, card1_0: { capabilities: {} } }).skip).toMatch(
+      /^the card does not declare what the case checks: \/capabilities\/extensions/,
+    );
+    const withExt = { ...discovery, card1_0: { capabilities: { extensions: [{ uri: "urn:x", required: true }] } } };
+    expect(applicability(mkCase("v1_0/json-rpc/a/x", { when }), withExt).vars?.get("ext")).toBe("urn:x");
   });
 
   it("reads interfaces from a 1.0 card and from a 0.3 card, first declaration per version and binding wins", () => {

@@ -1,0 +1,122 @@
+// Client compliance cases: one JSON file per scenario under compliance/client-cases/, its path
+// (without .json) is its ID (`v1_0/json-rpc/send/blocking-send-returns-task`). Each file is
+// validated against compliance/client-cases/client-case.schema.json, its matchers are checked
+// like the server cases' (known operators, generated validators), and its requirement IDs must
+// be in compliance/requirements.json.
+//
+// A case says what the client's driver is told to do (`instruction`), which requests the client
+// must then send, in order (`exchanges[].request`, matchers), what the fixture server answers to
+// each (`exchanges[].response`, wire data recorded for the case's version and binding), and the
+// result the driver must report (`result`, a matcher).
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { Ajv, type ValidateFunction } from "ajv";
+import { COMPLIANCE_DIR, type Level, type Version } from "../cases.js";
+import { MATCH_KINDS, OPERATORS, isPlainObject } from "../match.js";
+import { loadCatalogue } from "../requirements.js";
+import { resolveValidator } from "../validators.js";
+
+export const CLIENT_CASES_DIR = join(COMPLIANCE_DIR, "client-cases");
+const SCHEMA_FILE = join(CLIENT_CASES_DIR, "client-case.schema.json");
+
+export interface ClientExchange {
+  name?: string;
+  optional?: boolean;
+  request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown };
+  response: { status?: number; headers?: Record<string, string>; body?: unknown; events?: unknown[]; end?: "close" | "drop" };
+}
+
+export interface ClientCase {
+  id: string;
+  file: string;
+  title: string;
+  description?: string;
+  requirements: string[];
+  level: Level;
+  version: Version;
+  binding: "json-rpc" | "rest";
+  card?: Record<string, unknown>;
+  capabilities?: Record<string, unknown>;
+  tenant?: string;
+  interfaceUrl?: string;
+  instruction: Record<string, unknown> & { op: string };
+  exchanges: ClientExchange[];
+  result: unknown;
+}
+
+export class ClientCaseLoadError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`${problems.length} problem(s) in client compliance cases:\n  ${problems.join("\n  ")}`);
+    this.name = "ClientCaseLoadError";
+  }
+}
+
+let validator: ValidateFunction | undefined;
+function schema(): ValidateFunction {
+  validator ??= new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_FILE, "utf8")) as object);
+  return validator;
+}
+
+function checkMatchers(value: unknown, at: string, problems: string[]): void {
+  if (Array.isArray(value)) return value.forEach((v, i) => checkMatchers(v, `${at}/${i}`, problems));
+  if (!isPlainObject(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.startsWith("$")) {
+      if (!(OPERATORS as readonly string[]).includes(k)) problems.push(`${at}: unknown operator "${k}"`);
+      if (k === "$match" && !(MATCH_KINDS as readonly string[]).includes(v as string)) problems.push(`${at}/$match: unknown kind ${JSON.stringify(v)}`);
+      if (k === "$valid" && (typeof v !== "string" || !resolveValidator(v))) problems.push(`${at}/$valid: no generated validator named ${JSON.stringify(v)}`);
+    }
+    checkMatchers(v, `${at}/${k}`, problems);
+  }
+}
+
+const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
+
+export function parseClientCase(id: string, file: string, data: unknown, knownIds?: Set<string>): { case?: ClientCase; problems: string[] } {
+  const validate = schema();
+  if (!validate(data))
+    return { problems: (validate.errors ?? []).map((e) => `${id}: ${e.instancePath || "/"}: ${e.message ?? e.keyword}${e.params && "additionalProperty" in e.params ? ` "${String(e.params.additionalProperty)}"` : ""}`) };
+  const raw = data as Omit<ClientCase, "id" | "file">;
+  const problems: string[] = [];
+  raw.exchanges.forEach((x, i) => checkMatchers(x.request, `/exchanges/${i}/request`, problems));
+  checkMatchers(raw.result, "/result", problems);
+  const [vdir, bdir] = id.split("/");
+  if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/`);
+  if (bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
+  if (knownIds) for (const r of raw.requirements) if (!knownIds.has(r)) problems.push(`/requirements: unknown requirement ID "${r}" (not in compliance/requirements.json)`);
+  if (problems.length) return { problems: problems.map((p) => `${id}: ${p}`) };
+  return { problems: [], case: { id, file, ...raw } };
+}
+
+function listJson(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listJson(full));
+    else if (name.endsWith(".json") && !name.endsWith(".schema.json")) out.push(full);
+  }
+  return out;
+}
+
+/** Loads and validates every client case below `dir`; throws ClientCaseLoadError listing every problem. */
+export function loadClientCases(dir: string = CLIENT_CASES_DIR, catalogueFile?: string): ClientCase[] {
+  const catalogue = loadCatalogue(catalogueFile);
+  const known = new Set([...catalogue.rules.map((r) => r.id), ...catalogue.tckIds]);
+  const problems: string[] = [];
+  const cases: ClientCase[] = [];
+  for (const file of listJson(dir)) {
+    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      problems.push(`${id}: not valid JSON: ${(e as Error).message}`);
+      continue;
+    }
+    const r = parseClientCase(id, file, data, known);
+    problems.push(...r.problems);
+    if (r.case) cases.push(r.case);
+  }
+  if (problems.length) throw new ClientCaseLoadError(problems);
+  return cases;
+}

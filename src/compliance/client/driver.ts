@@ -1,0 +1,91 @@
+// The driver protocol of client compliance (documented in compliance/drivers/README.md).
+//
+// The client under test is wrapped in a small program, its driver. For each scenario the suite
+// runs the driver's command once, with every `{url}` in it replaced by the fixture server's base
+// URL (where the agent card is). The driver reads ONE JSON instruction from stdin, e.g.
+//   {"op":"send","text":"hello","version":"1.0","binding":"json-rpc","stream":false}
+// performs it with the client library, and writes ONE JSON result as the last line of stdout:
+//   {"ok":true,"response":{"task":{…}}}                   send (A2A 1.0 ProtoJSON SendMessageResponse)
+//   {"ok":true,"events":[{"task":…},{"statusUpdate":…}]}  send with stream:true, subscribe
+//   {"ok":true,"task":{…}}                                get, cancel
+//   {"ok":true,"tasks":[…],"nextPageToken":""}            list
+//   {"ok":false,"error":{"code":-32001,"name":"TaskNotFoundError","message":"…"}}   an A2A error
+//   {"ok":false,"error":{"kind":"network","message":"…"}}                           no A2A answer
+// Results are in the A2A 1.0 ProtoJSON shape whatever version the agent spoke. Anything else the
+// driver prints (logs) goes before the last line or to stderr. The driver's exit code is ignored.
+import { spawn } from "node:child_process";
+
+export interface DriverOutcome {
+  /** The parsed last JSON line of stdout (undefined: none). */
+  result?: unknown;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  /** The driver did not finish in time and was killed. */
+  timedOut: boolean;
+  /** Could not start the command at all. */
+  spawnError?: string;
+}
+
+/** Substitutes {url}; a single-string command runs through the shell, an argv list directly. */
+export function commandFor(command: string[], url: string): { file: string; args: string[]; shell: boolean } {
+  const sub = command.map((a) => a.replaceAll("{url}", url));
+  if (sub.length === 1) return { file: sub[0], args: [], shell: true };
+  return { file: sub[0], args: sub.slice(1), shell: false };
+}
+
+function lastJsonLine(text: string): unknown {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim());
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      return JSON.parse(lines[i]);
+    } catch {
+      // not the result line
+    }
+  }
+  return undefined;
+}
+
+export async function runDriver(command: string[], url: string, instruction: unknown, timeoutMs: number): Promise<DriverOutcome> {
+  const { file, args, shell } = commandFor(command, url);
+  return new Promise<DriverOutcome>((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    let child;
+    try {
+      // detached: its own process group, so a timeout ends the driver and whatever it started.
+      child = spawn(file, args, { shell, stdio: ["pipe", "pipe", "pipe"], detached: true, env: process.env });
+    } catch (e) {
+      resolve({ stdout, stderr, exitCode: null, timedOut, spawnError: (e as Error).message });
+      return;
+    }
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    child.stdout.on("data", (d: Buffer) => {
+      if (stdout.length < 8 * 1024 * 1024) stdout += d.toString("utf8");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (stderr.length < 1024 * 1024) stderr += d.toString("utf8");
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, exitCode: null, timedOut, spawnError: e.message });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ result: lastJsonLine(stdout), stdout, stderr, exitCode: code, timedOut });
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(`${JSON.stringify(instruction)}\n`);
+  });
+}

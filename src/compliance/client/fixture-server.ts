@@ -1,0 +1,211 @@
+// The fixture server of client compliance: a plain node:http server (not the reference server,
+// so the judge stays independent of what it judges) that plays the server side of one client
+// case. It serves the case's agent card at /.well-known/agent-card.json, answers the client's
+// requests with the case's recorded responses in order, and records every request with the
+// differences from what the case expected.
+//
+// Matching: each incoming request (other than a card fetch) is compared with the next expected
+// exchange; an exchange marked `optional` that does not match is passed over. A request that
+// matches no remaining exchange is answered with HTTP 500 and recorded as unexpected. Captures
+// made while matching a request ({"$capture": "rpcId"}) are available to its response and to
+// later exchanges ("id": "{{rpcId}}").
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Scope, match, render, type Diff } from "../match.js";
+import type { ClientCase, ClientExchange } from "./cases.js";
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  json?: unknown;
+}
+
+export interface ExchangeOutcome {
+  exchange: ClientExchange;
+  index: number;
+  request?: RecordedRequest;
+  diffs: Diff[];
+  status: "pass" | "fail" | "not received" | "skipped";
+  responseStatus?: number;
+}
+
+export interface FixtureRun {
+  /** The fixture server's base URL ({{base}} in the case). */
+  url: string;
+  /** Card fetches (GET …/.well-known/agent-card.json). */
+  cardFetches: RecordedRequest[];
+  /** Requests that matched no expected exchange. */
+  unexpected: { request: RecordedRequest; diffs: Diff[] }[];
+  outcomes: ExchangeOutcome[];
+  close(): Promise<void>;
+}
+
+const CARD_PATH = "/.well-known/agent-card.json";
+
+/** The default card of a case: one interface of the case's version and binding at {{base}}/a2a. */
+export function defaultCard(c: ClientCase): Record<string, unknown> {
+  const binding = c.binding === "rest" ? "HTTP+JSON" : "JSONRPC";
+  const capabilities = { streaming: true, pushNotifications: false, ...(c.capabilities ?? {}) };
+  const common = {
+    name: "a2a-toolkit client-compliance fixture",
+    description: "Plays the server side of one client compliance scenario.",
+    version: "1.0.0",
+    capabilities,
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [{ id: "fixture", name: "fixture", description: "Scripted answers", tags: ["fixture"] }],
+  };
+  if (c.version === "1.0")
+    return {
+      ...common,
+      supportedInterfaces: [{ url: "{{base}}/a2a", protocolBinding: binding, protocolVersion: "1.0", ...(c.tenant ? { tenant: c.tenant } : {}) }],
+    };
+  return { ...common, protocolVersion: "0.3.0", url: "{{base}}/a2a", preferredTransport: binding };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 4 * 1024 * 1024) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+/** Compares one request with an exchange's expectation; captures go into scope. */
+function compareRequest(x: ClientExchange, rec: RecordedRequest, ifacePath: string, scope: Scope): Diff[] {
+  const diffs: Diff[] = [];
+  const e = x.request;
+  if (e.method !== undefined) diffs.push(...match(e.method, rec.method, "/method", scope));
+  if (e.path !== undefined) {
+    const [pathname] = rec.url.split("?", 1);
+    const query = rec.url.slice(pathname.length);
+    const under = pathname === ifacePath || pathname.startsWith(`${ifacePath}/`) || (ifacePath === "" && pathname.startsWith("/"));
+    const rel = under ? pathname.slice(ifacePath.length) + query : undefined;
+    if (rel === undefined)
+      diffs.push({ path: "/path", expected: `a path under the interface URL (${ifacePath || "/"})`, actual: rec.url, message: `request outside the interface URL: ${rec.url}` });
+    // A trailing slash on the interface URL itself is the same resource.
+    else diffs.push(...match(e.path, rel.startsWith("/?") || rel === "/" ? rel.slice(1) : rel, "/path", scope));
+  }
+  for (const [name, exp] of Object.entries(e.headers ?? {})) diffs.push(...match(exp, rec.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
+  if (e.body !== undefined) {
+    if (rec.json === undefined && !(rec.body === undefined || rec.body === ""))
+      diffs.push({ path: "/body", expected: "a JSON body", actual: rec.body, message: "the request body is not JSON" });
+    else diffs.push(...match(e.body, rec.json, "/body", scope));
+  }
+  return diffs;
+}
+
+function send(res: ServerResponse, r: ClientExchange["response"], vars: Map<string, unknown>): number {
+  const status = r.status ?? 200;
+  let rendered: ClientExchange["response"];
+  try {
+    rendered = render(r, vars) as ClientExchange["response"];
+  } catch (e) {
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: `fixture server: ${(e as Error).message}` }));
+    return 500;
+  }
+  if (rendered.events) {
+    res.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...(rendered.headers ?? {}) });
+    for (const ev of rendered.events) res.write(`data: ${JSON.stringify(ev)}\n\n`);
+    if (rendered.end === "drop") {
+      // A broken connection: the chunked body never ends properly.
+      res.socket?.destroy();
+      return status;
+    }
+    res.end();
+    return status;
+  }
+  const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body);
+  res.writeHead(status, { ...(rendered.body !== undefined ? { "content-type": "application/json" } : {}), ...(rendered.headers ?? {}) });
+  res.end(body);
+  return status;
+}
+
+/** Starts the fixture server of one case on 127.0.0.1 (port 0). */
+export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Promise<FixtureRun> {
+  const vars = new Map<string, unknown>();
+  const outcomes: ExchangeOutcome[] = c.exchanges.map((exchange, index) => ({ exchange, index, diffs: [], status: "not received" }));
+  const cardFetches: RecordedRequest[] = [];
+  const unexpected: FixtureRun["unexpected"] = [];
+  let next = 0;
+  let ifacePath = "";
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const rec: RecordedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: headersOf(req) };
+      if (body.length) {
+        rec.body = body;
+        try {
+          rec.json = JSON.parse(body);
+        } catch {
+          // kept as text; a body expectation reports it
+        }
+      }
+      const pathname = rec.url.split("?", 1)[0];
+      if (rec.method === "GET" && pathname.endsWith(CARD_PATH)) {
+        cardFetches.push(rec);
+        const card = render(c.card ?? defaultCard(c), vars);
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(JSON.stringify(card));
+        return;
+      }
+      // The next exchange that matches; optional ones that do not are passed over.
+      let firstTry: Diff[] | undefined;
+      for (let i = next; i < outcomes.length; i++) {
+        const o = outcomes[i];
+        const scope = new Scope(vars);
+        const diffs = compareRequest(o.exchange, rec, ifacePath, scope);
+        firstTry ??= diffs;
+        if (diffs.length && o.exchange.optional) continue;
+        // A mandatory exchange takes the request, matching or not (its differences are the finding).
+        for (let j = next; j < i; j++) outcomes[j].status = "skipped";
+        for (const [k, v] of scope.staged) vars.set(k, v);
+        o.request = rec;
+        o.diffs = diffs;
+        o.status = diffs.length ? "fail" : "pass";
+        next = i + 1;
+        o.responseStatus = send(res, o.exchange.response, vars);
+        return;
+      }
+      unexpected.push({
+        request: rec,
+        diffs: firstTry ?? [{ path: "", expected: "no further request", actual: `${rec.method} ${rec.url}`, message: "request after the last expected exchange" }],
+      });
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `fixture server: unexpected request ${rec.method} ${rec.url}` }));
+    })().catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `fixture server: ${(e as Error).message}` }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+  vars.set("base", url);
+  ifacePath = new URL(render(c.interfaceUrl ?? "{{base}}/a2a", vars) as string).pathname.replace(/\/+$/, "");
+  return {
+    url,
+    cardFetches,
+    unexpected,
+    outcomes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

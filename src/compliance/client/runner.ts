@@ -1,0 +1,170 @@
+// Runs client compliance cases: for each case a fresh fixture server plays the server side, the
+// client's driver is run once with the case's instruction, and the case passes when the client
+// fetched the card, sent every expected request (and nothing else) as the case describes, and
+// the driver reported the expected result. Results use the server suite's CaseResult and Report
+// shapes, so the same console, JSON, JUnit and HTML reporters render them.
+import type { Case, Version } from "../cases.js";
+import { globToRegExp } from "../cases.js";
+import type { Discovery } from "../discovery.js";
+import type { WireResponse } from "../http.js";
+import { Scope, match, type Diff } from "../match.js";
+import { buildReport, consoleReport, type ConsoleOptions, type Report } from "../report.js";
+import { coverage, loadCatalogue } from "../requirements.js";
+import type { CaseResult, StepResult } from "../runner.js";
+import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
+import { runDriver } from "./driver.js";
+import { startFixtureServer, type RecordedRequest } from "./fixture-server.js";
+
+export interface ClientSuiteOptions {
+  /** The driver command; `{url}` is replaced by the fixture server's URL. */
+  command: string[];
+  versions?: Version[];
+  bindings?: ("json-rpc" | "rest")[];
+  caseGlobs?: string[];
+  level?: "must" | "should" | "may";
+  /** Bound for one driver run (default 20 000 ms). */
+  timeoutMs?: number;
+  casesDir?: string;
+  catalogueFile?: string;
+  onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
+}
+
+const LEVEL_RANK = { MUST: 0, SHOULD: 1, MAY: 2 } as const;
+const LIMIT_RANK = { must: 0, should: 1, may: 2 } as const;
+
+export function selectClientCases(cases: ClientCase[], opts: Pick<ClientSuiteOptions, "versions" | "bindings" | "caseGlobs" | "level">): ClientCase[] {
+  const globs = opts.caseGlobs?.map(globToRegExp);
+  return cases.filter(
+    (c) =>
+      (!opts.versions || opts.versions.includes(c.version)) &&
+      (!opts.bindings || opts.bindings.includes(c.binding)) &&
+      (!globs || globs.some((g) => g.test(c.id))) &&
+      (!opts.level || LEVEL_RANK[c.level] <= LIMIT_RANK[opts.level]),
+  );
+}
+
+function asWire(rec: RecordedRequest, base: string) {
+  return { method: rec.method, url: base + rec.url, headers: rec.headers, ...(rec.body !== undefined ? { body: rec.body } : {}) };
+}
+
+function asActual(rec: RecordedRequest, status: number): WireResponse {
+  return { status, headers: rec.headers, ...(rec.json !== undefined ? { json: rec.json } : rec.body !== undefined ? { text: rec.body } : {}) };
+}
+
+/** The instruction sent to the driver: the case's, with its version and binding unless it names its own. */
+export function instructionFor(c: ClientCase): Record<string, unknown> {
+  return { version: c.version, binding: c.binding, ...c.instruction };
+}
+
+export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs">): Promise<CaseResult> {
+  const started = Date.now();
+  const fixture = await startFixtureServer(c);
+  let outcome;
+  try {
+    outcome = await runDriver(opts.command, fixture.url, instructionFor(c), opts.timeoutMs ?? 20_000);
+  } finally {
+    await fixture.close();
+  }
+  const steps: StepResult[] = [];
+  const cardDiffs: Diff[] = fixture.cardFetches.length
+    ? []
+    : [{ path: "/path", expected: "GET /.well-known/agent-card.json", actual: undefined, message: "the client never fetched the agent card" }];
+  steps.push({
+    name: "agent card",
+    expected: { method: "GET", path: "/.well-known/agent-card.json" } as never,
+    ...(fixture.cardFetches[0] ? { request: asWire(fixture.cardFetches[0], fixture.url), actual: asActual(fixture.cardFetches[0], 200) } : {}),
+    diffs: cardDiffs,
+    status: cardDiffs.length ? "fail" : "pass",
+  });
+  for (const o of fixture.outcomes) {
+    const name = o.exchange.name ?? `request ${o.index + 1}`;
+    const expected = o.exchange.request as never;
+    if (o.status === "skipped" || (o.status === "not received" && o.exchange.optional)) {
+      steps.push({ name: `${name} (optional, not sent)`, expected, diffs: [], status: "not run" });
+      continue;
+    }
+    if (o.status === "not received") {
+      steps.push({ name, expected, diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }], status: "fail" });
+      continue;
+    }
+    steps.push({ name, expected, request: asWire(o.request!, fixture.url), actual: asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail" });
+  }
+  for (const u of fixture.unexpected)
+    steps.push({
+      name: "unexpected request",
+      expected: { body: "no request here" } as never,
+      request: asWire(u.request, fixture.url),
+      actual: asActual(u.request, 500),
+      diffs: [{ path: "", expected: "no request", actual: `${u.request.method} ${u.request.url}`, message: `unexpected request ${u.request.method} ${u.request.url}` }, ...u.diffs],
+      status: "fail",
+    });
+  const resultDiffs: Diff[] = [];
+  let error: string | undefined;
+  if (outcome.spawnError) error = `the driver could not be started: ${outcome.spawnError}`;
+  else if (outcome.timedOut) error = `the driver did not finish within ${opts.timeoutMs ?? 20_000} ms`;
+  else if (outcome.result === undefined) error = `the driver printed no JSON result (exit code ${outcome.exitCode}); stderr: ${outcome.stderr.trim().slice(-500)}`;
+  else resultDiffs.push(...match(c.result, outcome.result, "/result", new Scope(new Map())));
+  steps.push({
+    name: "driver result",
+    expected: { body: c.result },
+    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
+    diffs: resultDiffs,
+    status: error || resultDiffs.length ? "fail" : "pass",
+    ...(error ? { error } : {}),
+  });
+  const failed = steps.find((s) => s.status === "fail");
+  const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((d) => `${d.path || "/"} ${d.message}`).slice(0, 3).join("; ")}` : undefined;
+  return {
+    id: c.id,
+    title: c.title,
+    version: c.version,
+    binding: c.binding,
+    level: c.level,
+    requirements: c.requirements,
+    status: failed ? "fail" : "pass",
+    ...(reason ? { reason } : {}),
+    steps,
+    durationMs: Date.now() - started,
+  };
+}
+
+export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> {
+  const startedAt = new Date();
+  const all = loadClientCases(opts.casesDir ?? CLIENT_CASES_DIR, opts.catalogueFile);
+  const selected = selectClientCases(all, opts);
+  const results: CaseResult[] = [];
+  for (const [index, c] of selected.entries()) {
+    const result = await runClientCase(c, opts);
+    results.push(result);
+    opts.onProgress?.({ index, total: selected.length, result });
+  }
+  const catalogue = loadCatalogue(opts.catalogueFile);
+  const target = opts.command.join(" ");
+  const discovery: Discovery = {
+    agentUrl: target,
+    cardUrl: "",
+    interfaces: [],
+    capabilities: { "1.0": {}, "0.3": {} },
+    notes: [],
+  };
+  const report = buildReport({
+    target,
+    startedAt,
+    finishedAt: new Date(),
+    discovery,
+    filters: { versions: opts.versions ?? "all", bindings: opts.bindings ?? "all", cases: opts.caseGlobs ?? "all", level: opts.level ?? "may" },
+    results,
+    stale: [],
+    coverage: coverage(catalogue, all as unknown as Case[]).filter((r) => r.role === "client"),
+    suite: all as unknown as Case[],
+  });
+  report.tool = "a2a-toolkit test-client";
+  return report;
+}
+
+/** The server suite's console report with a header that names the client under test. */
+export function clientConsoleReport(report: Report, opts: ConsoleOptions = {}): string {
+  const body = consoleReport(report, opts).split("\n");
+  const firstBlank = body.indexOf("");
+  return [`a2a-toolkit test-client -- ${report.target}`, "  fixture server: one per scenario on 127.0.0.1", ...body.slice(firstBlank)].join("\n");
+}
