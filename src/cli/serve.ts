@@ -12,6 +12,8 @@ export interface ServeOptions {
   versions: ("1.0" | "0.3")[];
   publicUrl?: string;
   log?: boolean;
+  /** The fixture agent declares push notifications. */
+  push?: boolean;
   /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
   allowWebhook?: string[];
 }
@@ -38,8 +40,8 @@ function isAgent(x: unknown): x is Agent {
 }
 
 /** `fixture`, or a module whose default export (or `agent` export) is an Agent or a function returning one. */
-export async function loadAgent(spec: string): Promise<Agent> {
-  if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent();
+export async function loadAgent(spec: string, fixture: { pushNotifications?: boolean } = {}): Promise<Agent> {
+  if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent(fixture);
   const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
   for (const candidate of [mod.default, mod.agent, mod.createAgent]) {
     const value = typeof candidate === "function" ? await (candidate as () => unknown)() : candidate;
@@ -52,7 +54,7 @@ export async function loadAgent(spec: string): Promise<Agent> {
 
 /** Starts the server; resolves with a function that stops it. */
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
-  const agent = await loadAgent(opts.agent);
+  const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer } = await import("../server/index.js");
   let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
   if (opts.store.startsWith("sqlite:")) {
@@ -93,6 +95,7 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
+    .option("--push", "the fixture agent declares push notifications (webhook delivery)")
     .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
       v
         .split(",")

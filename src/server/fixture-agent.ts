@@ -63,14 +63,20 @@ async function* chunks(n: number): AsyncGenerator<StreamItem> {
   for (let i = 1; i <= n; i++) yield `chunk ${i}/${n}`;
 }
 
-export function createFixtureAgent(): Agent {
+export interface FixtureOptions {
+  /** Declare `capabilities.pushNotifications` (default false: the push operations answer PushNotificationNotSupported). */
+  pushNotifications?: boolean;
+}
+
+export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
+  const pushNotifications = opts.pushNotifications ?? false;
   return {
     card: {
       name: "a2a-toolkit fixture agent",
       description:
         "Deterministic test agent: the first word of the message selects the behaviour (echo, ask, stream, fail, slow, msg, auth, parts).",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications: true },
+      capabilities: { streaming: true, pushNotifications },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [
@@ -87,7 +93,7 @@ export function createFixtureAgent(): Agent {
       name: "a2a-toolkit fixture agent",
       description: "The fixture agent's extended card: the same behaviours, with one more skill listed.",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications: true },
+      capabilities: { streaming: true, pushNotifications },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [

@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
   hookBase = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
-  app = await buildServer({ agent: createFixtureAgent(), push: { allow: ["127.0.0.1"] } });
+  app = await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });
@@ -97,7 +97,7 @@ describe("push notification configs (1.0 JSON-RPC)", () => {
 
 describe("SSRF guard", () => {
   it("a server without an allow-list refuses loopback webhooks with InvalidParams", async () => {
-    const strict = await buildServer({ agent: createFixtureAgent() });
+    const strict = await buildServer({ agent: createFixtureAgent({ pushNotifications: true }) });
     await strict.listen({ port: 0, host: "127.0.0.1" });
     try {
       const url = `http://127.0.0.1:${(strict.server.address() as { port: number }).port}/`;
