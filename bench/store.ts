@@ -3,9 +3,10 @@
 //
 // One "send" is what the runtime writes for a blocking SendMessage answered with an artifact: three
 // puts of the same task (SUBMITTED with the user message, WORKING, COMPLETED with the agent's
-// status message and a one-part artifact), then a GetTask read. Sends run one after another (the
-// runtime awaits each put), so this is the per-request cost the store adds, not a concurrency test.
-// Reported: sends per second and µs per send for MemoryTaskStore, SqliteTaskStore on a file with
+// status message and a one-part artifact), then a GetTask read. Two shapes: one sender after
+// another (the cost one request adds), and 50 concurrent senders (like the server benchmark's 50
+// connections; the SQLite store commits the writes of one event-loop turn together). Reported:
+// sends per second and µs per send for MemoryTaskStore, SqliteTaskStore on a file with
 // synchronous=NORMAL (the default) and FULL, and each store's ratio to memory. Median of 3 rounds.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ const args = process.argv.slice(2);
 const json = args.includes("--json");
 const tasksArg = args.indexOf("--tasks");
 const N = tasksArg >= 0 ? Number(args[tasksArg + 1]) : 5000;
+const CONCURRENT = 50;
 const ROUNDS = 3;
 
 const text = (s: string) => create(v1_0.PartSchema, { content: { case: "text", value: s } });
@@ -56,13 +58,18 @@ async function send(store: TaskStore, i: number): Promise<void> {
   if (!(await store.get("bench", id))) throw new Error("lost a task");
 }
 
-async function measure(make: () => TaskStore): Promise<number> {
+async function measure(make: () => TaskStore, senders: number): Promise<number> {
   const times: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const store = make();
     for (let i = 0; i < 200; i++) await send(store, i); // warm-up
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) await send(store, i);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: senders }, async () => {
+        while (next < N) await send(store, next++);
+      }),
+    );
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     await store.close?.();
   }
@@ -73,23 +80,32 @@ async function measure(make: () => TaskStore): Promise<number> {
 const dir = mkdtempSync(join(tmpdir(), "a2a-bench-store-"));
 let n = 0;
 try {
-  const results: { store: string; ms: number }[] = [];
-  results.push({ store: "memory", ms: await measure(() => new MemoryTaskStore({ maxTasks: 1_000_000 })) });
-  results.push({ store: "sqlite NORMAL", ms: await measure(() => new SqliteTaskStore(join(dir, `${++n}.db`))) });
-  results.push({ store: "sqlite FULL", ms: await measure(() => new SqliteTaskStore(join(dir, `${++n}.db`), { synchronous: "FULL" })) });
-  const base = results[0].ms;
-  const rows = results.map((r) => ({
-    store: r.store,
-    sendsPerSec: Math.round((N / r.ms) * 1000),
-    usPerSend: Math.round((r.ms * 1000) / N),
-    slowdownVsMemory: Number((r.ms / base).toFixed(1)),
-  }));
+  const stores: [string, () => TaskStore][] = [
+    ["memory", () => new MemoryTaskStore({ maxTasks: 1_000_000 })],
+    ["sqlite NORMAL", () => new SqliteTaskStore(join(dir, `${++n}.db`))],
+    ["sqlite FULL", () => new SqliteTaskStore(join(dir, `${++n}.db`), { synchronous: "FULL" })],
+  ];
+  const rows: { senders: number; store: string; sendsPerSec: number; usPerSend: number; slowdownVsMemory: number }[] = [];
+  for (const senders of [1, CONCURRENT]) {
+    let base = 0;
+    for (const [store, make] of stores) {
+      const ms = await measure(make, senders);
+      base ||= ms;
+      rows.push({
+        senders,
+        store,
+        sendsPerSec: Math.round((N / ms) * 1000),
+        usPerSend: Math.round((ms * 1000) / N),
+        slowdownVsMemory: Number((ms / base).toFixed(1)),
+      });
+    }
+  }
   if (json) console.log(JSON.stringify({ tasks: N, rounds: ROUNDS, node: process.version, results: rows }, null, 2));
   else {
     console.log(`${N} SendMessage-like writes (3 puts + 1 get each), median of ${ROUNDS} rounds, Node ${process.version}`);
     for (const r of rows)
       console.log(
-        `${r.store.padEnd(14)} ${String(r.sendsPerSec).padStart(8)} sends/s ${String(r.usPerSend).padStart(6)} µs/send  ×${r.slowdownVsMemory} memory`,
+        `${String(r.senders).padStart(2)} sender(s)  ${r.store.padEnd(14)} ${String(r.sendsPerSec).padStart(8)} sends/s ${String(r.usPerSend).padStart(6)} µs/send  ×${r.slowdownVsMemory} memory`,
       );
   }
 } finally {

@@ -12,7 +12,9 @@
 //
 // Storage: a task is one row holding its A2A 1.0 ProtoJSON (`encode` with the A2A overrides, read
 // back with `decode`), plus the columns ListTasks filters and sorts on (owner, context_id, state,
-// status_ms), indexed per owner. Each write is one transaction.
+// status_ms), indexed per owner. Writes are transactional and grouped: every `put` made in one turn
+// of the event loop is committed in one transaction, and each put's promise resolves only after
+// that commit (reads in the meantime see the pending write).
 //
 // Durability: WAL journal with `synchronous = NORMAL` by default. In WAL mode NORMAL never corrupts
 // the file and never loses a committed transaction when the *process* dies (the case
@@ -62,6 +64,9 @@ export class SqliteTaskStore implements TaskStore {
   private readonly stmt;
   // ListTasks statements by filter shape (at most 16 shapes).
   private readonly listStmts = new Map<string, Database.Statement>();
+  // Writes waiting for the next group commit, by task id (the last write of a task wins).
+  private readonly pending = new Map<string, { row: TaskRowParams; waiters: { resolve(): void; reject(e: unknown): void }[] }>();
+  private flushScheduled = false;
 
   /** `file`: a path, or ":memory:" for a private in-memory database. */
   constructor(file: string, opts: SqliteTaskStoreOptions = {}) {
@@ -92,28 +97,54 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
+    const pending = this.pending.get(id);
+    if (pending) return pending.row.owner === owner ? decodeTask(pending.row.body) : undefined;
     const row = this.stmt.get.get(id, owner);
     return row ? decodeTask(row.body) : undefined;
   }
 
-  async put(owner: string, task: v1_0.Task): Promise<void> {
-    this.writeTask(owner, task);
+  /**
+   * Resolves once the task is committed. Writes made in the same turn of the event loop share one
+   * transaction (group commit): under concurrent requests a commit, and its share of WAL syncing,
+   * is paid once per batch instead of once per write; a lone write waits one setImmediate.
+   */
+  put(owner: string, task: v1_0.Task): Promise<void> {
+    if (!this.db.open) return Promise.reject(new Error("the task store is closed"));
+    const row = rowOf(owner, task); // serialised now: later changes to `task` do not reach the store
+    return new Promise<void>((resolve, reject) => {
+      const prev = this.pending.get(task.id);
+      this.pending.set(task.id, { row, waiters: prev ? [...prev.waiters, { resolve, reject }] : [{ resolve, reject }] });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every pending write in one transaction and settles their promises. */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (!this.pending.size) return;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    try {
+      this.db.transaction(() => {
+        for (const p of batch) this.stmt.put.run(p.row);
+      })();
+    } catch (e) {
+      for (const p of batch) for (const w of p.waiters) w.reject(e);
+      return;
+    }
+    for (const p of batch) for (const w of p.waiters) w.resolve();
   }
 
   private writeTask(owner: string, task: v1_0.Task): void {
-    // One statement is one (implicit) transaction: the row and its index entries change together.
-    this.stmt.put.run({
-      id: task.id,
-      owner,
-      contextId: task.contextId,
-      state: task.status?.state ?? v1_0.TaskState.UNSPECIFIED,
-      statusMs: statusTimeMs(task),
-      body: encodeTask(task),
-    });
+    this.stmt.put.run(rowOf(owner, task));
   }
 
   /** Removes the task and its push configs. Returns whether the task existed. */
   async delete(owner: string, id: string): Promise<boolean> {
+    this.flush();
     return this.db.transaction(() => {
       this.pushConfigs.deleteForTaskSync(owner, id);
       return this.stmt.delete.run(id, owner).changes > 0;
@@ -121,6 +152,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async list(q: TaskQuery): Promise<TaskPage> {
+    this.flush(); // a list sees every write that came before it
     const where = ["owner = @owner"];
     const params: Record<string, string | number> = { owner: q.owner };
     if (q.contextId) {
@@ -170,6 +202,7 @@ export class SqliteTaskStore implements TaskStore {
    * the runtime does with status messages). Call once on start, before serving. Returns the ids.
    */
   recoverInterrupted(message: string = DEFAULT_RECOVERY_MESSAGE): string[] {
+    this.flush();
     return this.db
       .transaction(() => {
         const rows = this.stmt.running.all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING);
@@ -192,8 +225,30 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.flush();
+    this.db.close();
   }
+}
+
+interface TaskRowParams {
+  id: string;
+  owner: string;
+  contextId: string;
+  state: number;
+  statusMs: number;
+  body: string;
+}
+
+function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
+  return {
+    id: task.id,
+    owner,
+    contextId: task.contextId,
+    state: task.status?.state ?? v1_0.TaskState.UNSPECIFIED,
+    statusMs: statusTimeMs(task),
+    body: encodeTask(task),
+  };
 }
 
 /** Push configs in a SqliteTaskStore's file (`store.pushConfigs`); see src/push/config-store.ts. */

@@ -205,6 +205,42 @@ describe("SqliteTaskStore", () => {
     await b.close();
   });
 
+  it("a put resolves once committed: another connection to the file sees the task then", async () => {
+    const file = freshFile();
+    const s = new SqliteTaskStore(file);
+    const other = new Database(file, { readonly: true });
+    const seen = () => other.prepare("SELECT count(*) AS n FROM tasks").pluck().get();
+    const writes = [s.put("alice", makeTask("t1", 1000)), s.put("alice", makeTask("t2", 2000)), s.put("bob", makeTask("t3", 3000))];
+    expect(await s.get("alice", "t1")).toBeDefined(); // the writer reads its own pending writes
+    expect(await s.get("bob", "t1")).toBeUndefined();
+    await Promise.all(writes);
+    expect(seen()).toBe(3);
+    other.close();
+    await s.close();
+  });
+
+  it("writes of one turn commit together: a write the database refuses fails its whole batch, later writes go on", async () => {
+    const s = new SqliteTaskStore(":memory:");
+    s.db.exec("CREATE TRIGGER no_bad BEFORE INSERT ON tasks WHEN NEW.id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    const results = await Promise.allSettled([s.put("alice", makeTask("good", 1000)), s.put("alice", makeTask("bad", 1000))]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(await s.get("alice", "good")).toBeUndefined();
+    await s.put("alice", makeTask("good", 1000));
+    expect(await s.get("alice", "good")).toBeDefined();
+    await s.close();
+    await expect(s.put("alice", makeTask("late", 1000))).rejects.toThrow(/closed/);
+  });
+
+  it("close commits what is pending", async () => {
+    const file = freshFile();
+    const s = new SqliteTaskStore(file);
+    void s.put("alice", makeTask("t1", 1000));
+    await s.close();
+    const again = new SqliteTaskStore(file);
+    expect(await again.get("alice", "t1")).toBeDefined();
+    await again.close();
+  });
+
   it("opens the file in WAL mode with synchronous NORMAL, or FULL when asked", async () => {
     const a = new SqliteTaskStore(freshFile());
     expect(a.db.pragma("journal_mode", { simple: true })).toBe("wal");
