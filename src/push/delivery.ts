@@ -23,9 +23,12 @@
 //   guard) fail at once without retry.
 // - The URL is checked again before every attempt (ssrf.ts) and the request connects to exactly the
 //   addresses checked; a refused URL fails the notification without retry.
-// - Bounds: a config's queue holds at most `maxQueuePerConfig` waiting notifications (beyond it the
-//   oldest waiting one is dropped, so the newest state, e.g. the terminal one, is kept); all queues
-//   together hold at most `maxQueueTotal` (beyond it new notifications are dropped).
+// - Bounds: a config's queue holds at most `maxQueuePerConfig` notifications, the one being sent
+//   included (beyond it the oldest waiting one is dropped, so the newest state, e.g. the terminal
+//   one, is kept); all queues together hold at most `maxQueueTotal` (beyond it new notifications are
+//   dropped). With `supersede0_3`, for a 0.3 webhook, whose every body is the whole task, a new
+//   notification replaces one still waiting ("superseded"): a slow receiver gets the latest state
+//   instead of every step, and a long artifact stream does not queue one full task copy per chunk.
 // Every outcome is reported to `onOutcome` (and to the logger when it is a failure), for metrics.
 import http from "node:http";
 import https from "node:https";
@@ -55,6 +58,8 @@ export interface PushDeliveryOptions {
   maxQueueTotal?: number;
   /** Requests in flight at once across all webhooks (default 16). */
   concurrency?: number;
+  /** 0.3 webhooks: a newer task snapshot replaces one not yet sent (default false: every step is sent). */
+  supersede0_3?: boolean;
   logger?: { warn(obj: unknown, msg?: string): void };
   onOutcome?: (outcome: PushOutcome) => void;
 }
@@ -67,6 +72,7 @@ export const DEFAULT_PUSH_OPTIONS = {
   maxQueuePerConfig: 100,
   maxQueueTotal: 10_000,
   concurrency: 16,
+  supersede0_3: false,
 } as const;
 
 export type PushOutcome =
@@ -74,7 +80,8 @@ export type PushOutcome =
   | { kind: "retrying"; owner: string; taskId: string; configId: string; attempt: number; delayMs: number; error: string }
   | { kind: "failed"; owner: string; taskId: string; configId: string; attempts: number; error: string }
   | { kind: "dropped"; owner: string; taskId: string; configId: string; why: "queue-full" | "total-queue-full" | "closed" }
-  | { kind: "skipped"; owner: string; taskId: string; configId: string; why: string };
+  | { kind: "skipped"; owner: string; taskId: string; configId: string; why: string }
+  | { kind: "superseded"; owner: string; taskId: string; configId: string };
 
 interface Notification {
   body: string;
@@ -118,6 +125,7 @@ export class PushDelivery {
       maxQueuePerConfig: Math.floor(pick(opts.maxQueuePerConfig, DEFAULT_PUSH_OPTIONS.maxQueuePerConfig, 1)),
       maxQueueTotal: Math.floor(pick(opts.maxQueueTotal, DEFAULT_PUSH_OPTIONS.maxQueueTotal, 1)),
       concurrency: Math.floor(pick(opts.concurrency, DEFAULT_PUSH_OPTIONS.concurrency, 1)),
+      supersede0_3: opts.supersede0_3 ?? DEFAULT_PUSH_OPTIONS.supersede0_3,
     };
   }
 
@@ -173,6 +181,13 @@ export class PushDelivery {
     let q = this.queues.get(key);
     if (!q) this.queues.set(key, (q = { key, config, waiting: [], busy: false }));
     else q.config = config; // a re-registered config (new URL, credentials) applies from now on
+    // A 0.3 body is the whole task: a newer one supersedes one that has not been tried yet.
+    const last = q.waiting[q.waiting.length - 1];
+    if (this.o.supersede0_3 && config.version === "0.3" && q.busy && q.waiting.length > 1 && last.contentType === contentType) {
+      q.waiting[q.waiting.length - 1] = { body, contentType, attempts: 0 };
+      this.report({ kind: "superseded", ...ids });
+      return true;
+    }
     // The head of `waiting` is being tried (or waits for its retry): only later ones may be dropped.
     if (q.waiting.length >= this.o.maxQueuePerConfig) {
       const start = q.busy ? 1 : 0;

@@ -276,6 +276,24 @@ describe("bounds: a dead webhook blocks nobody", () => {
     expect(outcomes.filter((o) => o.kind === "dropped").every((o) => o.kind === "dropped" && o.why === "queue-full")).toBe(true);
   });
 
+  it("with supersede0_3, a newer task snapshot replaces one still waiting for a 0.3 webhook", async () => {
+    const { delivery, register } = setup({ supersede0_3: true });
+    await register("t1", "0.3");
+    const held: http.ServerResponse[] = [];
+    responder = (_r, res) => held.push(res);
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.SUBMITTED), snapshot("t1", S.SUBMITTED));
+    await requests(1);
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.WORKING), snapshot("t1", S.WORKING));
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.INPUT_REQUIRED), snapshot("t1", S.INPUT_REQUIRED));
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.COMPLETED), snapshot("t1", S.COMPLETED));
+    await until((o) => o.filter((x) => x.kind === "superseded").length === 2);
+    expect(delivery.queued).toBe(2);
+    responder = (_r, res) => res.writeHead(200).end();
+    held[0].writeHead(200).end();
+    await delivery.idle();
+    expect(received.map((r) => JSON.parse(r.body).status.state)).toEqual(["submitted", "completed"]);
+  });
+
   it("all queues together hold at most maxQueueTotal notifications", async () => {
     const { delivery, register } = setup({ maxQueueTotal: 2, concurrency: 1 });
     for (const t of ["a", "b", "c"]) await register(t, "1.0");
