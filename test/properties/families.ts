@@ -8,6 +8,9 @@
 // normalisations, and nothing else. 1.0 and D03-PB values are compared as ProtoJSON (decode + encode
 // through protobuf-es), D03-RPC values as plain JSON.
 import fc from "fast-check";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DescMessage } from "@bufbuild/protobuf";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
@@ -26,7 +29,11 @@ const clone = <T>(x: T): T => structuredClone(x);
 
 const V1_SCHEMA = new URL("../../generated/v1_0/schema.json", import.meta.url);
 const PB_SCHEMA = new URL("../../generated/v0_3/schema.json", import.meta.url);
-const RPC_SCHEMA = new URL("../../spec/upstream/v0.3/a2a.json", import.meta.url);
+/** a2a.json as `make spec` materialises it; before that, straight from $A2A_SPEC_DIR (default ../shared/spec). */
+const RPC_SCHEMA = [
+  new URL("../../spec/upstream/v0.3/a2a.json", import.meta.url),
+  pathToFileURL(resolve(process.env.A2A_SPEC_DIR ?? fileURLToPath(new URL("../../../shared/spec", import.meta.url)), "v0.3/a2a.json")),
+].find((u) => existsSync(u)) as URL;
 
 /** 1.0 values for the D03-RPC families: ROLE_UNSPECIFIED and non-0.3 apiKey locations have no 0.3 form (refused; unit-tested). */
 const v1ForRpc = SchemaArbitraries.fromProtoSchema(V1_SCHEMA, {
