@@ -26,7 +26,7 @@
 // Static tokens and keys are looked up by their SHA-256 digest, so lookup time does not depend on
 // how much of a guess matches a real secret.
 import { createHash } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
@@ -224,6 +224,23 @@ export function cardSecurity(authenticators: readonly Authenticator[]): {
     create(v1_0.SecurityRequirementSchema, { schemes: { [a.schemeName]: create(v1_0.StringListSchema, { list: [] }) } }),
   );
   return { securitySchemes, securityRequirements };
+}
+
+/**
+ * The same as JSON, for an agent's card declaration (AgentCardInit is 1.0 card JSON):
+ * `card: { ...myCard, ...cardSecurityJson(authenticators) }`.
+ */
+export function cardSecurityJson(authenticators: readonly Authenticator[]): {
+  securitySchemes: Record<string, v1_0.SecuritySchemeJson>;
+  securityRequirements: v1_0.SecurityRequirementJson[];
+} {
+  const s = cardSecurity(authenticators);
+  return {
+    securitySchemes: Object.fromEntries(
+      Object.entries(s.securitySchemes).map(([k, v]) => [k, toJson(v1_0.SecuritySchemeSchema, v) as v1_0.SecuritySchemeJson]),
+    ),
+    securityRequirements: s.securityRequirements.map((r) => toJson(v1_0.SecurityRequirementSchema, r) as v1_0.SecurityRequirementJson),
+  };
 }
 
 /** `card` with the authenticators' schemes and requirements added (existing entries kept). */

@@ -9,6 +9,7 @@
 //                                              → one result per signature: verified or why not
 //   cardSignatureVerifier(resolveKey)          → a `verifyCard` hook for the client (true when at
 //                                                least one signature verifies)
+//   jwksKeyResolver(jwks)                      → a resolveKey over a trusted JWK Set (by kid)
 //
 // The payload is the card as A2A 1.0 ProtoJSON (encode with the A2A overrides), which gives the
 // spec's presence rules: REQUIRED fields always, proto3 `optional` fields whenever set (even to
@@ -23,7 +24,7 @@
 // (detached). All cryptography is jose's.
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import canonicalize from "canonicalize";
-import { base64url, FlattenedSign, flattenedVerify, importJWK, type CryptoKey, type JWK, type KeyObject } from "jose";
+import { base64url, FlattenedSign, flattenedVerify, importJWK, type CryptoKey, type JWK, type JSONWebKeySet, type KeyObject } from "jose";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
 
@@ -123,6 +124,17 @@ export interface SignatureCheck {
   verified: boolean;
   /** Why it did not verify. */
   error?: string;
+}
+
+/**
+ * A KeyResolver over a JWK Set you trust (e.g. fetched over HTTPS from the agent's operator and
+ * pinned): the key whose `kid` matches the signature's, when its `alg` (if set) matches too and it
+ * is not marked for encryption only. The `jku` a signature names is not fetched: whether to trust
+ * that URL is the caller's decision.
+ */
+export function jwksKeyResolver(jwks: JSONWebKeySet): KeyResolver {
+  return (header) =>
+    jwks.keys.find((k) => k.kid === header.kid && (!k.alg || k.alg === header.alg) && (!k.use || k.use === "sig")) as JWK | undefined;
 }
 
 /** Checks every signature of the card; `verified` on each says whether it holds. */

@@ -6,9 +6,11 @@ import { base64url, exportJWK, generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { encode } from "../../src/runtime/protojson.js";
+import { A2ACardError, createA2AClient } from "../../src/client/index.js";
 import {
   canonicalCardJson,
   cardSignatureVerifier,
+  jwksKeyResolver,
   signAgentCard,
   verifyAgentCard,
   type KeyResolver,
@@ -240,5 +242,40 @@ describe("several signatures, headers, refusals", () => {
     expect(await hook(await signAgentCard(exampleCard(), privateKey, { kid: "k", alg: "EdDSA" }))).toBe(true);
     expect(await hook(exampleCard())).toBe(false);
     expect(await cardSignatureVerifier(() => publicKey, { allowUnsigned: true })(exampleCard())).toBe(true);
+  });
+
+  it("jwksKeyResolver finds the key by kid in a trusted JWK Set, and only a signing key of the right alg", async () => {
+    const a = await generateKeyPair("ES256", { extractable: true });
+    const b = await generateKeyPair("ES256", { extractable: true });
+    const jwks = {
+      keys: [
+        { ...(await exportJWK(a.publicKey)), kid: "a", alg: "ES256", use: "sig" },
+        { ...(await exportJWK(b.publicKey)), kid: "b", alg: "RS256" },
+      ],
+    };
+    const resolve = jwksKeyResolver(jwks);
+    const byA = await signAgentCard(exampleCard(), a.privateKey, { kid: "a", alg: "ES256" });
+    const byB = await signAgentCard(exampleCard(), b.privateKey, { kid: "b", alg: "ES256" });
+    const byC = await signAgentCard(exampleCard(), b.privateKey, { kid: "c", alg: "ES256" });
+    expect((await verifyAgentCard(byA, resolve))[0].verified).toBe(true);
+    expect((await verifyAgentCard(byB, resolve))[0]).toMatchObject({ verified: false, error: "no key for kid b" });
+    expect((await verifyAgentCard(byC, resolve))[0]).toMatchObject({ verified: false, error: "no key for kid c" });
+  });
+});
+
+describe("the reference client refuses a tampered signed card", () => {
+  it("createA2AClient with cardSignatureVerifier accepts the signed card JSON and refuses it once changed", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const signed = toJsonCard(await signAgentCard(exampleCard(), privateKey, { kid: "k1", alg: "ES256" }));
+    const verifyCard = cardSignatureVerifier((h) => (h.kid === "k1" ? publicKey : undefined));
+    const client = await createA2AClient(JSON.parse(JSON.stringify(signed)), { verifyCard });
+    expect(client.target.url).toBe("https://agent.example.com/a2a");
+    const evil = {
+      ...signed,
+      supportedInterfaces: [{ url: "https://evil.example/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    };
+    const err = await createA2AClient(evil, { verifyCard }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(A2ACardError);
+    expect((err as A2ACardError).kind).toBe("verification-failed");
   });
 });
