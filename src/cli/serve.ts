@@ -12,6 +12,8 @@ export interface ServeOptions {
   versions: ("1.0" | "0.3")[];
   publicUrl?: string;
   log?: boolean;
+  /** Fail a task whose turn takes longer than this many ms. */
+  taskTimeout?: number;
   /** The fixture agent declares push notifications. */
   push?: boolean;
   /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
@@ -74,6 +76,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     publicUrl: opts.publicUrl,
     logger: opts.log ?? false,
     push: { allow: opts.allowWebhook ?? [] },
+    taskTimeoutMs: opts.taskTimeout,
   });
   await app.listen({ port: opts.port, host: opts.host });
   const address = app.server.address();
@@ -95,6 +98,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
+    .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");
+      return n;
+    })
     .option("--push", "the fixture agent declares push notifications (webhook delivery)")
     .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
       v

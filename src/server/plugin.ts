@@ -52,6 +52,8 @@ export interface A2APluginOptions {
   sseKeepAliveMs?: number;
   /** Webhook delivery settings: retries, timeouts, and the SSRF allow-list (`allow: ["127.0.0.1"]` …). */
   push?: PushDeliveryOptions;
+  /** Longest time one turn of a task may take, in ms (default: none); then the task fails. */
+  taskTimeoutMs?: number;
   /** Push-notification config storage (default in memory). */
   pushConfigs?: PushConfigStore;
   /** Use this runtime instead of building one from `agent` and `store`. */
@@ -67,7 +69,14 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
   const runtime =
     opts.runtime ??
-    new TaskRuntime({ agent: opts.agent, store: opts.store, logger: app.log, push: opts.push, pushConfigs: opts.pushConfigs });
+    new TaskRuntime({
+      agent: opts.agent,
+      store: opts.store,
+      logger: app.log,
+      push: opts.push,
+      pushConfigs: opts.pushConfigs,
+      taskTimeoutMs: opts.taskTimeoutMs,
+    });
   const agent = runtime.agent;
   const prefix = app.prefix.replace(/\/+$/, "");
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;

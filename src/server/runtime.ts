@@ -81,6 +81,11 @@ export interface RuntimeOptions {
   maxBufferedEvents?: number;
   /** Where push-notification configs live (default: in memory; SqliteTaskStore has `pushConfigs`). */
   pushConfigs?: PushConfigStore;
+  /**
+   * Longest time one turn (handling a message until a terminal or interrupted state) may take, in
+   * ms; then the agent's signal is aborted and the task fails with a generic message. Default: none.
+   */
+  taskTimeoutMs?: number;
   /** Webhook delivery settings, including the SSRF allow-list (src/push/delivery.ts). */
   push?: PushDeliveryOptions;
 }
@@ -99,6 +104,7 @@ interface LiveTask {
 }
 
 export const GENERIC_FAILURE = "The agent failed while processing this task.";
+export const TIMEOUT_FAILURE = "The task did not finish in time.";
 const PAGE_SIZE_DEFAULT = 50;
 const PAGE_SIZE_MAX = 100;
 
@@ -108,6 +114,7 @@ export class TaskRuntime {
   private readonly log: Logger;
   private readonly maxBuffered: number;
   private readonly live = new Map<string, LiveTask>();
+  private readonly taskTimeoutMs: number;
   readonly pushConfigs: PushConfigStore;
   readonly pushDelivery: PushDelivery;
   private readonly pushOptions: PushDeliveryOptions;
@@ -120,6 +127,7 @@ export class TaskRuntime {
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
+    this.taskTimeoutMs = opts.taskTimeoutMs ?? 0;
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
     this.pushOptions = opts.push ?? {};
     this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
@@ -298,7 +306,20 @@ export class TaskRuntime {
 
     const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
     // run() records the task with its WORKING status before its first await.
-    void this.run(live, result, ctx).finally(endTurn);
+    const turnDone = live.turnDone;
+    const timer =
+      this.taskTimeoutMs > 0
+        ? setTimeout(() => {
+            if (live.turnDone !== turnDone || isTerminal(live.task.status?.state)) return;
+            this.log.warn({ taskId: live.task.id, timeoutMs: this.taskTimeoutMs }, "task timed out");
+            abort.abort(new Error("task timed out"));
+            void this.finish(live, S.FAILED, [TIMEOUT_FAILURE]);
+          }, this.taskTimeoutMs)
+        : undefined;
+    void this.run(live, result, ctx).finally(() => {
+      clearTimeout(timer);
+      endTurn();
+    });
     return { kind: "task", live, subscription };
   }
 

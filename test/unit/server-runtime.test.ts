@@ -4,7 +4,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../../src/versioning/errors.js";
 import { reply, stream, type Agent } from "../../src/server/agent.js";
 import { ASK_QUESTION, AUTH_PROMPT, createFixtureAgent, FAIL_TEXT } from "../../src/server/fixture-agent.js";
-import { GENERIC_FAILURE, TaskRuntime, type CallContext } from "../../src/server/runtime.js";
+import { GENERIC_FAILURE, TaskRuntime, TIMEOUT_FAILURE, type CallContext } from "../../src/server/runtime.js";
 import { MemoryTaskStore } from "../../src/server/store.js";
 
 const S = v1_0.TaskState;
@@ -297,6 +297,26 @@ describe("task rules", () => {
     expect(eventsB.map((e) => e.payload.case)).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
     const eventsA = await collect(a);
     expect(eventsA.map((e) => e.payload.case)).toEqual(eventsB.slice(1).map((e) => e.payload.case));
+  });
+});
+
+describe("task timeout", () => {
+  it("a turn that runs too long fails with a generic message and aborts the agent's signal", async () => {
+    let aborted = false;
+    const agent: Agent = {
+      card: { name: "a", description: "", version: "1" },
+      handleMessage: (_m, ctx) =>
+        stream(
+          (async function* () {
+            await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => ((aborted = true), resolve())));
+          })(),
+        ),
+    };
+    const rt = new TaskRuntime({ agent, logger: silent, taskTimeoutMs: 50 });
+    const t = await task(rt, send("x"));
+    expect(t.status?.state).toBe(S.FAILED);
+    expect(text(t.status?.message?.parts[0])).toBe(TIMEOUT_FAILURE);
+    expect(aborted).toBe(true);
   });
 });
 
