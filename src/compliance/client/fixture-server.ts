@@ -119,13 +119,15 @@ function send(res: ServerResponse, r: ClientExchange["response"], vars: Map<stri
   }
   if (rendered.events) {
     res.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...(rendered.headers ?? {}) });
-    for (const ev of rendered.events) res.write(`data: ${JSON.stringify(ev)}\n\n`);
+    const frames = rendered.events.map((ev) => `data: ${JSON.stringify(ev)}\n\n`).join("");
     if (rendered.end === "drop") {
-      // A broken connection: the chunked body never ends properly.
-      res.socket?.destroy();
+      // A broken connection: the events reach the client, then the chunked body never ends properly.
+      const socket = res.socket;
+      if (frames) res.write(frames, () => setImmediate(() => socket?.destroy()));
+      else socket?.destroy();
       return status;
     }
-    res.end();
+    res.end(frames);
     return status;
   }
   const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body);

@@ -8,6 +8,7 @@ import { globToRegExp } from "../cases.js";
 import type { Discovery } from "../discovery.js";
 import type { WireResponse } from "../http.js";
 import { Scope, match, type Diff } from "../match.js";
+import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "../known-failing.js";
 import { buildReport, consoleReport, type ConsoleOptions, type Report } from "../report.js";
 import { coverage, loadCatalogue } from "../requirements.js";
 import type { CaseResult, StepResult } from "../runner.js";
@@ -26,6 +27,10 @@ export interface ClientSuiteOptions {
   timeoutMs?: number;
   casesDir?: string;
   catalogueFile?: string;
+  /** Known-failing list (same format as the server suite's): listed failures are expected, listed passes fail the run. */
+  knownFailingFile?: string;
+  /** Cases run at the same time, each with its own fixture server (default 1). */
+  concurrency?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
 }
 
@@ -131,13 +136,21 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
 export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> {
   const startedAt = new Date();
   const all = loadClientCases(opts.casesDir ?? CLIENT_CASES_DIR, opts.catalogueFile);
+  const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
   const selected = selectClientCases(all, opts);
-  const results: CaseResult[] = [];
-  for (const [index, c] of selected.entries()) {
-    const result = await runClientCase(c, opts);
-    results.push(result);
-    opts.onProgress?.({ index, total: selected.length, result });
-  }
+  let results: CaseResult[] = new Array<CaseResult>(selected.length);
+  let nextIndex = 0;
+  let done = 0;
+  const worker = async () => {
+    while (nextIndex < selected.length) {
+      const i = nextIndex++;
+      results[i] = await runClientCase(selected[i], opts);
+      opts.onProgress?.({ index: done++, total: selected.length, result: results[i] });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, selected.length)) }, worker));
+  let stale: KnownFailingEntry[] = [];
+  if (knownFailing) ({ results, stale } = applyKnownFailing(results, all as unknown as Case[], knownFailing));
   const catalogue = loadCatalogue(opts.catalogueFile);
   const target = opts.command.join(" ");
   const discovery: Discovery = {
@@ -154,7 +167,8 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
     discovery,
     filters: { versions: opts.versions ?? "all", bindings: opts.bindings ?? "all", cases: opts.caseGlobs ?? "all", level: opts.level ?? "may" },
     results,
-    stale: [],
+    stale,
+    ...(opts.knownFailingFile ? { knownFailingFile: opts.knownFailingFile } : {}),
     coverage: coverage(catalogue, all as unknown as Case[]).filter((r) => r.role === "client"),
     suite: all as unknown as Case[],
   });

@@ -1,0 +1,116 @@
+// `a2a-toolkit test-client [options] -- <driver command with {url}>`: judges an A2A client. For
+// each client compliance case a fixture server plays the agent and the driver command (which
+// wraps the client under test, see compliance/drivers/README.md) is run once with `{url}`
+// replaced by the fixture server's URL. Console report on stdout (last line
+// `N passed, N failed, N skipped`), progress on stderr, report files on request; exit code 0 when
+// every selected case passed, 1 on a failure, 2 when the suite cannot run.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Command } from "commander";
+import type { Version } from "../compliance/cases.js";
+
+export interface TestClientOptions {
+  version?: string;
+  binding?: string;
+  case?: string[];
+  level?: string;
+  report?: string;
+  knownFailing?: string;
+  concurrency?: string;
+  timeout?: string;
+  verbose?: boolean;
+}
+
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
+const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
+
+class UsageError extends Error {}
+
+function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (value === undefined || value === "all") return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
+  return [value as T];
+}
+
+function reports(spec: string | undefined): { kind: "json" | "junit" | "html"; path: string }[] {
+  if (!spec) return [];
+  return spec.split(",").map((item) => {
+    const eq = item.indexOf("=");
+    const kind = item.slice(0, eq).trim();
+    const path = item.slice(eq + 1).trim();
+    if (eq < 1 || !path || !["json", "junit", "html"].includes(kind))
+      throw new UsageError(`--report: expected json=<path>,junit=<path>,html=<path>; got "${item}"`);
+    return { kind: kind as "json" | "junit" | "html", path };
+  });
+}
+
+export async function runTestClientCommand(command: string[], opts: TestClientOptions, out: Out = processOut): Promise<number> {
+  const { ClientCaseLoadError } = await import("../compliance/client/cases.js");
+  const { runClientSuite, clientConsoleReport } = await import("../compliance/client/runner.js");
+  const { htmlReport } = await import("../compliance/html-report.js");
+  const { jsonReport, junitReport } = await import("../compliance/report.js");
+  try {
+    if (!command.length)
+      throw new UsageError("name the driver command after --, e.g. -- node --import tsx compliance/drivers/reference-client.ts {url}");
+    if (!command.some((a) => a.includes("{url}"))) throw new UsageError("the driver command must contain {url} (the fixture agent's URL)");
+    const files = reports(opts.report);
+    const level = opts.level?.toLowerCase();
+    if (level !== undefined && !["must", "should", "may"].includes(level))
+      throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
+    const timeoutMs = opts.timeout === undefined ? undefined : Number(opts.timeout);
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0))
+      throw new UsageError(`--timeout: expected milliseconds, got "${opts.timeout}"`);
+    const concurrency = opts.concurrency === undefined ? undefined : Number(opts.concurrency);
+    if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16))
+      throw new UsageError(`--concurrency: expected 1..16, got "${opts.concurrency}"`);
+    const tty = process.stderr.isTTY;
+    const report = await runClientSuite({
+      command,
+      versions: choice<Version>("version", opts.version, ["1.0", "0.3"]),
+      bindings: choice("binding", opts.binding, ["json-rpc", "rest"] as const),
+      caseGlobs: opts.case?.length ? opts.case : undefined,
+      level: level as "must" | "should" | "may" | undefined,
+      timeoutMs,
+      concurrency,
+      knownFailingFile: opts.knownFailing,
+      onProgress: ({ index, total, result }) => {
+        const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
+        out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
+      },
+    });
+    for (const r of files) {
+      mkdirSync(dirname(r.path), { recursive: true });
+      writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
+    }
+    out.stdout(clientConsoleReport(report, { verbose: opts.verbose }));
+    return report.summary.failed > 0 ? 1 : 0;
+  } catch (e) {
+    if (
+      e instanceof UsageError ||
+      e instanceof ClientCaseLoadError ||
+      (e instanceof Error && /known-failing|not valid JSON|ENOENT/.test(e.message))
+    ) {
+      out.stderr(`a2a-toolkit test-client: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+export function registerTestClientCommand(program: Command, setCode: (code: number) => void): void {
+  program
+    .command("test-client")
+    .description("run the client compliance suite: a fixture agent per scenario, your client driven through a driver command")
+    .argument("<command...>", "the driver command after --; {url} is replaced by the fixture agent's URL")
+    .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
+    .option("--binding <b>", "binding: json-rpc|rest|all", "all")
+    .option("--case <glob>", "only cases whose ID matches (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--level <level>", "highest level to run: must|should|may")
+    .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
+    .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
+    .option("--concurrency <n>", "scenarios run at the same time, each with its own fixture agent (default 1)")
+    .option("--timeout <ms>", "bound for one driver run (default 20000)")
+    .option("--verbose", "list passing cases too")
+    .action(async (command: string[], opts: TestClientOptions) => setCode(await runTestClientCommand(command, opts)));
+}

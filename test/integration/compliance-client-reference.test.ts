@@ -1,0 +1,53 @@
+// Client compliance end to end: the reference client, through its driver, passes every client
+// scenario (its known failures listed in compliance/drivers/reference-client.known-failing.json),
+// and a deliberately careless client, driven the same way, fails the scenarios it breaks.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runClientSuite } from "../../src/compliance/client/runner.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const driver = [process.execPath, "--import", "tsx", join(root, "compliance/drivers/reference-client.ts"), "{url}"];
+
+describe("client compliance: reference client", () => {
+  it("passes every scenario, both versions and bindings", { timeout: 300_000 }, async () => {
+    const report = await runClientSuite({
+      command: driver,
+      concurrency: 2,
+      knownFailingFile: join(root, "compliance/drivers/reference-client.known-failing.json"),
+    });
+    const failed = report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
+    expect(failed).toEqual([]);
+    expect(report.summary.passed).toBeGreaterThanOrEqual(80);
+    expect(report.staleKnownFailing).toEqual([]);
+  });
+});
+
+describe("client compliance: a careless client fails", () => {
+  // Speaks 1.0 JSON-RPC by hand: no A2A-Version header, a client-chosen taskId, `kind` in the message.
+  const dir = mkdtempSync(join(tmpdir(), "a2a-careless-"));
+  const careless = join(dir, "careless.mjs");
+  writeFileSync(
+    careless,
+    `let s = ""; process.stdin.on("data", (d) => (s += d)); process.stdin.on("end", async () => {
+  const url = process.argv[2];
+  const card = await (await fetch(url + "/.well-known/agent-card.json")).json();
+  const iface = card.supportedInterfaces[0].url;
+  const body = { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { kind: "message", messageId: "m1", taskId: "mine", role: "ROLE_USER", parts: [{ text: JSON.parse(s).text }] } } };
+  const r = await (await fetch(iface, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
+  console.log(JSON.stringify({ ok: true, response: r.result }));
+});`,
+  );
+
+  it("is caught on the header, the invented taskId and kind", { timeout: 60_000 }, async () => {
+    const report = await runClientSuite({
+      command: [process.execPath, careless, "{url}"],
+      caseGlobs: ["v1_0/json-rpc/send/blocking-send-returns-task"],
+    });
+    expect(report.summary.failed).toBe(1);
+    const diffs = report.results[0].steps.flatMap((s) => s.diffs.map((d) => d.path));
+    expect(diffs).toEqual(expect.arrayContaining(["/headers/a2a-version", "/body/params/message/taskId", "/body/params/message/kind"]));
+  });
+});
