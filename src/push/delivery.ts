@@ -32,7 +32,6 @@
 // Every outcome is reported to `onOutcome` (and to the logger when it is a failure), for metrics.
 import http from "node:http";
 import https from "node:https";
-import { toBinary, fromBinary } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { encode } from "../runtime/protojson.js";
 import { downgradePushPayload } from "../versioning/rpc0_3.js";
@@ -137,13 +136,16 @@ export class PushDelivery {
   /**
    * Sends `event` to every webhook registered for the task. Returns at once. `snapshot` is the task
    * as it is after the event; 0.3 webhooks receive it for non-Task events (see the header). The
-   * event and snapshot are serialised before this returns, so the caller may go on changing them.
+   * event is serialised before this returns; the snapshot is copied shallowly, like MemoryTaskStore
+   * does: replacing its fields or appending to its history, artifacts or parts afterwards does not
+   * change what is sent, changing nested objects in place would.
    */
   enqueue(owner: string, taskId: string, event: v1_0.StreamResponse, snapshot?: v1_0.Task): void {
     if (this.closed) return;
-    // Copies now: the runtime keeps mutating its live task.
-    const ev = fromBinary(v1_0.StreamResponseSchema, toBinary(v1_0.StreamResponseSchema, event));
-    const snap = snapshot && fromBinary(v1_0.TaskSchema, toBinary(v1_0.TaskSchema, snapshot));
+    // Cheap copies now (the runtime goes on changing its live task); the expensive work (a 0.3
+    // snapshot's encoding and downgrade) happens later, and only if a 0.3 webhook exists.
+    const eventJson = encode(v1_0.StreamResponseSchema, event, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.StreamResponseJson;
+    const snap = snapshot && event.payload.case !== "task" ? shallowTask(snapshot) : undefined;
     // One chain keeps notifications in enqueue order although the config lookup is asynchronous.
     this.intake = this.intake
       .then(async () => {
@@ -151,7 +153,7 @@ export class PushDelivery {
         if (!configs.length) return;
         const bodies = new Map<string, { body: string; contentType: string } | null>();
         for (const c of configs) {
-          if (!bodies.has(c.version)) bodies.set(c.version, render(c.version, ev, snap));
+          if (!bodies.has(c.version)) bodies.set(c.version, renderJson(c.version, eventJson, snap));
           const b = bodies.get(c.version)!;
           if (!b) {
             this.report({ kind: "skipped", owner, taskId, configId: c.config.id, why: "0.3 webhooks need a task snapshot" });
@@ -359,10 +361,25 @@ export function render(
   event: v1_0.StreamResponse,
   snapshot?: v1_0.Task,
 ): { body: string; contentType: string } | null {
-  const json = encode(v1_0.StreamResponseSchema, event, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.StreamResponseJson;
+  return renderJson(
+    version,
+    encode(v1_0.StreamResponseSchema, event, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.StreamResponseJson,
+    snapshot,
+  );
+}
+
+function renderJson(
+  version: StoredPushConfig["version"],
+  json: v1_0.StreamResponseJson,
+  snapshot?: v1_0.Task,
+): { body: string; contentType: string } | null {
   if (version === "1.0") return { body: JSON.stringify(json), contentType: "application/a2a+json" };
   const snap = snapshot ? (encode(v1_0.TaskSchema, snapshot, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.TaskJson) : undefined;
   const down = downgradePushPayload(json, snap);
   if (!down.value) return null;
   return { body: JSON.stringify(down.value), contentType: "application/json" };
+}
+
+function shallowTask(t: v1_0.Task): v1_0.Task {
+  return { ...t, history: [...t.history], artifacts: t.artifacts.map((a) => ({ ...a, parts: [...a.parts] })) };
 }

@@ -175,12 +175,19 @@ describe("webhook bodies and headers", () => {
   it("a caller's later changes to the event or snapshot do not change what is sent", async () => {
     const { delivery, register } = setup();
     await register("t1", "0.3");
+    await register("t1", "1.0", { id: "v1", url: `${base}/v1` });
     const snap = snapshot("t1", S.WORKING);
     const ev = statusEvent("t1", S.WORKING);
     delivery.enqueue("alice", "t1", ev, snap);
-    snap.status!.state = S.FAILED;
+    snap.status = create(v1_0.TaskStatusSchema, { state: S.FAILED });
+    snap.history.push(create(v1_0.MessageSchema, { messageId: "later", role: v1_0.Role.AGENT }));
+    (ev.payload.value as v1_0.TaskStatusUpdateEvent).status = create(v1_0.TaskStatusSchema, { state: S.FAILED });
     await delivery.idle();
-    expect(JSON.parse(received[0].body).status.state).toBe("working");
+    const body = JSON.parse(received.find((r) => r.path === "/t1")!.body);
+    expect(body.status.state).toBe("working");
+    expect(body.history).toHaveLength(1);
+    const body10 = JSON.parse(received.find((r) => r.path === "/v1")!.body);
+    expect(body10.statusUpdate.status.state).toBe("TASK_STATE_WORKING");
   });
 });
 
