@@ -352,6 +352,21 @@ describe("SqliteTaskStore", () => {
       again.close();
     });
 
+    it("this release upgrades a file written at migration 1 (ListTasks by state then uses its index)", async () => {
+      const file = freshFile();
+      const old = new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] });
+      await old.put("alice", makeTask("w", 1000, { state: S.WORKING }));
+      await old.close();
+      const current = new SqliteTaskStore(file);
+      expect(schemaVersion(current.db)).toBe(TASK_STORE_MIGRATIONS.length);
+      const plan = current.db
+        .prepare("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE owner = ? AND state = ? ORDER BY status_ms DESC, id DESC LIMIT 51")
+        .all("alice", S.WORKING) as { detail: string }[];
+      expect(plan.map((p) => p.detail).join(" ")).toMatch(/tasks_by_owner_state/);
+      expect(ids((await current.list(q("alice", { state: S.WORKING }))).tasks)).toEqual(["w"]);
+      await current.close();
+    });
+
     it("an older release refuses a newer file instead of writing into it", async () => {
       const file = freshFile();
       await new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0], m2] }).close();
