@@ -119,6 +119,8 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     else {
       request.log.error({ err }, "unexpected error in the A2A server");
       a2a = new A2AError("InternalError");
+      // JSON-RPC answers its errors with HTTP 200; only transport-level refusals (413 …) differ.
+      if (ctx.binding === "JSONRPC") status = 0;
     }
     const r = encodeError({ ...ctx, rpcId: null }, a2a);
     if (status && ctx.binding === "HTTP+JSON") {
@@ -133,7 +135,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     const ctx = errorContext(request);
     send(
       reply,
-      encodeError({ ...ctx, rpcId: null }, new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${request.url}`)),
+      encodeError({ ...ctx, rpcId: null }, new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${clip(request.url)}`)),
     );
   });
 
@@ -291,6 +293,11 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     config: { a2aBinding: "HTTP+JSON" } satisfies RouteBinding,
     handler: (q, r) => handle("HTTP+JSON", q, r),
   });
+}
+
+/** Client-supplied text echoed in an error message, cut to a sane length. */
+function clip(s: string, max = 200): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 function extensionHeaders(call: DecodedCall, activated: readonly string[]): Record<string, string> {
