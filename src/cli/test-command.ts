@@ -20,6 +20,8 @@ export interface TestCommandOptions {
   verbose?: boolean;
   header?: string[];
   otherHeader?: string[];
+  webhookListen?: string;
+  webhookUrl?: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -57,6 +59,19 @@ function parseHeaders(list: string[] | undefined): Record<string, string> | unde
   return out;
 }
 
+function parseListen(
+  listen: string | undefined,
+  publicUrl: string | undefined,
+): { host: string; port: number; publicUrl?: string } | undefined {
+  if (!listen) {
+    if (publicUrl) throw new UsageError("--webhook-url needs --webhook-listen");
+    return undefined;
+  }
+  const m = /^(.*):(\d+)$/.exec(listen);
+  if (!m || !m[1]) throw new UsageError(`--webhook-listen: expected <host>:<port> (port 0: any free port), got "${listen}"`);
+  return { host: m[1].replace(/^\[(.*)\]$/, "$1"), port: Number(m[2]), ...(publicUrl ? { publicUrl } : {}) };
+}
+
 function parseMs(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -91,6 +106,7 @@ export async function runTestCommand(url: string, opts: TestCommandOptions, out:
       knownFailingFile: opts.knownFailing,
       headers: parseHeaders(opts.header),
       otherHeaders: parseHeaders(opts.otherHeader),
+      webhook: parseListen(opts.webhookListen, opts.webhookUrl),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
       onProgress: ({ index, total, result }) => {
@@ -143,6 +159,8 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "credentials of a second principal, for the isolation cases (repeatable)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option("--webhook-listen <host:port>", "run a webhook receiver there for the push-delivery cases (e.g. 127.0.0.1:0)")
+    .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
     .option("--verbose", "list passing cases too")

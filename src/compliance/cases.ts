@@ -53,8 +53,23 @@ export interface CaseExchange {
   expect: CaseExpect;
 }
 
-/** One exchange, or several sent at the same time. */
-export type CaseStep = CaseExchange | { name?: string; parallel: CaseExchange[] };
+/** Waiting for the agent's webhook calls to the runner's receiver (push-notification delivery). */
+export interface WebhookExpect {
+  /** Wait (bounded by the stream timeout) until a delivery whose JSON body matches this arrives. */
+  until: unknown;
+  /** Every delivery received by then must match: method, a subset of headers, body. */
+  each?: { method?: unknown; headers?: Record<string, unknown>; body?: unknown };
+}
+
+/** One exchange, several sent at the same time, or a wait for webhook deliveries. */
+export type CaseStep = CaseExchange | { name?: string; parallel: CaseExchange[] } | { name?: string; awaitWebhook: WebhookExpect };
+
+/** The exchanges of a step (none for a webhook wait). */
+export function exchangesOf(step: CaseStep): CaseExchange[] {
+  if ("parallel" in step) return step.parallel;
+  if ("awaitWebhook" in step) return [];
+  return [step];
+}
 
 export interface Case {
   /** Path below the cases directory without .json, with forward slashes. */
@@ -71,6 +86,8 @@ export interface Case {
   behaviours: Behaviour[];
   /** Some request is sent as a second principal (needs --other-header). */
   needsOtherPrincipal: boolean;
+  /** The case registers or awaits webhooks (needs the runner's webhook receiver). */
+  needsWebhook: boolean;
   /** Preconditions: the card (of the case's version) must match `card`; its captures seed the case's variables. */
   when?: { card?: unknown };
   steps: CaseStep[];
@@ -167,6 +184,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
   if (raw.when?.card !== undefined) checkMatchers(raw.when.card, "/when/card", problems);
   raw.steps.forEach((s, i) => {
     if ("parallel" in s) s.parallel.forEach((x, j) => checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems));
+    else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
     else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
   });
   const [vdir, bdir] = id.split("/");
@@ -188,7 +206,8 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],
       behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
-      needsOtherPrincipal: raw.steps.some((st) => ("parallel" in st ? st.parallel : [st]).some((x) => x.request.as === "other")),
+      needsOtherPrincipal: raw.steps.some((st) => exchangesOf(st).some((x) => x.request.as === "other")),
+      needsWebhook: raw.steps.some((st) => "awaitWebhook" in st) || JSON.stringify(raw.steps).includes("{{webhookUrl}}"),
       ...(raw.when ? { when: raw.when } : {}),
       steps: raw.steps,
     },

@@ -83,6 +83,7 @@ export function formatDiff(d: Diff): string {
 
 /** The wire side of a step as a JSON-able object (what the report shows as "actual"). */
 export function actualView(step: StepResult): unknown {
+  if (step.deliveries) return { webhookCalls: step.deliveries.map((d) => ({ method: d.method, headers: d.headers, body: d.json ?? d.text })) };
   const a = step.actual;
   if (!a) return step.error ? { error: step.error } : undefined;
   const view: Record<string, unknown> = { status: a.status, headers: a.headers };

@@ -2,11 +2,13 @@
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
-import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version } from "./cases.js";
+import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version, WebhookExpect } from "./cases.js";
+import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
 import { Scope, describe, match, render, type Diff } from "./match.js";
+import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 export type CaseStatus = "pass" | "fail" | "skip" | "known-failing";
 
@@ -15,9 +17,11 @@ export interface StepResult {
   /** The request as sent (after variables were substituted). */
   request?: WireRequest;
   /** The expectation as written in the case. */
-  expected: CaseExpect;
+  expected: CaseExpect | WebhookExpect;
   /** The response as received. */
   actual?: WireResponse;
+  /** Webhook calls received (webhook steps). */
+  deliveries?: Delivery[];
   diffs: Diff[];
   /** "not run" when an earlier step failed. */
   status: "pass" | "fail" | "not run";
@@ -53,6 +57,8 @@ export interface RunOptions {
   headers?: Record<string, string>;
   /** Credentials of a second principal, for requests a case sends "as": "other". */
   otherHeaders?: Record<string, string>;
+  /** The webhook receiver for push-delivery cases ({{webhookUrl}}). */
+  webhook?: WebhookSink;
   timeoutMs?: number;
   streamTimeoutMs?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -77,7 +83,7 @@ export function selectCases(cases: Case[], opts: SelectOptions): Case[] {
 export function applicability(
   c: Case,
   d: Discovery,
-  opts: Pick<RunOptions, "otherHeaders"> = {},
+  opts: Pick<RunOptions, "otherHeaders" | "webhook"> = {},
 ): { skip?: string; iface?: AgentInterfaceInfo; vars?: Map<string, unknown> } {
   const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
   if (!iface) {
@@ -98,6 +104,7 @@ export function applicability(
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
   if (c.needsOtherPrincipal && !opts.otherHeaders) return { skip: "needs a second principal's credentials (--other-header)" };
+  if (c.needsWebhook && !opts.webhook) return { skip: "needs a webhook receiver the agent can reach (--webhook-listen)" };
   const vars = new Map<string, unknown>();
   if (c.when?.card !== undefined) {
     // A precondition on the card (a required extension, declared security …); its captures seed the case.
@@ -226,7 +233,7 @@ async function runExchange(
   name: string,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders">,
+  opts: StepOptions,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
@@ -240,15 +247,48 @@ async function runExchange(
   return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" }, scope };
 }
 
-/** Runs one step (one exchange, or a parallel group); captures are kept only when everything matched. */
+type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string };
+
+async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
+  const sink = opts.webhook;
+  const runId = opts.runId ?? "";
+  if (!sink) return { name, expected: w, diffs: [], status: "fail", error: "no webhook receiver (--webhook-listen)" };
+  const accept = (d: Delivery) => match(w.until, d.json, "", new Scope(vars)).length === 0;
+  const arrived = await sink.waitFor(runId, accept, opts.streamTimeoutMs);
+  const deliveries = sink.deliveries(runId);
+  const scope = new Scope(vars);
+  const diffs: Diff[] = [];
+  if (!arrived)
+    diffs.push({
+      path: "/deliveries",
+      expected: describe(w.until),
+      actual: `${deliveries.length} delivery(ies)`,
+      message: `no webhook call matching ${JSON.stringify(w.until)} within ${opts.streamTimeoutMs} ms (${deliveries.length} received)`,
+    });
+  else match(w.until, deliveries.find(accept)?.json, "", scope); // captures from the awaited call
+  deliveries.forEach((d, i) => {
+    const at = `/deliveries/${i}`;
+    if (w.each?.method !== undefined) diffs.push(...match(w.each.method, d.method, `${at}/method`, scope));
+    for (const [h, exp] of Object.entries(w.each?.headers ?? {})) diffs.push(...match(exp, d.headers[h.toLowerCase()], `${at}/headers/${h.toLowerCase()}`, scope));
+    if (w.each?.body !== undefined) {
+      if (d.json === undefined) diffs.push({ path: `${at}/body`, expected: describe(w.each.body), actual: d.text, message: "webhook body is not JSON" });
+      else diffs.push(...match(w.each.body, d.json, `${at}/body`, scope));
+    }
+  });
+  if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
+  return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass" };
+}
+
+/** Runs one step (one exchange, a parallel group, or a webhook wait); captures are kept only when everything matched. */
 export async function runStep(
   step: CaseStep,
   index: number,
   baseUrls: { interface: string; agent: string },
   vars: Map<string, unknown>,
-  opts: Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders">,
+  opts: StepOptions,
 ): Promise<StepResult[]> {
   const name = step.name ?? `step ${index + 1}`;
+  if ("awaitWebhook" in step) return [await awaitWebhook(step.awaitWebhook, name, vars, opts)];
   const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
   const outcomes = await Promise.all(group.map((g) => runExchange(g.x, g.name, baseUrls, vars, opts)));
   if (outcomes.every((o) => o.result.status === "pass")) for (const o of outcomes) for (const [k, v] of o.scope?.staged ?? []) vars.set(k, v);
@@ -269,12 +309,21 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
   const vars = seeded ?? new Map<string, unknown>();
   const steps: StepResult[] = [];
-  const timeouts = { timeoutMs: opts.timeoutMs ?? 10_000, streamTimeoutMs: opts.streamTimeoutMs ?? 15_000, headers: opts.headers, otherHeaders: opts.otherHeaders };
+  const runId = crypto.randomUUID();
+  if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));
+  const timeouts: StepOptions = {
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
+    headers: opts.headers,
+    otherHeaders: opts.otherHeaders,
+    webhook: opts.webhook,
+    runId,
+  };
   let failed: StepResult | undefined;
   for (const [i, step] of c.steps.entries()) {
     if (failed) {
-      const group = "parallel" in step ? step.parallel : [step];
-      for (const x of group) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
+      if ("awaitWebhook" in step) steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
+      for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
     const rs = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);

@@ -6,9 +6,12 @@ import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./k
 import { buildReport, type Report } from "./report.js";
 import { coverage, loadCatalogue, unknownRequirementIds } from "./requirements.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
+import { startWebhookSink } from "./webhook-sink.js";
 
-export interface SuiteOptions extends SelectOptions, RunOptions {
+export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook"> {
   target: string;
+  /** Start a webhook receiver for the push-delivery cases (publicUrl: the URL agents should use, default http://host:port). */
+  webhook?: { host: string; port: number; publicUrl?: string };
   casesDir?: string;
   catalogueFile?: string;
   knownFailingFile?: string;
@@ -23,7 +26,13 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
   const selected = selectCases(all, opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
-  let results: CaseResult[] = await runCases(selected, discovery, opts);
+  const sink = opts.webhook ? await startWebhookSink(opts.webhook, opts.webhook.publicUrl) : undefined;
+  let results: CaseResult[];
+  try {
+    results = await runCases(selected, discovery, { ...opts, webhook: sink });
+  } finally {
+    await sink?.close();
+  }
   let stale: KnownFailingEntry[] = [];
   if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));
   return buildReport({

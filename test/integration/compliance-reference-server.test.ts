@@ -26,7 +26,14 @@ describe("compliance suite against the reference server", () => {
     // The push cases register https://example.com/… webhooks: a fixed resolver (TEST-NET-1 address)
     // and an allow-list keep the SSRF guard independent of the test machine's DNS; deliveries give
     // up at once.
-    const push = { allow: ["example.com"], lookup: async () => [{ address: "192.0.2.10", family: 4 }], maxAttempts: 1, timeoutMs: 200 };
+    // The webhook cases call the runner's receiver on 127.0.0.1: allow-listed as well.
+    (agent.card.capabilities as { pushNotifications?: boolean }).pushNotifications = true;
+    const push = {
+      allow: ["example.com", "127.0.0.1"],
+      lookup: async () => [{ address: "192.0.2.10", family: 4 }],
+      maxAttempts: 1,
+      timeoutMs: 500,
+    };
     app = await buildServer({ agent, push });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const addr = app.server.address();
@@ -37,7 +44,12 @@ describe("compliance suite against the reference server", () => {
   });
 
   it("passes every applicable case on every interface", { timeout: 180_000 }, async () => {
-    const report = await runSuite({ target: url, streamTimeoutMs: 10_000, knownFailingFile: KNOWN_FAILING });
+    const report = await runSuite({
+      target: url,
+      streamTimeoutMs: 10_000,
+      knownFailingFile: KNOWN_FAILING,
+      webhook: { host: "127.0.0.1", port: 0 },
+    });
     const text = consoleReport(report);
     expect(report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`)).toEqual([
       "1.0 json-rpc",
@@ -49,7 +61,8 @@ describe("compliance suite against the reference server", () => {
       report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`),
       text,
     ).toEqual([]);
-    expect(report.summary.passed).toBeGreaterThan(120);
+    expect(report.summary.passed).toBeGreaterThan(150);
+    expect(report.results.filter((r) => r.id.includes("/push-notifications/webhook-") && r.status === "pass").length).toBe(6);
     for (const r of report.results.filter((x) => x.status === "skip"))
       expect(r.reason, r.id).toMatch(
         /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/,

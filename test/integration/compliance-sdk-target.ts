@@ -7,7 +7,6 @@ import type { Server } from "node:http";
 import express from "express";
 import {
   AgentEvent,
-  DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
@@ -16,6 +15,7 @@ import {
   type RequestContext,
 } from "@a2a-js/sdk/server";
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a-js/sdk/server/express";
+import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 
 // ts-proto enum numbers of the SDK's 1.0 types.
@@ -202,7 +202,7 @@ export interface SdkTarget {
   close(): Promise<void>;
 }
 
-/** `push`: declare and serve push notifications (in-memory config store; deliveries time out fast). */
+/** `push`: declare and serve push notifications (in-memory config store, the SDK's version-aware sender; deliveries time out fast). */
 export async function startSdkTarget(options: { push?: boolean } = {}): Promise<SdkTarget> {
   const card = {
     name: "compliance fixture agent on @a2a-js/sdk",
@@ -240,7 +240,8 @@ export async function startSdkTarget(options: { push?: boolean } = {}): Promise<
     signatures: [],
   };
   const pushStore = options.push ? new InMemoryPushNotificationStore() : undefined;
-  const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 500 }) : undefined;
+  // The SDK's documented set-up for 0.3 peers: webhooks get the body shape of the version they were registered over.
+  const pushSender = pushStore ? createLegacyAwarePushNotificationSender(pushStore, { timeout: 500 }) : undefined;
   const handler = new DefaultRequestHandler(
     card as never,
     new InMemoryTaskStore(),

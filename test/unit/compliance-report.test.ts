@@ -23,6 +23,7 @@ function mkCase(id: string, over: Partial<Case> = {}): Case {
     capabilities: [],
     behaviours: [],
     needsOtherPrincipal: false,
+    needsWebhook: false,
     steps: [],
     ...over,
   };
