@@ -16,7 +16,8 @@
 // - One queue per config (owner, task, config id): a config's notifications go out one at a time, in
 //   order; different configs (and tasks) proceed independently, at most `concurrency` requests in
 //   flight overall.
-// - A 2xx answer is success. Network errors, timeouts (`timeoutMs` per request), 408, 429 and 5xx
+// - A 2xx status is success (the answer's body is not read). Network errors, timeouts (`timeoutMs`
+//   for the whole request, up to the status line), 408, 429 and 5xx
 //   are retried after `backoffMs × 2^(attempt-1)` (capped at `maxBackoffMs`, ±20% jitter) up to
 //   `maxAttempts` attempts in all; then the notification is dropped (given up) and the next one in
 //   the queue goes. Other 4xx and 3xx (redirects are not followed: they could lead past the SSRF
@@ -291,18 +292,19 @@ export class PushDelivery {
     const u = checked.url;
     const mod = u.protocol === "https:" ? https : http;
     return new Promise<number>((resolve, reject) => {
-      const req = mod.request(
-        u,
-        { method: "POST", headers, lookup: pinnedLookup(checked), timeout: this.o.timeoutMs, agent: false },
-        (res) => {
-          res.resume(); // the answer's body is not used
-          res.on("end", () => resolve(res.statusCode ?? 0));
-          res.on("error", () => resolve(res.statusCode ?? 0));
-        },
-      );
+      const req = mod.request(u, { method: "POST", headers, lookup: pinnedLookup(checked), agent: false }, (res) => {
+        // The status is the answer; the body is not read (a receiver cannot hold us by dripping it).
+        clearTimeout(deadline);
+        resolve(res.statusCode ?? 0);
+        res.destroy();
+      });
+      // One deadline for the whole exchange (connect, send, status line), not an idle timeout.
+      const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
       this.inflight.add(req);
-      req.on("close", () => this.inflight.delete(req));
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${this.o.timeoutMs} ms`)));
+      req.on("close", () => {
+        clearTimeout(deadline);
+        this.inflight.delete(req);
+      });
       req.on("error", reject);
       req.end(n.body);
     });

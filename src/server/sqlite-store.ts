@@ -27,6 +27,8 @@
 // After a restart, tasks that were SUBMITTED or WORKING have no process running them any more:
 // `recoverInterrupted(message)` fails them with a generic status message (call it once on start,
 // before serving). INPUT_REQUIRED / AUTH_REQUIRED tasks wait for the caller and are left alone.
+// Hence one server process per database file: a second process calling recoverInterrupted would
+// fail the tasks the first one is still running (other readers, e.g. the sqlite3 shell, are fine).
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";

@@ -238,6 +238,18 @@ describe("retries and giving up", () => {
     expect(outcomes).toEqual([expect.objectContaining({ kind: "failed", error: "HTTP 307" })]);
   });
 
+  it("a 2xx status counts at once, even when the receiver never finishes its body", async () => {
+    const { delivery, register } = setup();
+    await register("t1", "1.0");
+    responder = (_r, res) => {
+      res.writeHead(202, { "content-type": "text/plain" });
+      res.write("still talking…");
+    };
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.COMPLETED));
+    await delivery.idle();
+    expect(outcomes).toEqual([expect.objectContaining({ kind: "delivered", status: 202 })]);
+  });
+
   it("a webhook that does not answer times out and counts as a failed attempt", async () => {
     const { delivery, register } = setup({ maxAttempts: 2, timeoutMs: 100 });
     await register("t1", "1.0");
