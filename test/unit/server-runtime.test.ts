@@ -142,6 +142,7 @@ describe("fixture behaviours through the runtime", () => {
 
   it("cancel aborts a slow task through its signal and ends CANCELED; canceling again is TaskNotCancelable", async () => {
     let aborted = false;
+    const handled: string[] = [];
     const agent: Agent = {
       card: { name: "a", description: "", version: "1", capabilities: { streaming: true } },
       handleMessage: (_m, ctx) =>
@@ -151,12 +152,16 @@ describe("fixture behaviours through the runtime", () => {
             yield "too late";
           })(),
         ),
+      handleCancel: (ctx) => {
+        handled.push(ctx.taskId);
+      },
     };
     const rt = new TaskRuntime({ agent, logger: silent });
     const t = await task(rt, send("x", {}, { returnImmediately: true }));
     const canceled = await rt.cancelTask(create(v1_0.CancelTaskRequestSchema, { id: t.id }), call);
     expect(canceled.status?.state).toBe(S.CANCELED);
     expect(aborted).toBe(true);
+    expect(handled).toEqual([t.id]);
     await new Promise((r) => setTimeout(r, 10));
     const after = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id }), call);
     expect(after.status?.state).toBe(S.CANCELED);
