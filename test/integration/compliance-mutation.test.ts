@@ -1,0 +1,131 @@
+// The suite judges itself (mutation check): the reference server with the fixture agent is started
+// once per deliberate fault (src/server/faults.ts) and the suite runs the cases aimed at that
+// fault; it must fail on every one. A baseline run without a fault, over the same cases, must
+// pass, so each failure is the fault's doing. The table of results is printed. Faults the suite
+// misses are listed in KNOWN_GAPS with the reason.
+import { afterAll, describe, expect, it } from "vitest";
+import type { FastifyInstance } from "fastify";
+import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+import { runSuite } from "../../src/compliance/suite.js";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { FAULT_NAMES, FAULTS, faultsPlugin, type FaultName } from "../../src/server/faults.js";
+
+/** Per fault: the cases aimed at it (globs over case IDs). */
+const TARGETS: Record<FaultName, string[]> = {
+  "task-not-found-as-internal-error": ["v1_0/*/get-task/unknown-id-returns-task-not-found"],
+  "wrong-error-code": ["*/json-rpc/cancel-task/terminal-task-returns-not-cancelable"],
+  "missing-terminal-event": ["v1_0/*/streaming/echo-stream-starts-with-task-and-ends-at-completion"],
+  "stream-without-initial-task": ["v1_0/*/streaming/echo-stream-starts-with-task-and-ends-at-completion"],
+  "events-after-terminal": ["v1_0/*/streaming/echo-stream-starts-with-task-and-ends-at-completion", "*/*/streaming/tck-stream-001"],
+  "stream-never-closes": ["v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"],
+  "lowercase-enums-in-1.0": ["v1_0/json-rpc/send-message/echo-returns-completed-task-with-artifact"],
+  "kind-in-1.0-payloads": ["v1_0/*/send-message/no-kind-discriminator"],
+  "snake-case-members": ["v1_0/json-rpc/send-message/echo-returns-completed-task-with-artifact"],
+  "timestamp-with-offset": ["v1_0/*/get-task/returns-completed-task"],
+  "missing-next-page-token": ["v1_0/*/list-tasks/next-page-token-always-present"],
+  "no-version-check": ["v1_0/*/versioning/unsupported-version-returns-version-not-supported"],
+  "patch-version-refused": ["v1_0/*/versioning/patch-version-is-ignored"],
+  "missing-version-means-1.0": ["v1_0/json-rpc/versioning/missing-version-header-is-not-1.0"],
+  "wrong-jsonrpc-id": [
+    "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+    "*/json-rpc/json-rpc-errors/invalid-params-echoes-zero-id",
+  ],
+  "method-not-found-as-invalid-request": ["*/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found"],
+  "wrong-http-status-on-rest-errors": ["v1_0/rest/get-task/unknown-id-returns-task-not-found"],
+  "missing-error-info": [
+    "v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info",
+    "v1_0/rest/get-task/unknown-id-returns-task-not-found",
+  ],
+  "wrong-content-type": ["v1_0/json-rpc/get-task/unknown-id-returns-task-not-found", "v1_0/rest/send-message/a2a-json-media-type"],
+  "card-without-supported-interfaces": ["v1_0/card/**"],
+  "history-not-truncated": ["v1_0/*/get-task/history-length-bounds-history", "v1_0/*/get-task/history-length-zero-omits-history"],
+  "artifacts-listed-without-include-artifacts": ["v1_0/*/list-tasks/artifacts-omitted-without-include-artifacts"],
+  "return-immediately-ignored": ["*/*/send-message/non-blocking-returns-unfinished-task"],
+  "same-id-for-every-task": ["v1_0/*/send-message/new-tasks-get-distinct-ids"],
+  "task-leaked-across-principals": ["v1_0/*/security/other-principal-cannot-see-task"],
+  "0.3-final-never-set": ["v0_3/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"],
+  "0.3-result-in-1.0-shape": ["v0_3/json-rpc/send-message/echo-returns-completed-task-with-artifact"],
+};
+
+/**
+ * Faults the suite does not catch yet, with the reason. The test fails when one of them starts
+ * being caught (remove it here then), like a known-failing list.
+ */
+const KNOWN_GAPS: Partial<Record<FaultName, string>> = {
+  "card-without-supported-interfaces":
+    "discovery finds no 1.0 interface in a 1.0 card without supportedInterfaces, so every 1.0 case, the card cases included, is skipped instead of failed",
+};
+
+const PRINCIPALS: Record<string, string> = { "Bearer alice": "alice", "Bearer bob": "bob" };
+
+async function start(fault?: FaultName): Promise<{ app: FastifyInstance; url: string }> {
+  const agent = createFixtureAgent();
+  const card = agent.card as { capabilities?: { extensions?: unknown[] }; securitySchemes?: unknown; securityRequirements?: unknown };
+  card.capabilities = { ...card.capabilities, extensions: [{ uri: FIXTURE_EXTENSION_URI, params: { behaviours: ALL_BEHAVIOURS } }] };
+  // Two principals, so the isolation cases run (S-30, S-57).
+  card.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } };
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+  const app = await buildServer({ agent, authenticate: (req) => PRINCIPALS[req.headers.authorization ?? ""] });
+  if (fault) await app.register(faultsPlugin, { fault, leakTo: "Bearer alice" });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const addr = app.server.address();
+  return { app, url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}` };
+}
+
+async function judge(url: string, globs: string[]) {
+  return runSuite({
+    target: url,
+    caseGlobs: globs,
+    headers: { Authorization: "Bearer alice" },
+    otherHeaders: { Authorization: "Bearer bob" },
+    timeoutMs: 5_000,
+    streamTimeoutMs: 3_000,
+  });
+}
+
+describe("mutation check: the suite catches deliberate server faults", () => {
+  const rows: { fault: string; breaks: string; cases: number; failed: number; caught: boolean }[] = [];
+  afterAll(() => {
+    const caught = rows.filter((r) => r.caught).length;
+    const lines = rows.map((r) => `| ${r.fault} | ${r.breaks} | ${r.cases} | ${r.failed} | ${r.caught ? "yes" : "NO"} |`);
+    console.log(
+      ["| fault | breaks | cases run | cases failed | caught |", "|---|---|---|---|---|", ...lines, `caught ${caught}/${rows.length}`].join(
+        "\n",
+      ),
+    );
+  });
+
+  it("has at least 20 faults, each with target cases", () => {
+    expect(FAULT_NAMES.length).toBeGreaterThanOrEqual(20);
+    expect(Object.keys(TARGETS).sort()).toEqual([...FAULT_NAMES].sort());
+  });
+
+  it("baseline: without a fault every targeted case passes", { timeout: 120_000 }, async () => {
+    const { app, url } = await start();
+    try {
+      const report = await judge(url, [...new Set(Object.values(TARGETS).flat())]);
+      expect(report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
+      expect(report.results.filter((r) => r.status === "skip").map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each(FAULT_NAMES)("catches %s", { timeout: 60_000 }, async (fault) => {
+    const { app, url } = await start(fault);
+    try {
+      const report = await judge(url, TARGETS[fault]);
+      rows.push({
+        fault,
+        breaks: FAULTS[fault].breaks,
+        cases: report.results.length,
+        failed: report.summary.failed,
+        caught: report.summary.failed > 0,
+      });
+      if (KNOWN_GAPS[fault]) expect(report.summary.failed, `${fault} is caught now: remove it from KNOWN_GAPS`).toBe(0);
+      else expect(report.summary.failed, `${fault} was not caught by ${TARGETS[fault].join(", ")}`).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
