@@ -57,6 +57,7 @@ import type { ProtocolVersion } from "./negotiate.js";
 import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
 import { ends0_3Stream } from "./stream.js";
+import { takeValidated, trusted } from "./translate/common.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -138,10 +139,18 @@ function validatorFor(schema: DescMessage): ValidateFunction | undefined {
   return validators1_0[schema.name];
 }
 
-/** Validates and decodes 1.0 JSON; `role` decides the error: bad input vs bad agent response. */
-export function decode1_0<D extends DescMessage>(schema: D, json: unknown, role: "request" | "response"): MessageShape<D> {
+/**
+ * Validates and decodes 1.0 JSON; `role` decides the error: bad input vs bad agent response.
+ * `validated`: the validator `json` already passed (a 0.3 translator's output check), not run again.
+ */
+export function decode1_0<D extends DescMessage>(
+  schema: D,
+  json: unknown,
+  role: "request" | "response",
+  validated?: ValidateFunction,
+): MessageShape<D> {
   const validate = validatorFor(schema);
-  const issue = validate ? check(validate, json) : undefined;
+  const issue = validate && validate !== validated ? check(validate, json) : undefined;
   if (issue) {
     if (role === "request") throw invalidParams(issue.path, issue.message);
     throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${formatIssue(issue)}`);
@@ -213,28 +222,35 @@ class Codec0_3 implements Codec {
   decodeRequest<O extends Operation>(op: O, wire: unknown, opts: DecodeRequestOptions = {}): Translated<RequestOf<O>> {
     if (op === "ListTasks") throw listTasksUnsupported();
     const up = this.t.upgradeRequest(op, wire, opts);
-    return { value: decode1_0(OPERATIONS[op].request, up.value, "request") as RequestOf<O>, losses: up.losses };
+    const value = decode1_0(OPERATIONS[op].request, up.value, "request", takeValidated(up.value));
+    return { value: value as RequestOf<O>, losses: up.losses };
   }
+  // Downgrades of what encode1_0 wrote are `trusted`: validating the toolkit's own output finds only
+  // toolkit bugs (translate/common.ts; the tests validate it, setStrictValidation turns it back on).
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
-    return this.t.downgradeResponse(op, encode1_0(OPERATIONS[op].response as DescMessage, response));
+    const json = encode1_0(OPERATIONS[op].response as DescMessage, response);
+    return trusted(() => this.t.downgradeResponse(op, json));
   }
   encodeEvent(event: v1_0.StreamResponse, final = false): Translated<JsonValue> {
-    return this.t.downgradeEvent(encode1_0(v1_0.StreamResponseSchema, event), final);
+    const json = encode1_0(v1_0.StreamResponseSchema, event);
+    return trusted(() => this.t.downgradeEvent(json, final));
   }
   encodeError(err: A2AError) {
     return this.binding === "JSONRPC" ? toJsonRpcError0_3(err) : toRestError(err);
   }
   encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue> {
     if (op === "ListTasks") throw listTasksUnsupported();
-    return this.t.downgradeRequest(op, encode1_0(OPERATIONS[op].request as DescMessage, request));
+    const json = encode1_0(OPERATIONS[op].request as DescMessage, request);
+    return trusted(() => this.t.downgradeRequest(op, json));
   }
   decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
-    return { value: decode1_0(OPERATIONS[op].response, up.value, "response") as ResponseOf<O>, losses: up.losses };
+    const value = decode1_0(OPERATIONS[op].response, up.value, "response", takeValidated(up.value));
+    return { value: value as ResponseOf<O>, losses: up.losses };
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
     const up = asAgentResponse(() => this.t.upgradeEvent(wire));
-    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response");
+    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response", takeValidated(up.value));
     return { value, losses: up.losses, final: ends0_3Stream(value, up.final) };
   }
   decodeError(wire: unknown, status?: number): A2AError {

@@ -48,16 +48,14 @@ import {
   statePbTo1_0,
   str,
   timestampTo1_0,
+  translate,
   untranslatable,
-  validateInput,
-  validateOutput,
   type JsonObject,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
 
 import pb = v0_3.pb;
 
-const D10 = "A2A 1.0";
 const D03 = "A2A 0.3 HTTP+JSON";
 const V1 = v1_0.validators;
 const VP = v0_3.restValidators;
@@ -81,11 +79,7 @@ function run<I, O>(
   direction: LossDirection,
   fn: (x: I, log: LossLog) => O,
 ): Translated<O> {
-  validateInput(inV, input);
-  const log = new LossLog(direction);
-  const value = fn(input, log);
-  if (outV) validateOutput(outV, value, direction === "to-1.0" ? D10 : D03);
-  return log.done(value);
+  return translate(input, inV, outV, direction, D03, fn);
 }
 
 const keys = (...k: string[]) => new Set(k);

@@ -47,6 +47,7 @@ import {
   scanPrecision,
   str,
   timestampTo1_0,
+  translate,
   untranslatable,
   validateInput,
   validateOutput,
@@ -54,7 +55,6 @@ import {
 } from "./translate/common.js";
 import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
 
-const D10 = "A2A 1.0";
 const D03 = "A2A 0.3 JSON-RPC";
 
 type Struct = { [k: string]: unknown };
@@ -74,11 +74,7 @@ function run<I, O>(
   direction: LossDirection,
   fn: (x: I, log: LossLog) => O,
 ): Translated<O> {
-  validateInput(inV, input);
-  const log = new LossLog(direction);
-  const value = fn(input, log);
-  if (outV) validateOutput(outV, value, direction === "to-1.0" ? D10 : D03);
-  return log.done(value);
+  return translate(input, inV, outV, direction, D03, fn);
 }
 
 const keys = (...k: string[]) => new Set(k);

@@ -4,7 +4,7 @@
 import type { ValidateFunction } from "ajv";
 import { check } from "../../runtime/validation.js";
 import { A2AError, invalidParams } from "../errors.js";
-import type { LossLog } from "../loss.js";
+import { LossLog, type LossDirection, type Translated } from "../loss.js";
 
 export type JsonObject = { [k: string]: unknown };
 
@@ -28,6 +28,77 @@ export function validateOutput(validator: ValidateFunction, value: unknown, dial
   if (issue) throw invalidParams(pointer + issue.path, `cannot be expressed in ${dialect}: ${issue.message}`);
 }
 
+// ---- validation around a translation ------------------------------------------------------------
+//
+// Every public translator validates its input with the source dialect's validator and its output with
+// the target's (`translate` below). The codec seam also translates values the toolkit made itself: the
+// 1.0 JSON its own ProtoJSON encoder wrote from a protobuf-es message, downgraded to 0.3 on the way out.
+// Validating those (input and output) finds only toolkit bugs, which the property and contract tests
+// look for, so the codec runs such downgrades inside `trusted()`, where that validation is skipped.
+// On the way in, a translator's output is validated against the 1.0 validator, and the codec's ProtoJSON
+// decode would validate the same value with the same validator again: `takeValidated` tells it so.
+// `setStrictValidation(true)` (or A2A_STRICT_VALIDATION=1 in the environment) validates everything always.
+
+let strict = typeof process !== "undefined" && process.env?.A2A_STRICT_VALIDATION === "1";
+let trustDepth = 0;
+let lastValidated: { value: unknown; validator: ValidateFunction } | undefined;
+
+/** Validate every translation's input and output, also inside `trusted()` (a debugging aid). */
+export function setStrictValidation(on: boolean): void {
+  strict = on;
+}
+
+export function strictValidation(): boolean {
+  return strict;
+}
+
+/**
+ * Runs `f` with the validation of translation inputs and outputs skipped (unless strict): for
+ * downgrades of 1.0 JSON the toolkit itself encoded from a protobuf-es message.
+ */
+export function trusted<T>(f: () => T): T {
+  trustDepth++;
+  try {
+    return f();
+  } finally {
+    trustDepth--;
+  }
+}
+
+/**
+ * The validator the last `translate` checked `value` (its output) with, if `value` is that output;
+ * undefined otherwise. Consumed on reading.
+ */
+export function takeValidated(value: unknown): ValidateFunction | undefined {
+  const last = lastValidated;
+  lastValidated = undefined;
+  return last && last.value === value ? last.validator : undefined;
+}
+
+/**
+ * One translation: validates `input` (source dialect), runs `fn` with a fresh loss log, validates the
+ * output (target dialect; `null`: the caller does) and returns `{value, losses}`. `dialect0_3` names
+ * the 0.3 dialect in messages about outputs it cannot express.
+ */
+export function translate<I, O>(
+  input: I,
+  inV: ValidateFunction,
+  outV: ValidateFunction | null,
+  direction: LossDirection,
+  dialect0_3: string,
+  fn: (x: I, log: LossLog) => O,
+): Translated<O> {
+  const validating = strict || trustDepth === 0;
+  if (validating) validateInput(inV, input);
+  const log = new LossLog(direction);
+  const value = fn(input, log);
+  if (outV && validating) {
+    validateOutput(outV, value, direction === "to-1.0" ? "A2A 1.0" : dialect0_3);
+    lastValidated = { value, validator: outV };
+  }
+  return log.done(value);
+}
+
 /** An A2AError for a value the target dialect has no form for, with the loss id in ErrorInfo metadata. */
 export function untranslatable(path: string, description: string, lossId?: string): A2AError {
   const e = invalidParams(path, description);
@@ -49,10 +120,14 @@ export function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/** Drops `undefined` members so outputs carry only what is set (ProtoJSON never emits null/undefined). */
+/**
+ * `obj` without its `undefined` members, so outputs carry only what is set (ProtoJSON never emits
+ * null/undefined). Returns a copy: deleting members would turn the object into a slow dictionary.
+ */
 export function compact<T extends object>(obj: T): T {
-  for (const k of Object.keys(obj) as (keyof T)[]) if (obj[k] === undefined) delete obj[k];
-  return obj;
+  const out = {} as T;
+  for (const k in obj) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
 }
 
 /** ProtoJSON implicit presence: "" is the default of a string field and is the same as absent. */

@@ -1,0 +1,184 @@
+// Translation share of serving a request, in process (run: npx tsx bench/seam.ts [--rounds 7] [--n 4000]).
+//
+// Serves blocking SendMessage through the transport seam exactly as the fastify plugin does —
+// decodeCall (JSON-RPC envelope or REST route, negotiation, decode + 0.3 upgrade) → TaskRuntime
+// .sendMessage (the echo agent of bench/server-targets.ts, in-memory store) → encodeResult (0.3
+// downgrade + encode, JSON text) — for 1.0 and 0.3 on both bindings, without HTTP. Per request it
+// reports CPU µs (process.cpuUsage, so other processes on the shared cores count less) of (a) the whole serve path and (b) the translation: the codec's decodeRequest of the
+// request and encodeResponse of the response, timed separately on the same inputs (the part of
+// decodeCall/encodeResult that depends on the version). Rounds alternate the four cases; medians
+// and min–max over rounds are printed. Nothing is written.
+import * as v1_0 from "../generated/v1_0/index.js";
+import { reply, TaskRuntime, firstText, type CallContext } from "../src/server/index.js";
+import { decodeCall, encodeResult, type DecodedCall, type HttpRequestLike } from "../src/transport/server.js";
+import { requestJsonFromHttp, matchRoute, splitUrl } from "../src/transport/rest.js";
+import { codecFor, restRequestSchema, restRoutes, type Binding } from "../src/versioning/codec.js";
+import type { ProtocolVersion } from "../src/versioning/negotiate.js";
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const ROUNDS = opt("rounds", 7);
+const N = opt("n", 4000);
+
+const runtime = new TaskRuntime({
+  agent: {
+    card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
+    handleMessage: (m) => reply(firstText(m)),
+  },
+  logger: { error: () => {}, warn: () => {} },
+});
+
+interface Case {
+  name: string;
+  version: ProtocolVersion;
+  binding: Binding;
+  req: HttpRequestLike;
+}
+
+const text = "hello benchmark";
+const cases: Case[] = [
+  {
+    name: "1.0 JSON-RPC",
+    version: "1.0",
+    binding: "JSONRPC",
+    req: {
+      method: "POST",
+      url: "/",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text }] } },
+      }),
+    },
+  },
+  {
+    name: "0.3 JSON-RPC",
+    version: "0.3",
+    binding: "JSONRPC",
+    req: {
+      method: "POST",
+      url: "/",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: {
+          message: { kind: "message", messageId: "bench", role: "user", parts: [{ kind: "text", text }] },
+          configuration: { blocking: true },
+        },
+      }),
+    },
+  },
+  {
+    name: "1.0 HTTP+JSON",
+    version: "1.0",
+    binding: "HTTP+JSON",
+    req: {
+      method: "POST",
+      url: "/message:send",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ message: { messageId: "bench", role: "ROLE_USER", parts: [{ text }] } }),
+    },
+  },
+  {
+    name: "0.3 HTTP+JSON",
+    version: "0.3",
+    binding: "HTTP+JSON",
+    req: {
+      method: "POST",
+      url: "/v1/message:send",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        message: { messageId: "bench", role: "ROLE_USER", content: [{ text }] },
+        configuration: { blocking: true },
+      }),
+    },
+  },
+];
+
+const ctxOf = (call: DecodedCall): CallContext => ({ principal: "bench", version: call.version, extensions: [] });
+
+async function serveOnce(c: Case): Promise<string> {
+  const call = decodeCall(c.req, { binding: c.binding });
+  if (call.kind === "reply") throw new Error(`${c.name}: ${call.body}`);
+  const result = await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call));
+  return encodeResult(call, result as never).body;
+}
+
+/** The codec's own work on this case's request and a response like the one served. */
+async function translationInputs(c: Case) {
+  const call = decodeCall(c.req, { binding: c.binding });
+  if (call.kind === "reply") throw new Error(call.body);
+  const result = (await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call))) as v1_0.SendMessageResponse;
+  let wire: unknown;
+  if (c.binding === "JSONRPC") wire = (JSON.parse(c.req.body as string) as { params: unknown }).params;
+  else {
+    const { path, query } = splitUrl(c.req.url);
+    const m = matchRoute(restRoutes(c.version), c.req.method, path);
+    if (!m || !("route" in m)) throw new Error("no route");
+    wire = requestJsonFromHttp(restRequestSchema(c.version, "SendMessage"), m.route, m.params, query, JSON.parse(c.req.body as string));
+  }
+  return { wire, result };
+}
+
+/** CPU µs (user + system) of this process: robust to other processes sharing the cores, unlike wall time. */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+async function measure(c: Case, inputs: Awaited<ReturnType<typeof translationInputs>>) {
+  // (a) the whole serve path
+  let t0 = cpuNow();
+  for (let i = 0; i < N; i++) await serveOnce(c);
+  const serve = (cpuNow() - t0) / N;
+  // (b) translation: decode (+ upgrade) of the request, (downgrade +) encode of the response
+  const codec = codecFor(c.version, c.binding);
+  t0 = cpuNow();
+  for (let i = 0; i < N; i++) {
+    codec.decodeRequest("SendMessage", inputs.wire);
+    codec.encodeResponse("SendMessage", inputs.result);
+  }
+  const translate = (cpuNow() - t0) / N;
+  return { serve, translate };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const f = (x: number, d = 1) => x.toFixed(d);
+
+async function main() {
+  const inputs = await Promise.all(cases.map(translationInputs));
+  for (let w = 0; w < 2; w++) for (let i = 0; i < cases.length; i++) await measure(cases[i], inputs[i]); // warm-up
+  const samples = cases.map(() => ({ serve: [] as number[], translate: [] as number[], share: [] as number[] }));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < cases.length; i++) {
+      const m = await measure(cases[i], inputs[i]);
+      samples[i].serve.push(m.serve);
+      samples[i].translate.push(m.translate);
+      samples[i].share.push((100 * m.translate) / m.serve);
+    }
+  }
+  console.log(`SendMessage through the seam, in process; ${ROUNDS} rounds × ${N} requests; median (min–max)\n`);
+  console.log("| Case | Serve path µs/req | Translation µs/req | Translation share of serving |");
+  console.log("|---|---|---|---|");
+  const med: Record<string, number> = {};
+  cases.forEach((c, i) => {
+    const s = samples[i];
+    med[c.name] = median(s.serve);
+    console.log(
+      `| ${c.name} | ${f(median(s.serve))} (${f(Math.min(...s.serve))}–${f(Math.max(...s.serve))}) | ${f(median(s.translate))} (${f(Math.min(...s.translate))}–${f(Math.max(...s.translate))}) | ${f(median(s.share))} % (${f(Math.min(...s.share))}–${f(Math.max(...s.share))}) |`,
+    );
+  });
+  console.log(
+    `\n0.3/1.0 serve-path throughput: JSON-RPC ${f(med["1.0 JSON-RPC"] / med["0.3 JSON-RPC"], 2)}×, HTTP+JSON ${f(med["1.0 HTTP+JSON"] / med["0.3 HTTP+JSON"], 2)}×`,
+  );
+  await runtime.close();
+}
+
+await main();
