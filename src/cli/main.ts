@@ -34,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   (await import("./test-command.js")).registerTestCommand(program, (c) => (code = c));
   (await import("./serve.js")).registerServeCommand(program, (c) => (code = c));
   (await import("./test-client-command.js")).registerTestClientCommand(program, (c) => (code = c));
+  (await import("./record-command.js")).registerRecordCommand(program, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

@@ -1,0 +1,66 @@
+// `a2a-toolkit record --target <url> --port <port> --out <dir>`: a recording proxy. Point any A2A
+// client at the printed URL instead of the agent; every conversation that passes through is
+// written to <dir> as compliance case files (volatile ids and timestamps masked), which
+// `a2a-toolkit test <agent-url>` can replay once the directory is used as the cases directory.
+// Runs until SIGINT or SIGTERM.
+import { InvalidArgumentError, type Command } from "commander";
+
+export interface RecordOptions {
+  target: string;
+  port: number;
+  host: string;
+  out: string;
+  requirement?: string[];
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
+  return n;
+}
+
+export function registerRecordCommand(program: Command, setCode: (code: number) => void): void {
+  program
+    .command("record")
+    .description("recording proxy: relays a client's conversation with an agent and writes it as compliance cases")
+    .requiredOption("--target <url>", "the agent's base URL")
+    .requiredOption("--out <dir>", "cases directory to write (<dir>/<v1_0|v0_3>/<binding>/recorded/*.json)")
+    .option("--port <port>", "port of the proxy (0 = any free port)", parsePort, 0)
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--requirement <id>", "requirement ID written into the cases (repeatable; default S-03)", (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ])
+    .action(async (opts: RecordOptions) => {
+      try {
+        new URL(opts.target);
+      } catch {
+        process.stderr.write(`a2a-toolkit record: --target is not a URL: "${opts.target}"\n`);
+        setCode(2);
+        return;
+      }
+      const { startRecorder } = await import("../compliance/record.js");
+      const rec = await startRecorder({
+        target: opts.target,
+        port: opts.port,
+        host: opts.host,
+        outDir: opts.out,
+        requirements: opts.requirement,
+        onExchange: (x) => process.stderr.write(`recorded ${x.version} ${x.binding} ${x.operation} → ${x.response.status}\n`),
+      });
+      process.stdout.write(
+        `recording proxy for ${opts.target} listening on ${rec.url}\npoint the client at ${rec.url}; cases go to ${opts.out}\n`,
+      );
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void rec.close().then(done, done);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      process.stdout.write(`${rec.files().length} case file(s) written to ${opts.out}\n`);
+      setCode(0);
+    });
+}

@@ -1,0 +1,412 @@
+// The recording proxy: sits between any A2A client and any agent, relays every request and
+// response unchanged (SSE streams event by event), and writes what passed through as compliance
+// case files (compliance/case.schema.json) that the suite runner can replay against an agent.
+//
+//   const rec = await startRecorder({ target: "http://agent:8080", port: 0, outDir: "recorded/" });
+//   // point the client at rec.url; each conversation is (re)written to outDir as it happens
+//   await rec.close();
+//
+// What becomes a case: the exchanges of one conversation, in order. A request that refers to a
+// task or context seen earlier (its id, taskId or contextId) joins that conversation; any other
+// starts a new one. A conversation is split where the version or binding changes. Agent-card
+// fetches are not recorded (the runner discovers the card itself), but the card's interface URLs
+// are rewritten to the proxy so the client keeps talking through it, and they tell the recorder
+// which interface each request used (case paths are relative to the interface URL).
+//
+// Masking volatile values: server-made ids (task ids, context ids, message ids, artifact ids,
+// push-config ids, page tokens) are captured where they first appear in a response
+// ({"$capture": "task1"}) and expected as "{{task1}}" afterwards, in later requests too; values
+// the client made up (message ids, its own context ids) become "{{uuid:…}}" so each replay sends
+// fresh ones; timestamps become {"$match": "timestamp"} (1.0) or "datetime" (0.3). Credentials are
+// not written: Authorization, API keys and cookies stay out of the files.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { isPlainObject } from "./match.js";
+
+export interface RecorderOptions {
+  /** The agent's base URL (where its card is). */
+  target: string;
+  port?: number;
+  host?: string;
+  /** Cases directory to write into (<outDir>/<v1_0|v0_3>/<binding>/recorded/NNN-<operation>.json). */
+  outDir: string;
+  /** Requirement IDs written into each case (default S-03: the interface works as declared). */
+  requirements?: string[];
+  onExchange?: (e: RecordedExchange) => void;
+}
+
+export interface RecordedExchange {
+  version: "1.0" | "0.3";
+  binding: "json-rpc" | "rest";
+  operation: string;
+  request: { method: string; path: string; base: "interface" | "agent"; headers: Record<string, string>; body?: unknown; rawBody?: string };
+  response: { status: number; headers: Record<string, string>; json?: unknown; text?: string; events?: unknown[]; closed?: boolean; stoppedAfter?: number };
+}
+
+export interface Recorder {
+  url: string;
+  /** Case files written so far. */
+  files(): string[];
+  close(): Promise<void>;
+}
+
+const KEPT_REQUEST_HEADERS = ["content-type", "accept", "a2a-version", "a2a-extensions", "x-a2a-extensions"];
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer", "content-length", "host", "accept-encoding"]);
+const CARD_PATH = "/.well-known/agent-card.json";
+/** Members whose string values are ids a server or client makes up. */
+const ID_KEYS = new Set(["taskId", "contextId", "messageId", "artifactId", "nextPageToken", "pageToken"]);
+const TIMESTAMP_KEYS = new Set(["timestamp", "statusTimestampAfter"]);
+
+interface Interface {
+  url: string;
+  version: "1.0" | "0.3";
+  binding: "json-rpc" | "rest";
+}
+
+interface Conversation {
+  index: number;
+  version: "1.0" | "0.3";
+  binding: "json-rpc" | "rest";
+  exchanges: RecordedExchange[];
+  /** Raw id values that belong to it. */
+  ids: Set<string>;
+  file?: string;
+}
+
+function flat(h: IncomingMessage["headers"] | Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h instanceof Headers) h.forEach((v, k) => (out[k.toLowerCase()] = v));
+  else for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every string id in a value (for linking requests to conversations). */
+function collectIds(v: unknown, out: Set<string>, parentIsTask = false): void {
+  if (Array.isArray(v)) return v.forEach((x) => collectIds(x, out, parentIsTask));
+  if (!isPlainObject(v)) return;
+  const taskLike = "status" in v || parentIsTask;
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === "string" && x && (ID_KEYS.has(k) || (k === "id" && (taskLike || "url" in v)))) out.add(x);
+    collectIds(x, out, k === "task");
+  }
+}
+
+function idsInPath(path: string, known: Set<string>): string[] {
+  return [...known].filter((id) => id.length >= 4 && decodeURIComponent(path).includes(id));
+}
+
+/** Turns recorded exchanges into one case with volatile values masked and reused. */
+export function toCase(conv: Conversation, requirements: string[]): Record<string, unknown> {
+  const names = new Map<string, string>(); // raw value → variable name
+  let counter = 0;
+  const fresh = (prefix: string) => `${prefix}${++counter}`;
+  const stamp = conv.version === "1.0" ? "timestamp" : "datetime";
+
+  const replaceKnown = (s: string, inRequest: boolean): string | undefined => {
+    if (names.has(s)) {
+      const n = names.get(s)!;
+      return `{{${n}}}`;
+    }
+    let out = s;
+    let hit = false;
+    for (const [raw, n] of names)
+      if (raw.length >= 8 && out.includes(raw)) {
+        out = out.split(raw).join(inRequest ? `{{${n}}}` : `{{${n}}}`);
+        hit = true;
+      }
+    return hit ? out : undefined;
+  };
+
+  /** Requests: known ids → templates; ids the client made up → fresh uuids per replay. */
+  const maskRequest = (v: unknown, key?: string, parentTaskLike = false): unknown => {
+    if (Array.isArray(v)) return v.map((x) => maskRequest(x, key));
+    if (isPlainObject(v)) {
+      const taskLike = "status" in v;
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskRequest(x, k, taskLike || parentTaskLike)]));
+    }
+    if (typeof v !== "string" || !v) return v;
+    const known = replaceKnown(v, true);
+    if (known !== undefined) return known;
+    if (key && (ID_KEYS.has(key) || key === "id") && !TIMESTAMP_KEYS.has(key)) {
+      const n = `uuid:${fresh("c")}`;
+      names.set(v, n);
+      return `{{${n}}}`;
+    }
+    return v;
+  };
+
+  /** Responses: first sight of an id → capture; later → template; timestamps → matcher. */
+  const maskResponse = (v: unknown, key?: string, parentTaskLike = false): unknown => {
+    if (Array.isArray(v)) return v.map((x) => maskResponse(x, key, parentTaskLike));
+    if (isPlainObject(v)) {
+      const taskLike = "status" in v && typeof v.id === "string";
+      const configLike = "url" in v && typeof v.id === "string";
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => {
+          if (k === "id" && typeof x === "string" && (taskLike || configLike)) return [k, maskResponse(x, "id:volatile")];
+          return [k, maskResponse(x, k, taskLike)];
+        }),
+      );
+    }
+    if (typeof v !== "string") return v;
+    if (key && TIMESTAMP_KEYS.has(key)) return { $match: stamp };
+    if (!v) return v;
+    const known = replaceKnown(v, false);
+    if (known !== undefined) return known;
+    if (key === "id:volatile" || (key && ID_KEYS.has(key))) {
+      const n = fresh(key === "contextId" ? "context" : key === "messageId" ? "message" : key === "artifactId" ? "artifact" : key === "id:volatile" ? "task" : "token");
+      names.set(v, n);
+      return { $capture: n };
+    }
+    return v;
+  };
+
+  const maskPath = (path: string): string => {
+    let out = path;
+    for (const [raw, n] of names) {
+      if (raw.length < 4) continue;
+      const enc = encodeURIComponent(raw);
+      if (out.includes(enc)) out = out.split(enc).join(n.startsWith("uuid:") ? `{{${n}}}` : `{{url:${n}}}`);
+      else if (out.includes(raw)) out = out.split(raw).join(`{{${n}}}`);
+    }
+    return out;
+  };
+
+  const steps = conv.exchanges.map((x, i) => {
+    const request: Record<string, unknown> = {
+      method: x.request.method,
+      path: maskPath(x.request.path),
+      ...(x.request.base === "agent" ? { base: "agent" } : {}),
+      headers: x.request.headers,
+    };
+    if (x.request.body !== undefined) request.body = maskRequest(x.request.body);
+    else if (x.request.rawBody !== undefined) request.rawBody = x.request.rawBody;
+    const ct = x.response.headers["content-type"];
+    const expect: Record<string, unknown> = { status: x.response.status };
+    if (ct) expect.headers = { "content-type": { $regex: `^${ct.split(";")[0].trim().replace(/[.+*?^$()[\]{}|\\]/g, "\\$&")}` } };
+    if (x.response.events) {
+      const events = x.response.events.map((e) => maskResponse(e));
+      expect.stream = {
+        exactly: events,
+        ...(x.response.stoppedAfter !== undefined ? { stopAfter: x.response.stoppedAfter } : x.response.closed === false ? { closes: false } : {}),
+      };
+    } else if (x.response.json !== undefined) expect.body = maskResponse(x.response.json);
+    return { name: `${i + 1} ${x.operation}`, request, expect };
+  });
+  const ops = [...new Set(conv.exchanges.map((x) => x.operation))];
+  const streaming = conv.exchanges.some((x) => x.response.events);
+  return {
+    title: `Recorded ${conv.version} ${conv.binding === "rest" ? "HTTP+JSON" : "JSON-RPC"} conversation: ${ops.join(", ")}`,
+    description: `Recorded by a2a-toolkit record (${conv.exchanges.length} exchange(s)); replays the conversation with volatile values masked.`,
+    requirements,
+    level: "MUST",
+    version: conv.version,
+    binding: conv.binding,
+    ...(streaming ? { capabilities: ["streaming"] } : {}),
+    agent: "any",
+    steps,
+  };
+}
+
+function operationOf(binding: "json-rpc" | "rest", method: string, path: string, body: unknown): string {
+  if (binding === "json-rpc" && isPlainObject(body) && typeof body.method === "string") return body.method;
+  const m = /(message:send|message:stream|:cancel|:subscribe|pushNotificationConfigs|extendedAgentCard|\/card|\/tasks\/[^/]+$|\/tasks$)/.exec(path.split("?")[0]);
+  return `${method} ${m ? m[1] : path.split("?")[0]}`;
+}
+
+export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
+  const target = new URL(opts.target);
+  const targetBase = target.toString().replace(/\/+$/, "");
+  const requirements = opts.requirements ?? ["S-03"];
+  const interfaces: Interface[] = [];
+  const conversations: Conversation[] = [];
+  const written: string[] = [];
+  let proxyBase = "";
+
+  const interfaceFor = (fullUrl: string, version: "1.0" | "0.3", binding: "json-rpc" | "rest"): Interface | undefined =>
+    interfaces
+      .filter((i) => i.version === version && i.binding === binding && (fullUrl === i.url || fullUrl.startsWith(`${i.url}/`) || fullUrl.startsWith(`${i.url}?`)))
+      .sort((a, b) => b.url.length - a.url.length)[0];
+
+  const learnCard = (card: unknown) => {
+    if (!isPlainObject(card)) return;
+    const add = (url: unknown, version: "1.0" | "0.3", b: unknown) => {
+      const binding = b === "JSONRPC" ? "json-rpc" : b === "HTTP+JSON" ? "rest" : undefined;
+      if (typeof url !== "string" || !binding) return;
+      const u = url.replace(/\/+$/, "");
+      if (!interfaces.some((i) => i.url === u && i.version === version && i.binding === binding)) interfaces.push({ url: u, version, binding });
+    };
+    if (Array.isArray(card.supportedInterfaces))
+      for (const i of card.supportedInterfaces)
+        if (isPlainObject(i)) add(i.url, String(i.protocolVersion ?? "").startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
+    if (typeof card.url === "string") {
+      add(card.url, "0.3", card.preferredTransport ?? "JSONRPC");
+      if (Array.isArray(card.additionalInterfaces)) for (const i of card.additionalInterfaces) if (isPlainObject(i)) add(i.url, "0.3", i.transport);
+    }
+  };
+
+  const save = (conv: Conversation) => {
+    const dir = join(opts.outDir, conv.version === "1.0" ? "v1_0" : "v0_3", conv.binding, "recorded");
+    mkdirSync(dir, { recursive: true });
+    if (!conv.file) {
+      const slug = (conv.exchanges[0]?.operation ?? "conversation").replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase();
+      conv.file = join(dir, `${String(conv.index).padStart(3, "0")}-${slug}.json`);
+      written.push(conv.file);
+    }
+    writeFileSync(conv.file, JSON.stringify(toCase(conv, requirements), null, 2) + "\n");
+  };
+
+  const record = (x: RecordedExchange) => {
+    const ids = new Set<string>();
+    collectIds(x.request.body, ids);
+    // A request names its task with a plain `id` (GetTask, CancelTask …): in JSON-RPC params, or the REST body.
+    const b = x.request.body;
+    const params = isPlainObject(b) && b.jsonrpc === "2.0" ? b.params : b;
+    if (isPlainObject(params) && typeof params.id === "string" && params.id) ids.add(params.id);
+    for (const id of idsInPath(x.request.path, new Set(conversations.flatMap((c) => [...c.ids])))) ids.add(id);
+    let conv = [...conversations]
+      .reverse()
+      .find((c) => c.version === x.version && c.binding === x.binding && [...ids].some((id) => c.ids.has(id)));
+    if (!conv) {
+      conv = { index: conversations.length + 1, version: x.version, binding: x.binding, exchanges: [], ids: new Set() };
+      conversations.push(conv);
+    }
+    conv.exchanges.push(x);
+    for (const id of ids) conv.ids.add(id);
+    const out = new Set<string>();
+    collectIds(x.response.json, out);
+    for (const e of x.response.events ?? []) collectIds(e, out);
+    for (const id of out) conv.ids.add(id);
+    save(conv);
+    opts.onExchange?.(x);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const bodyText = Buffer.concat(chunks).toString("utf8");
+    const path = req.url ?? "/";
+    const headers = flat(req.headers);
+    const forward: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) forward[k] = v;
+    const controller = new AbortController();
+    res.on("close", () => controller.abort());
+    let upstream: Response;
+    try {
+      upstream = await fetch(targetBase + path, {
+        method: req.method,
+        headers: forward,
+        body: req.method === "GET" || req.method === "HEAD" || !chunks.length ? undefined : bodyText,
+        signal: controller.signal,
+        redirect: "manual",
+      });
+    } catch (e) {
+      res.writeHead(502, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `a2a-toolkit record: could not reach ${targetBase}: ${(e as Error).message}` }));
+      return;
+    }
+    const resHeaders = flat(upstream.headers);
+    const outHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(resHeaders)) if (!HOP_BY_HOP.has(k) && k !== "content-encoding") outHeaders[k] = v;
+    const pathname = path.split("?")[0];
+    const version: "1.0" | "0.3" = /^1\./.test(headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "") ? "1.0" : "0.3";
+    const reqJson = bodyText ? parse(bodyText) : undefined;
+    const isRpc = req.method === "POST" && isPlainObject(reqJson) && reqJson.jsonrpc === "2.0";
+    const binding: "json-rpc" | "rest" = isRpc ? "json-rpc" : "rest";
+    const fullUrl = targetBase + path;
+    const iface = interfaceFor(fullUrl, version, binding);
+    const relPath = iface ? fullUrl.slice(iface.url.length) : path;
+    const kept: Record<string, string> = {};
+    for (const k of KEPT_REQUEST_HEADERS) if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
+    const exchange: RecordedExchange = {
+      version,
+      binding,
+      operation: operationOf(binding, req.method ?? "GET", pathname, reqJson),
+      request: {
+        method: req.method ?? "GET",
+        path: relPath === "/" ? "" : relPath,
+        base: iface ? "interface" : "agent",
+        headers: kept,
+        ...(bodyText ? (reqJson !== undefined ? { body: reqJson } : { rawBody: bodyText }) : {}),
+      },
+      response: { status: upstream.status, headers: resHeaders },
+    };
+
+    if ((resHeaders["content-type"] ?? "").startsWith("text/event-stream")) {
+      res.writeHead(upstream.status, outHeaders);
+      const events: unknown[] = [];
+      const parser = createParser({ onEvent: (m: EventSourceMessage) => events.push(parse(m.data) ?? m.data) });
+      const reader = upstream.body!.getReader();
+      const decoder = new TextDecoder();
+      let closed = false;
+      let clientLeft = false;
+      res.on("close", () => (clientLeft = !res.writableFinished));
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            closed = true;
+            break;
+          }
+          parser.feed(decoder.decode(value, { stream: true }));
+          if (!res.write(value)) await new Promise<void>((r) => res.once("drain", r).once("close", r));
+          if (clientLeft) break;
+        }
+      } catch {
+        // the client left (abort) or the agent cut the stream
+      }
+      res.end();
+      exchange.response.events = events;
+      if (clientLeft && !closed) exchange.response.stoppedAfter = Math.max(1, events.length);
+      else exchange.response.closed = closed;
+      record(exchange);
+      return;
+    }
+
+    let text = await upstream.text();
+    if (pathname.endsWith(CARD_PATH) && upstream.ok) {
+      const card = parse(text);
+      learnCard(card);
+      // The client must keep talking through the proxy: the agent's base URL becomes the proxy's.
+      text = text.split(targetBase).join(proxyBase);
+      res.writeHead(upstream.status, { ...outHeaders, "content-length": String(Buffer.byteLength(text)) });
+      res.end(text);
+      return;
+    }
+    res.writeHead(upstream.status, { ...outHeaders, "content-length": String(Buffer.byteLength(text)) });
+    res.end(text);
+    const json = text ? parse(text) : undefined;
+    exchange.response = { ...exchange.response, ...(json !== undefined ? { json } : text ? { text } : {}) };
+    record(exchange);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `a2a-toolkit record: ${(e as Error).message}` }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve));
+  const addr = server.address() as AddressInfo;
+  proxyBase = `http://${opts.host ?? "127.0.0.1"}:${addr.port}`;
+  return {
+    url: proxyBase,
+    files: () => [...written],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,107 @@
+// Recording: the reference client talks to the reference server through the recording proxy on
+// all four interfaces (multi-turn task, GetTask, a streamed task); the cases written are valid
+// case files, and the suite runner replays them against a fresh reference server, where they
+// pass. Against a server with a fault the replay fails, so the recorded cases can fail.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FastifyInstance } from "fastify";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { createA2AClient, textMessage } from "../../src/client/index.js";
+import { loadCases } from "../../src/compliance/cases.js";
+import { startRecorder, type Recorder } from "../../src/compliance/record.js";
+import { runSuite } from "../../src/compliance/suite.js";
+import { faultsPlugin } from "../../src/server/faults.js";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+async function serve(
+  fault?: "task-not-found-as-internal-error" | "same-id-for-every-task",
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildServer({ agent: createFixtureAgent() });
+  if (fault) await app.register(faultsPlugin, { fault });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const addr = app.server.address();
+  return { app, url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}` };
+}
+
+const matrix = [
+  { version: "1.0", binding: "JSONRPC" },
+  { version: "1.0", binding: "HTTP+JSON" },
+  { version: "0.3", binding: "JSONRPC" },
+  { version: "0.3", binding: "HTTP+JSON" },
+] as const;
+
+describe("recording proxy", () => {
+  const out = mkdtempSync(join(tmpdir(), "a2a-recorded-"));
+  let original: { app: FastifyInstance; url: string };
+  let recorder: Recorder;
+
+  beforeAll(async () => {
+    original = await serve();
+    recorder = await startRecorder({ target: original.url, outDir: out });
+    for (const { version, binding } of matrix) {
+      const client = await createA2AClient(recorder.url, { version, bindings: [binding] });
+      // A multi-turn task: input-required, then the follow-up completes it.
+      const first = await client.sendMessage({ message: textMessage("ask") });
+      const task = first.payload.value as v1_0.Task;
+      expect(task.status?.state).toBe(v1_0.TaskState.INPUT_REQUIRED);
+      const done = await client.sendMessage({ message: textMessage("blue", { taskId: task.id, contextId: task.contextId }) });
+      expect((done.payload.value as v1_0.Task).status?.state).toBe(v1_0.TaskState.COMPLETED);
+      await client.getTask({ id: task.id, historyLength: 1 });
+      // A streamed task in its own conversation.
+      const events = [];
+      for await (const ev of client.sendStreamingMessage({ message: textMessage("stream 3") })) events.push(ev);
+      expect(events.length).toBeGreaterThan(3);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await recorder?.close();
+    await original?.app.close();
+  });
+
+  it("writes valid case files, one per conversation, with volatile values masked", () => {
+    const files = recorder.files();
+    expect(files).toHaveLength(8);
+    const cases = loadCases(out);
+    expect(cases.map((c) => `${c.version} ${c.binding} ${c.steps.length}`).sort()).toEqual(
+      [
+        "0.3 json-rpc 3",
+        "0.3 json-rpc 1",
+        "0.3 rest 3",
+        "0.3 rest 1",
+        "1.0 json-rpc 3",
+        "1.0 json-rpc 1",
+        "1.0 rest 3",
+        "1.0 rest 1",
+      ].sort(),
+    );
+    const text = readFileSync(files[0], "utf8");
+    expect(text).toContain('"$capture"');
+    expect(text).toMatch(/\{\{uuid:c\d+\}\}/);
+    expect(text).toContain('"$match": "timestamp"');
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  });
+
+  it("replays against a fresh reference server and passes", { timeout: 60_000 }, async () => {
+    const fresh = await serve();
+    try {
+      const report = await runSuite({ target: fresh.url, casesDir: out, streamTimeoutMs: 10_000 });
+      expect(report.results.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.status} ${r.reason}`)).toEqual([]);
+      expect(report.summary.passed).toBe(8);
+    } finally {
+      await fresh.app.close();
+    }
+  });
+
+  it("fails the replay against a server that reuses one task id", { timeout: 60_000 }, async () => {
+    const faulty = await serve("same-id-for-every-task");
+    try {
+      const report = await runSuite({ target: faulty.url, casesDir: out, streamTimeoutMs: 10_000 });
+      expect(report.summary.failed).toBeGreaterThan(0);
+    } finally {
+      await faulty.app.close();
+    }
+  });
+});
