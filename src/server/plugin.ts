@@ -192,7 +192,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
         ),
       );
     const activated = call.extensions.filter((u) => declaredUris.has(u));
-    const ctx: CallContext = { principal, version: call.version, extensions: activated };
+    const ctx: CallContext = { principal, version: call.version, extensions: activated, tenant: call.tenant };
 
     if (call.streaming) return stream(call, ctx, request, reply);
     let result: unknown;

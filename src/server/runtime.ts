@@ -21,6 +21,8 @@
 //   stream closes [S-38, V-10].
 // - An exception thrown by the agent (other than an A2AError) fails the task with a generic status
 //   message; the details go to the log only. An A2AError thrown by handleMessage is the answer.
+// - Tasks belong to the caller's principal within the request's tenant: another principal, or the
+//   same principal under another tenant, gets TaskNotFound.
 // - Only status changes are written to the store; artifact chunks live in the runtime's copy of a
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
 import { randomUUID } from "node:crypto";
@@ -61,6 +63,13 @@ export interface CallContext {
   version: string;
   /** Extension URIs the request activated that the agent declares. */
   extensions: string[];
+  /** 1.0 tenant of the request ("" or absent: none). Tasks are partitioned by principal and tenant. */
+  tenant?: string;
+}
+
+/** The key tasks and push configs are stored under: the principal, within the request's tenant. */
+export function ownerOf(call: CallContext): string {
+  return call.tenant ? `${call.principal}\u001ftenant:${call.tenant}` : call.principal;
 }
 
 export interface Logger {
@@ -207,7 +216,7 @@ export class TaskRuntime {
     let taskId: string;
     let contextId: string;
     if (incoming.taskId) {
-      existing = await this.acquire(call.principal, incoming.taskId);
+      existing = await this.acquire(ownerOf(call), incoming.taskId);
       if (!existing) throw taskNotFound(incoming.taskId);
       const problem = this.followUpProblem(existing, incoming);
       if (problem) {
@@ -271,7 +280,7 @@ export class TaskRuntime {
 
     if (pushConfig) {
       try {
-        await this.pushConfigs.create(call.principal, { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+        await this.pushConfigs.create(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
         this.watchPush(taskId);
       } catch (e) {
         if (existing) this.release(existing, false);
@@ -295,7 +304,7 @@ export class TaskRuntime {
         status: { state: S.SUBMITTED, timestamp: timestampNow() },
         history: [userMessage],
       });
-      live = this.track(call.principal, task);
+      live = this.track(ownerOf(call), task);
       live.busy = true;
     }
     live.abort = abort;
@@ -517,7 +526,7 @@ export class TaskRuntime {
 
   async getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
     if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
-    const task = await this.read(call.principal, req.id);
+    const task = await this.read(ownerOf(call), req.id);
     if (!task) throw taskNotFound(req.id);
     return view(task, req.historyLength);
   }
@@ -528,7 +537,7 @@ export class TaskRuntime {
     if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
     const after = req.pageToken ? parsePageToken(req.pageToken) : undefined;
     const page = await this.store.list({
-      owner: call.principal,
+      owner: ownerOf(call),
       contextId: req.contextId || undefined,
       state: req.status || undefined,
       statusAfterMs: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
@@ -550,7 +559,7 @@ export class TaskRuntime {
   // ---------------------------------------------------------------- CancelTask / SubscribeToTask
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
-    const live = await this.acquire(call.principal, req.id);
+    const live = await this.acquire(ownerOf(call), req.id);
     if (!live) throw taskNotFound(req.id);
     const state = live.task.status?.state;
     if (isTerminal(state)) {
@@ -591,7 +600,7 @@ export class TaskRuntime {
 
   async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     if (!this.streaming) throw new A2AError("UnsupportedOperationError", "This agent does not support streaming");
-    const live = await this.acquire(call.principal, req.id);
+    const live = await this.acquire(ownerOf(call), req.id);
     if (!live) throw taskNotFound(req.id);
     const state = live.task.status?.state;
     if (isTerminal(state)) {
@@ -609,7 +618,7 @@ export class TaskRuntime {
 
   private async pushTask(taskId: string, call: CallContext): Promise<v1_0.Task> {
     if (!this.pushNotifications) throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
-    const task = await this.read(call.principal, taskId);
+    const task = await this.read(ownerOf(call), taskId);
     if (!task) throw taskNotFound(taskId);
     return task;
   }
@@ -617,14 +626,14 @@ export class TaskRuntime {
   async createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
     await this.checkWebhook(req.url);
-    const stored = await this.pushConfigs.create(call.principal, { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+    const stored = await this.pushConfigs.create(ownerOf(call), { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
     this.watchPush(req.taskId);
     return stored.config;
   }
 
   async getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    const stored = await this.pushConfigs.get(call.principal, req.taskId, req.id);
+    const stored = await this.pushConfigs.get(ownerOf(call), req.taskId, req.id);
     if (!stored)
       throw new A2AError("TaskNotFoundError", `Task ${req.taskId} has no push notification config ${req.id}`, {
         taskId: req.taskId,
@@ -639,7 +648,7 @@ export class TaskRuntime {
   ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
     await this.pushTask(req.taskId, call);
     if (req.pageSize < 0) throw invalidParams("/pageSize", "must not be negative");
-    const all = (await this.pushConfigs.list(call.principal, req.taskId)).map((s) => s.config);
+    const all = (await this.pushConfigs.list(ownerOf(call), req.taskId)).map((s) => s.config);
     let start = 0;
     if (req.pageToken) {
       start = Number.parseInt(Buffer.from(req.pageToken, "base64url").toString("utf8"), 10);
@@ -655,7 +664,7 @@ export class TaskRuntime {
 
   async deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
     await this.pushTask(req.taskId, call);
-    await this.pushConfigs.delete(call.principal, req.taskId, req.id);
+    await this.pushConfigs.delete(ownerOf(call), req.taskId, req.id);
     return create(EmptySchema);
   }
 

@@ -179,3 +179,19 @@ describe("extensions", () => {
     expect(JSON.stringify(body)).not.toContain("internal detail");
   });
 });
+
+describe("tenants", () => {
+  it("a task created under one tenant is found there only", async () => {
+    const post = await fetch(`${base}/a2a/acme/message:send`, {
+      method: "POST",
+      headers: as("alice"),
+      body: JSON.stringify(send("echo tenant")),
+    });
+    expect(post.status).toBe(200);
+    const id = (((await post.json()) as Json).task as Json).id as string;
+    expect((await fetch(`${base}/a2a/acme/tasks/${id}`, { headers: as("alice") })).status).toBe(200);
+    expect((await fetch(`${base}/a2a/other/tasks/${id}`, { headers: as("alice") })).status).toBe(404);
+    expect((await fetch(`${base}/a2a/tasks/${id}`, { headers: as("alice") })).status).toBe(404);
+    expect((await rpc("/a2a", "GetTask", { id, tenant: "acme" }, as("alice"))).body).toHaveProperty("result");
+  });
+});
