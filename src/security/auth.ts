@@ -42,6 +42,7 @@ export interface AuthRequest {
 
 export type AuthResult = { ok: true; principal: string; scheme: string } | { ok: false; error: "missing" | "invalid"; scheme?: string };
 
+/** The principal for a credential, or undefined (or a throw) to reject it. */
 export type Verify = (credential: string, request: AuthRequest) => string | undefined | Promise<string | undefined>;
 
 export interface Authenticator {
@@ -69,7 +70,16 @@ function secretTable(table: Record<string, string> | Map<string, string> | undef
 function verifier(table: Record<string, string> | Map<string, string> | undefined, verify: Verify | undefined): Verify {
   if (!table && !verify) throw new TypeError("give `tokens`/`keys`, a `verify` function, or both");
   const known = secretTable(table);
-  return async (cred, req) => known.get(digest(cred)) ?? (verify ? await verify(cred, req) : undefined);
+  return async (cred, req) => {
+    const found = known.get(digest(cred));
+    if (found || !verify) return found;
+    try {
+      return await verify(cred, req);
+    } catch {
+      // Verifiers such as JWT libraries throw on a bad token: that is a rejected credential, not a 500.
+      return undefined;
+    }
+  };
 }
 
 function header(req: AuthRequest, name: string): string | undefined {

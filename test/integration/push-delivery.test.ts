@@ -11,6 +11,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import { MemoryPushConfigStore, type PushWireVersion } from "../../src/push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions, type PushOutcome } from "../../src/push/delivery.js";
+import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
 
 interface Received {
   path: string;
@@ -189,6 +190,21 @@ describe("webhook bodies and headers", () => {
     const body10 = JSON.parse(received.find((r) => r.path === "/v1")!.body);
     expect(body10.statusUpdate.status.state).toBe("TASK_STATE_WORKING");
   });
+});
+
+it("delivers from configs kept in the SQLite store", async () => {
+  const store = new SqliteTaskStore(":memory:");
+  const d = new PushDelivery(store.pushConfigs, { allow: ["127.0.0.1"], onOutcome: (o) => outcomes.push(o) });
+  await store.pushConfigs.create(
+    "alice",
+    create(v1_0.TaskPushNotificationConfigSchema, { taskId: "t1", url: `${base}/sql`, token: "tk" }),
+    "0.3",
+  );
+  d.enqueue("alice", "t1", statusEvent("t1", S.COMPLETED), snapshot("t1", S.COMPLETED));
+  await d.idle();
+  expect(received.map((r) => [r.path, r.headers["x-a2a-notification-token"], JSON.parse(r.body).kind])).toEqual([["/sql", "tk", "task"]]);
+  await d.close();
+  await store.close();
 });
 
 describe("retries and giving up", () => {

@@ -53,6 +53,15 @@ describe("bearerAuth", () => {
     expect(seen).toEqual(["jwt.carol", "other"]);
   });
 
+  it("a verify function that throws (as JWT libraries do on a bad token) rejects the credential", async () => {
+    const a = bearerAuth({
+      verify: () => {
+        throw new Error("JWSInvalid");
+      },
+    });
+    expect(await a.authenticate(req({ authorization: "Bearer x.y.z" }))).toEqual({ ok: false, error: "invalid", scheme: "bearer" });
+  });
+
   it("refuses configurations that would let anyone in or name nobody", () => {
     expect(() => bearerAuth({})).toThrow(/tokens/);
     expect(() => bearerAuth({ tokens: { "": "alice" } })).toThrow(/empty/);
