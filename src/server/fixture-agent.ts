@@ -18,6 +18,16 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 
 export const FIXTURE_LIMITS = { maxChunks: 100_000, maxSlowMs: 600_000 };
 
+/**
+ * Marks the card as this fixture's, listing its behaviours, so the compliance suite
+ * (src/compliance/discovery.ts) knows which fixture-dependent cases it can run.
+ */
+export const FIXTURE_EXTENSION = {
+  uri: "urn:a2a-toolkit:fixture-agent:v1",
+  description: "The a2a-toolkit fixture agent: deterministic behaviours chosen by the first word of the message",
+  params: { behaviours: ["echo", "ask", "stream", "fail", "slow", "msg", "auth", "parts", "tck"] },
+};
+
 export const ASK_QUESTION = "What should I echo back?";
 export const AUTH_PROMPT = "Authorization required: send a follow-up message in this task to continue.";
 export const FAIL_TEXT = "The fixture agent failed as requested.";
@@ -76,7 +86,7 @@ export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
       description:
         "Deterministic test agent: the first word of the message selects the behaviour (echo, ask, stream, fail, slow, msg, auth, parts).",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications },
+      capabilities: { streaming: true, pushNotifications, extensions: [FIXTURE_EXTENSION] },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [
@@ -93,7 +103,7 @@ export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
       name: "a2a-toolkit fixture agent",
       description: "The fixture agent's extended card: the same behaviours, with one more skill listed.",
       version: "1.0.0",
-      capabilities: { streaming: true, pushNotifications },
+      capabilities: { streaming: true, pushNotifications, extensions: [FIXTURE_EXTENSION] },
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain", "application/json", "application/octet-stream"],
       skills: [
