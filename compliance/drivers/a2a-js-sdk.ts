@@ -10,12 +10,20 @@
 // is the SDK's ClientConfig.polling. Results are converted with the SDK's own toJSON functions
 // (ProtoJSON of its 1.0 types); errors are mapped to their JSON-RPC code with the SDK's
 // toJsonRpcError.
-import { ListTasksResponse, Message, StreamResponse, Task } from "@a2a-js/sdk";
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
+import { AgentCard, ListTasksResponse, Message, StreamResponse, Task } from "@a2a-js/sdk";
+import {
+  ClientFactory,
+  createAuthenticatingFetchWithRetry,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  ServiceParameters,
+  withA2AExtensions,
+} from "@a2a-js/sdk/client";
 import { toJsonRpcError } from "@a2a-js/sdk/errors";
 
 interface Instruction {
-  op: "send" | "get" | "cancel" | "list" | "subscribe";
+  op: "send" | "get" | "cancel" | "list" | "subscribe" | "extended-card";
   version?: "1.0" | "0.3";
   binding?: "json-rpc" | "rest" | "any";
   text?: string;
@@ -28,6 +36,8 @@ interface Instruction {
   pageSize?: number;
   pageToken?: string;
   statusTimestampAfter?: string;
+  allPages?: boolean;
+  token?: string;
 }
 
 async function readStdin(): Promise<string> {
@@ -51,12 +61,16 @@ function errorResult(e: unknown): unknown {
 
 async function run(url: string, ins: Instruction): Promise<unknown> {
   const legacyCompat = { enabled: ins.version === "0.3" };
+  // Credentials the SDK's way: an authentication handler around fetch.
+  const fetchImpl = ins.token
+    ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => ({ Authorization: `Bearer ${ins.token}` }), shouldRetryWithHeaders: async () => undefined })
+    : fetch;
   const transports = [];
-  if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ legacyCompat }));
-  if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ legacyCompat }));
+  if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ legacyCompat, fetchImpl }));
+  if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ legacyCompat, fetchImpl }));
   const factory = new ClientFactory({
     transports,
-    cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+    cardResolver: new DefaultAgentCardResolver({ legacyCompat, fetchImpl }),
     clientConfig: { polling: ins.returnImmediately === true },
   });
   const client = await factory.createFromUrl(url);
@@ -96,20 +110,28 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
       return { ok: true, task: Task.toJSON(await client.getTask({ id: ins.taskId ?? "", tenant: "", historyLength: ins.historyLength } as never, options)) };
     case "cancel":
       return { ok: true, task: Task.toJSON(await client.cancelTask({ id: ins.taskId ?? "", tenant: "", metadata: undefined } as never, options)) };
+    case "extended-card":
+      return { ok: true, card: AgentCard.toJSON(await client.getAgentCard(options)) };
     case "list": {
-      const page = await client.listTasks(
-        {
-          tenant: "",
-          contextId: "",
-          status: 0, // TASK_STATE_UNSPECIFIED: no filter
-          pageSize: ins.pageSize,
-          pageToken: ins.pageToken ?? "",
-          statusTimestampAfter: ins.statusTimestampAfter ? new Date(ins.statusTimestampAfter) : undefined,
-        } as never,
-        options,
-      );
-      const json = ListTasksResponse.toJSON(page) as { tasks?: unknown[]; nextPageToken?: string };
-      return { ok: true, tasks: json.tasks ?? [], nextPageToken: json.nextPageToken ?? "" };
+      const tasks: unknown[] = [];
+      let pageToken = ins.pageToken ?? "";
+      for (let pages = 1; ; pages++) {
+        const page = await client.listTasks(
+          {
+            tenant: "",
+            contextId: "",
+            status: 0, // TASK_STATE_UNSPECIFIED: no filter
+            pageSize: ins.pageSize,
+            pageToken,
+            statusTimestampAfter: ins.statusTimestampAfter ? new Date(ins.statusTimestampAfter) : undefined,
+          } as never,
+          options,
+        );
+        const json = ListTasksResponse.toJSON(page) as { tasks?: unknown[]; nextPageToken?: string };
+        tasks.push(...(json.tasks ?? []));
+        pageToken = json.nextPageToken ?? "";
+        if (!ins.allPages || !pageToken || pages >= 20) return { ok: true, tasks, nextPageToken: pageToken };
+      }
     }
   }
 }

@@ -8,7 +8,7 @@ import { A2ACardError, A2AError, A2ATransportError, applyStreamEvent, createA2AC
 import { toJson } from "../../src/client/format.js";
 
 interface Instruction {
-  op: "send" | "get" | "cancel" | "list" | "subscribe";
+  op: "send" | "get" | "cancel" | "list" | "subscribe" | "extended-card";
   version?: "1.0" | "0.3";
   /** Leave out to let the client choose from the card. */
   binding?: "json-rpc" | "rest" | "any";
@@ -24,6 +24,8 @@ interface Instruction {
   statusTimestampAfter?: string;
   /** list: follow nextPageToken until it is empty. */
   allPages?: boolean;
+  /** Bearer token the client holds (placed as the card's security schemes say). */
+  token?: string;
 }
 
 async function readStdin(): Promise<string> {
@@ -45,6 +47,7 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
     ...(ins.version ? { version: ins.version } : {}),
     ...(bindings ? { bindings: [...bindings] } : {}),
     ...(ins.extensions ? { extensions: ins.extensions } : {}),
+    ...(ins.token ? { credentials: { bearer: ins.token } } : {}),
     timeoutMs: 10_000,
     resubscribe: { maxAttempts: 2, backoffMs: 10 },
   });
@@ -79,6 +82,8 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
         ok: true,
         task: toJson(v1_0.TaskSchema, await client.getTask({ id: ins.taskId ?? "", ...(ins.historyLength !== undefined ? { historyLength: ins.historyLength } : {}) })),
       };
+    case "extended-card":
+      return { ok: true, card: toJson(v1_0.AgentCardSchema, await client.useExtendedCard()) };
     case "cancel":
       return { ok: true, task: toJson(v1_0.TaskSchema, await client.cancelTask({ id: ins.taskId ?? "" })) };
     case "list": {

@@ -20,7 +20,7 @@ describe("client compliance: reference client", () => {
     });
     const failed = report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
     expect(failed).toEqual([]);
-    expect(report.summary.passed).toBeGreaterThanOrEqual(80);
+    expect(report.summary.passed).toBeGreaterThanOrEqual(90);
     expect(report.staleKnownFailing).toEqual([]);
   });
 });
