@@ -4,14 +4,16 @@
 //
 // API
 //   encodeCall(target, op, request, {extensions?, rpcId?})  → WireRequest {method, url, headers, body?, rpcId?, losses}
-//   decodeReply(target, op, reply, {rpcId?})                 → ResponseOf<op> (1.0); throws A2AError for a
-//                                                             protocol error, NotA2AReplyError for anything else
+//   decodeReply(target, op, reply, {rpcId?, sent?})          → ResponseOf<op> (1.0); throws A2AError for a
+//                                                             protocol error, NotA2AReplyError for anything else.
+//                                                             `sent`: the WireRequest's losses (L10 trimming)
 //   decodeStreamEvent(target, op, data, sseEvent?)           → {event, end?, losses} | {error}
 //   NotA2AReplyError                                         the reply is not an A2A answer (HTML 502, wrong envelope…)
 //
 //   target = {url, binding, version, tenant}: the interface chosen from the card. `url` is the
 //   interface URL; REST paths are appended to it. A non-empty tenant is echoed (1.0 §8.3.2): in the
-//   JSON-RPC params and in the `/{tenant}/…` REST form; 0.3 has no tenant (L1).
+//   JSON-RPC params and in the `/{tenant}/…` REST form; 0.3 has no tenant (L1): a 0.3 interface's
+//   URL is already the tenant's, so a target tenant is not sent and is reported in `losses`.
 //   Headers: 1.0 requests carry `A2A-Version: 1.0`; 0.3 requests carry no version header (an empty
 //   header means 0.3), like a real 0.3 client. Extensions go out as A2A-Extensions (1.0) or
 //   X-A2A-Extensions (0.3).
@@ -92,6 +94,18 @@ export function encodeCall<O extends Operation>(
   if (version === "1.0" && target.tenant && "tenant" in (request as object) && !(request as { tenant: string }).tenant)
     req = { ...request, tenant: target.tenant };
   const encoded = codec.encodeRequest(op, req);
+  const losses =
+    version === "0.3" && target.tenant && !encoded.losses.some((l) => l.id === "L1")
+      ? [
+          ...encoded.losses,
+          {
+            id: "L1" as const,
+            direction: "to-0.3" as const,
+            path: "/tenant",
+            detail: `tenant "${target.tenant}" has no 0.3 field and is not sent; a 0.3 interface URL addresses its tenant itself`,
+          },
+        ]
+      : encoded.losses;
   const headers: Record<string, string> = {
     accept: OPERATIONS[op].streaming
       ? SSE_CONTENT_TYPE
@@ -113,11 +127,11 @@ export function encodeCall<O extends Operation>(
       headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify(envelope),
       rpcId,
-      losses: encoded.losses,
+      losses,
     };
   }
   const parts = httpFromRequestJson(restClientBindings(version, op), restRequestSchema(version, op), (encoded.value ?? {}) as JsonObject);
-  const out: WireRequest = { method: parts.verb, url: joinUrl(target.url, parts.path, parts.query), headers, losses: encoded.losses };
+  const out: WireRequest = { method: parts.verb, url: joinUrl(target.url, parts.path, parts.query), headers, losses };
   if (parts.body !== undefined) {
     out.headers["content-type"] = version === "1.0" ? "application/a2a+json" : "application/json";
     out.body = JSON.stringify(parts.body);
@@ -145,7 +159,7 @@ export function decodeReply<O extends Operation>(
   target: TargetLike,
   op: O,
   reply: WireReply,
-  opts: { rpcId?: JsonRpcId } = {},
+  opts: { rpcId?: JsonRpcId; sent?: readonly Loss[] } = {},
 ): ResponseOf<O> {
   const codec = codecFor(target.version, target.binding);
   const body = bodyOf(reply);
@@ -163,7 +177,7 @@ export function decodeReply<O extends Operation>(
         "InvalidAgentResponseError",
         `Invalid agent response: id ${JSON.stringify(parsed.id)} does not match the request's`,
       );
-    return codec.decodeResponse(op, parsed.result).value;
+    return codec.decodeResponse(op, parsed.result, { sent: opts.sent }).value;
   }
   if (reply.status < 200 || reply.status >= 300) {
     if (looksLikeRestError(body)) throw codec.decodeError(body, reply.status);
@@ -171,7 +185,7 @@ export function decodeReply<O extends Operation>(
   }
   if (body === undefined && op !== "DeleteTaskPushNotificationConfig")
     throw new NotA2AReplyError(`HTTP ${reply.status}: the reply is not JSON`, reply.status);
-  return codec.decodeResponse(op, body ?? {}).value;
+  return codec.decodeResponse(op, body ?? {}, { sent: opts.sent }).value;
 }
 
 export type DecodedEvent = { event: v1_0.StreamResponse; end?: boolean; losses: Loss[] } | { error: A2AError };

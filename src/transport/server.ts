@@ -7,7 +7,11 @@
 //   decodeCall(req, {binding, versions?, basePath?}) → DecodedCall | HttpReply   (discriminate on `kind`)
 //   encodeResult(call, result, {extensions?})        → HttpReply  (200, JSON-RPC envelope or REST body)
 //   encodeError(callOrPartial, err)                  → HttpReply  (JSON-RPC error envelope / AIP-193 body)
-//   openStream(call, {extensions?})                  → SseStream  ({headers, event(e), end(), error(err), closed})
+//   openStream(call, {extensions?, onLoss?})         → SseStream  ({headers, event(e), end(), error(err), closed})
+//
+// Losses (LOSSY.md) reach the caller: DecodedCall.losses (the upgrade of a 0.3 request),
+// HttpReply.losses (the downgrade of a result; L12 on a 0.3 JSON-RPC error), openStream's onLoss
+// (per item, and the stream rows L5/L13).
 //   toA2AError(e)                                    any thrown value → A2AError (InternalError keeps no details)
 //
 //   HttpRequestLike = {method, url, headers, body?}: `url` is the request target (path + query);
@@ -36,7 +40,7 @@ import {
   type ResponseOf,
   type RestErrorReply,
 } from "../versioning/codec.js";
-import { A2AError } from "../versioning/errors.js";
+import { A2AError, errorLosses0_3 } from "../versioning/errors.js";
 import type { Loss } from "../versioning/loss.js";
 import {
   extensionsHeader,
@@ -47,7 +51,7 @@ import {
   type HeadersLike,
   type ProtocolVersion,
 } from "../versioning/negotiate.js";
-import { FinalFlagger } from "../versioning/stream.js";
+import { FinalFlagger, isAuthRequiredUpdate, type FlaggedEvent } from "../versioning/stream.js";
 import { jsonRpcErrorEnvelope, jsonRpcResult, parseJsonRpcRequest, parseJsonText, type JsonRpcId } from "./jsonrpc.js";
 import { matchRoute, requestJsonFromHttp, splitUrl } from "./rest.js";
 import { SSE_HEADERS, sseFrame } from "./sse.js";
@@ -94,7 +98,10 @@ export interface HttpReply {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** encodeResult only: what the downgrade to the request's version could not carry. */
+  /**
+   * What the reply could not carry to the request's version: the downgrade's losses (encodeResult),
+   * or an error code 0.3 does not define (encodeError to a 0.3 JSON-RPC peer, L12).
+   */
   losses?: Loss[];
 }
 
@@ -150,13 +157,16 @@ export function encodeError(ctx: CallContext, err: A2AError, extraHeaders: Recor
   const codec = codecFor(ctx.version, ctx.binding);
   const headers = { "content-type": jsonContentType(ctx), ...extraHeaders };
   const encoded = codec.encodeError(err);
-  if (ctx.binding === "JSONRPC")
-    return {
+  if (ctx.binding === "JSONRPC") {
+    const r: HttpReply = {
       kind: "reply",
       status: 200,
       headers,
       body: JSON.stringify(jsonRpcErrorEnvelope(ctx.rpcId ?? null, encoded as { code: number; message: string; data?: unknown })),
     };
+    const losses = ctx.version === "0.3" ? errorLosses0_3(err) : [];
+    return losses.length ? { ...r, losses } : r;
+  }
   const rest = encoded as RestErrorReply;
   return { kind: "reply", status: rest.status, headers, body: JSON.stringify(rest.body) };
 }
@@ -191,12 +201,23 @@ export interface SseStream {
   readonly closed: boolean;
 }
 
+export interface OpenStreamOptions {
+  /** Extension URIs the server activated (response header). */
+  extensions?: readonly string[];
+  /**
+   * Told what the 0.3 items could not carry: each item's translator losses; L13 for an AUTH_REQUIRED
+   * update whose `final` was decided by lookahead; L5 for a 1.0 event dropped after the item that
+   * ended the 0.3 stream, and for a 1.0 stream that ended without any item a 0.3 client stops at.
+   */
+  onLoss?: (loss: Loss) => void;
+}
+
 /**
  * Per-stream encoder. JSON-RPC wraps each item in a response carrying the request id; REST sends
  * the bare StreamResponse. 0.3 streams get `final` derived by src/versioning/stream.ts and close
  * after the final item.
  */
-export function openStream(call: DecodedCall, opts: { extensions?: readonly string[] } = {}): SseStream {
+export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): SseStream {
   const codec = codecFor(call.version, call.binding);
   const flagger = call.version === "0.3" ? new FinalFlagger() : undefined;
   const frame = (value: JsonValue) => sseFrame(call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, value) : value);
@@ -206,11 +227,21 @@ export function openStream(call: DecodedCall, opts: { extensions?: readonly stri
       call.binding === "JSONRPC" ? jsonRpcErrorEnvelope(call.rpcId ?? null, encoded as never) : (encoded as RestErrorReply).body,
     );
   };
-  const encodeItems = (items: { event: v1_0.StreamResponse; final: boolean }[]) => {
+  const lost = opts.onLoss ?? (() => {});
+  const encodeItems = (items: FlaggedEvent[]) => {
     let out = "";
     for (const item of items) {
       try {
-        out += frame(codec.encodeEvent(item.event, item.final).value);
+        const encoded = codec.encodeEvent(item.event, item.final);
+        out += frame(encoded.value);
+        for (const l of encoded.losses) lost(l);
+        if (flagger && isAuthRequiredUpdate(item.event))
+          lost({
+            id: "L13",
+            direction: "to-0.3",
+            path: "/statusUpdate/status/state",
+            detail: `AUTH_REQUIRED is not an interrupted state in 0.3; sent final=${item.final} because the 1.0 stream ${item.final ? "ended" : "went on"} after it`,
+          });
       } catch (e) {
         out += errorFrame(toA2AError(e));
       }
@@ -218,13 +249,17 @@ export function openStream(call: DecodedCall, opts: { extensions?: readonly stri
     return out;
   };
   let closed = false;
+  let ended0_3 = false;
   return {
     headers: { ...SSE_HEADERS, ...extensionsHeader(call.version, opts.extensions) },
     event(e) {
-      if (closed) return { frames: "", close: true };
+      if (closed) {
+        if (ended0_3) lost({ id: "L5", direction: "to-0.3", path: "", detail: "a 1.0 event after the end of the 0.3 stream is not sent" });
+        return { frames: "", close: true };
+      }
       if (!flagger) return { frames: encodeItems([{ event: e, final: false }]), close: false };
       const frames = encodeItems(flagger.push(e));
-      closed = flagger.closed;
+      closed = ended0_3 = flagger.closed;
       return { frames, close: closed };
     },
     end() {
@@ -233,7 +268,15 @@ export function openStream(call: DecodedCall, opts: { extensions?: readonly stri
         return "";
       }
       closed = true;
-      return encodeItems(flagger.end());
+      const items = flagger.end();
+      if (!items.length)
+        lost({
+          id: "L5",
+          direction: "to-0.3",
+          path: "",
+          detail: "the 1.0 stream ended without a terminal or interrupted event; the 0.3 stream closes without a final item",
+        });
+      return encodeItems(items);
     },
     error(err) {
       if (closed) return "";

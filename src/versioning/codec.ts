@@ -16,7 +16,8 @@
 //     encodeError(err)                  A2AError → JSON-RPC `error` member / REST {status, body}
 //   Codec, client side (the mirror image)
 //     encodeRequest(op, msg)            1.0 request → Translated<wire JSON>
-//     decodeResponse(op, wire)          wire → Translated<1.0 response>; a malformed reply throws InvalidAgentResponse
+//     decodeResponse(op, wire, {sent}?) wire → Translated<1.0 response>; a malformed reply throws InvalidAgentResponse;
+//                                       `sent` = the request's losses (L10: trims the returned history to none)
 //     decodeEvent(wire)                 wire item → Translated<StreamResponse> & {final}; 0.3: `final` = the
 //                                       stream ends after this item (final:true, a Message, a terminal Task)
 //     decodeError(wire, status?)        JSON-RPC `error` member or REST body → A2AError
@@ -28,7 +29,7 @@
 //     restRequestSchema(version, op)    the message a REST request of `op` transcodes into (1.0 or P03)
 //     restClientBindings(version, op)   the bindings a client uses
 //     decode1_0 / encode1_0             validated 1.0 ProtoJSON decode / encode with the A2A overrides
-//     listTasksUnsupported()            the L6 error
+//     listTasksUnsupported()            the L6 error (ErrorInfo metadata loss = "L6")
 //
 // Every decode validates first with the generated validators (path-precise InvalidParams on the
 // server side); every 0.3 value goes through the translators (rpc0_3.ts, rest0_3.ts), so
@@ -110,6 +111,15 @@ export interface DecodeRequestOptions {
   blockingDefault?: boolean;
 }
 
+export interface DecodeResponseOptions {
+  /**
+   * The losses of the request this reply answers (what encodeRequest reported). A 0.3 REST request
+   * that could not carry 1.0 `historyLength: 0` (L10) asked for the whole history; the reply's task
+   * history is then trimmed to none, as the 1.0 caller asked.
+   */
+  sent?: readonly Loss[];
+}
+
 /** REST error reply of a codec: status and AIP-193 body. */
 export interface RestErrorReply {
   status: number;
@@ -125,7 +135,7 @@ export interface Codec {
   /** JSON-RPC: the `error` member; HTTP+JSON: {status, body}. */
   encodeError(err: A2AError): { code: number; message: string; data?: unknown } | RestErrorReply;
   encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue>;
-  decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>>;
+  decodeResponse<O extends Operation>(op: O, wire: unknown, opts?: DecodeResponseOptions): Translated<ResponseOf<O>>;
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean };
   decodeError(wire: unknown, status?: number): A2AError;
 }
@@ -243,9 +253,10 @@ class Codec0_3 implements Codec {
     const json = encode1_0(OPERATIONS[op].request as DescMessage, request);
     return trusted(() => this.t.downgradeRequest(op, json));
   }
-  decodeResponse<O extends Operation>(op: O, wire: unknown): Translated<ResponseOf<O>> {
+  decodeResponse<O extends Operation>(op: O, wire: unknown, opts: DecodeResponseOptions = {}): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
     const value = decode1_0(OPERATIONS[op].response, up.value, "response", takeValidated(up.value));
+    if (opts.sent?.some((l) => l.id === "L10")) trimHistory(value as ResponseOf<O>);
     return { value: value as ResponseOf<O>, losses: up.losses };
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
@@ -257,6 +268,13 @@ class Codec0_3 implements Codec {
     if (this.binding === "JSONRPC") return fromJsonRpcError0_3(wire as { code: number; message?: string; data?: unknown });
     return fromAnyRestError(status ?? 500, wire, "0.3");
   }
+}
+
+/** L10: the 1.0 caller asked for no history (`historyLength: 0`); the 0.3 REST peer sent all of it. */
+function trimHistory(response: unknown): void {
+  const r = response as { $typeName?: string; history?: unknown[]; payload?: { case?: string; value?: { history?: unknown[] } } };
+  if (r.$typeName === v1_0.TaskSchema.typeName) r.history = [];
+  else if (r.payload?.case === "task" && r.payload.value) r.payload.value.history = [];
 }
 
 /** A translator's InvalidParams on a reply means the agent answered something invalid. */
@@ -274,6 +292,7 @@ function asAgentResponse<T>(f: () => T): T {
 export function listTasksUnsupported(): A2AError {
   return new A2AError("UnsupportedOperationError", "ListTasks is not part of A2A 0.3 (loss L6); use A2A-Version: 1.0", {
     operation: "ListTasks",
+    loss: "L6",
   });
 }
 

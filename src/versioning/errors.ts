@@ -1,6 +1,7 @@
 // One table for every A2A and JSON-RPC error: JSON-RPC code, HTTP status, gRPC status and
 // google.rpc.ErrorInfo reason (A2A 1.0.1 §5.4; a2a-wire.md §3). Every binding encodes errors
 // from here, in both versions.
+import type { Loss } from "./loss.js";
 
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
@@ -289,6 +290,22 @@ export function toJsonRpcError0_3(e: A2AError): { code: number; message: string;
   if (wrapped.length === 1 && e.details.length === 1) return { code: e.code, message, data: wrapped[0].value };
   const out = toJsonRpcError(e);
   return { ...out, message };
+}
+
+/**
+ * L12: what a 0.3 JSON-RPC peer cannot read in this error. -32008 and -32009 have no 0.3 definition;
+ * they are sent anyway and reported here so the caller knows the peer may treat them as generic.
+ */
+export function errorLosses0_3(e: A2AError): Loss[] {
+  if (e.code !== ERRORS.ExtensionSupportRequiredError.code && e.code !== ERRORS.VersionNotSupportedError.code) return [];
+  return [
+    {
+      id: "L12",
+      direction: "to-0.3",
+      path: "/code",
+      detail: `error code ${e.code} (${e.type}) has no 0.3 definition; sent as a server-defined code`,
+    },
+  ];
 }
 
 /** Reads a 0.3 JSON-RPC error: non-array `data` is kept as a google.protobuf.Value detail. */

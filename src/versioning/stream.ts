@@ -5,6 +5,7 @@
 //   endsStream(event)                              true when a 1.0 stream closes after this event: a Message,
 //                                                  or a Task / status update in a terminal or interrupted state (E9)
 //   finalFor0_3(state)                             true | false | "lookahead" (AUTH_REQUIRED)
+//   isAuthRequiredUpdate(event)                    a status update whose `final` needs lookahead (L13)
 //   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
 //                                                  `closed` turns true after a final item, later pushes are dropped
 //   FinalCloser                                    0.3 → 1.0 (client side): accept(event, final) → {event, close}
@@ -46,6 +47,11 @@ export function endsStream(event: v1_0.StreamResponse): boolean {
   if (event.payload.case === "message") return true;
   const state = payloadState(event);
   return state !== undefined && (isTerminal(state) || isInterrupted(state));
+}
+
+/** A status update in AUTH_REQUIRED: its 0.3 `final` needs one event of lookahead (L13). */
+export function isAuthRequiredUpdate(event: v1_0.StreamResponse): boolean {
+  return event.payload.case === "statusUpdate" && event.payload.value.status?.state === S.AUTH_REQUIRED;
 }
 
 export function finalFor0_3(state: v1_0.TaskState | undefined): boolean | "lookahead" {

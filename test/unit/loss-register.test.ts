@@ -1,6 +1,7 @@
 // One test per row of the loss register (LOSSY.md) that the data-model translators implement:
 // the documented behaviour, and the Loss with that id beside the value. Rows owned by the codec
-// seam (L5, L6, L12, L13, L21's stream closing, L28, L10's trimming) are tested with the codec.
+// seam (L1's routing, L5, L6, L10's trimming, L12, L13, L21's stream closing, L23, L28) are tested in
+// loss-register-codec.test.ts.
 import { describe, expect, it } from "vitest";
 import type * as v0_3 from "../../generated/v0_3/index.js";
 import type * as v1_0 from "../../generated/v1_0/index.js";
