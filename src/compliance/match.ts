@@ -322,8 +322,14 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     if (typeof actual !== "string" || !new RegExp(exp.$regex).test(actual)) fail(`/${exp.$regex}/`, `expected a string matching /${exp.$regex}/, got ${show(actual)}`);
   }
   if (typeof exp.$includes === "string") {
-    if (typeof actual !== "string" || !actual.includes(exp.$includes))
-      fail(`containing ${JSON.stringify(exp.$includes)}`, `expected a string containing ${JSON.stringify(exp.$includes)}, got ${show(actual)}`);
+    // The text may name a captured value: {"$includes": "{{extensionUri}}"}.
+    const r = exp.$includes.includes("{{") ? resolveTemplate(exp.$includes, scope) : { ok: true as const, value: exp.$includes };
+    if (!r.ok) fail(exp.$includes, `variable "${r.name}" was not captured by an earlier step`);
+    else {
+      const text = String(r.value);
+      if (typeof actual !== "string" || !actual.includes(text))
+        fail(`containing ${JSON.stringify(text)}`, `expected a string containing ${JSON.stringify(text)}, got ${show(actual)}`);
+    }
   }
   if (Array.isArray(exp.$range)) {
     const [lo, hi] = exp.$range as [number, number];

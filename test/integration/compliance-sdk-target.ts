@@ -107,6 +107,8 @@ class FixtureExecutor implements AgentExecutor {
   }
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    // Activate the extensions the client asks for that the card declares (the fixture marker).
+    for (const uri of ctx.context.requestedExtensions ?? []) if (uri === FIXTURE_EXTENSION_URI) ctx.context.addActivatedExtension(uri);
     const text = firstText(ctx);
     const [verb, ...rest] = text.split(" ");
     const arg = rest.join(" ");

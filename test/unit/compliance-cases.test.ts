@@ -131,7 +131,7 @@ describe("the committed suite", () => {
       /task-not-found-carries-error-info$/,
       /subscribe-to-(running|terminal|unknown)-task/,
       /concurrent-subscribers/, // 0.3 says nothing about several streams on one task
-      /^(json-rpc|rest)\/extensions\//, // ExtensionSupportRequiredError is 1.0 only (-32008)
+      /^(json-rpc|rest)\/extensions\/required-/, // ExtensionSupportRequiredError is 1.0 only (-32008)
       /other-principal-list-excludes-task$/, // ListTasks
       /webhook-(receives-stream-responses|calls-use-a2a-json)/, // 1.0 bodies; the 0.3 twin is webhook-receives-0.3-tasks
       /history-length-zero-omits-history$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
@@ -147,7 +147,7 @@ describe("the committed suite", () => {
       if (
         c.version === "0.3" &&
         c.binding !== "any" &&
-        !/resubscribe-to-finished|webhook-receives-0.3-tasks/.test(k) &&
+        !/resubscribe-to-finished|webhook-receives-0.3-tasks|activated-extension-is-echoed/.test(k) &&
         !/resubscribe-to-(running|unknown)/.test(k) &&
         !ids.has(`v1_0/${k}`)
       )

@@ -120,6 +120,8 @@ describe("captures and templates", () => {
     expect(scope.staged.get("taskId")).toBe("t-1");
     expect(match({ again: "{{taskId}}" }, { again: "t-1" }, "", scope)).toEqual([]);
     expect(paths(match({ again: "{{taskId}}" }, { again: "t-2" }, "", scope))).toEqual(["/again"]);
+    expect(match({ $includes: "{{taskId}}" }, "task t-1 done", "", scope)).toEqual([]);
+    expect(match({ $includes: "{{taskId}}" }, "task t-2 done", "", scope)).toHaveLength(1);
   });
 
   it("does not capture when the value fails its checks, and names an unknown variable", () => {
