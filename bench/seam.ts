@@ -8,8 +8,14 @@
 // request and encodeResponse of the response, timed separately on the same inputs (the part of
 // decodeCall/encodeResult that depends on the version). Rounds alternate the four cases; medians
 // and min–max over rounds are printed. Nothing is written.
+//
+// --http: also serves the same requests over HTTP with the reference server (buildServer, in this
+// process) under autocannon (a child process, 50 connections, --duration s per run), and reports the
+// server's CPU µs per request — the time the reference server spends serving one — the translation
+// share of it, and req/s. Runs alternate the four cases.
 import * as v1_0 from "../generated/v1_0/index.js";
-import { reply, TaskRuntime, firstText, type CallContext } from "../src/server/index.js";
+import { spawn } from "node:child_process";
+import { buildServer, reply, TaskRuntime, firstText, type Agent, type CallContext } from "../src/server/index.js";
 import { decodeCall, encodeResult, type DecodedCall, type HttpRequestLike } from "../src/transport/server.js";
 import { requestJsonFromHttp, matchRoute, splitUrl } from "../src/transport/rest.js";
 import { codecFor, restRequestSchema, restRoutes, type Binding } from "../src/versioning/codec.js";
@@ -22,14 +28,14 @@ const opt = (name: string, dflt: number) => {
 };
 const ROUNDS = opt("rounds", 7);
 const N = opt("n", 4000);
+const HTTP = args.includes("--http");
+const DURATION = opt("duration", 5);
 
-const runtime = new TaskRuntime({
-  agent: {
-    card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
-    handleMessage: (m) => reply(firstText(m)),
-  },
-  logger: { error: () => {}, warn: () => {} },
-});
+const agent: Agent = {
+  card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
+  handleMessage: (m) => reply(firstText(m)),
+};
+const runtime = new TaskRuntime({ agent, logger: { error: () => {}, warn: () => {} } });
 
 interface Case {
   name: string;
@@ -178,7 +184,67 @@ async function main() {
   console.log(
     `\n0.3/1.0 serve-path throughput: JSON-RPC ${f(med["1.0 JSON-RPC"] / med["0.3 JSON-RPC"], 2)}×, HTTP+JSON ${f(med["1.0 HTTP+JSON"] / med["0.3 HTTP+JSON"], 2)}×`,
   );
+  if (HTTP) await http(med, Object.fromEntries(cases.map((c, i) => [c.name, median(samples[i].translate)])));
   await runtime.close();
+}
+
+/** One autocannon run in a child process: requests completed and req/s; any error or non-2xx aborts. */
+function autocannon(base: string, c: Case): Promise<{ total: number; rps: number }> {
+  const argv = ["-c", "50", "-d", String(DURATION), "-m", c.req.method, "-b", c.req.body as string, "--json"];
+  for (const [k, v] of Object.entries(c.req.headers as Record<string, string>)) argv.push("-H", `${k}: ${v}`);
+  argv.push(base + c.req.url);
+  return new Promise((resolve, reject) => {
+    const child = spawn("node_modules/.bin/autocannon", argv, { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("exit", () => {
+      try {
+        const r = JSON.parse(out) as { requests: { total: number; average: number }; errors: number; timeouts: number; non2xx: number };
+        if (r.errors || r.timeouts || r.non2xx)
+          reject(new Error(`${c.name}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`));
+        else resolve({ total: r.requests.total, rps: r.requests.average });
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+async function http(inProcess: Record<string, number>, translate: Record<string, number>) {
+  const app = await buildServer({ agent });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  for (const c of cases) await autocannon(base, { ...c }); // warm-up (short runs would do; keep it simple)
+  const cpu: number[][] = cases.map(() => []);
+  const rps: number[][] = cases.map(() => []);
+  const runs = Math.max(3, Math.min(ROUNDS, 5));
+  for (let r = 0; r < runs; r++) {
+    for (let i = 0; i < cases.length; i++) {
+      const t0 = cpuNow();
+      const res = await autocannon(base, cases[i]);
+      cpu[i].push((cpuNow() - t0) / res.total);
+      rps[i].push(res.rps);
+    }
+  }
+  await app.close();
+  console.log(
+    `\nOver HTTP (reference server in this process, autocannon 50 connections in a child, ${runs} runs × ${DURATION} s, alternating)\n`,
+  );
+  console.log("| Case | Server CPU µs/req | Translation share of it | req/s |");
+  console.log("|---|---|---|---|");
+  const med: Record<string, number> = {};
+  cases.forEach((c, i) => {
+    med[c.name] = median(rps[i]);
+    const m = median(cpu[i]);
+    console.log(
+      `| ${c.name} | ${f(m)} (${f(Math.min(...cpu[i]))}–${f(Math.max(...cpu[i]))}) | ${f((100 * translate[c.name]) / m)} % | ${f(median(rps[i]), 0)} (${f(Math.min(...rps[i]), 0)}–${f(Math.max(...rps[i]), 0)}) |`,
+    );
+  });
+  console.log(
+    `\n0.3/1.0 over HTTP, req/s medians: JSON-RPC ${f(med["0.3 JSON-RPC"] / med["1.0 JSON-RPC"], 2)}×, HTTP+JSON ${f(med["0.3 HTTP+JSON"] / med["1.0 HTTP+JSON"], 2)}×` +
+      `; CPU per request 0.3/1.0: JSON-RPC ${f(median(cpu[1]) / median(cpu[0]), 2)}×, HTTP+JSON ${f(median(cpu[3]) / median(cpu[2]), 2)}×`,
+  );
+  void inProcess;
 }
 
 await main();
