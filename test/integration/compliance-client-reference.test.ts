@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runTestClientCommand } from "../../src/cli/test-client-command.js";
 import { runClientSuite } from "../../src/compliance/client/runner.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,6 +41,21 @@ describe("client compliance: a careless client fails", () => {
   console.log(JSON.stringify({ ok: true, response: r.result }));
 });`,
   );
+
+  it("the command exits 1 and ends with the summary line; 0 for the reference client", { timeout: 60_000 }, async () => {
+    const run = async (command: string[]) => {
+      let stdout = "";
+      const code = await runTestClientCommand(
+        command,
+        { case: ["v1_0/json-rpc/send/blocking-send-returns-task"] },
+        { stdout: (s) => (stdout += s), stderr: () => undefined },
+      );
+      return { code, last: stdout.trimEnd().split("\n").pop() };
+    };
+    expect(await run([process.execPath, careless, "{url}"])).toEqual({ code: 1, last: "0 passed, 1 failed, 0 skipped" });
+    expect(await run(driver)).toEqual({ code: 0, last: "1 passed, 0 failed, 0 skipped" });
+    expect((await run(["node", "driver.js"])).code).toBe(2); // no {url}
+  });
 
   it("is caught on the header, the invented taskId and kind", { timeout: 60_000 }, async () => {
     const report = await runClientSuite({
