@@ -17,7 +17,11 @@
 // (the `canonicalize` package: sorted keys, ECMAScript number and string forms). Verification
 // decodes a JSON card into the 1.0 message first, so key order, whitespace, unknown members and
 // explicitly written defaults of non-`optional` fields do not change the payload, while any change
-// of a value (or setting/unsetting an `optional` field) does. A card translated to or from 0.3 does not verify (the 0.3 view omits `signatures`, loss L9).
+// of a value (or setting/unsetting an `optional` field) does. A card translated to or from 0.3 does
+// not verify (the 0.3 view omits `signatures`, loss L9).
+// Interop: @a2a-js/sdk 1.3.0 verifies our signatures and we verify its (tested). It omits REQUIRED
+// fields that hold their default (e.g. `version: ""`, `skills: []`) where §8.4.1 keeps them, so the
+// two differ only on cards whose required fields are empty.
 //
 // The protected header holds `alg`, `kid` (both MUST), `typ: "JOSE"` and, when given, `jku`; the
 // signing input is BASE64URL(protected) '.' BASE64URL(payload), and the payload itself is not stored
@@ -59,7 +63,7 @@ export interface SignOptions {
 function asMessage(card: v1_0.AgentCard | JsonObject): v1_0.AgentCard {
   return (card as { $typeName?: string }).$typeName === "lf.a2a.v1.AgentCard"
     ? (card as v1_0.AgentCard)
-    : decode(v1_0.AgentCardSchema, card);
+    : decode(v1_0.AgentCardSchema, JSON.parse(JSON.stringify(card))); // as on the wire: `undefined` members vanish
 }
 
 /** The canonical JSON text that is signed: the 1.0 card without `signatures`, RFC 8785. */

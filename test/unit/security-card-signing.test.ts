@@ -6,6 +6,7 @@ import { base64url, exportJWK, generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { encode } from "../../src/runtime/protojson.js";
+import { generateAgentCardSignature, verifyAgentCardSignature } from "@a2a-js/sdk";
 import { A2ACardError, createA2AClient } from "../../src/client/index.js";
 import {
   canonicalCardJson,
@@ -277,5 +278,21 @@ describe("the reference client refuses a tampered signed card", () => {
     const err = await createA2AClient(evil, { verifyCard }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(A2ACardError);
     expect((err as A2ACardError).kind).toBe("verification-failed");
+  });
+});
+
+describe("interoperability with @a2a-js/sdk's card signatures", () => {
+  it("the SDK verifies our signature, and we verify the SDK's", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const ours = toJsonCard(await signAgentCard(exampleCard(), privateKey, { kid: "k", alg: "ES256" }));
+    await expect(verifyAgentCardSignature(async () => publicKey)(ours as never)).resolves.toBeUndefined();
+    const theirs = await generateAgentCardSignature(privateKey, { alg: "ES256", kid: "k", typ: "JOSE" })(
+      toJsonCard(exampleCard()) as never,
+    );
+    expect(await verifyAgentCard(theirs as unknown as JsonObject, () => publicKey)).toEqual([
+      { index: 0, kid: "k", alg: "ES256", verified: true },
+    ]);
+    const tampered = { ...(theirs as unknown as JsonObject), name: "Someone else" };
+    expect((await verifyAgentCard(tampered, () => publicKey))[0].verified).toBe(false);
   });
 });
