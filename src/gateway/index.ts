@@ -1,0 +1,143 @@
+// The translating gateway: one A2A endpoint (1.0 and 0.3, JSON-RPC and HTTP+JSON) in front of
+// several backend agents, each spoken to in its own version and binding.
+//
+//   createGateway(config, options)  reads the backends' cards, builds the gateway's card and runtime
+//   gatewayPlugin                   fastify plugin: the reference server's routes over that runtime
+//   buildGateway(options)           a ready fastify app; call `listen` on it
+//
+// The gateway card's skills are the backends' skills, their ids prefixed with the backend's name
+// (`weather/forecast`); a backend whose card is unreadable or lists no skills is published as one
+// skill whose id is its `skill` setting, else its name. Every skill carries the tag
+// `agent_id:<backend name>`. Callers route with `message.metadata.agent_id` (see runtime.ts).
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type * as v1_0 from "../../generated/v1_0/index.js";
+import type { Agent, AgentCardInit } from "../server/agent.js";
+import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
+import type { Logger } from "../server/runtime.js";
+import type { TaskStore } from "../server/store.js";
+import { A2AError } from "../versioning/errors.js";
+import { Backend } from "./backends.js";
+import { checkConfig, type GatewayConfig } from "./config.js";
+import { GatewayRuntime } from "./runtime.js";
+
+export * from "./config.js";
+export { Backend } from "./backends.js";
+export { GatewayRuntime, BACKEND_FAILURE, META_BACKEND, META_REMOTE_CONTEXT, META_REMOTE_TASK, META_CALLER_TIMEOUT } from "./runtime.js";
+
+export interface GatewayOptions {
+  store?: TaskStore;
+  logger?: Logger;
+  /** fetch used to reach the backends (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+export interface Gateway {
+  readonly config: GatewayConfig;
+  readonly agent: Agent;
+  readonly runtime: GatewayRuntime;
+  readonly backends: readonly Backend[];
+  close(): Promise<void>;
+}
+
+/**
+ * Reads every backend's card (a backend that cannot be reached yet is logged and published with
+ * its configured description; its card is read again on first use) and builds the gateway.
+ */
+export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const checked = checkConfig(config);
+  const log = options.logger ?? {
+    error: (o: unknown, m?: string) => console.error(m ?? "", o),
+    warn: (o: unknown, m?: string) => console.warn(m ?? "", o),
+  };
+  const backends = checked.backends.map((b) => new Backend(b, checked.timeoutMs, options.fetch));
+  await Promise.all(
+    backends.map((b) =>
+      b.client().catch((err: unknown) => log.warn({ err, backend: b.name, url: b.config.url }, "backend card not readable yet")),
+    ),
+  );
+  const skills = backends.flatMap((b) => skillsOf(b));
+  const card: AgentCardInit = {
+    name: checked.name ?? "A2A gateway",
+    description: checked.description ?? `Routes messages to ${backends.map((b) => b.name).join(", ")} by metadata.agent_id`,
+    version: "1.0.0",
+    capabilities: { streaming: true },
+    defaultInputModes: union(backends.map((b) => b.card?.defaultInputModes)) ?? ["text/plain"],
+    defaultOutputModes: union(backends.map((b) => b.card?.defaultOutputModes)) ?? ["text/plain"],
+    skills: skills.map((s) => s.skill),
+  };
+  const agent: Agent = {
+    card,
+    handleMessage() {
+      throw new A2AError("InternalError", "the gateway forwards messages; its agent is never called");
+    },
+  };
+  const runtime = new GatewayRuntime({ agent, backends, defaultBackend: checked.default, store: options.store, logger: log });
+  for (const s of skills) runtime.addRoute(s.skill.id!, s.backend);
+  return { config: checked, agent, runtime, backends, close: () => runtime.close() };
+}
+
+function skillsOf(b: Backend): { skill: v1_0.AgentSkillJson; backend: Backend }[] {
+  const tags = [`agent_id:${b.name}`, ...(b.config.keywords ?? [])];
+  const remote = b.card?.skills ?? [];
+  if (!remote.length)
+    return [
+      {
+        backend: b,
+        skill: {
+          id: b.config.skill ?? b.name,
+          name: b.card?.name || b.name,
+          description: b.config.description ?? (b.card?.description || `The agent ${b.name}`),
+          tags,
+        },
+      },
+    ];
+  return remote.map((s) => ({
+    backend: b,
+    skill: {
+      id: `${b.name}/${s.id}`,
+      name: s.name,
+      description: b.config.description ? `${b.config.description}: ${s.description}` : s.description,
+      tags: [...tags, ...s.tags],
+      ...(s.examples.length ? { examples: s.examples } : {}),
+      ...(s.inputModes.length ? { inputModes: s.inputModes } : {}),
+      ...(s.outputModes.length ? { outputModes: s.outputModes } : {}),
+    },
+  }));
+}
+
+function union(lists: (readonly string[] | undefined)[]): string[] | undefined {
+  const all = [...new Set(lists.flatMap((l) => l ?? []))];
+  return all.length ? all : undefined;
+}
+
+export interface GatewayPluginOptions extends Omit<
+  A2APluginOptions,
+  "agent" | "runtime" | "store" | "taskTimeoutMs" | "push" | "pushConfigs"
+> {
+  /** A gateway made with createGateway, or a configuration to make one from. */
+  gateway: Gateway | GatewayConfig;
+  /** With a configuration: where the gateway's tasks live (default in memory). */
+  store?: TaskStore;
+  fetch?: typeof fetch;
+}
+
+/** Mounts the gateway's A2A routes (the reference server's) into a fastify app. */
+export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOptions): Promise<void> {
+  const { gateway: given, store, fetch: fetchImpl, ...plugin } = opts;
+  const gateway = "runtime" in given ? given : await createGateway(given, { store, logger: app.log, fetch: fetchImpl });
+  if (!("runtime" in given)) app.addHook("preClose", () => gateway.close());
+  await app.register(a2aPlugin, { ...plugin, agent: gateway.agent, runtime: gateway.runtime });
+}
+
+export interface BuildGatewayOptions extends GatewayPluginOptions {
+  prefix?: string;
+  logger?: FastifyServerOptions["logger"];
+}
+
+/** A fastify app serving the gateway on one port; it closes the gateway it made when the app closes. */
+export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
+  const { prefix, logger, ...plugin } = options;
+  const app = Fastify({ logger: logger ?? false, bodyLimit: plugin.bodyLimit ?? 1024 * 1024, forceCloseConnections: true });
+  await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
+  return app;
+}

@@ -1,0 +1,673 @@
+// The gateway's task runtime: the reference server's fastify plugin serves it exactly like the
+// TaskRuntime it extends (so callers speak 1.0 or 0.3, JSON-RPC or HTTP+JSON, and principals own
+// tasks the same way), but a turn is not an agent call: it is a message forwarded to a backend
+// agent, in that backend's own version and binding (the reference client), and the remote task
+// followed until it is terminal or interrupted.
+//
+// Rules (README "Gateway"):
+// - Routing: `message.metadata.agent_id`, else `metadata.agent_id` of the request, names the
+//   backend (its configured name, or the id of a skill the gateway publishes for it). Without one
+//   the configured default backend is used (the only backend when there is just one). An unknown
+//   agent_id, or none when there is no default, is InvalidParamsError.
+// - A new message creates a local task (its own id; the caller's contextId, else a fresh one) once
+//   the backend has answered with its task; a bare Message from the backend is answered as is and
+//   creates no task. The local task's metadata holds the correlation: `a2a_task_id`,
+//   `a2a_context_id` (the remote side's ids) and `a2a_backend` (the backend's name).
+// - A follow-up message (`taskId` of a local task) is forwarded with the remote task's and context's
+//   ids, so input-required and auth-required pass through in both directions. Follow-up rules
+//   (unknown, terminal, busy, other contextId) are the reference server's.
+// - The remote task is followed by subscribing when the backend's card declares streaming (the
+//   client resubscribes after a drop), else by polling GetTask with backoff (250 ms × 1.5 up to 5 s).
+//   Remote status and artifact updates are re-published on the local task with the local ids.
+// - A turn has a deadline: the backend's `timeoutMs` (default 5 minutes), or less when the request
+//   carries `metadata.a2a_timeout_ms`. A backend that cannot be reached, answers something that is
+//   not A2A, fails mid-stream or misses the deadline ends the local task FAILED with a generic
+//   status message; the details go to the log only. An A2A error with which the backend refuses the
+//   message itself (InvalidParams …) is passed to the caller, and the local task is unchanged.
+// - CancelTask cancels the local task at once and then forwards CancelTask to the backend, best
+//   effort: a backend that cannot be reached or refuses is logged, the local task stays CANCELED.
+// - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
+//   (local ids mean nothing to a backend; they are dropped), the extended card.
+import { randomUUID } from "node:crypto";
+import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import type { A2AClient } from "../client/index.js";
+import { sleep, type Agent } from "../server/agent.js";
+import { Channel } from "../server/channel.js";
+import {
+  endsStream,
+  isInterrupted,
+  isTerminal,
+  ownerOf,
+  TaskRuntime,
+  TIMEOUT_FAILURE,
+  view,
+  type CallContext,
+  type Logger,
+} from "../server/runtime.js";
+import type { TaskStore } from "../server/store.js";
+import { A2AError, invalidParams } from "../versioning/errors.js";
+import type { Backend } from "./backends.js";
+
+const S = v1_0.TaskState;
+
+/** Status message of a local task whose backend failed (details are logged, never sent). */
+export const BACKEND_FAILURE = "The backend agent could not complete this task.";
+export const META_REMOTE_TASK = "a2a_task_id";
+export const META_REMOTE_CONTEXT = "a2a_context_id";
+export const META_BACKEND = "a2a_backend";
+/** Request metadata key a caller may use to shorten the turn's deadline (ms). */
+export const META_CALLER_TIMEOUT = "a2a_timeout_ms";
+
+interface GatewayTask {
+  owner: string;
+  task: v1_0.Task;
+  channel: Channel<v1_0.StreamResponse>;
+  busy: boolean;
+  follower?: AbortController;
+  turnDone?: Promise<void>;
+  endTurn?: () => void;
+  /** messageId of the remote status message the turn started from (a poll still showing it is stale). */
+  staleStatusId?: string;
+  /** messageId of the last remote status message applied. */
+  remoteStatusId?: string;
+}
+
+type RemoteStart =
+  | { kind: "message"; message: v1_0.Message }
+  | { kind: "task"; task: v1_0.Task; events?: AsyncGenerator<v1_0.StreamResponse>; pending?: v1_0.StreamResponse };
+
+export interface GatewayRuntimeOptions {
+  /** The gateway's own agent (its card); its handleMessage is never called. */
+  agent: Agent;
+  backends: readonly Backend[];
+  /** Backend for messages without agent_id (default: the only backend, if there is one). */
+  defaultBackend?: string;
+  store?: TaskStore;
+  logger?: Logger;
+  maxBufferedEvents?: number;
+}
+
+export class GatewayRuntime extends TaskRuntime {
+  private readonly backends = new Map<string, Backend>();
+  /** agent_id → backend: backend names and the ids of the skills published for them. */
+  private readonly routes = new Map<string, Backend>();
+  private readonly defaultBackend: Backend | undefined;
+  private readonly tasks = new Map<string, GatewayTask>();
+  /** (owner, backend, local contextId) → remote contextId, so one local conversation stays one remote one. */
+  private readonly contexts = new Map<string, string>();
+  private readonly logger: Logger;
+  private readonly bufferLimit: number;
+  private shut = false;
+
+  constructor(opts: GatewayRuntimeOptions) {
+    super({ agent: opts.agent, store: opts.store, logger: opts.logger, maxBufferedEvents: opts.maxBufferedEvents });
+    this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
+    this.bufferLimit = opts.maxBufferedEvents ?? 100_000;
+    for (const b of opts.backends) {
+      this.backends.set(b.name, b);
+      this.routes.set(b.name, b);
+    }
+    const name = opts.defaultBackend ?? (opts.backends.length === 1 ? opts.backends[0].name : undefined);
+    this.defaultBackend = name === undefined ? undefined : this.backends.get(name);
+    if (name !== undefined && !this.defaultBackend) throw new Error(`default backend "${name}" is not configured`);
+  }
+
+  /** Makes `agentId` (a published skill id) route to `backend`, unless it already routes somewhere. */
+  addRoute(agentId: string, backend: Backend): void {
+    if (!this.routes.has(agentId)) this.routes.set(agentId, backend);
+  }
+
+  /** The backend a new message goes to (see the routing rule above). */
+  route(req: v1_0.SendMessageRequest): Backend {
+    const id = stringAt(req.message?.metadata, "agent_id") ?? stringAt(req.metadata, "agent_id");
+    const known = () => [...this.backends.keys()].join(", ");
+    if (id === undefined || id === "") {
+      if (this.defaultBackend) return this.defaultBackend;
+      throw invalidParams("/message/metadata/agent_id", `is required: this gateway has no default agent (agents: ${known()})`);
+    }
+    const b = this.routes.get(id);
+    if (!b) throw invalidParams("/message/metadata/agent_id", `"${clip(id)}" names no agent of this gateway (agents: ${known()})`);
+    return b;
+  }
+
+  // ---------------------------------------------------------------- SendMessage / SendStreamingMessage
+
+  override async sendMessage(req: v1_0.SendMessageRequest, call: CallContext): Promise<v1_0.SendMessageResponse> {
+    const turn = await this.begin(req, call, false);
+    if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
+    const historyLength = req.configuration?.historyLength;
+    if (!req.configuration?.returnImmediately) await turn.g.turnDone;
+    return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.g.task, historyLength) } });
+  }
+
+  override async sendStreamingMessage(
+    req: v1_0.SendMessageRequest,
+    call: CallContext,
+  ): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    const turn = await this.begin(req, call, true);
+    if (turn.kind === "message") return once(create(v1_0.StreamResponseSchema, { payload: { case: "message", value: turn.message } }));
+    return turn.subscription!;
+  }
+
+  private async begin(
+    req: v1_0.SendMessageRequest,
+    call: CallContext,
+    streaming: boolean,
+  ): Promise<
+    { kind: "message"; message: v1_0.Message } | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse> }
+  > {
+    if (this.shut) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
+    const incoming = req.message;
+    if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
+    if (req.configuration?.taskPushNotificationConfig)
+      throw new A2AError("PushNotificationNotSupportedError", "This gateway does not support push notifications");
+    if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
+      throw invalidParams("/configuration/historyLength", "must not be negative");
+    const owner = ownerOf(call);
+
+    let g: GatewayTask | undefined;
+    let backend: Backend;
+    if (incoming.taskId) {
+      g = await this.acquireTask(owner, incoming.taskId);
+      if (!g) throw taskNotFound(incoming.taskId);
+      const problem = followUpProblem(g, incoming);
+      if (problem) {
+        this.forgetIfIdle(g);
+        throw problem;
+      }
+      const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
+      if (!b) {
+        this.forgetIfIdle(g);
+        throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
+      }
+      backend = b;
+      g.busy = true;
+    } else {
+      backend = this.route(req);
+    }
+
+    const localTaskId = g?.task.id ?? randomUUID();
+    const localContextId = g?.task.contextId ?? (incoming.contextId || randomUUID());
+    const contextKey = `${owner}\u001f${backend.name}\u001f${localContextId}`;
+    const remoteTaskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
+    const remoteContextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(contextKey) ?? "");
+
+    const outgoing = clone(v1_0.MessageSchema, incoming);
+    outgoing.taskId = remoteTaskId;
+    outgoing.contextId = remoteContextId;
+    outgoing.referenceTaskIds = [];
+    const userMessage = incoming;
+    userMessage.taskId = localTaskId;
+    userMessage.contextId = localContextId;
+
+    const follower = new AbortController();
+    const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
+    const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const signal = AbortSignal.any([follower.signal, deadline]);
+
+    let start: RemoteStart | undefined;
+    let failure: string | undefined;
+    try {
+      start = await this.openRemote(backend, outgoing, req, signal);
+    } catch (e) {
+      if (e instanceof A2AError && !signal.aborted) {
+        if (g) this.releaseTurn(g);
+        this.logger.warn({ err: e, backend: backend.name, taskId: localTaskId }, "backend refused the message");
+        throw new A2AError(e.type, e.message, e.metadata);
+      }
+      this.logger.error({ err: e, backend: backend.name, taskId: localTaskId, deadlineMs }, "backend failed before answering");
+      failure = deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE;
+    }
+
+    if (start?.kind === "message") {
+      if (g) {
+        this.releaseTurn(g);
+        throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${localTaskId} with a bare message`, {
+          taskId: localTaskId,
+        });
+      }
+      const m = clone(v1_0.MessageSchema, start.message);
+      m.contextId = localContextId;
+      m.taskId = "";
+      return { kind: "message", message: m };
+    }
+
+    if (g) {
+      if (isTerminal(g.task.status?.state)) {
+        // Canceled while the backend was being asked: the message is not taken.
+        follower.abort();
+        this.forgetIfIdle(g);
+        throw new A2AError("UnsupportedOperationError", `Task ${localTaskId} was canceled while this message was being forwarded`);
+      }
+      g.task.history.push(userMessage);
+      g.staleStatusId = g.task.status?.message?.messageId;
+    } else {
+      const metadata: JsonObject = { [META_BACKEND]: backend.name };
+      if (start) {
+        metadata[META_REMOTE_TASK] = start.task.id;
+        metadata[META_REMOTE_CONTEXT] = start.task.contextId;
+        if (start.task.contextId) this.remember(contextKey, start.task.contextId);
+      }
+      const task = create(v1_0.TaskSchema, {
+        id: localTaskId,
+        contextId: localContextId,
+        status: { state: S.SUBMITTED, timestamp: timestampNow() },
+        history: [userMessage],
+        metadata,
+      });
+      g = this.trackTask(owner, task);
+      g.busy = true;
+    }
+    if (start && g.task.metadata) {
+      g.task.metadata[META_REMOTE_TASK] = start.task.id;
+      g.task.metadata[META_REMOTE_CONTEXT] = start.task.contextId;
+    }
+    const live = g;
+    live.follower = follower;
+    live.turnDone = new Promise<void>((resolve) => (live.endTurn = resolve));
+    const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
+
+    if (!start) {
+      await this.fail(live, failure ?? BACKEND_FAILURE);
+    } else {
+      this.setLocalStatus(live, S.WORKING);
+      void this.follow(live, backend, start, signal, deadline);
+    }
+    return { kind: "task", g: live, subscription };
+  }
+
+  /** Sends the message to the backend and reads its first answer. */
+  private async openRemote(
+    backend: Backend,
+    message: v1_0.Message,
+    req: v1_0.SendMessageRequest,
+    signal: AbortSignal,
+  ): Promise<RemoteStart> {
+    const client = await backend.client();
+    const init = {
+      message,
+      ...(req.metadata ? { metadata: req.metadata } : {}),
+      configuration: { acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [] },
+    };
+    if (client.canStream) {
+      const events = client.sendStreamingMessage(init, { signal });
+      const first = await events.next();
+      if (first.done) throw new Error("the backend's stream ended before its first event");
+      const p = first.value.payload;
+      if (p.case === "message") {
+        void events.return(undefined);
+        return { kind: "message", message: p.value };
+      }
+      if (p.case === "task") return { kind: "task", task: p.value, events };
+      if (p.case === "statusUpdate" || p.case === "artifactUpdate") {
+        const task = create(v1_0.TaskSchema, { id: p.value.taskId, contextId: p.value.contextId, status: { state: S.SUBMITTED } });
+        return { kind: "task", task, events, pending: first.value };
+      }
+      throw new Error("the backend's stream began with an empty event");
+    }
+    const res = await client.sendMessage({ ...init, configuration: { ...init.configuration, returnImmediately: true } }, { signal });
+    if (res.payload.case === "message") return { kind: "message", message: res.payload.value };
+    if (res.payload.case === "task") return { kind: "task", task: res.payload.value };
+    throw new Error("the backend answered SendMessage with neither a task nor a message");
+  }
+
+  /** Follows the remote task to the end of the turn. Never throws. */
+  private async follow(
+    g: GatewayTask,
+    backend: Backend,
+    start: RemoteStart & { kind: "task" },
+    signal: AbortSignal,
+    deadline: AbortSignal,
+  ) {
+    try {
+      let ended = this.applySnapshot(g, start.task);
+      if (!ended && start.pending) ended = this.applyEvent(g, start.pending);
+      let client: A2AClient | undefined;
+      if (!ended && start.events) {
+        for await (const ev of start.events) {
+          if (this.applyEvent(g, ev)) {
+            ended = true;
+            break;
+          }
+        }
+      } else void start.events?.return(undefined);
+      if (!ended) {
+        if (signal.aborted) throw signal.reason;
+        client = await backend.client();
+        ended = await this.poll(g, client, start.task.id, signal);
+      }
+      await this.endTurn(g);
+    } catch (e) {
+      if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
+      this.logger.error(
+        { err: e, backend: backend.name, taskId: g.task.id, remoteTaskId: start.task.id, timedOut: deadline.aborted },
+        "backend failed while following its task",
+      );
+      await this.fail(g, deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE).catch((err: unknown) =>
+        this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
+      );
+    }
+  }
+
+  /** Polls GetTask on the backend with backoff until the turn ends; true when it did. */
+  private async poll(g: GatewayTask, client: A2AClient, remoteTaskId: string, signal: AbortSignal): Promise<boolean> {
+    let delay = 250;
+    for (;;) {
+      if (this.applySnapshot(g, await client.getTask({ id: remoteTaskId }, { signal }))) return true;
+      await sleep(delay, signal);
+      delay = Math.min(delay * 1.5, 5000);
+    }
+  }
+
+  /** Applies one remote stream event; true when the local turn is over. */
+  private applyEvent(g: GatewayTask, ev: v1_0.StreamResponse): boolean {
+    if (isTerminal(g.task.status?.state)) return true;
+    const p = ev.payload;
+    switch (p.case) {
+      case "task":
+        return this.applySnapshot(g, p.value);
+      case "statusUpdate":
+        return this.applyStatus(g, p.value.status, p.value.metadata);
+      case "artifactUpdate":
+        this.applyArtifact(g, p.value.artifact, p.value.append, p.value.lastChunk, p.value.metadata);
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  /** Brings the local task up to a remote Task snapshot; true when the local turn is over. */
+  private applySnapshot(g: GatewayTask, remote: v1_0.Task): boolean {
+    if (isTerminal(g.task.status?.state)) return true;
+    for (const a of remote.artifacts) {
+      const mine = g.task.artifacts.find((x) => x.artifactId === a.artifactId);
+      if (!mine || !equals(v1_0.ArtifactSchema, mine, a)) this.applyArtifact(g, a, false, true, undefined);
+    }
+    const status = remote.status;
+    if (!status) return false;
+    const stale = isInterrupted(status.state) && status.message?.messageId === g.staleStatusId && g.staleStatusId !== undefined;
+    if (stale) return false;
+    const same = status.state === g.task.status?.state && (status.message?.messageId ?? "") === (g.remoteStatusId ?? "");
+    if (same) return isTerminal(status.state) || isInterrupted(status.state);
+    return this.applyStatus(g, status, undefined);
+  }
+
+  /** Re-publishes a remote status on the local task; true when the local turn is over. */
+  private applyStatus(g: GatewayTask, status: v1_0.TaskStatus | undefined, metadata: JsonObject | undefined): boolean {
+    if (isTerminal(g.task.status?.state)) return true;
+    if (!status || status.state === S.UNSPECIFIED || status.state === S.SUBMITTED) return false;
+    // The turn already published WORKING; a bare remote WORKING adds nothing.
+    if (status.state === S.WORKING && !status.message && g.task.status?.state === S.WORKING) return false;
+    let message: v1_0.Message | undefined;
+    if (status.message) {
+      g.remoteStatusId = status.message.messageId;
+      message = clone(v1_0.MessageSchema, status.message);
+      message.taskId = g.task.id;
+      message.contextId = g.task.contextId;
+      g.task.history.push(message);
+    }
+    g.task.status = create(v1_0.TaskStatusSchema, { state: status.state, timestamp: status.timestamp ?? timestampNow(), message });
+    this.publish(
+      g,
+      create(v1_0.StreamResponseSchema, {
+        payload: {
+          case: "statusUpdate",
+          value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status, ...(metadata ? { metadata } : {}) },
+        },
+      }),
+    );
+    if (!isTerminal(status.state) && !isInterrupted(status.state)) void this.record(g);
+    return isTerminal(status.state) || isInterrupted(status.state);
+  }
+
+  private applyArtifact(
+    g: GatewayTask,
+    remote: v1_0.Artifact | undefined,
+    append: boolean,
+    lastChunk: boolean,
+    metadata: JsonObject | undefined,
+  ): void {
+    if (!remote || isTerminal(g.task.status?.state)) return;
+    const artifact = clone(v1_0.ArtifactSchema, remote);
+    const list = g.task.artifacts;
+    const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const own = clone(v1_0.ArtifactSchema, artifact);
+    if (i >= 0 && append) list[i].parts.push(...own.parts);
+    else if (i >= 0) list[i] = own;
+    else list.push(own);
+    this.publish(
+      g,
+      create(v1_0.StreamResponseSchema, {
+        payload: {
+          case: "artifactUpdate",
+          value: { taskId: g.task.id, contextId: g.task.contextId, artifact, append, lastChunk, ...(metadata ? { metadata } : {}) },
+        },
+      }),
+    );
+  }
+
+  /** A local status change (WORKING at the start of a turn, CANCELED, FAILED), published. */
+  private setLocalStatus(g: GatewayTask, state: v1_0.TaskState, text?: string): void {
+    const message = text
+      ? create(v1_0.MessageSchema, {
+          messageId: randomUUID(),
+          taskId: g.task.id,
+          contextId: g.task.contextId,
+          role: v1_0.Role.AGENT,
+          parts: [{ content: { case: "text", value: text } }],
+        })
+      : undefined;
+    if (message) g.task.history.push(message);
+    g.task.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), message });
+    this.publish(
+      g,
+      create(v1_0.StreamResponseSchema, {
+        payload: { case: "statusUpdate", value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status } },
+      }),
+    );
+  }
+
+  private async fail(g: GatewayTask, text: string): Promise<void> {
+    if (!isTerminal(g.task.status?.state)) this.setLocalStatus(g, S.FAILED, text);
+    await this.endTurn(g);
+  }
+
+  private async endTurn(g: GatewayTask): Promise<void> {
+    try {
+      await this.store.put(g.owner, g.task);
+    } finally {
+      this.releaseTurn(g);
+    }
+  }
+
+  private async record(g: GatewayTask): Promise<void> {
+    try {
+      await this.store.put(g.owner, g.task);
+    } catch (err) {
+      this.logger.error({ err, taskId: g.task.id }, "could not record the task");
+    }
+  }
+
+  private publish(g: GatewayTask, ev: v1_0.StreamResponse): void {
+    g.channel.publish(ev);
+  }
+
+  private releaseTurn(g: GatewayTask): void {
+    g.busy = false;
+    g.follower = undefined;
+    g.endTurn?.();
+    this.forgetIfIdle(g);
+  }
+
+  private forgetIfIdle(g: GatewayTask): void {
+    if (!g.busy && g.channel.size === 0 && this.tasks.get(g.task.id) === g) this.tasks.delete(g.task.id);
+  }
+
+  private trackTask(owner: string, task: v1_0.Task): GatewayTask {
+    const g: GatewayTask = {
+      owner,
+      task,
+      busy: false,
+      channel: new Channel<v1_0.StreamResponse>(this.bufferLimit, () => this.forgetIfIdle(g)),
+    };
+    this.tasks.set(task.id, g);
+    return g;
+  }
+
+  private remember(key: string, remoteContextId: string): void {
+    this.contexts.delete(key);
+    this.contexts.set(key, remoteContextId);
+    if (this.contexts.size > 100_000) this.contexts.delete(this.contexts.keys().next().value as string);
+  }
+
+  private async acquireTask(owner: string, id: string): Promise<GatewayTask | undefined> {
+    const found = this.tasks.get(id);
+    if (found) return found.owner === owner ? found : undefined;
+    const stored = await this.store.get(owner, id);
+    if (!stored) return undefined;
+    const again = this.tasks.get(id);
+    if (again) return again.owner === owner ? again : undefined;
+    return this.trackTask(owner, clone(v1_0.TaskSchema, stored));
+  }
+
+  // ---------------------------------------------------------------- GetTask / ListTasks / CancelTask / SubscribeToTask
+
+  override async getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const g = this.tasks.get(req.id);
+    if (g && g.owner === ownerOf(call)) {
+      if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
+      return view(g.task, req.historyLength);
+    }
+    return super.getTask(req, call);
+  }
+
+  override async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
+    const page = await super.listTasks(req, call);
+    page.tasks = page.tasks.map((t) => {
+      const g = this.tasks.get(t.id);
+      return g ? view(g.task, req.historyLength, req.includeArtifacts === true) : t;
+    });
+    return page;
+  }
+
+  override async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const g = await this.acquireTask(ownerOf(call), req.id);
+    if (!g) throw taskNotFound(req.id);
+    const state = g.task.status?.state;
+    if (isTerminal(state)) {
+      this.forgetIfIdle(g);
+      throw new A2AError(
+        "TaskNotCancelableError",
+        `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}) and cannot be canceled`,
+        {
+          taskId: req.id,
+        },
+      );
+    }
+    const follower = g.follower;
+    this.setLocalStatus(g, S.CANCELED);
+    await this.endTurn(g);
+    follower?.abort(new Error("canceled by the caller"));
+    // Best effort: the local task is CANCELED whatever the backend says.
+    const remoteId = stringAt(g.task.metadata, META_REMOTE_TASK);
+    const backend = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
+    if (remoteId && backend) {
+      try {
+        const client = await backend.client();
+        await client.cancelTask({ id: remoteId });
+      } catch (err) {
+        this.logger.warn({ err, backend: backend.name, taskId: g.task.id, remoteTaskId: remoteId }, "backend did not cancel its task");
+      }
+    }
+    return view(g.task, undefined);
+  }
+
+  override async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    const g = await this.acquireTask(ownerOf(call), req.id);
+    if (!g) throw taskNotFound(req.id);
+    const state = g.task.status?.state;
+    if (isTerminal(state)) {
+      this.forgetIfIdle(g);
+      if (call.version === "0.3") return once(taskEvent(g.task));
+      throw new A2AError("UnsupportedOperationError", `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
+        taskId: req.id,
+      });
+    }
+    return g.channel.subscribe([taskEvent(g.task)], endsStream);
+  }
+
+  override get liveTasks(): number {
+    return this.tasks.size;
+  }
+
+  /** Stops following every remote task (they end FAILED in the store only if already recorded so), closes streams. */
+  override async close(): Promise<void> {
+    this.shut = true;
+    for (const g of this.tasks.values()) {
+      g.follower?.abort(new Error("gateway shutting down"));
+      g.channel.close();
+    }
+    await super.close();
+  }
+}
+
+function followUpProblem(g: GatewayTask, incoming: v1_0.Message): A2AError | undefined {
+  const id = g.task.id;
+  const state = g.task.status?.state;
+  if (isTerminal(state))
+    return new A2AError(
+      "UnsupportedOperationError",
+      `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
+      {
+        taskId: id,
+      },
+    );
+  if (g.busy)
+    return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
+  if (incoming.contextId && incoming.contextId !== g.task.contextId)
+    return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
+  return undefined;
+}
+
+function taskNotFound(id: string): A2AError {
+  return new A2AError("TaskNotFoundError", `Task ${id} not found`, { taskId: id });
+}
+
+function taskEvent(task: v1_0.Task): v1_0.StreamResponse {
+  return create(v1_0.StreamResponseSchema, { payload: { case: "task", value: clone(v1_0.TaskSchema, task) } });
+}
+
+function stringAt(obj: JsonObject | undefined, key: string): string | undefined {
+  const v = obj?.[key];
+  return typeof v === "string" ? v : undefined;
+}
+
+function numberAt(obj: JsonObject | undefined, key: string): number | undefined {
+  const v = obj?.[key];
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+function clip(s: string, max = 100): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+function once<T>(item: T): AsyncIterableIterator<T> {
+  let done = false;
+  return {
+    next: async () => {
+      if (done) return { value: undefined, done: true };
+      done = true;
+      return { value: item, done: false };
+    },
+    return: async () => {
+      done = true;
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

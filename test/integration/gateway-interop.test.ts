@@ -1,0 +1,282 @@
+// The translating gateway end to end: the official SDK's 0.3 compat client reaches a 1.0-only
+// reference server through it, and our 1.0 client reaches a 0.3-only reference server, for send,
+// stream, multi-turn, cancel and get on both bindings; correlation metadata; a backend killed
+// mid-task fails the local task with a generic message.
+import { Message, TaskState as SdkState, type SendMessageResult, type StreamResponse, type Task as SdkTask } from "@a2a-js/sdk";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
+import { BACKEND_FAILURE, buildGateway, META_BACKEND, META_REMOTE_CONTEXT, META_REMOTE_TASK } from "../../src/gateway/index.js";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+const S = v1_0.TaskState;
+const apps: FastifyInstance[] = [];
+let backend1_0: string;
+let backend0_3: string;
+let gateway: string;
+
+async function listen(app: FastifyInstance): Promise<string> {
+  apps.push(app);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+}
+
+beforeAll(async () => {
+  backend1_0 = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
+  backend0_3 = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["0.3"] }));
+  gateway = await listen(
+    await buildGateway({
+      gateway: {
+        default: "new",
+        backends: [
+          { name: "new", url: backend1_0, description: "1.0-only fixture", keywords: ["fixture"] },
+          { name: "old", url: backend0_3 },
+        ],
+      },
+    }),
+  );
+});
+afterAll(async () => {
+  for (const a of apps.reverse()) await a.close();
+});
+
+describe("gateway card", () => {
+  it("publishes both backends' skills, tagged with the agent_id, in both card shapes", async () => {
+    const c1 = (await (await fetch(`${gateway}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+      skills: { id: string; tags: string[] }[];
+      supportedInterfaces: { protocolVersion: string }[];
+    };
+    expect(c1.skills.length).toBeGreaterThanOrEqual(2);
+    expect(c1.skills.some((s) => s.id.startsWith("new/") && s.tags.includes("agent_id:new") && s.tags.includes("fixture"))).toBe(true);
+    expect(c1.skills.some((s) => s.id.startsWith("old/") && s.tags.includes("agent_id:old"))).toBe(true);
+    expect(new Set(c1.supportedInterfaces.map((i) => i.protocolVersion))).toEqual(new Set(["1.0", "0.3"]));
+    const c03 = (await (await fetch(`${gateway}/.well-known/agent-card.json`)).json()) as { protocolVersion: string; skills: unknown[] };
+    expect(c03.protocolVersion).toMatch(/^0\.3/);
+    expect(c03.skills).toHaveLength(c1.skills.length);
+  });
+});
+
+// ------------------------------------------------------------------ our 1.0 client → gateway → 0.3-only backend
+
+describe.each(["JSONRPC", "HTTP+JSON"] as const)("1.0 client over %s to a 0.3-only backend", (binding) => {
+  let client: A2AClient;
+  let direct: A2AClient;
+  const toOld = (text: string, ids: { taskId?: string } = {}) => ({ ...textMessage(text, ids), metadata: { agent_id: "old" } });
+  beforeAll(async () => {
+    client = await createA2AClient(gateway, { version: "1.0", bindings: [binding] });
+    direct = await createA2AClient(backend0_3);
+    expect(direct.version).toBe("0.3");
+  });
+
+  it("send: the gateway's own task, completed, with the remote ids in its metadata; get", async () => {
+    const r = await client.sendMessage({ message: toOld("echo through the gateway") });
+    const t = r.payload.value as v1_0.Task;
+    expect(r.payload.case).toBe("task");
+    expect(t.status?.state).toBe(S.COMPLETED);
+    expect(t.artifacts[0]?.parts[0]?.content.value).toBe("through the gateway");
+    expect(t.metadata?.[META_BACKEND]).toBe("old");
+    const remoteId = t.metadata?.[META_REMOTE_TASK] as string;
+    expect(remoteId).toBeTruthy();
+    expect(remoteId).not.toBe(t.id);
+    const remote = await direct.getTask({ id: remoteId });
+    expect(remote.status?.state).toBe(S.COMPLETED);
+    expect(remote.contextId).toBe(t.metadata?.[META_REMOTE_CONTEXT]);
+    const again = await client.getTask({ id: t.id });
+    expect(again.status?.state).toBe(S.COMPLETED);
+    expect(again.artifacts[0]?.parts[0]?.content.value).toBe("through the gateway");
+  });
+
+  it("a bare message from the backend is a bare message", async () => {
+    const r = await client.sendMessage({ message: toOld("msg plain") });
+    expect(r.payload.case).toBe("message");
+    expect((r.payload.value as v1_0.Message).parts[0]?.content.value).toBe("plain");
+  });
+
+  it("stream: task first, the remote chunks re-published in order, completed last", async () => {
+    const events: v1_0.StreamResponse[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: toOld("stream 4") })) events.push(ev);
+    expect(events[0].payload.case).toBe("task");
+    const localId = (events[0].payload.value as v1_0.Task).id;
+    const chunks = events.flatMap((e) => (e.payload.case === "artifactUpdate" ? [e.payload.value] : []));
+    expect(chunks.map((c) => c.artifact?.parts[0]?.content.value)).toEqual(["chunk 1/4", "chunk 2/4", "chunk 3/4", "chunk 4/4"]);
+    expect(chunks.every((c) => c.taskId === localId)).toBe(true);
+    expect(chunks.at(-1)?.lastChunk).toBe(true);
+    const last = events.at(-1)!.payload;
+    expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.COMPLETED);
+  });
+
+  it("multi-turn: input-required passes through and the follow-up continues the remote task", async () => {
+    const first = (await client.sendMessage({ message: toOld("ask") })).payload.value as v1_0.Task;
+    expect(first.status?.state).toBe(S.INPUT_REQUIRED);
+    expect(first.status?.message?.parts[0]?.content.value).toBe("What should I echo back?");
+    const second = (await client.sendMessage({ message: textMessage("the answer", { taskId: first.id }) })).payload.value as v1_0.Task;
+    expect(second.id).toBe(first.id);
+    expect(second.status?.state).toBe(S.COMPLETED);
+    expect(second.artifacts[0]?.parts[0]?.content.value).toBe("the answer");
+    expect(second.metadata?.[META_REMOTE_TASK]).toBe(first.metadata?.[META_REMOTE_TASK]);
+    expect((await direct.getTask({ id: first.metadata?.[META_REMOTE_TASK] as string })).status?.state).toBe(S.COMPLETED);
+  });
+
+  it("multi-turn on a stream: the stream ends at input-required, the follow-up stream completes", async () => {
+    const events: v1_0.StreamResponse[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: toOld("ask") })) events.push(ev);
+    const last = events.at(-1)!.payload;
+    expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.INPUT_REQUIRED);
+    const id = (events[0].payload.value as v1_0.Task).id;
+    const more: v1_0.StreamResponse[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("streamed answer", { taskId: id }) })) more.push(ev);
+    const end = more.at(-1)!.payload;
+    expect(end.case === "statusUpdate" && end.value.status?.state).toBe(S.COMPLETED);
+  });
+
+  it("cancel: the local task is canceled and the cancel reaches the backend", async () => {
+    const started = (await client.sendMessage({ message: toOld("slow 60000"), configuration: { returnImmediately: true } })).payload
+      .value as v1_0.Task;
+    expect(started.status?.state).toBe(S.WORKING);
+    const canceled = await client.cancelTask({ id: started.id });
+    expect(canceled.status?.state).toBe(S.CANCELED);
+    const remote = await direct.getTask({ id: started.metadata?.[META_REMOTE_TASK] as string });
+    expect(remote.status?.state).toBe(S.CANCELED);
+    expect((await client.getTask({ id: started.id })).status?.state).toBe(S.CANCELED);
+  });
+});
+
+// ------------------------------------------------------------------ the official SDK's 0.3 client → gateway → 1.0-only backend
+
+async function sdkClient(binding: "JSONRPC" | "HTTP+JSON"): Promise<Client> {
+  const legacyCompat = { enabled: true };
+  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(gateway);
+  const only = {
+    ...card,
+    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === "0.3"),
+  };
+  expect(only.supportedInterfaces).toHaveLength(1);
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
+  });
+  return factory.createFromAgentCard(only);
+}
+
+let n = 0;
+function sdkRequest(text: string, opts: { taskId?: string; blocking?: boolean } = {}) {
+  return {
+    tenant: "",
+    message: Message.fromJSON({
+      messageId: `gw-sdk-${++n}`,
+      role: "ROLE_USER",
+      parts: [{ text }],
+      metadata: { agent_id: "new" },
+      ...(opts.taskId ? { taskId: opts.taskId } : {}),
+    }),
+    configuration:
+      opts.blocking === false
+        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
+        : undefined,
+    metadata: undefined,
+  };
+}
+
+function asTask(r: SendMessageResult): SdkTask {
+  expect("id" in r && "status" in r).toBe(true);
+  return r as SdkTask;
+}
+
+function text(t: SdkTask): string | undefined {
+  const c = t.artifacts[0]?.parts[0]?.content;
+  return c?.$case === "text" ? c.value : undefined;
+}
+
+describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s to a 1.0-only backend", (binding) => {
+  let client: Client;
+  let direct: A2AClient;
+  beforeAll(async () => {
+    client = await sdkClient(binding);
+    direct = await createA2AClient(backend1_0, { version: "1.0" });
+  });
+
+  it("send and get", async () => {
+    const t = asTask(await client.sendMessage(sdkRequest("echo from a 0.3 client")));
+    expect(t.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
+    expect(text(t)).toBe("from a 0.3 client");
+    const again = await client.getTask({ tenant: "", id: t.id, historyLength: undefined });
+    expect(again.id).toBe(t.id);
+    expect(text(again)).toBe("from a 0.3 client");
+    const remoteId = (again.metadata as Record<string, unknown> | undefined)?.[META_REMOTE_TASK] as string;
+    expect((await direct.getTask({ id: remoteId })).status?.state).toBe(S.COMPLETED);
+  });
+
+  it("stream", async () => {
+    const events: StreamResponse[] = [];
+    for await (const e of client.sendMessageStream(sdkRequest("stream 3"))) events.push(e);
+    expect(events[0].payload?.$case).toBe("task");
+    const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
+    expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
+    const last = events.at(-1)!.payload;
+    expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
+  });
+
+  it("multi-turn", async () => {
+    const first = asTask(await client.sendMessage(sdkRequest("ask")));
+    expect(first.status?.state).toBe(SdkState.TASK_STATE_INPUT_REQUIRED);
+    const second = asTask(await client.sendMessage(sdkRequest("sdk reply", { taskId: first.id })));
+    expect(second.id).toBe(first.id);
+    expect(second.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
+    expect(text(second)).toBe("sdk reply");
+  });
+
+  it("cancel reaches the backend", async () => {
+    const t = asTask(await client.sendMessage(sdkRequest("slow 60000", { blocking: false })));
+    expect(t.status?.state).toBe(SdkState.TASK_STATE_WORKING);
+    const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
+    expect(c.status?.state).toBe(SdkState.TASK_STATE_CANCELED);
+    const remoteId = (c.metadata as Record<string, unknown> | undefined)?.[META_REMOTE_TASK] as string;
+    expect((await direct.getTask({ id: remoteId })).status?.state).toBe(S.CANCELED);
+  });
+});
+
+// ------------------------------------------------------------------ failures
+
+describe("backend failures", () => {
+  it("an unknown agent_id is InvalidParams naming the agents", async () => {
+    const client = await createA2AClient(gateway, { version: "1.0" });
+    await expect(client.sendMessage({ message: { ...textMessage("echo x"), metadata: { agent_id: "nobody" } } })).rejects.toMatchObject({
+      name: "InvalidParamsError",
+      message: expect.stringMatching(/new, old/),
+    });
+  });
+
+  it.each(["1.0", "0.3"] as const)("killing a %s backend mid-task fails the local task with the generic message", async (version) => {
+    const backendApp = await buildServer({ agent: createFixtureAgent(), versions: [version] });
+    const url = await listen(backendApp);
+    const gw = await listen(
+      await buildGateway({ gateway: { backends: [{ name: "doomed", url, requestTimeoutMs: 5000 }] }, logger: false }),
+    );
+    const client = await createA2AClient(gw, { version: "1.0" });
+    const started = (await client.sendMessage({ message: textMessage("slow 60000"), configuration: { returnImmediately: true } })).payload
+      .value as v1_0.Task;
+    expect(started.status?.state).toBe(S.WORKING);
+    await backendApp.close();
+    const ended = await client.waitForTask(started.id, { signal: AbortSignal.timeout(20_000) });
+    expect(ended.status?.state).toBe(S.FAILED);
+    expect(ended.status?.message?.parts[0]?.content.value).toBe(BACKEND_FAILURE);
+    expect(JSON.stringify(ended.status?.message?.parts.map((p) => p.content.value))).not.toMatch(/ECONNREFUSED|fetch failed|127\.0\.0\.1/);
+  });
+
+  it("a backend that is down when a message arrives fails the new task", async () => {
+    const gw = await listen(await buildGateway({ gateway: { backends: [{ name: "gone", url: "http://127.0.0.1:9/" }] } }));
+    const client = await createA2AClient(gw, { version: "1.0" });
+    const r = await client.sendMessage({ message: textMessage("echo x") });
+    expect((r.payload.value as v1_0.Task).status?.state).toBe(S.FAILED);
+  });
+
+  it("the per-backend deadline fails the task with the timeout message", async () => {
+    const gw = await listen(await buildGateway({ gateway: { backends: [{ name: "slowpoke", url: backend1_0, timeoutMs: 300 }] } }));
+    const client = await createA2AClient(gw, { version: "1.0" });
+    const r = await client.sendMessage({ message: textMessage("slow 60000") });
+    const t = r.payload.value as v1_0.Task;
+    expect(t.status?.state).toBe(S.FAILED);
+    expect(t.status?.message?.parts[0]?.content.value).toBe("The task did not finish in time.");
+  });
+});
