@@ -1,0 +1,31 @@
+// Request authentication (bearer tokens, API keys) and signed agent cards (JWS over RFC 8785).
+export {
+  apiKeyAuth,
+  authenticate,
+  authenticateHook,
+  bearerAuth,
+  cardSecurity,
+  cardSecurityJson,
+  unauthenticatedReply,
+  withCardSecurity,
+  type ApiKeyAuthOptions,
+  type AuthRequest,
+  type AuthResult,
+  type Authenticator,
+  type BearerAuthOptions,
+  type Verify,
+} from "./auth.js";
+export {
+  canonicalCardJson,
+  canonicalCardPayload,
+  cardSignatureVerifier,
+  DEFAULT_CARD_ALGORITHMS,
+  jwksKeyResolver,
+  signAgentCard,
+  verifyAgentCard,
+  type KeyResolver,
+  type ProtectedHeader,
+  type SignatureCheck,
+  type SigningKey,
+  type SignOptions,
+} from "./card-signing.js";
