@@ -31,7 +31,7 @@ function stepHtml(r: CaseResult): string {
       const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : "";
       return `<h4>${esc(s.name)} <span class="${s.status === "not run" ? "skip" : s.status}">${esc(s.status)}</span></h4>${err}${diffs}
 <div class="muted">request</div>${pre(requestView(s))}
-<div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s))}</div></div>`;
+<div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s, { allHeaders: true }))}</div></div>`;
     })
     .join("\n");
 }
@@ -71,6 +71,13 @@ ${report.discovery.notes.map((n) => `<p class="muted">note: ${esc(n)}</p>`).join
 <h2>Cases</h2>
 ${stale ? `<ul>${stale}</ul>` : ""}
 ${rows}
+${
+  report.divergences.length
+    ? `<h2>Twins that disagree</h2><table><tr><th>Scenario</th><th>Across</th><th>Passes</th><th>Fails</th></tr>${report.divergences
+        .map((d) => `<tr><td>${esc(d.scenario)}</td><td>${d.axis === "binding" ? "bindings" : "versions"}</td><td>${d.passed.map(esc).join("<br>")}</td><td class="fail">${d.failed.map(esc).join("<br>")}</td></tr>`)
+        .join("")}</table>`
+    : ""
+}
 <h2>Coverage of the conformance catalogue</h2>
 <table><tr><th>Rule</th><th>Level</th><th>Role</th><th>Summary</th><th>Status</th><th>Cases</th></tr>
 ${coverage}</table>

@@ -30,6 +30,45 @@ export interface Report {
   coverage: CoverageRow[];
   /** Case IDs of the whole suite, for the coverage table's links. */
   suite: string[];
+  /** Twins whose outcomes differ: the same scenario passing on one binding or version and failing on another. */
+  divergences: Divergence[];
+}
+
+export interface Divergence {
+  /** The scenario: the case ID without its version and binding ("get-task/returns-completed-task"). */
+  scenario: string;
+  /** "binding" (same version, JSON-RPC vs HTTP+JSON) or "version" (same binding, 1.0 vs 0.3). */
+  axis: "binding" | "version";
+  passed: string[];
+  failed: string[];
+}
+
+/** Twin cases that ran on both sides of an axis and did not agree (skips are left out). */
+export function divergences(results: CaseResult[]): Divergence[] {
+  const ran = results.filter((r) => r.status === "pass" || r.status === "fail" || r.status === "known-failing");
+  const out: Divergence[] = [];
+  const group = (axis: "binding" | "version", key: (id: string) => string | undefined) => {
+    const groups = new Map<string, CaseResult[]>();
+    for (const r of ran) {
+      const k = key(r.id);
+      if (k !== undefined) groups.set(k, [...(groups.get(k) ?? []), r]);
+    }
+    for (const [k, rs] of groups) {
+      const passed = rs.filter((r) => r.status === "pass").map((r) => r.id);
+      const failed = rs.filter((r) => r.status !== "pass").map((r) => r.id);
+      if (passed.length && failed.length) out.push({ scenario: k.slice(k.indexOf("|") + 1), axis, passed, failed });
+    }
+  };
+  const parts = (id: string) => id.split("/");
+  group("binding", (id) => {
+    const [v, b, ...rest] = parts(id);
+    return b === "json-rpc" || b === "rest" ? `${v}|${rest.join("/")}` : undefined;
+  });
+  group("version", (id) => {
+    const [, b, ...rest] = parts(id);
+    return b === "json-rpc" || b === "rest" ? `${b}|${rest.join("/")}` : undefined;
+  });
+  return out;
 }
 
 export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Summary {
@@ -69,6 +108,7 @@ export function buildReport(input: {
     staleKnownFailing: input.stale,
     coverage: input.coverage,
     suite: input.suite.map((c) => c.id),
+    divergences: divergences(input.results),
   };
 }
 
@@ -82,11 +122,14 @@ export function formatDiff(d: Diff): string {
 }
 
 /** The wire side of a step as a JSON-able object (what the report shows as "actual"). */
-export function actualView(step: StepResult): unknown {
+export function actualView(step: StepResult, opts: { allHeaders?: boolean } = {}): unknown {
   if (step.deliveries) return { webhookCalls: step.deliveries.map((d) => ({ method: d.method, headers: d.headers, body: d.json ?? d.text })) };
   const a = step.actual;
   if (!a) return step.error ? { error: step.error } : undefined;
-  const view: Record<string, unknown> = { status: a.status, headers: a.headers };
+  // By default only the headers the case looks at, and content-type: the rest is transport noise.
+  const wanted = new Set(["content-type", ...Object.keys((step.expected as { headers?: object }).headers ?? {}).map((h) => h.toLowerCase())]);
+  const headers = opts.allHeaders ? a.headers : Object.fromEntries(Object.entries(a.headers).filter(([k]) => wanted.has(k)));
+  const view: Record<string, unknown> = { status: a.status, headers };
   if (a.events) {
     view.events = a.events.map((e) => (e.json !== undefined ? e.json : { rawData: e.data, ...(e.event ? { event: e.event } : {}) }));
     view.closed = a.closed;
@@ -156,6 +199,11 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
   }
   for (const s of report.staleKnownFailing) lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
+  if (report.divergences.length) {
+    lines.push("");
+    lines.push("twins that disagree:");
+    for (const d of report.divergences) lines.push(`  ${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"}): passes ${d.passed.join(", ")}; fails ${d.failed.join(", ")}`);
+  }
   const notCovered = report.coverage.filter((c) => c.status === "not covered");
   const covered = report.coverage.filter((c) => c.status === "covered");
   const na = report.coverage.filter((c) => c.status === "not applicable");

@@ -6,7 +6,7 @@ import { htmlReport } from "../../src/compliance/html-report.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
-import { buildReport, consoleReport, jsonReport, junitReport } from "../../src/compliance/report.js";
+import { buildReport, consoleReport, divergences, jsonReport, junitReport } from "../../src/compliance/report.js";
 import { coverage, type Catalogue } from "../../src/compliance/requirements.js";
 import { applicability, compareResponse, selectCases, type CaseResult } from "../../src/compliance/runner.js";
 
@@ -212,6 +212,25 @@ describe("known-failing lists", () => {
     expect(out.results.map((r) => r.status)).toEqual(["known-failing", "fail"]);
     expect(out.results[1].reason).toMatch(/listed as known-failing in k.json .* but passed: remove the entry/);
     expect(out.stale).toEqual([{ case: "v9/none" }]);
+  });
+});
+
+describe("twin divergences", () => {
+  it("names scenarios that pass on one binding or version and fail on another, ignoring skips", () => {
+    const d = divergences([
+      mkResult("v1_0/json-rpc/get-task/x", "pass"),
+      mkResult("v1_0/rest/get-task/x", "fail"),
+      mkResult("v0_3/json-rpc/get-task/x", "pass"),
+      mkResult("v0_3/rest/get-task/x", "skip"),
+      mkResult("v1_0/json-rpc/cancel/y", "pass"),
+      mkResult("v1_0/rest/cancel/y", "pass"),
+      mkResult("v1_0/card/z", "fail"),
+    ]);
+    expect(d).toEqual([
+      { scenario: "get-task/x", axis: "binding", passed: ["v1_0/json-rpc/get-task/x"], failed: ["v1_0/rest/get-task/x"] },
+    ]);
+    const v = divergences([mkResult("v1_0/rest/a/b", "fail"), mkResult("v0_3/rest/a/b", "pass")]);
+    expect(v).toEqual([{ scenario: "a/b", axis: "version", passed: ["v0_3/rest/a/b"], failed: ["v1_0/rest/a/b"] }]);
   });
 });
 
