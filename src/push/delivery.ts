@@ -23,7 +23,8 @@
 //   the queue goes. Other 4xx and 3xx (redirects are not followed: they could lead past the SSRF
 //   guard) fail at once without retry.
 // - The URL is checked again before every attempt (ssrf.ts) and the request connects to exactly the
-//   addresses checked; a refused URL fails the notification without retry.
+//   addresses checked; a refused URL fails the notification without retry (a host name that does
+//   not resolve is retried).
 // - Bounds: a config's queue holds at most `maxQueuePerConfig` notifications, the one being sent
 //   included (beyond it the oldest waiting one is dropped, so the newest state, e.g. the terminal
 //   one, is kept); all queues together hold at most `maxQueueTotal` (beyond it new notifications are
@@ -129,7 +130,7 @@ export class PushDelivery {
     };
   }
 
-  /** Notifications waiting (not in flight) across all configs. */
+  /** Notifications queued across all configs, those being sent included. */
   get queued(): number {
     return this.total;
   }
@@ -243,6 +244,7 @@ export class PushDelivery {
     let retry: boolean;
     try {
       const status = await this.post(c, n);
+      if (this.closed) return;
       if (status >= 200 && status < 300) {
         this.report({ kind: "delivered", ...ids, attempts: n.attempts, status });
         return this.next(q);
@@ -251,7 +253,8 @@ export class PushDelivery {
       retry = status >= 500 || status === 408 || status === 429;
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
-      retry = !(e instanceof WebhookUrlError);
+      // A refused URL stays refused; a name that did not resolve may resolve later.
+      retry = !(e instanceof WebhookUrlError) || e.reason === "unresolvable";
     }
     if (this.closed) return;
     if (!retry || n.attempts >= this.o.maxAttempts) {

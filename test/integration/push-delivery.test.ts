@@ -377,6 +377,27 @@ describe("SSRF guard at delivery", () => {
     expect(outcomes).toEqual([expect.objectContaining({ kind: "failed", attempts: 1, error: expect.stringMatching(/resolves to/) })]);
   });
 
+  it("a host name that does not resolve is retried (it may resolve later)", async () => {
+    let resolves = false;
+    const port = new URL(base).port;
+    const { delivery, register } = setup({
+      allow: ["127.0.0.1"],
+      maxAttempts: 3,
+      lookup: async (host) => {
+        if (!resolves) {
+          resolves = true;
+          throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: "EAI_AGAIN" });
+        }
+        return [{ address: "127.0.0.1", family: 4 }];
+      },
+    });
+    await register("t1", "1.0", { url: `http://flaky-dns.test:${port}/t1` });
+    delivery.enqueue("alice", "t1", statusEvent("t1", S.COMPLETED));
+    await delivery.idle();
+    expect(outcomes.map((o) => o.kind)).toEqual(["retrying", "delivered"]);
+    expect(received).toHaveLength(1);
+  });
+
   it("re-resolves at every delivery: a name that now points at loopback is refused", async () => {
     let answer = "127.0.0.1";
     const { delivery, register } = setup({
