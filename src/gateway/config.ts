@@ -107,7 +107,8 @@ function checkBackend(raw: unknown, where: string): BackendConfig {
   }
   const out: BackendConfig = { name: b.name, url: b.url };
   if (b.version !== undefined) {
-    const v = String(b.version);
+    // YAML reads an unquoted 1.0 as the number 1.
+    const v = typeof b.version === "number" ? b.version.toFixed(1) : String(b.version);
     if (v !== "1.0" && v !== "0.3") throw new GatewayConfigError(`${where}.version must be "1.0" or "0.3"`);
     out.version = v;
   }

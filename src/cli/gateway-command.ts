@@ -1,0 +1,138 @@
+// `a2a-toolkit gateway`: runs the translating gateway (src/gateway/) until SIGINT or SIGTERM.
+import { Command, InvalidArgumentError } from "commander";
+import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
+
+export interface GatewayCommandOptions {
+  port: number;
+  host: string;
+  backend?: string[];
+  config?: string;
+  default?: string;
+  store: string;
+  versions: ("1.0" | "0.3")[];
+  timeout?: number;
+  publicUrl?: string;
+  log?: boolean;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
+  return n;
+}
+
+function parseVersions(v: string): ("1.0" | "0.3")[] {
+  const list = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new InvalidArgumentError("name at least one version");
+  for (const x of list) if (x !== "1.0" && x !== "0.3") throw new InvalidArgumentError(`unknown version "${x}" (1.0 and 0.3 are served)`);
+  return [...new Set(list)] as ("1.0" | "0.3")[];
+}
+
+function parsePositive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");
+  return n;
+}
+
+/** The configuration the options describe: the file's, plus `--backend` entries, `--default`, `--timeout`. */
+export async function gatewayConfigFrom(
+  opts: Pick<GatewayCommandOptions, "backend" | "config" | "default" | "timeout">,
+): Promise<GatewayConfig> {
+  const { loadConfigFile, parseBackendList, checkConfig } = await import("../gateway/config.js");
+  const fromFile: Partial<GatewayConfig> = opts.config ? await loadConfigFile(opts.config) : {};
+  const extra: BackendConfig[] = (opts.backend ?? []).flatMap((b) => parseBackendList(b));
+  return checkConfig({
+    ...fromFile,
+    backends: [...(fromFile.backends ?? []), ...extra],
+    ...(opts.default ? { default: opts.default } : {}),
+    ...(opts.timeout ? { timeoutMs: opts.timeout } : {}),
+  });
+}
+
+/** Starts the gateway; resolves with its URL and a function that stops it. */
+export async function startGateway(opts: GatewayCommandOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  const config = await gatewayConfigFrom(opts);
+  const { buildGateway, createGateway } = await import("../gateway/index.js");
+  let store: import("../server/store.js").TaskStore | undefined;
+  if (opts.store.startsWith("sqlite:")) {
+    const file = opts.store.slice("sqlite:".length);
+    if (!file) throw new Error("--store sqlite:<file> needs a file name");
+    const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+    const sqlite = new SqliteTaskStore(file);
+    // A task whose remote side was being followed when the process stopped is no longer followed.
+    const recovered = sqlite.recoverInterrupted("The gateway stopped while this task was running; the task did not finish.");
+    if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
+    store = sqlite;
+  } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  const logger = opts.log
+    ? undefined
+    : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
+  const gateway = await createGateway(config, { store, logger });
+  const app = await buildGateway({ gateway, versions: opts.versions, publicUrl: opts.publicUrl, logger: opts.log ?? false });
+  app.addHook("onClose", () => gateway.close());
+  await app.listen({ port: opts.port, host: opts.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+  const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+  for (const b of gateway.backends) {
+    const c = b.card ? `${b.card.name}` : "card not readable yet";
+    out(
+      `agent_id ${b.name} → ${b.config.url} (${c})${b.name === (config.default ?? (gateway.backends.length === 1 ? b.name : "")) ? " [default]" : ""}`,
+    );
+  }
+  out(`A2A gateway listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
+  return { url, port, close: () => app.close() };
+}
+
+function describe(o: unknown): string {
+  const err = (o as { err?: unknown } | undefined)?.err;
+  return err instanceof Error ? err.message : JSON.stringify(o);
+}
+
+export function registerGatewayCommand(program: Command, setCode: (code: number) => void): void {
+  program
+    .command("gateway")
+    .description("run a translating A2A gateway: callers speak 1.0 or 0.3, each backend its own version and binding")
+    .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41242)
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option(
+      "--backend <list>",
+      "backends as name=<url>[,name=<url>...] (repeatable); the name is the agent_id callers route by",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--config <file>", "YAML or JSON file listing the backends (see README, Gateway)")
+    .option("--default <name>", "backend for messages without metadata.agent_id (default: the only backend)")
+    .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
+    .option("--versions <list>", "protocol versions served to callers, comma-separated", parseVersions, ["1.0", "0.3"])
+    .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositive)
+    .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
+    .option("--log", "log every request (JSON lines on stdout)")
+    .action(async (opts: GatewayCommandOptions) => {
+      if (!opts.backend?.length && !opts.config) {
+        process.stderr.write("a2a-toolkit gateway: name at least one backend with --backend name=<url> or --config <file>\n");
+        setCode(2);
+        return;
+      }
+      let server: Awaited<ReturnType<typeof startGateway>>;
+      try {
+        server = await startGateway(opts);
+      } catch (e) {
+        process.stderr.write(`a2a-toolkit gateway: ${e instanceof Error ? e.message : String(e)}\n`);
+        setCode(2);
+        return;
+      }
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void server.close().then(done, done);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      setCode(0);
+    });
+}
