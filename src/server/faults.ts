@@ -33,7 +33,7 @@ interface FaultSpec {
   /** The rule it breaks (a2a-wire.md §8 IDs). */
   breaks: string;
   /** Rewrites request headers (lower-case names). */
-  headers?: (h: IncomingHttpHeaders, req: FastifyRequest) => void;
+  headers?: (h: IncomingHttpHeaders, req: FastifyRequest, opts: FaultsPluginOptions) => void;
   /** Rewrites the raw request body text (JSON-RPC and REST bodies alike). */
   body?: (json: Json, req: FastifyRequest) => Json;
   /** Rewrites the query string (without "?"). */
@@ -304,8 +304,8 @@ export const FAULTS = {
   "task-leaked-across-principals": {
     description: "every caller is treated as the first principal (Authorization rewritten), so tasks leak between principals",
     breaks: "S-30, S-57",
-    headers: (h) => {
-      if (h.authorization) h.authorization = LEAK_TO;
+    headers: (h, _req, opts) => {
+      if (h.authorization) h.authorization = opts.leakTo ?? "Bearer alice";
     },
   },
   "0.3-final-never-set": {
@@ -334,12 +334,9 @@ export const FAULTS = {
 export type FaultName = keyof typeof FAULTS;
 export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
 
-/** The token every request is rewritten to by task-leaked-across-principals. */
-let LEAK_TO = "Bearer alice";
-
 export interface FaultsPluginOptions {
   fault: FaultName;
-  /** task-leaked-across-principals: the Authorization value every authenticated request gets. */
+  /** task-leaked-across-principals: the Authorization value every authenticated request gets (default "Bearer alice"). */
   leakTo?: string;
 }
 
@@ -455,9 +452,8 @@ function wrapResponse(res: ServerResponse, spec: FaultSpec, ctxBase: Omit<Respon
 export async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Promise<void> {
   if (!isFaultName(opts.fault)) throw new Error(`unknown fault "${String(opts.fault)}" (known: ${FAULT_NAMES.join(", ")})`);
   const spec: FaultSpec = FAULTS[opts.fault];
-  if (opts.leakTo) LEAK_TO = opts.leakTo;
   app.addHook("onRequest", async (request, reply) => {
-    spec.headers?.(request.headers, request);
+    spec.headers?.(request.headers, request, opts);
     if (spec.query && request.raw.url?.includes("?")) {
       const [p, q] = request.raw.url.split("?", 2) as [string, string];
       const params = new URLSearchParams(q);
