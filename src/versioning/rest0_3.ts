@@ -37,11 +37,13 @@ import type { ValidateFunction } from "ajv";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { LossLog, type LossDirection, type Translated } from "./loss.js";
-import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
 import {
   canonicalBase64,
   compact,
+  FIELDS,
   isObject,
+  oneMember,
   reportUnknown,
   scanPrecision,
   state1_0ToPb,
@@ -50,7 +52,6 @@ import {
   timestampTo1_0,
   translate,
   untranslatable,
-  type JsonObject,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
 
@@ -82,7 +83,24 @@ function run<I, O>(
   return translate(input, inV, outV, direction, D03, fn);
 }
 
-const keys = (...k: string[]) => new Set(k);
+const keys = (...k: string[]): ReadonlySet<string> => new Set(k);
+/** Fields of the D03-PB messages that differ from the 1.0 ones (FIELDS in translate/common.ts). */
+const KP = {
+  part: keys("text", "file", "data", "metadata"),
+  file: keys("fileWithUri", "fileWithBytes", "mimeType", "name"),
+  dataPart: keys("data"),
+  message: keys("messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"),
+  statusUpdate: keys("taskId", "contextId", "status", "final", "metadata"),
+  pushConfig: keys("id", "url", "token", "authentication"),
+  authInfo: keys("schemes", "credentials"),
+  sendRequest: keys("message", "configuration", "metadata"),
+  sendConfig: keys("acceptedOutputModes", "pushNotification", "historyLength", "blocking"),
+  getTask: keys("name", "historyLength"),
+  named: keys("name"),
+  taskPushConfig: keys("name", "pushNotificationConfig"),
+  createPushConfig: keys("parent", "configId", "config"),
+  listPushConfigs: keys("parent", "pageSize", "pageToken"),
+};
 
 // ---- resource names ----------------------------------------------------------------------------
 
@@ -105,7 +123,7 @@ const configName = (taskId: string, id: string) => `tasks/${encodeURIComponent(t
 // ---- Part ----------------------------------------------------------------------------------------
 
 function partDown(p: v1_0.PartJson, path: string, log: LossLog): pb.PartJson {
-  reportUnknown(p, keys("text", "raw", "url", "data", "metadata", "filename", "mediaType"), path, log);
+  reportUnknown(p, FIELDS.part, path, log);
   if (p.metadata && Object.keys(p.metadata).length) log.add("L11", `${path}/metadata`, "the v0.3.0 proto Part has no metadata; dropped");
   const mediaType = str(p.mediaType);
   const filename = str(p.filename);
@@ -142,7 +160,7 @@ function partDown(p: v1_0.PartJson, path: string, log: LossLog): pb.PartJson {
 type Pb03x = { metadata?: { [k: string]: unknown } };
 
 function partUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
-  reportUnknown(p, keys("text", "file", "data", "metadata"), path, log);
+  reportUnknown(p, KP.part, path, log);
   const out = partBodyUp(p, path, log);
   const meta = (p as Pb03x).metadata;
   if (isObject(meta)) {
@@ -156,7 +174,7 @@ function partBodyUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
   if (p.text !== undefined) return { text: p.text };
   if (p.file) {
     const f = p.file as pb.FilePartJson & { name?: string };
-    reportUnknown(f, keys("fileWithUri", "fileWithBytes", "mimeType", "name"), `${path}/file`, log);
+    reportUnknown(f, KP.file, `${path}/file`, log);
     const out: v1_0.PartJson =
       f.fileWithBytes !== undefined
         ? { raw: canonicalBase64(f.fileWithBytes, `${path}/file/fileWithBytes`) }
@@ -170,7 +188,7 @@ function partBodyUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
     return out;
   }
   if (p.data) {
-    reportUnknown(p.data, keys("data"), `${path}/data`, log);
+    reportUnknown(p.data, KP.dataPart, `${path}/data`, log);
     const d = p.data.data ?? {};
     scanPrecision(d, `${path}/data/data`, log);
     return { data: d };
@@ -189,7 +207,7 @@ const partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLo
 // ---- Message, TaskStatus, Artifact, Task -----------------------------------------------------------
 
 function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): pb.MessageJson {
-  reportUnknown(m, keys("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"), path, log);
+  reportUnknown(m, FIELDS.message, path, log);
   if (m.referenceTaskIds?.length) log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
   if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
   return compact({
@@ -204,7 +222,7 @@ function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): pb.Messag
 }
 
 function messageUp(m: pb.MessageJson, path: string, log: LossLog): v1_0.MessageJson {
-  reportUnknown(m, keys("messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"), path, log);
+  reportUnknown(m, KP.message, path, log);
   if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
   return compact({
     messageId: m.messageId,
@@ -218,7 +236,7 @@ function messageUp(m: pb.MessageJson, path: string, log: LossLog): v1_0.MessageJ
 }
 
 function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): pb.TaskStatusJson {
-  reportUnknown(s, keys("state", "message", "timestamp"), path, log);
+  reportUnknown(s, FIELDS.status, path, log);
   return compact({
     state: s.state === undefined ? undefined : (state1_0ToPb(s.state) as pb.TaskStateJson),
     message: s.message && messageDown(s.message, `${path}/message`, log),
@@ -227,7 +245,7 @@ function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): pb.Task
 }
 
 function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskStatusJson {
-  reportUnknown(s, keys("state", "message", "timestamp"), path, log);
+  reportUnknown(s, FIELDS.status, path, log);
   return compact({
     state: (s.state === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s.state)) as v1_0.TaskStateJson,
     message: s.message && messageUp(s.message, `${path}/message`, log),
@@ -236,7 +254,7 @@ function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskSt
 }
 
 function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.ArtifactJson {
-  reportUnknown(a, keys("artifactId", "name", "description", "parts", "metadata", "extensions"), path, log);
+  reportUnknown(a, FIELDS.artifact, path, log);
   if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
   return compact({
     artifactId: a.artifactId,
@@ -249,7 +267,7 @@ function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.Arti
 }
 
 function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.ArtifactJson {
-  reportUnknown(a, keys("artifactId", "name", "description", "parts", "metadata", "extensions"), path, log);
+  reportUnknown(a, FIELDS.artifact, path, log);
   if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
   return compact({
     artifactId: a.artifactId,
@@ -262,7 +280,7 @@ function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.Artifa
 }
 
 function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {
-  reportUnknown(t, keys("id", "contextId", "status", "artifacts", "history", "metadata"), path, log);
+  reportUnknown(t, FIELDS.task, path, log);
   if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
   return compact({
     id: t.id,
@@ -275,7 +293,7 @@ function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {
 }
 
 function taskUp(t: pb.TaskJson, path: string, log: LossLog): v1_0.TaskJson {
-  reportUnknown(t, keys("id", "contextId", "status", "artifacts", "history", "metadata"), path, log);
+  reportUnknown(t, FIELDS.task, path, log);
   if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
   return compact({
     id: t.id,
@@ -290,7 +308,7 @@ function taskUp(t: pb.TaskJson, path: string, log: LossLog): v1_0.TaskJson {
 // ---- stream events ---------------------------------------------------------------------------------
 
 function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): pb.TaskStatusUpdateEventJson {
-  reportUnknown(e, keys("taskId", "contextId", "status", "metadata"), path, log);
+  reportUnknown(e, FIELDS.statusUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   return compact({
     taskId: e.taskId,
@@ -302,7 +320,7 @@ function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, pat
 }
 
 function statusUpdateUp(e: pb.TaskStatusUpdateEventJson, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
-  reportUnknown(e, keys("taskId", "contextId", "status", "final", "metadata"), path, log);
+  reportUnknown(e, KP.statusUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   log.add(
     "L21",
@@ -318,7 +336,7 @@ function statusUpdateUp(e: pb.TaskStatusUpdateEventJson, path: string, log: Loss
 }
 
 function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): pb.TaskArtifactUpdateEventJson {
-  reportUnknown(e, keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"), path, log);
+  reportUnknown(e, FIELDS.artifactUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   return compact({
     taskId: e.taskId,
@@ -331,7 +349,7 @@ function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, l
 }
 
 function artifactUpdateUp(e: pb.TaskArtifactUpdateEventJson, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
-  reportUnknown(e, keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"), path, log);
+  reportUnknown(e, FIELDS.artifactUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   if (!e.artifact) throw untranslatable(`${path}/artifact`, "1.0 requires the artifact of an artifact update");
   return compact({
@@ -345,14 +363,9 @@ function artifactUpdateUp(e: pb.TaskArtifactUpdateEventJson, path: string, log: 
 }
 
 const STREAM_MEMBERS = ["task", "message", "statusUpdate", "artifactUpdate"] as const;
-function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
-  const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
-  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
-  return set[0];
-}
 
 function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): pb.StreamResponseJson {
-  reportUnknown(r, new Set(STREAM_MEMBERS), "", log);
+  reportUnknown(r, FIELDS.streamResponse, "", log);
   switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
     case "task":
       return { task: taskDown(r.task!, "/task", log) };
@@ -366,7 +379,7 @@ function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): p
 }
 
 function streamUp(r: pb.StreamResponseJson, log: LossLog): v1_0.StreamResponseJson {
-  reportUnknown(r, new Set(STREAM_MEMBERS), "", log);
+  reportUnknown(r, FIELDS.streamResponse, "", log);
   switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
     case "task":
       return { task: taskUp(r.task!, "/task", log) };
@@ -426,14 +439,14 @@ export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: Downgr
 
 export const upgradeSendMessageResponse = (r: pb.SendMessageResponseJson): Translated<v1_0.SendMessageResponseJson> =>
   run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("task", "message"), "", log);
+    reportUnknown(x, FIELDS.sendResponse, "", log);
     return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
       ? { task: taskUp(x.task!, "/task", log) }
       : { message: messageUp(x.message!, "/message", log) };
   });
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<pb.SendMessageResponseJson> =>
   run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("task", "message"), "", log);
+    reportUnknown(x, FIELDS.sendResponse, "", log);
     return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
       ? { task: taskDown(x.task!, "/task", log) }
       : { message: messageDown(x.message!, "/message", log) };
@@ -446,24 +459,24 @@ function dropTenant(x: { tenant?: string }, path: string, log: LossLog): void {
 }
 
 function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): pb.PushNotificationConfigJson {
-  reportUnknown(c, keys("tenant", "id", "taskId", "url", "token", "authentication"), path, log);
+  reportUnknown(c, FIELDS.pushConfig, path, log);
   dropTenant(c, path, log);
   if (inSend && str(c.taskId))
     log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
   let authentication: pb.AuthenticationInfoJson | undefined;
   if (c.authentication) {
-    reportUnknown(c.authentication, keys("scheme", "credentials"), `${path}/authentication`, log);
+    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
     authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
   }
   return compact({ id: c.id, url: c.url, token: c.token, authentication });
 }
 
 function pushBodyUp(c: pb.PushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, keys("id", "url", "token", "authentication"), path, log);
+  reportUnknown(c, KP.pushConfig, path, log);
   let authentication: v1_0.AuthenticationInfoJson | undefined;
   if (c.authentication) {
     const a = c.authentication;
-    reportUnknown(a, keys("schemes", "credentials"), `${path}/authentication`, log);
+    reportUnknown(a, KP.authInfo, `${path}/authentication`, log);
     const schemes = a.schemes ?? [];
     if (schemes.length === 0)
       throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
@@ -497,11 +510,10 @@ export const upgradeSendMessageRequest = (
   opts: UpgradeSendOptions = {},
 ): Translated<v1_0.SendMessageRequestJson> =>
   run(r, VP.SendMessageRequest, V1.SendMessageRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("message", "configuration", "metadata"), "", log);
+    reportUnknown(x, KP.sendRequest, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     const c = x.configuration ?? {};
-    if (x.configuration)
-      reportUnknown(c, keys("acceptedOutputModes", "pushNotification", "historyLength", "blocking"), "/configuration", log);
+    if (x.configuration) reportUnknown(c, KP.sendConfig, "/configuration", log);
     let returnImmediately: boolean | undefined;
     if (c.blocking !== true) {
       const blocking = opts.blockingDefault ?? false;
@@ -528,17 +540,11 @@ export const upgradeSendMessageRequest = (
 
 export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<pb.SendMessageRequestJson> =>
   run(r, V1.SendMessageRequest, VP.SendMessageRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "message", "configuration", "metadata"), "", log);
+    reportUnknown(x, FIELDS.sendRequest, "", log);
     dropTenant(x, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     const c = x.configuration ?? {};
-    if (x.configuration)
-      reportUnknown(
-        c,
-        keys("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
-        "/configuration",
-        log,
-      );
+    if (x.configuration) reportUnknown(c, FIELDS.sendConfig, "/configuration", log);
     return compact({
       message: messageDown(x.message as v1_0.MessageJson, "/message", log),
       configuration: compact({
@@ -557,25 +563,25 @@ export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Tra
 
 export const upgradeGetTaskRequest = (r: pb.GetTaskRequestJson): Translated<v1_0.GetTaskRequestJson> =>
   run(r, VP.GetTaskRequest, V1.GetTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("name", "historyLength"), "", log);
+    reportUnknown(x, KP.getTask, "", log);
     const n = x.historyLength === undefined ? 0 : Number(x.historyLength);
     return compact({ id: taskIdOf(x.name, "/name"), historyLength: n === 0 ? undefined : n });
   });
 export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<pb.GetTaskRequestJson> =>
   run(r, V1.GetTaskRequest, VP.GetTaskRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id", "historyLength"), "", log);
+    reportUnknown(x, FIELDS.getTask, "", log);
     dropTenant(x, "", log);
     return compact({ name: taskName(x.id as string), historyLength: historyDown(x.historyLength, "/historyLength", log) });
   });
 
 export const upgradeCancelTaskRequest = (r: pb.CancelTaskRequestJson): Translated<v1_0.CancelTaskRequestJson> =>
   run(r, VP.CancelTaskRequest, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("name"), "", log);
+    reportUnknown(x, KP.named, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<pb.CancelTaskRequestJson> =>
   run(r, V1.CancelTaskRequest, VP.CancelTaskRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id", "metadata"), "", log);
+    reportUnknown(x, FIELDS.cancelTask, "", log);
     dropTenant(x, "", log);
     if (x.metadata && Object.keys(x.metadata).length)
       log.add("L11", "/metadata", "the v0.3.0 proto CancelTaskRequest has no metadata; dropped");
@@ -584,12 +590,12 @@ export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Trans
 
 export const upgradeSubscribeToTaskRequest = (r: pb.TaskSubscriptionRequestJson): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(r, VP.TaskSubscriptionRequest, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("name"), "", log);
+    reportUnknown(x, KP.named, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<pb.TaskSubscriptionRequestJson> =>
   run(r, V1.SubscribeToTaskRequest, VP.TaskSubscriptionRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id"), "", log);
+    reportUnknown(x, FIELDS.subscribe, "", log);
     dropTenant(x, "", log);
     return { name: taskName(x.id as string) };
   });
@@ -597,7 +603,7 @@ export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJs
 // ---- push-notification config operations -----------------------------------------------------------
 
 function tpncUp(c: pb.TaskPushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, keys("name", "pushNotificationConfig"), path, log);
+  reportUnknown(c, KP.taskPushConfig, path, log);
   const { taskId, id } = configIdsOf(c.name, `${path}/name`);
   const body = pushBodyUp(c.pushNotificationConfig ?? {}, `${path}/pushNotificationConfig`, log);
   return compact({ id: body.id ?? id, taskId, url: body.url, token: body.token, authentication: body.authentication });
@@ -623,10 +629,10 @@ export const upgradeCreatePushConfigParams = (
   r: pb.CreateTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.TaskPushNotificationConfigJson> =>
   run(r, VP.CreateTaskPushNotificationConfigRequest, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("parent", "configId", "config"), "", log);
+    reportUnknown(x, KP.createPushConfig, "", log);
     const taskId = taskIdOf(x.parent, "/parent");
     const cfg = x.config ?? {};
-    reportUnknown(cfg, keys("name", "pushNotificationConfig"), "/config", log);
+    reportUnknown(cfg, KP.taskPushConfig, "/config", log);
     const body = pushBodyUp(cfg.pushNotificationConfig ?? {}, "/config/pushNotificationConfig", log);
     return compact({ id: str(x.configId) ?? body.id, taskId, url: body.url, token: body.token, authentication: body.authentication });
   });
@@ -643,14 +649,14 @@ export const upgradeGetPushConfigParams = (
   r: pb.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(r, VP.GetTaskPushNotificationConfigRequest, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("name"), "", log);
+    reportUnknown(x, KP.named, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<pb.GetTaskPushNotificationConfigRequestJson> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, VP.GetTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    reportUnknown(x, FIELDS.pushConfigRef, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -659,7 +665,7 @@ export const upgradeListPushConfigParams = (
   r: pb.ListTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
   run(r, VP.ListTaskPushNotificationConfigRequest, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("parent", "pageSize", "pageToken"), "", log);
+    reportUnknown(x, KP.listPushConfigs, "", log);
     return compact({
       taskId: taskIdOf(x.parent, "/parent"),
       pageSize: x.pageSize === undefined || Number(x.pageSize) === 0 ? undefined : Number(x.pageSize),
@@ -670,7 +676,7 @@ export const downgradeListPushConfigParams = (
   r: v1_0.ListTaskPushNotificationConfigsRequestJson,
 ): Translated<pb.ListTaskPushNotificationConfigRequestJson> =>
   run(r, V1.ListTaskPushNotificationConfigsRequest, VP.ListTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "pageSize", "pageToken"), "", log);
+    reportUnknown(x, FIELDS.listPushConfigs, "", log);
     dropTenant(x, "", log);
     return compact({
       parent: taskName(x.taskId as string),
@@ -683,14 +689,14 @@ export const upgradeListPushConfigResult = (
   r: pb.ListTaskPushNotificationConfigResponseJson,
 ): Translated<v1_0.ListTaskPushNotificationConfigsResponseJson> =>
   run(r, VP.ListTaskPushNotificationConfigResponse, V1.ListTaskPushNotificationConfigsResponse, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
     return compact({ configs: x.configs?.map((c, i) => tpncUp(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
   });
 export const downgradeListPushConfigResult = (
   r: v1_0.ListTaskPushNotificationConfigsResponseJson,
 ): Translated<pb.ListTaskPushNotificationConfigResponseJson> =>
   run(r, V1.ListTaskPushNotificationConfigsResponse, VP.ListTaskPushNotificationConfigResponse, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
     return compact({ configs: x.configs?.map((c, i) => tpncDown(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
   });
 
@@ -698,14 +704,14 @@ export const upgradeDeletePushConfigParams = (
   r: pb.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, VP.DeleteTaskPushNotificationConfigRequest, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("name"), "", log);
+    reportUnknown(x, KP.named, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<pb.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, VP.DeleteTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    reportUnknown(x, FIELDS.pushConfigRef, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -714,13 +720,13 @@ export const downgradeDeletePushConfigParams = (
 export function upgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<Record<string, never>> {
   if (!isObject(r)) throw untranslatable("", "the delete result must be an object (google.protobuf.Empty)");
   const log = new LossLog("to-1.0");
-  reportUnknown(r, keys(), "", log);
+  reportUnknown(r, FIELDS.none, "", log);
   return log.done({});
 }
 export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<Record<string, never>> {
   if (!isObject(r)) throw untranslatable("", "the delete result must be an object (google.protobuf.Empty)");
   const log = new LossLog("to-0.3");
-  reportUnknown(r, keys(), "", log);
+  reportUnknown(r, FIELDS.none, "", log);
   return log.done({});
 }
 
@@ -766,27 +772,7 @@ function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, lo
 }
 
 function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
-  reportUnknown(
-    c,
-    keys(
-      "name",
-      "description",
-      "supportedInterfaces",
-      "provider",
-      "version",
-      "documentationUrl",
-      "capabilities",
-      "securitySchemes",
-      "securityRequirements",
-      "defaultInputModes",
-      "defaultOutputModes",
-      "skills",
-      "signatures",
-      "iconUrl",
-    ),
-    "",
-    log,
-  );
+  reportUnknown(c, FIELDS.agentCard, "", log);
   const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
   const main = legacy[0];
   const caps = c.capabilities ?? {};
@@ -819,31 +805,7 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
 }
 
 function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(
-    c,
-    keys(
-      "protocolVersion",
-      "name",
-      "description",
-      "url",
-      "preferredTransport",
-      "additionalInterfaces",
-      "provider",
-      "version",
-      "documentationUrl",
-      "capabilities",
-      "securitySchemes",
-      "security",
-      "defaultInputModes",
-      "defaultOutputModes",
-      "skills",
-      "supportsAuthenticatedExtendedCard",
-      "signatures",
-      "iconUrl",
-    ),
-    "",
-    log,
-  );
+  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
   const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
   const caps = c.capabilities ?? {};
   if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");

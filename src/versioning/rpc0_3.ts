@@ -42,7 +42,9 @@ import {
   STATE_RPC_TO_1_0,
   canonicalBase64,
   compact,
+  FIELDS,
   isObject,
+  oneMember,
   reportUnknown,
   scanPrecision,
   str,
@@ -51,9 +53,8 @@ import {
   untranslatable,
   validateInput,
   validateOutput,
-  type JsonObject,
 } from "./translate/common.js";
-import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
 
 const D03 = "A2A 0.3 JSON-RPC";
 
@@ -79,31 +80,23 @@ function run<I, O>(
 
 const keys = (...k: string[]) => new Set(k);
 const K = {
-  part1: keys("text", "raw", "url", "data", "metadata", "filename", "mediaType"),
   text3: keys("kind", "text", "metadata"),
   file3: keys("kind", "file", "metadata"),
   fileBody3: keys("bytes", "uri", "mimeType", "name"),
   data3: keys("kind", "data", "metadata"),
-  msg1: keys("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
   msg3: keys("kind", "messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
-  status1: keys("state", "message", "timestamp"),
   status3: keys("state", "message", "timestamp"),
-  task1: keys("id", "contextId", "status", "artifacts", "history", "metadata"),
   task3: keys("kind", "id", "contextId", "status", "artifacts", "history", "metadata"),
-  art: keys("artifactId", "name", "description", "parts", "metadata", "extensions"),
-  su1: keys("taskId", "contextId", "status", "metadata"),
   su3: keys("kind", "taskId", "contextId", "status", "final", "metadata"),
-  au1: keys("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
   au3: keys("kind", "taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
-  send1: keys("tenant", "message", "configuration", "metadata"),
   send3: keys("message", "configuration", "metadata"),
-  conf1: keys("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
   conf3: keys("acceptedOutputModes", "pushNotificationConfig", "historyLength", "blocking"),
-  push1: keys("tenant", "id", "taskId", "url", "token", "authentication"),
   push3: keys("id", "url", "token", "authentication"),
   tpnc3: keys("taskId", "pushNotificationConfig"),
-  auth1: keys("scheme", "credentials"),
   auth3: keys("schemes", "credentials"),
+  taskQuery3: keys("id", "historyLength", "metadata"),
+  taskId3: keys("id", "metadata"),
+  pushConfigRef3: keys("id", "pushNotificationConfigId", "metadata"),
 };
 
 // ---- Part ----------------------------------------------------------------------------------------
@@ -116,7 +109,7 @@ function withoutToolkitKeys(meta: Struct): Struct | undefined {
 }
 
 export function partDown(p: v1_0.PartJson, path: string, log: LossLog): v0_3.Part {
-  reportUnknown(p, K.part1, path, log);
+  reportUnknown(p, FIELDS.part, path, log);
   if (p.metadata) scanPrecision(p.metadata, `${path}/metadata`, log);
   const mediaType = str(p.mediaType);
   const filename = str(p.filename);
@@ -210,7 +203,7 @@ const ROLE_DOWN = { ROLE_USER: "user", ROLE_AGENT: "agent" } as const;
 const ROLE_UP = { user: "ROLE_USER", agent: "ROLE_AGENT" } as const;
 
 export function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): v0_3.Message {
-  reportUnknown(m, K.msg1, path, log);
+  reportUnknown(m, FIELDS.message, path, log);
   const role = ROLE_DOWN[m.role as keyof typeof ROLE_DOWN];
   if (!role) throw untranslatable(`${path}/role`, `role ${JSON.stringify(m.role)} has no 0.3 form (0.3 knows "user" and "agent")`);
   if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
@@ -243,7 +236,7 @@ export function messageUp(m: v0_3.Message, path: string, log: LossLog): v1_0.Mes
 }
 
 export function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): v0_3.TaskStatus {
-  reportUnknown(s, K.status1, path, log);
+  reportUnknown(s, FIELDS.status, path, log);
   return compact({
     state: STATE_1_0_TO_RPC[s.state as keyof typeof STATE_1_0_TO_RPC],
     message: s.message && messageDown(s.message, `${path}/message`, log),
@@ -261,7 +254,7 @@ export function statusUp(s: v0_3.TaskStatus, path: string, log: LossLog): v1_0.T
 }
 
 export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): v0_3.Artifact {
-  reportUnknown(a, K.art, path, log);
+  reportUnknown(a, FIELDS.artifact, path, log);
   if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
   return compact({
     artifactId: a.artifactId as string,
@@ -274,7 +267,7 @@ export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): 
 }
 
 export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.ArtifactJson {
-  reportUnknown(a, K.art, path, log);
+  reportUnknown(a, FIELDS.artifact, path, log);
   if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
   return compact({
     artifactId: a.artifactId,
@@ -287,7 +280,7 @@ export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.A
 }
 
 export function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): v0_3.Task {
-  reportUnknown(t, K.task1, path, log);
+  reportUnknown(t, FIELDS.task, path, log);
   if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
   let contextId = t.contextId;
   if (contextId === undefined) {
@@ -326,7 +319,7 @@ export function statusUpdateDown(
   path: string,
   log: LossLog,
 ): v0_3.TaskStatusUpdateEvent {
-  reportUnknown(e, K.su1, path, log);
+  reportUnknown(e, FIELDS.statusUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   return compact({
     kind: "status-update" as const,
@@ -355,7 +348,7 @@ export function statusUpdateUp(e: v0_3.TaskStatusUpdateEvent, path: string, log:
 }
 
 export function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): v0_3.TaskArtifactUpdateEvent {
-  reportUnknown(e, K.au1, path, log);
+  reportUnknown(e, FIELDS.artifactUpdate, path, log);
   if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
   return compact({
     kind: "artifact-update" as const,
@@ -381,14 +374,8 @@ export function artifactUpdateUp(e: v0_3.TaskArtifactUpdateEvent, path: string, 
   });
 }
 
-function oneMember(o: object, members: readonly string[], path: string, what: string): string {
-  const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
-  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
-  return set[0];
-}
-
 function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): StreamResult0_3 {
-  reportUnknown(r, keys("task", "message", "statusUpdate", "artifactUpdate"), "", log);
+  reportUnknown(r, FIELDS.streamResponse, "", log);
   switch (oneMember(r, ["task", "message", "statusUpdate", "artifactUpdate"], "", "StreamResponse")) {
     case "task":
       return taskDown(r.task!, "/task", log);
@@ -516,7 +503,7 @@ export const upgradeSendMessageResponse = (r: SendMessageResult0_3): Translated<
   );
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<SendMessageResult0_3> =>
   run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("task", "message"), "", log);
+    reportUnknown(x, FIELDS.sendResponse, "", log);
     return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
       ? taskDown(x.task!, "/task", log)
       : messageDown(x.message!, "/message", log);
@@ -525,13 +512,13 @@ export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): T
 // ---- push-notification config bodies --------------------------------------------------------------------
 
 function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): v0_3.PushNotificationConfig {
-  reportUnknown(c, K.push1, path, log);
+  reportUnknown(c, FIELDS.pushConfig, path, log);
   if (str(c.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
   if (inSend && str(c.taskId))
     log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
   let authentication: v0_3.PushNotificationAuthenticationInfo | undefined;
   if (c.authentication) {
-    reportUnknown(c.authentication, K.auth1, `${path}/authentication`, log);
+    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
     authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
   }
   return compact({ id: c.id, url: c.url as string, token: c.token, authentication });
@@ -569,7 +556,7 @@ function tpncUp(c: v0_3.TaskPushNotificationConfig, path: string, log: LossLog):
 function configDown(c: v1_0.SendMessageConfigurationJson | undefined, log: LossLog): v0_3.MessageSendConfiguration {
   if (!c) return { blocking: true };
   const path = "/configuration";
-  reportUnknown(c, K.conf1, path, log);
+  reportUnknown(c, FIELDS.sendConfig, path, log);
   return compact({
     acceptedOutputModes: c.acceptedOutputModes,
     pushNotificationConfig:
@@ -607,7 +594,7 @@ export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated
   });
 export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<v0_3.MessageSendParams> =>
   run(r, V1.SendMessageRequest, V3.MessageSendParams, "to-0.3", (x, log) => {
-    reportUnknown(x, K.send1, "", log);
+    reportUnknown(x, FIELDS.sendRequest, "", log);
     if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     return compact({
@@ -629,38 +616,38 @@ function dropTenant(x: { tenant?: string }, log: LossLog): void {
 
 export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.GetTaskRequestJson> =>
   run(p, V3.TaskQueryParams, V1.GetTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("id", "historyLength", "metadata"), "", log);
+    reportUnknown(x, K.taskQuery3, "", log);
     dropMetadata(x, log, "tasks/get");
     return compact({ id: x.id, historyLength: x.historyLength });
   });
 export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<v0_3.TaskQueryParams> =>
   run(r, V1.GetTaskRequest, V3.TaskQueryParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id", "historyLength"), "", log);
+    reportUnknown(x, FIELDS.getTask, "", log);
     dropTenant(x, log);
     return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
   });
 
 export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.CancelTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("id", "metadata"), "", log);
+    reportUnknown(x, K.taskId3, "", log);
     return compact({ id: x.id, metadata: x.metadata as v1_0.CancelTaskRequestJson["metadata"] });
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.CancelTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id", "metadata"), "", log);
+    reportUnknown(x, FIELDS.cancelTask, "", log);
     dropTenant(x, log);
     return compact({ id: x.id as string, metadata: x.metadata });
   });
 
 export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("id", "metadata"), "", log);
+    reportUnknown(x, K.taskId3, "", log);
     dropMetadata(x, log, "tasks/resubscribe");
     return { id: x.id };
   });
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.SubscribeToTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "id"), "", log);
+    reportUnknown(x, FIELDS.subscribe, "", log);
     dropTenant(x, log);
     return { id: x.id as string };
   });
@@ -693,7 +680,7 @@ export const upgradeGetPushConfigParams = (
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(p, V3.GetTaskPushNotificationConfigParams, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
     const q = x as v0_3.GetTaskPushNotificationConfigParams;
-    reportUnknown(q, keys("id", "pushNotificationConfigId", "metadata"), "", log);
+    reportUnknown(q, K.pushConfigRef3, "", log);
     dropMetadata(q, log, "tasks/pushNotificationConfig/get");
     if (q.pushNotificationConfigId === undefined)
       log.add(
@@ -707,7 +694,7 @@ export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    reportUnknown(x, FIELDS.pushConfigRef, "", log);
     dropTenant(x, log);
     return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
   });
@@ -716,7 +703,7 @@ export const upgradeListPushConfigParams = (
   p: v0_3.ListTaskPushNotificationConfigParams,
 ): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
   run(p, V3.ListTaskPushNotificationConfigParams, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("id", "metadata"), "", log);
+    reportUnknown(x, K.taskId3, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/list");
     return { taskId: x.id };
   });
@@ -724,7 +711,7 @@ export const downgradeListPushConfigParams = (
   r: v1_0.ListTaskPushNotificationConfigsRequestJson,
 ): Translated<v0_3.ListTaskPushNotificationConfigParams> =>
   run(r, V1.ListTaskPushNotificationConfigsRequest, V3.ListTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "pageSize", "pageToken"), "", log);
+    reportUnknown(x, FIELDS.listPushConfigs, "", log);
     dropTenant(x, log);
     if (x.pageSize !== undefined || str(x.pageToken))
       log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
@@ -743,7 +730,7 @@ export const downgradeListPushConfigResult = (
   r: v1_0.ListTaskPushNotificationConfigsResponseJson,
 ): Translated<v0_3.TaskPushNotificationConfig[]> =>
   run(r, V1.ListTaskPushNotificationConfigsResponse, configListValidator, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("configs", "nextPageToken"), "", log);
+    reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
     if (str(x.nextPageToken))
       log.add("L7", "/nextPageToken", "0.3 has no paging; further pages are not in this 0.3 result — fetch them all before downgrading");
     return (x.configs ?? []).map((c, i) => {
@@ -758,7 +745,7 @@ export const upgradeDeletePushConfigParams = (
   p: v0_3.DeleteTaskPushNotificationConfigParams,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(p, V3.DeleteTaskPushNotificationConfigParams, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, keys("id", "pushNotificationConfigId", "metadata"), "", log);
+    reportUnknown(x, K.pushConfigRef3, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/delete");
     return { taskId: x.id, id: x.pushNotificationConfigId };
   });
@@ -766,7 +753,7 @@ export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, keys("tenant", "taskId", "id"), "", log);
+    reportUnknown(x, FIELDS.pushConfigRef, "", log);
     dropTenant(x, log);
     return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
   });
@@ -779,7 +766,7 @@ export function upgradeDeletePushConfigResult(r: null): Translated<Record<string
 export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<null> {
   if (!isObject(r)) throw untranslatable("", "the 1.0 delete result must be an object (google.protobuf.Empty)");
   const log = new LossLog("to-0.3");
-  reportUnknown(r, keys(), "", log);
+  reportUnknown(r, FIELDS.none, "", log);
   return log.done(null);
 }
 
@@ -962,45 +949,8 @@ function schemesUp(schemes: { [k: string]: v0_3.SecurityScheme } | undefined, lo
   return out;
 }
 
-const CARD1 = keys(
-  "name",
-  "description",
-  "supportedInterfaces",
-  "provider",
-  "version",
-  "documentationUrl",
-  "capabilities",
-  "securitySchemes",
-  "securityRequirements",
-  "defaultInputModes",
-  "defaultOutputModes",
-  "skills",
-  "signatures",
-  "iconUrl",
-);
-const CARD3 = keys(
-  "protocolVersion",
-  "name",
-  "description",
-  "url",
-  "preferredTransport",
-  "additionalInterfaces",
-  "provider",
-  "version",
-  "documentationUrl",
-  "capabilities",
-  "securitySchemes",
-  "security",
-  "defaultInputModes",
-  "defaultOutputModes",
-  "skills",
-  "supportsAuthenticatedExtendedCard",
-  "signatures",
-  "iconUrl",
-);
-
 function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
-  reportUnknown(c, CARD1, "", log);
+  reportUnknown(c, FIELDS.agentCard, "", log);
   const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
   const main = legacy[0];
   const caps = c.capabilities ?? {};
@@ -1050,7 +1000,7 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
 }
 
 function cardUp(c: v0_3.AgentCard, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, CARD3, "", log);
+  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
   const version = cardVersionUp(c.protocolVersion, log);
   const caps = c.capabilities;
   if (caps.stateTransitionHistory !== undefined)

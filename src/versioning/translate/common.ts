@@ -116,6 +116,61 @@ export function reportUnknown(obj: object, known: ReadonlySet<string>, path: str
   }
 }
 
+// ---- field names (L24: reportUnknown drops and reports any other field) ------------------------------
+
+const fields = (...names: string[]): ReadonlySet<string> => new Set(names);
+
+/**
+ * The fields of the 1.0 messages the translators read, for both 0.3 dialects. D03-PB spells Task,
+ * TaskStatus, Artifact, TaskArtifactUpdateEvent and the list-configs result the same way.
+ */
+export const FIELDS = {
+  none: fields(),
+  part: fields("text", "raw", "url", "data", "metadata", "filename", "mediaType"),
+  message: fields("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
+  status: fields("state", "message", "timestamp"),
+  task: fields("id", "contextId", "status", "artifacts", "history", "metadata"),
+  artifact: fields("artifactId", "name", "description", "parts", "metadata", "extensions"),
+  statusUpdate: fields("taskId", "contextId", "status", "metadata"),
+  artifactUpdate: fields("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
+  streamResponse: fields("task", "message", "statusUpdate", "artifactUpdate"),
+  sendResponse: fields("task", "message"),
+  sendRequest: fields("tenant", "message", "configuration", "metadata"),
+  sendConfig: fields("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
+  pushConfig: fields("tenant", "id", "taskId", "url", "token", "authentication"),
+  authInfo: fields("scheme", "credentials"),
+  getTask: fields("tenant", "id", "historyLength"),
+  cancelTask: fields("tenant", "id", "metadata"),
+  subscribe: fields("tenant", "id"),
+  /** GetTaskPushNotificationConfigRequest and DeleteTaskPushNotificationConfigRequest. */
+  pushConfigRef: fields("tenant", "taskId", "id"),
+  listPushConfigs: fields("tenant", "taskId", "pageSize", "pageToken"),
+  listPushConfigsResult: fields("configs", "nextPageToken"),
+  agentCard: fields(
+    "name",
+    "description",
+    "supportedInterfaces",
+    "provider",
+    "version",
+    "documentationUrl",
+    "capabilities",
+    "securitySchemes",
+    "securityRequirements",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "skills",
+    "signatures",
+    "iconUrl",
+  ),
+};
+
+/** The one member of a oneof-like object that is set; InvalidParams when none or several are. */
+export function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
+  const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
+  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
+  return set[0];
+}
+
 export function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
