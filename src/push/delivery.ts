@@ -16,7 +16,8 @@
 // - One queue per config (owner, task, config id): a config's notifications go out one at a time, in
 //   order; different configs (and tasks) proceed independently, at most `concurrency` requests in
 //   flight overall.
-// - A 2xx status is success (the answer's body is not read). Network errors, timeouts (`timeoutMs`
+// - A 2xx status is success (the answer's body is drained, not waited for; connections are kept
+//   alive per webhook host, at most 4 each). Network errors, timeouts (`timeoutMs`
 //   for the whole request, up to the status line), 408, 429 and 5xx
 //   are retried after `backoffMs × 2^(attempt-1)` (capped at `maxBackoffMs`, ±20% jitter) up to
 //   `maxAttempts` attempts in all; then the notification is dropped (given up) and the next one in
@@ -110,6 +111,12 @@ export class PushDelivery {
   private intake: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly inflight = new Set<http.ClientRequest>();
+  // Keep-alive pools: a webhook that gets a stream of events reuses its connection. Every socket in
+  // them was opened to an address the SSRF guard passed.
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, timeout: 30_000 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, timeout: 30_000 }),
+  };
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -295,11 +302,18 @@ export class PushDelivery {
     const u = checked.url;
     const mod = u.protocol === "https:" ? https : http;
     return new Promise<number>((resolve, reject) => {
-      const req = mod.request(u, { method: "POST", headers, lookup: pinnedLookup(checked), agent: false }, (res) => {
-        // The status is the answer; the body is not read (a receiver cannot hold us by dripping it).
-        clearTimeout(deadline);
+      const agent = u.protocol === "https:" ? this.agents.https : this.agents.http;
+      const req = mod.request(u, { method: "POST", headers, lookup: pinnedLookup(checked), agent }, (res) => {
+        // The status is the answer. The body is drained (so the connection can be reused) but never
+        // waited for: past 64 KiB, or past the deadline, the connection is dropped instead.
         resolve(res.statusCode ?? 0);
-        res.destroy();
+        let bytes = 0;
+        res.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > 65_536) res.destroy();
+        });
+        res.on("end", () => clearTimeout(deadline));
+        res.on("error", () => {});
       });
       // One deadline for the whole exchange (connect, send, status line), not an idle timeout.
       const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
@@ -356,6 +370,8 @@ export class PushDelivery {
     this.ready.length = 0;
     this.total = 0;
     for (const r of this.inflight) r.destroy(new Error("push delivery closed"));
+    this.agents.http.destroy();
+    this.agents.https.destroy();
     this.checkIdle();
   }
 }

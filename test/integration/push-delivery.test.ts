@@ -162,6 +162,20 @@ describe("webhook bodies and headers", () => {
     expect(outcomes.filter((o) => o.kind === "skipped")).toHaveLength(1);
   });
 
+  it("a webhook receiving several notifications gets them over one kept-alive connection", async () => {
+    const { delivery, register } = setup();
+    await register("t1", "1.0");
+    const sockets = new Set<unknown>();
+    responder = (_r, res) => {
+      sockets.add(res.socket);
+      res.writeHead(200).end();
+    };
+    for (let i = 0; i < 5; i++) delivery.enqueue("alice", "t1", statusEvent("t1", S.WORKING, `n${i}`));
+    await delivery.idle();
+    expect(received).toHaveLength(5);
+    expect(sockets.size).toBe(1);
+  });
+
   it("every config of the task gets the event; other owners' and tasks' configs do not", async () => {
     const { configs, delivery, register } = setup();
     await register("t1", "1.0", { id: "a" });
