@@ -56,11 +56,22 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     ),
   );
   const skills = backends.flatMap((b) => skillsOf(b));
+  // The backends' extensions, declared as optional: a caller that activates one gets it forwarded
+  // to a backend that declares it (one backend's required extension cannot bind the others).
+  const extensions: v1_0.AgentExtensionJson[] = [];
+  for (const b of backends)
+    for (const e of b.card?.capabilities?.extensions ?? [])
+      if (e.uri && !extensions.some((x) => x.uri === e.uri))
+        extensions.push({
+          uri: e.uri,
+          ...(e.description ? { description: e.description } : {}),
+          ...(e.params ? { params: e.params } : {}),
+        });
   const card: AgentCardInit = {
     name: checked.name ?? "A2A gateway",
     description: checked.description ?? `Routes messages to ${backends.map((b) => b.name).join(", ")} by metadata.agent_id`,
     version: "1.0.0",
-    capabilities: { streaming: true },
+    capabilities: { streaming: true, ...(extensions.length ? { extensions } : {}) },
     defaultInputModes: union(backends.map((b) => b.card?.defaultInputModes)) ?? ["text/plain"],
     defaultOutputModes: union(backends.map((b) => b.card?.defaultOutputModes)) ?? ["text/plain"],
     skills: skills.map((s) => s.skill),

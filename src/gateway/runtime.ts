@@ -211,7 +211,7 @@ export class GatewayRuntime extends TaskRuntime {
     let start: RemoteStart | undefined;
     let failure: string | undefined;
     try {
-      start = await this.openRemote(backend, outgoing, req, signal);
+      start = await this.openRemote(backend, outgoing, req, signal, call.extensions);
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
         if (g) this.releaseTurn(g);
@@ -285,15 +285,19 @@ export class GatewayRuntime extends TaskRuntime {
     message: v1_0.Message,
     req: v1_0.SendMessageRequest,
     signal: AbortSignal,
+    activated: readonly string[],
   ): Promise<RemoteStart> {
     const client = await backend.client();
+    // Extensions the caller activated that this backend declares go along.
+    const declared = new Set((client.card.capabilities?.extensions ?? []).map((e) => e.uri));
+    const extensions = activated.filter((u) => declared.has(u));
     const init = {
       message,
       ...(req.metadata ? { metadata: req.metadata } : {}),
       configuration: { acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [] },
     };
     if (client.canStream) {
-      const events = client.sendStreamingMessage(init, { signal });
+      const events = client.sendStreamingMessage(init, { signal, extensions });
       const first = await events.next();
       if (first.done) throw new Error("the backend's stream ended before its first event");
       const p = first.value.payload;
@@ -308,7 +312,10 @@ export class GatewayRuntime extends TaskRuntime {
       }
       throw new Error("the backend's stream began with an empty event");
     }
-    const res = await client.sendMessage({ ...init, configuration: { ...init.configuration, returnImmediately: true } }, { signal });
+    const res = await client.sendMessage(
+      { ...init, configuration: { ...init.configuration, returnImmediately: true } },
+      { signal, extensions },
+    );
     if (res.payload.case === "message") return { kind: "message", message: res.payload.value };
     if (res.payload.case === "task") return { kind: "task", task: res.payload.value };
     throw new Error("the backend answered SendMessage with neither a task nor a message");

@@ -280,3 +280,28 @@ describe("backend failures", () => {
     expect(t.status?.message?.parts[0]?.content.value).toBe("The task did not finish in time.");
   });
 });
+
+describe("ownership", () => {
+  it("the caller's principal owns the gateway's tasks: another principal gets TaskNotFound", async () => {
+    const gw = await listen(
+      await buildGateway({
+        gateway: { backends: [{ name: "new", url: backend1_0 }] },
+        authenticate: (req) => ({ "Bearer alice": "alice", "Bearer bob": "bob" })[req.headers.authorization ?? ""],
+      }),
+    );
+    const alice = await createA2AClient(gw, { version: "1.0", credentials: { bearer: "alice" } });
+    const bob = await createA2AClient(gw, { version: "1.0", credentials: { bearer: "bob" } });
+    const t = (await alice.sendMessage({ message: textMessage("ask") })).payload.value as v1_0.Task;
+    expect(t.status?.state).toBe(S.INPUT_REQUIRED);
+    await expect(bob.getTask({ id: t.id })).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    await expect(bob.cancelTask({ id: t.id })).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    await expect(bob.sendMessage({ message: textMessage("hijack", { taskId: t.id }) })).rejects.toMatchObject({
+      name: "TaskNotFoundError",
+    });
+    expect((await bob.listTasks({})).tasks.map((x) => x.id)).not.toContain(t.id);
+    expect((await alice.listTasks({})).tasks.map((x) => x.id)).toContain(t.id);
+    const done = (await alice.sendMessage({ message: textMessage("mine", { taskId: t.id }) })).payload.value as v1_0.Task;
+    expect(done.status?.state).toBe(S.COMPLETED);
+    await expect(fetch(`${gw}/tasks/${t.id}`, { headers: { "A2A-Version": "1.0" } })).resolves.toMatchObject({ status: 401 });
+  });
+});
