@@ -1,0 +1,39 @@
+// The judge stays independent of what it judges: nothing under src/compliance/ may import the
+// reference server or client. Allowed: its own modules, generated/ validators, src/runtime,
+// src/versioning/errors.ts, src/transport, Node built-ins and npm packages.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const DIR = join(ROOT, "src/compliance");
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const f = join(dir, n);
+    return statSync(f).isDirectory() ? sources(f) : n.endsWith(".ts") ? [f] : [];
+  });
+}
+
+const ALLOWED = [/^src\/compliance\//, /^generated\/v(1_0|0_3)\//, /^src\/runtime\//, /^src\/versioning\/errors\.ts$/, /^src\/transport\//];
+
+describe("src/compliance imports", () => {
+  it("reach only the allowed layers", () => {
+    const bad: string[] = [];
+    for (const file of sources(DIR)) {
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
+        const spec = m[1];
+        if (!spec.startsWith(".")) continue; // node: built-ins and packages
+        const target = relative(ROOT, resolve(dirname(file), spec))
+          .split("\\")
+          .join("/")
+          .replace(/\.js$/, ".ts");
+        if (!ALLOWED.some((re) => re.test(target))) bad.push(`${relative(ROOT, file)} imports ${spec}`);
+      }
+    }
+    expect(sources(DIR).length).toBeGreaterThan(10);
+    expect(bad).toEqual([]);
+  });
+});
