@@ -23,7 +23,7 @@ describe("src/compliance imports", () => {
     const bad: string[] = [];
     for (const file of sources(DIR)) {
       const text = readFileSync(file, "utf8");
-      for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
+      for (const m of text.matchAll(/(?:from\s+|\bimport\s*\(?\s*)["']([^"']+)["']/g)) {
         const spec = m[1];
         if (!spec.startsWith(".")) continue; // node: built-ins and packages
         const target = relative(ROOT, resolve(dirname(file), spec))
