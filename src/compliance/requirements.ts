@@ -41,7 +41,10 @@ export interface CoverageRow {
   cases: string[];
 }
 
-export function coverage(catalogue: Catalogue, cases: Case[]): CoverageRow[] {
+/** Anything that cites requirement IDs: server cases, client cases. */
+export type Citing = Pick<Case, "id" | "requirements">;
+
+export function coverage(catalogue: Catalogue, cases: readonly Citing[]): CoverageRow[] {
   return catalogue.rules.map((r) => {
     const ids = cases.filter((c) => c.requirements.includes(r.id)).map((c) => c.id);
     const status: CoverageStatus = ids.length ? "covered" : r.notApplicable ? "not applicable" : "not covered";

@@ -4,7 +4,8 @@ import { CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
 import { discover } from "./discovery.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
 import { buildReport, type Report } from "./report.js";
-import { coverage, loadCatalogue, unknownRequirementIds } from "./requirements.js";
+import { coverage, loadCatalogue, unknownRequirementIds, type Citing } from "./requirements.js";
+import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
 import { startWebhookSink } from "./webhook-sink.js";
 
@@ -17,6 +18,20 @@ export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">
   knownFailingFile?: string;
 }
 
+/**
+ * The client-conformance cases (compliance/client-cases/, `a2a-toolkit test-client`) count for the
+ * coverage table too, so a rule is "not covered" only when neither suite checks it. IDs are
+ * prefixed "client:" to tell them apart. A client case that does not load is noted, not fatal here.
+ */
+function clientCases(notes: string[]): Citing[] {
+  try {
+    return loadClientCases().map((c) => ({ id: `client:${c.id}`, requirements: c.requirements }));
+  } catch (e) {
+    notes.push(`client cases not counted for coverage: ${(e as Error).message.split("\n")[0]}`);
+    return [];
+  }
+}
+
 export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const startedAt = new Date();
   const all = loadCases(opts.casesDir ?? CASES_DIR);
@@ -26,6 +41,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
   const selected = selectCases(all, opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
+  const discoveryNotes = discovery.notes;
   const sink = opts.webhook ? await startWebhookSink(opts.webhook, opts.webhook.publicUrl) : undefined;
   let results: CaseResult[];
   try {
@@ -49,7 +65,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     results,
     stale,
     knownFailingFile: opts.knownFailingFile,
-    coverage: coverage(catalogue, all),
+    coverage: coverage(catalogue, [...all, ...clientCases(discoveryNotes)]),
     suite: all,
   });
 }
