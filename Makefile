@@ -48,8 +48,8 @@ test: $(STAMP) ## run every test (writes reports/vitest.json too)
 test-properties: $(STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
 	$(BIN)/vitest run --config vitest.properties.config.ts
 
-run: $(STAMP) ## the main job: regenerate from the pinned spec and print the spec summary
-	node bin/a2a-toolkit.js generate
+run: $(STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
+	node bin/a2a-toolkit.js test $(URL)
 
 ci: lint typecheck check-generated test ## everything CI checks
 

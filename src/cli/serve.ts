@@ -18,6 +18,8 @@ export interface ServeOptions {
   push?: boolean;
   /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
   allowWebhook?: string[];
+  /** A deliberate protocol fault (src/server/faults.ts), to check that a test suite notices. */
+  fault?: string;
 }
 
 function parsePort(v: string): number {
@@ -78,12 +80,19 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     push: { allow: opts.allowWebhook ?? [] },
     taskTimeoutMs: opts.taskTimeout,
   });
+  if (opts.fault) {
+    const { faultsPlugin, FAULT_NAMES } = await import("../server/faults.js");
+    if (!(FAULT_NAMES as string[]).includes(opts.fault))
+      throw new Error(`unknown fault "${opts.fault}" (known: ${FAULT_NAMES.join(", ")})`);
+    await app.register(faultsPlugin, { fault: opts.fault as (typeof FAULT_NAMES)[number] });
+  }
   await app.listen({ port: opts.port, host: opts.host });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
   const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
+  if (opts.fault) out(`deliberate fault injected: ${opts.fault} (this server breaks the protocol on purpose)`);
   return { url, port, close: () => app.close() };
 }
 
@@ -98,6 +107,7 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
+    .option("--fault <name>", "inject a deliberate protocol fault (src/server/faults.ts), to check that a test suite catches it")
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");

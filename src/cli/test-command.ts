@@ -79,7 +79,23 @@ function parseMs(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
-export async function runTestCommand(url: string, opts: TestCommandOptions, out: Out = processOut): Promise<number> {
+/**
+ * Without a URL, the suite runs against the embedded reference server (embedded-target.ts) with
+ * its known-failing list and a webhook receiver on loopback, unless the options say otherwise.
+ */
+export async function runTestCommand(url: string | undefined, opts: TestCommandOptions, out: Out = processOut): Promise<number> {
+  if (url !== undefined) return runAgainst(url, opts, out);
+  const { startEmbeddedTarget } = await import("./embedded-target.js");
+  const target = await startEmbeddedTarget();
+  out.stderr(`a2a-toolkit test: no URL given; testing the embedded reference server at ${target.url}\n`);
+  try {
+    return await runAgainst(target.url, { knownFailing: target.knownFailingFile, webhookListen: "127.0.0.1:0", ...opts }, out);
+  } finally {
+    await target.close();
+  }
+}
+
+async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Promise<number> {
   // Loaded here, not at the top, so `a2a-toolkit --help` does not load the validators.
   const { CaseLoadError } = await import("../compliance/cases.js");
   const { htmlReport } = await import("../compliance/html-report.js");
@@ -138,7 +154,7 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
   program
     .command("test")
     .description("run the compliance suite against an A2A agent (server conformance, 1.0 and 0.3)")
-    .argument("<url>", "the agent's base URL or its agent-card URL")
+    .argument("[url]", "the agent's base URL or its agent-card URL (default: the embedded reference server)")
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
     .option(
@@ -164,5 +180,5 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
     .option("--verbose", "list passing cases too")
-    .action(async (url: string, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
+    .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

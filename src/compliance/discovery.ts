@@ -26,6 +26,8 @@ export interface Discovery {
   cardUrl: string;
   card1_0?: Record<string, unknown>;
   card0_3?: Record<string, unknown>;
+  /** The answer to the A2A-Version: 1.0 card request when it is a JSON object in neither card shape. */
+  unrecognisedCard1_0?: Record<string, unknown>;
   interfaces: AgentInterfaceInfo[];
   capabilities: Record<Version, Record<string, unknown>>;
   /** Behaviours of the fixture agent; undefined when the agent is not a fixture agent. */
@@ -124,6 +126,9 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const card1_0 = cards.find(isCard1_0);
   const card0_3 = cards.find(isCard0_3);
   if (!card1_0 && !card0_3) notes.push("no agent card in either the 1.0 or the 0.3 shape");
+  const asked1_0 = withVersion.res.json;
+  const unrecognisedCard1_0 = isPlainObject(asked1_0) && !isCard1_0(asked1_0) && !isCard0_3(asked1_0) ? asked1_0 : undefined;
+  if (unrecognisedCard1_0) notes.push("the card served for A2A-Version: 1.0 is in neither card shape (no supportedInterfaces, no url)");
   const caps = (c: Record<string, unknown> | undefined) => (isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {});
   // 0.3 gates the extended card with a top-level flag rather than a capability (a2a-wire.md §1.3 #11).
   const caps0_3 = (c0_3: Record<string, unknown> | undefined, c1_0: Record<string, unknown> | undefined) =>
@@ -133,6 +138,7 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
     cardUrl,
     card1_0,
     card0_3,
+    ...(unrecognisedCard1_0 ? { unrecognisedCard1_0 } : {}),
     interfaces: interfacesFromCards(card1_0, card0_3),
     capabilities: { "1.0": caps(card1_0 ?? card0_3), "0.3": caps0_3(card0_3, card1_0) },
     behaviours: fixtureBehaviours([card1_0, card0_3]),

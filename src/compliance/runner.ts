@@ -85,7 +85,10 @@ export function applicability(
   d: Discovery,
   opts: Pick<RunOptions, "otherHeaders" | "webhook"> = {},
 ): { skip?: string; iface?: AgentInterfaceInfo; vars?: Map<string, unknown> } {
-  const iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
+  let iface = d.interfaces.find((i) => i.version === c.version && (c.binding === "any" || i.binding === c.binding));
+  // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
+  if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
+    iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };

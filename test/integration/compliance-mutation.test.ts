@@ -51,10 +51,7 @@ const TARGETS: Record<FaultName, string[]> = {
  * Faults the suite does not catch yet, with the reason. The test fails when one of them starts
  * being caught (remove it here then), like a known-failing list.
  */
-const KNOWN_GAPS: Partial<Record<FaultName, string>> = {
-  "card-without-supported-interfaces":
-    "discovery finds no 1.0 interface in a 1.0 card without supportedInterfaces, so every 1.0 case, the card cases included, is skipped instead of failed",
-};
+const KNOWN_GAPS: Partial<Record<FaultName, string>> = {};
 
 const PRINCIPALS: Record<string, string> = { "Bearer alice": "alice", "Bearer bob": "bob" };
 

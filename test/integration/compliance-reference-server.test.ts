@@ -23,14 +23,14 @@ describe("compliance suite against the reference server", () => {
     caps.extensions ??= [];
     if (!caps.extensions.some((e) => e.uri === FIXTURE_EXTENSION_URI))
       caps.extensions.push({ uri: FIXTURE_EXTENSION_URI, params: { behaviours: ALL_BEHAVIOURS } });
-    // The push cases register https://example.com/… webhooks: a fixed resolver (TEST-NET-1 address)
-    // and an allow-list keep the SSRF guard independent of the test machine's DNS; deliveries give
-    // up at once.
+    // The push cases register https://example.com/… webhooks: a fixed resolver answering loopback
+    // and an allow-list keep the SSRF guard independent of the test machine's DNS, and keep every
+    // delivery attempt on this machine; deliveries give up at once.
     // The webhook cases call the runner's receiver on 127.0.0.1: allow-listed as well.
     (agent.card.capabilities as { pushNotifications?: boolean }).pushNotifications = true;
     const push = {
       allow: ["example.com", "127.0.0.1"],
-      lookup: async () => [{ address: "192.0.2.10", family: 4 }],
+      lookup: async () => [{ address: "127.0.0.1", family: 4 }],
       maxAttempts: 1,
       timeoutMs: 500,
     };

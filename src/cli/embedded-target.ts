@@ -1,0 +1,50 @@
+// The embedded default target of `a2a-toolkit test` (and of `make run`): this project's reference
+// server with its fixture agent, a SQLite store in a temporary directory, push notifications on,
+// started on a free loopback port for the run and stopped after it. The CLI is the only place that
+// brings the suite and the server together; src/compliance never imports src/server.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface EmbeddedTarget {
+  url: string;
+  /** Cases the reference server is known to fail (compliance/known-failing/reference-server.json). */
+  knownFailingFile: string;
+  close(): Promise<void>;
+}
+
+export const REFERENCE_KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
+
+export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
+  const { buildServer, createFixtureAgent } = await import("../server/index.js");
+  const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+  const dir = mkdtempSync(join(tmpdir(), "a2a-toolkit-run-"));
+  const store = new SqliteTaskStore(join(dir, "a2a-data.db"));
+  const app = await buildServer({
+    agent: createFixtureAgent({ pushNotifications: true }),
+    store,
+    pushConfigs: store.pushConfigs,
+    // The push cases register webhooks on example.com and on the suite's own receiver (127.0.0.1).
+    // Every name resolves to loopback here, so no delivery ever leaves the machine, and the
+    // allow-list lets the SSRF guard accept them; a failed delivery is not retried.
+    push: {
+      allow: ["example.com", "127.0.0.1"],
+      lookup: async () => [{ address: "127.0.0.1", family: 4 }],
+      maxAttempts: 1,
+      timeoutMs: 500,
+    },
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    knownFailingFile: REFERENCE_KNOWN_FAILING,
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
