@@ -67,6 +67,7 @@ const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore (file)", () => new SqliteTaskStore(freshFile())],
   ["SqliteTaskStore (:memory:)", () => new SqliteTaskStore(":memory:")],
+  ["SqliteTaskStore (groupCommit)", () => new SqliteTaskStore(freshFile(), { groupCommit: true })],
 ];
 
 describe.each(stores)("TaskStore contract: %s", (_name, make) => {
@@ -205,9 +206,20 @@ describe("SqliteTaskStore", () => {
     await b.close();
   });
 
-  it("a put resolves once committed: another connection to the file sees the task then", async () => {
+  it("a put is committed before put() returns: another connection sees the task at once", async () => {
     const file = freshFile();
     const s = new SqliteTaskStore(file);
+    const other = new Database(file, { readonly: true });
+    const pending = s.put("alice", makeTask("t1", 1000));
+    expect(other.prepare("SELECT id FROM tasks").pluck().all()).toEqual(["t1"]);
+    await pending;
+    other.close();
+    await s.close();
+  });
+
+  it("groupCommit: a put resolves once committed: another connection to the file sees the task then", async () => {
+    const file = freshFile();
+    const s = new SqliteTaskStore(file, { groupCommit: true });
     const other = new Database(file, { readonly: true });
     const seen = () => other.prepare("SELECT count(*) AS n FROM tasks").pluck().get();
     const writes = [s.put("alice", makeTask("t1", 1000)), s.put("alice", makeTask("t2", 2000)), s.put("bob", makeTask("t3", 3000))];
@@ -219,8 +231,8 @@ describe("SqliteTaskStore", () => {
     await s.close();
   });
 
-  it("writes of one turn commit together: a write the database refuses fails its whole batch, later writes go on", async () => {
-    const s = new SqliteTaskStore(":memory:");
+  it("groupCommit: writes of one turn commit together; a write the database refuses fails its whole batch, later writes go on", async () => {
+    const s = new SqliteTaskStore(":memory:", { groupCommit: true });
     s.db.exec("CREATE TRIGGER no_bad BEFORE INSERT ON tasks WHEN NEW.id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END");
     const results = await Promise.allSettled([s.put("alice", makeTask("good", 1000)), s.put("alice", makeTask("bad", 1000))]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
@@ -231,9 +243,9 @@ describe("SqliteTaskStore", () => {
     await expect(s.put("alice", makeTask("late", 1000))).rejects.toThrow(/closed/);
   });
 
-  it("close commits what is pending", async () => {
+  it("groupCommit: close commits what is pending", async () => {
     const file = freshFile();
-    const s = new SqliteTaskStore(file);
+    const s = new SqliteTaskStore(file, { groupCommit: true });
     void s.put("alice", makeTask("t1", 1000));
     await s.close();
     const again = new SqliteTaskStore(file);
