@@ -16,8 +16,12 @@
 // - A follow-up message (`taskId` of a local task) is forwarded with the remote task's and context's
 //   ids, so input-required and auth-required pass through in both directions. Follow-up rules
 //   (unknown, terminal, busy, other contextId) are the reference server's.
-// - The remote task is followed by subscribing when the backend's card declares streaming (the
-//   client resubscribes after a drop), else by polling GetTask with backoff (250 ms × 1.5 up to 5 s).
+// - A blocking caller's turn is one blocking SendMessage to the backend (the caller waits for the
+//   end anyway; a remote task still running when that answer comes is followed as below).
+//   `returnImmediately` and streaming callers get the local task as soon as the backend has
+//   answered with its task (returnImmediately, or the first event of a stream), and the remote task
+//   is followed: by subscribing when the backend's card declares streaming (the client
+//   resubscribes after a drop), else by polling GetTask with backoff (250 ms × 1.5 up to 5 s).
 //   Remote status and artifact updates are re-published on the local task with the local ids.
 // - A turn has a deadline: the backend's `timeoutMs` (default 5 minutes), or less when the request
 //   carries `metadata.a2a_timeout_ms`. A backend that cannot be reached, answers something that is
@@ -205,13 +209,22 @@ export class GatewayRuntime extends TaskRuntime {
     const follower = new AbortController();
     const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
     const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
-    const deadline = AbortSignal.timeout(deadlineMs);
-    const signal = AbortSignal.any([follower.signal, deadline]);
+    // One timer per turn (AbortSignal.timeout/any cost more per request on Node 20).
+    const deadline = { aborted: false };
+    const timer = setTimeout(
+      () => {
+        deadline.aborted = true;
+        follower.abort(new Error(`turn deadline of ${deadlineMs} ms passed`));
+      },
+      Math.min(deadlineMs, 2 ** 31 - 1),
+    );
+    const signal = follower.signal;
+    const blocking = !streaming && req.configuration?.returnImmediately !== true;
 
     let start: RemoteStart | undefined;
     let failure: string | undefined;
     try {
-      start = await this.openRemote(backend, outgoing, req, signal, call.extensions);
+      start = await this.openRemote(backend, outgoing, req, signal, call.extensions, blocking);
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
         if (g) this.releaseTurn(g);
@@ -222,6 +235,7 @@ export class GatewayRuntime extends TaskRuntime {
       failure = deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE;
     }
 
+    if (start?.kind !== "task") clearTimeout(timer);
     if (start?.kind === "message") {
       if (g) {
         this.releaseTurn(g);
@@ -274,7 +288,7 @@ export class GatewayRuntime extends TaskRuntime {
       await this.fail(live, failure ?? BACKEND_FAILURE);
     } else {
       this.setLocalStatus(live, S.WORKING);
-      void this.follow(live, backend, start, signal, deadline);
+      void this.follow(live, backend, start, signal, deadline).finally(() => clearTimeout(timer));
     }
     return { kind: "task", g: live, subscription };
   }
@@ -286,6 +300,7 @@ export class GatewayRuntime extends TaskRuntime {
     req: v1_0.SendMessageRequest,
     signal: AbortSignal,
     activated: readonly string[],
+    blocking: boolean,
   ): Promise<RemoteStart> {
     const client = await backend.client();
     // Extensions the caller activated that this backend declares go along.
@@ -296,6 +311,13 @@ export class GatewayRuntime extends TaskRuntime {
       ...(req.metadata ? { metadata: req.metadata } : {}),
       configuration: { acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [] },
     };
+    if (blocking) {
+      // The caller waits for the end of the turn anyway: one blocking call, bounded by the deadline.
+      const res = await client.sendMessage(init, { signal, extensions, timeoutMs: 0 });
+      if (res.payload.case === "message") return { kind: "message", message: res.payload.value };
+      if (res.payload.case === "task") return { kind: "task", task: res.payload.value };
+      throw new Error("the backend answered SendMessage with neither a task nor a message");
+    }
     if (client.canStream) {
       const events = client.sendStreamingMessage(init, { signal, extensions });
       const first = await events.next();
@@ -327,7 +349,7 @@ export class GatewayRuntime extends TaskRuntime {
     backend: Backend,
     start: RemoteStart & { kind: "task" },
     signal: AbortSignal,
-    deadline: AbortSignal,
+    deadline: { readonly aborted: boolean },
   ) {
     try {
       let ended = this.applySnapshot(g, start.task);
