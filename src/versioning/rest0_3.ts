@@ -51,6 +51,7 @@ import {
   str,
   timestampTo1_0,
   translate,
+  translateArtifact,
   untranslatable,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
@@ -254,29 +255,11 @@ function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskSt
 }
 
 function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.ArtifactJson {
-  reportUnknown(a, FIELDS.artifact, path, log);
-  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
-  return compact({
-    artifactId: a.artifactId,
-    name: a.name,
-    description: a.description,
-    parts: partsDown(a.parts, `${path}/parts`, log),
-    metadata: a.metadata,
-    extensions: a.extensions,
-  });
+  return translateArtifact(a, path, log, partsDown) as pb.ArtifactJson;
 }
 
 function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.ArtifactJson {
-  reportUnknown(a, FIELDS.artifact, path, log);
-  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
-  return compact({
-    artifactId: a.artifactId,
-    name: a.name,
-    description: a.description,
-    parts: partsUp(a.parts, `${path}/parts`, log),
-    metadata: a.metadata,
-    extensions: a.extensions,
-  });
+  return translateArtifact(a, path, log, partsUp) as v1_0.ArtifactJson;
 }
 
 function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {

@@ -50,6 +50,7 @@ import {
   str,
   timestampTo1_0,
   translate,
+  translateArtifact,
   untranslatable,
   validateInput,
   validateOutput,
@@ -254,29 +255,11 @@ export function statusUp(s: v0_3.TaskStatus, path: string, log: LossLog): v1_0.T
 }
 
 export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): v0_3.Artifact {
-  reportUnknown(a, FIELDS.artifact, path, log);
-  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
-  return compact({
-    artifactId: a.artifactId as string,
-    name: a.name,
-    description: a.description,
-    parts: partsDown(a.parts, `${path}/parts`, log),
-    metadata: a.metadata,
-    extensions: a.extensions,
-  });
+  return translateArtifact(a, path, log, partsDown) as v0_3.Artifact;
 }
 
 export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.ArtifactJson {
-  reportUnknown(a, FIELDS.artifact, path, log);
-  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
-  return compact({
-    artifactId: a.artifactId,
-    name: a.name,
-    description: a.description,
-    parts: partsUp(a.parts, `${path}/parts`, log),
-    metadata: a.metadata as v1_0.ArtifactJson["metadata"],
-    extensions: a.extensions,
-  });
+  return translateArtifact(a, path, log, (parts, at, l) => partsUp(parts ?? [], at, l)) as v1_0.ArtifactJson;
 }
 
 export function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): v0_3.Task {

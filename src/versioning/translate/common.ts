@@ -164,6 +164,38 @@ export const FIELDS = {
   ),
 };
 
+/** An Artifact of any of the three dialects: the same fields everywhere, only the parts differ. */
+export interface ArtifactLike<P> {
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  parts?: P[];
+  metadata?: unknown;
+  extensions?: string[];
+}
+
+/**
+ * Translates an Artifact (either direction, either 0.3 dialect): the fields are copied, unknown
+ * ones reported (L24), big integers in metadata reported (L25), and the parts translated by `parts`.
+ */
+export function translateArtifact<P, Q>(
+  a: ArtifactLike<P>,
+  path: string,
+  log: LossLog,
+  parts: (ps: P[] | undefined, path: string, log: LossLog) => Q[],
+): ArtifactLike<Q> {
+  reportUnknown(a, FIELDS.artifact, path, log);
+  if (a.metadata) scanPrecision(a.metadata, `${path}/metadata`, log);
+  return compact({
+    artifactId: a.artifactId,
+    name: a.name,
+    description: a.description,
+    parts: parts(a.parts, `${path}/parts`, log),
+    metadata: a.metadata,
+    extensions: a.extensions,
+  });
+}
+
 /** The one member of a oneof-like object that is set; InvalidParams when none or several are. */
 export function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
   const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
