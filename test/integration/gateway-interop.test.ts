@@ -305,3 +305,50 @@ describe("ownership", () => {
     await expect(fetch(`${gw}/tasks/${t.id}`, { headers: { "A2A-Version": "1.0" } })).resolves.toMatchObject({ status: 401 });
   });
 });
+
+describe("a backend without streaming: the gateway polls", () => {
+  let client: A2AClient;
+  let direct: A2AClient;
+  beforeAll(async () => {
+    const agent = createFixtureAgent();
+    agent.card.capabilities = { ...agent.card.capabilities, streaming: false };
+    const url = await listen(await buildServer({ agent, versions: ["0.3"] }));
+    direct = await createA2AClient(url);
+    expect(direct.canStream).toBe(false);
+    const gw = await listen(await buildGateway({ gateway: { backends: [{ name: "poll", url }] } }));
+    client = await createA2AClient(gw, { version: "1.0" });
+  });
+
+  it("returnImmediately: the task is followed by polling until it completes", async () => {
+    const started = (await client.sendMessage({ message: textMessage("slow 300"), configuration: { returnImmediately: true } })).payload
+      .value as v1_0.Task;
+    expect(started.status?.state).toBe(S.WORKING);
+    const done = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
+    expect(done.status?.state).toBe(S.COMPLETED);
+    expect(done.artifacts[0]?.parts[0]?.content.value).toBe("done after 300 ms");
+  });
+
+  it("a streaming caller gets the polled states, ending with completed", async () => {
+    const events: v1_0.StreamResponse[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("echo polled") })) events.push(ev);
+    expect(events[0].payload.case).toBe("task");
+    const art = events.find((e) => e.payload.case === "artifactUpdate");
+    expect(art?.payload.case === "artifactUpdate" && art.payload.value.artifact?.parts[0]?.content.value).toBe("polled");
+    const last = events.at(-1)!.payload;
+    expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.COMPLETED);
+  });
+
+  it("multi-turn and cancel", async () => {
+    const events: v1_0.StreamResponse[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("ask") })) events.push(ev);
+    const last = events.at(-1)!.payload;
+    expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.INPUT_REQUIRED);
+    const id = (events[0].payload.value as v1_0.Task).id;
+    const done = (await client.sendMessage({ message: textMessage("polled answer", { taskId: id }) })).payload.value as v1_0.Task;
+    expect(done.status?.state).toBe(S.COMPLETED);
+    const slow = (await client.sendMessage({ message: textMessage("slow 60000"), configuration: { returnImmediately: true } })).payload
+      .value as v1_0.Task;
+    expect((await client.cancelTask({ id: slow.id })).status?.state).toBe(S.CANCELED);
+    expect((await direct.getTask({ id: slow.metadata?.[META_REMOTE_TASK] as string })).status?.state).toBe(S.CANCELED);
+  });
+});
