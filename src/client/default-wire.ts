@@ -24,8 +24,8 @@ export function parseCard(json: unknown): v1_0.AgentCard {
 
 export const defaultWire: ClientWire = {
   encode(target, op, request, extensions): WireRequest {
-    const { method, url, headers, body, rpcId } = encodeCall(target, op, request as never, { extensions });
-    return { method, url, headers, body, rpcId };
+    const { method, url, headers, body, rpcId, losses } = encodeCall(target, op, request as never, { extensions });
+    return { method, url, headers, body, rpcId, losses };
   },
   decode<O extends Operation>(target: Target, op: O, res: WireResponse, req?: WireRequest): ResponseOf<O> {
     // The official JS SDK answers 0.3 HTTP+JSON errors as a bare JSON-RPC error object
@@ -40,7 +40,12 @@ export const defaultWire: ClientWire = {
     )
       throw fromJsonRpcError({ code: body.code, message: typeof body.message === "string" ? body.message : undefined, data: body.data });
     try {
-      return decodeReply(target, op, { status: res.status, json: res.json, text: res.text }, { rpcId: req?.rpcId }) as ResponseOf<O>;
+      return decodeReply(
+        target,
+        op,
+        { status: res.status, json: res.json, text: res.text },
+        { rpcId: req?.rpcId, sent: req?.losses },
+      ) as ResponseOf<O>;
     } catch (e) {
       if (e instanceof NotA2AReplyError)
         throw new A2ATransportError(res.status >= 400 ? "http" : "bad-response", `${target.url}: ${e.message}`, {

@@ -1,6 +1,7 @@
 // The client's view of the wire: everything version- and binding-specific sits behind
 // `ClientWire`, so the rest of src/client works in A2A 1.0 types only. The default
 // implementation (default-wire.ts) delegates to src/versioning and src/transport; tests pass a stub.
+import type { Loss } from "../versioning/loss.js";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AError } from "../versioning/errors.js";
 
@@ -30,6 +31,8 @@ export interface WireRequest {
   body?: string;
   /** JSON-RPC id of the request, checked against the reply's. */
   rpcId?: string | number;
+  /** What the request's translation could not carry (e.g. L10: the reply's history is trimmed to match). */
+  losses?: Loss[];
 }
 
 /** An HTTP response as read by the client (body parsed as JSON when it is JSON, else undefined). */

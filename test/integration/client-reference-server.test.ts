@@ -91,6 +91,12 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
     await expect(client.getTask({ id: "nope" })).rejects.toMatchObject({ name: "TaskNotFoundError", code: -32001 });
   });
 
+  it("GetTask with historyLength 0 returns no history, whatever the dialect can carry (L10)", async () => {
+    const t = (await client.sendMessage({ message: textMessage("echo remember") })).payload.value as v1_0.Task;
+    expect((await client.getTask({ id: t.id })).history.length).toBeGreaterThan(0);
+    expect((await client.getTask({ id: t.id, historyLength: 0 })).history).toEqual([]);
+  });
+
   it("returnImmediately + CancelTask; TaskNotCancelableError afterwards", async () => {
     const t = (await client.sendMessage({ message: textMessage("slow 60000"), configuration: { returnImmediately: true } })).payload
       .value as v1_0.Task;
