@@ -633,7 +633,12 @@ export class TaskRuntime {
 
   async getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    const stored = await this.pushConfigs.get(ownerOf(call), req.taskId, req.id);
+    // 0.3 `tasks/pushNotificationConfig/get` with only the task id (TaskIdParams, the legacy
+    // single-config form) arrives with id "" (loss L23): it means the task's sole (or first) config [V-06].
+    const stored =
+      req.id === "" && call.version === "0.3"
+        ? (await this.pushConfigs.list(ownerOf(call), req.taskId))[0]
+        : await this.pushConfigs.get(ownerOf(call), req.taskId, req.id);
     if (!stored)
       throw new A2AError("TaskNotFoundError", `Task ${req.taskId} has no push notification config ${req.id}`, {
         taskId: req.taskId,

@@ -75,6 +75,17 @@ describe("push notification configs (1.0 JSON-RPC)", () => {
     expect((await rpc("GetTaskPushNotificationConfig", { taskId, id })).error).toMatchObject({ code: -32001 });
   });
 
+  it("0.3 get with only the task id answers the task's first config; none → TaskNotFound (V-06, L23)", async () => {
+    const taskId = await ask();
+    expect((await rpc("tasks/pushNotificationConfig/get", { id: taskId }, V03)).error).toMatchObject({ code: -32001 });
+    await rpc("tasks/pushNotificationConfig/set", { taskId, pushNotificationConfig: { id: "one", url: `${hookBase}/v06a` } }, V03);
+    await rpc("tasks/pushNotificationConfig/set", { taskId, pushNotificationConfig: { id: "two", url: `${hookBase}/v06b` } }, V03);
+    const got = (await rpc("tasks/pushNotificationConfig/get", { id: taskId }, V03)).result as Json;
+    expect(got).toMatchObject({ taskId, pushNotificationConfig: { id: "one", url: `${hookBase}/v06a` } });
+    // 1.0 has no such form: an empty config id names no config.
+    expect((await rpc("GetTaskPushNotificationConfig", { taskId, id: "" })).error).toBeDefined();
+  });
+
   it("unknown task → TaskNotFound; a URL that is not absolute → InvalidParams", async () => {
     expect((await rpc("CreateTaskPushNotificationConfig", { taskId: "nope", url: `${hookBase}/x` })).error).toMatchObject({ code: -32001 });
     const taskId = await ask();
