@@ -1,7 +1,8 @@
 // A small `fetch` over node:http(s) with keep-alive agents, for the gateway's calls to its
 // backends. Node 20's built-in fetch (undici behind WHATWG streams) costs about a millisecond of
 // CPU per request, which under load is most of the gateway's own cost; this one hands the reference
-// client a standard `Response` (buffered for ordinary answers, a stream for `text/event-stream`).
+// client a `Response`: a real one with a stream for `text/event-stream`, else a BufferedResponse
+// (the answer read whole, with the Response members the client uses).
 //
 // It covers what the reference client uses: method, headers, a string body, an AbortSignal. Not
 // redirects, not credentials modes, not request streams.
@@ -70,7 +71,7 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch & { c
           });
           res.on("end", () => {
             done();
-            resolve(new Response(Buffer.concat(chunks), { status, headers: responseHeaders }));
+            resolve(new BufferedResponse(Buffer.concat(chunks), status, res.statusMessage ?? "", responseHeaders) as unknown as Response);
           });
         });
         req.end(body ?? undefined);
@@ -83,6 +84,35 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch & { c
       https.destroy();
     },
   });
+}
+
+/**
+ * An answer already read whole: the parts of `Response` the reference client reads (status, ok,
+ * statusText, headers, text, json, arrayBuffer, a null body), without a web stream per answer.
+ */
+class BufferedResponse {
+  readonly body = null;
+  readonly bodyUsed = false;
+  readonly redirected = false;
+  readonly type = "basic";
+  constructor(
+    private readonly buf: Buffer,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+  ) {}
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+  async text(): Promise<string> {
+    return this.buf.toString("utf8");
+  }
+  async json(): Promise<unknown> {
+    return JSON.parse(this.buf.toString("utf8"));
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.buf.buffer.slice(this.buf.byteOffset, this.buf.byteOffset + this.buf.byteLength) as ArrayBuffer;
+  }
 }
 
 function abortError(signal: AbortSignal): unknown {
