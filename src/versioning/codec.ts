@@ -162,8 +162,15 @@ export function decode1_0<D extends DescMessage>(
   const validate = validatorFor(schema);
   const issue = validate && validate !== validated ? check(validate, json) : undefined;
   if (issue) {
-    if (role === "request") throw invalidParams(issue.path, issue.message);
-    throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${formatIssue(issue)}`);
+    // The validators describe what a sender emits; a ProtoJSON reader must also accept enum
+    // numbers, proto field names and null for unset fields (a2a-wire.md §6.1). Such input is
+    // judged in its canonical form; anything else keeps the validator's precise message.
+    const canonical = canonicalForm(schema, json);
+    const canonicalIssue = canonical && validate ? check(validate, encode(schema, canonical)) : undefined;
+    if (canonical && !canonicalIssue) return canonical;
+    const reported = canonicalIssue ?? issue;
+    if (role === "request") throw invalidParams(reported.path, reported.message);
+    throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${formatIssue(reported)}`);
   }
   try {
     return decode(schema, json);
@@ -171,6 +178,14 @@ export function decode1_0<D extends DescMessage>(
     const message = e instanceof ProtoJsonError ? e.message : String(e);
     if (role === "request") throw invalidParams("", message);
     throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${message}`);
+  }
+}
+
+function canonicalForm<D extends DescMessage>(schema: D, json: unknown): MessageShape<D> | undefined {
+  try {
+    return decode(schema, json);
+  } catch {
+    return undefined;
   }
 }
 
