@@ -22,6 +22,9 @@ export interface ServeOptions {
   fault?: string;
 }
 
+/** Tasks survive a restart unless the operator opts out with `--store memory`. */
+export const DEFAULT_STORE = "sqlite:./a2a-data.db";
+
 function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
@@ -60,6 +63,7 @@ export async function loadAgent(spec: string, fixture: { pushNotifications?: boo
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer } = await import("../server/index.js");
+  let storeLine = "tasks are kept in memory only (lost when the server stops)";
   let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
@@ -70,6 +74,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     const recovered = store.recoverInterrupted();
     if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
     stores = { store, pushConfigs: store.pushConfigs };
+    storeLine = `tasks and push configs are kept in ${resolve(file)} (--store memory to keep nothing)`;
   } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
   const app = await buildServer({
     agent,
@@ -90,6 +95,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
   const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+  out(storeLine); // before the "listening" line, which callers wait for
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
   if (opts.fault) out(`deliberate fault injected: ${opts.fault} (this server breaks the protocol on purpose)`);
@@ -103,7 +109,7 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
-    .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
+    .option("--store <store>", "task store: sqlite:<file> (kept across restarts), or memory", DEFAULT_STORE)
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")

@@ -1,9 +1,9 @@
 // `a2a-toolkit serve` as a user runs it: a child process on a free port, stopped with SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const children: ChildProcess[] = [];
@@ -11,13 +11,17 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function serve(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
-  const child = spawn(process.execPath, ["bin/a2a-toolkit.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+const BIN = resolve("bin/a2a-toolkit.js");
+
+/** Without `--store` in `args` the child keeps tasks in memory (the default would write ./a2a-data.db). */
+function serve(args: string[], cwd?: string): { child: ChildProcess; url: Promise<string>; stderr: () => string; stdout: () => string } {
+  const store = args.includes("--store") || cwd ? [] : ["--store", "memory"];
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...store, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd });
   children.push(child);
   let err = "";
+  let out = "";
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
   const url = new Promise<string>((resolve, reject) => {
-    let out = "";
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -25,7 +29,7 @@ function serve(args: string[]): { child: ChildProcess; url: Promise<string>; std
     });
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
   });
-  return { child, url, stderr: () => err };
+  return { child, url, stderr: () => err, stdout: () => out };
 }
 
 const send = (url: string, text: string, headers: Record<string, string> = { "A2A-Version": "1.0" }) =>
@@ -90,6 +94,37 @@ describe("a2a-toolkit serve", () => {
         artifacts: { parts: { text: string }[] }[];
       };
       expect(got.artifacts[0].parts[0].text).toBe("kept");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("by default keeps tasks in ./a2a-data.db (SQLite) and fails the ones a killed process left running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-serve-"));
+    try {
+      const first = serve([], dir);
+      const url1 = await first.url;
+      expect(first.stdout()).toContain(join(dir, "a2a-data.db"));
+      expect(existsSync(join(dir, "a2a-data.db"))).toBe(true);
+      const slow = await fetch(`${url1}/message:send`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({
+          message: { messageId: "cli-slow", role: "ROLE_USER", parts: [{ text: "slow 600000" }] },
+          configuration: { returnImmediately: true },
+        }),
+      }).then((r) => r.json() as Promise<{ task: { id: string } }>);
+      first.child.kill("SIGKILL");
+      await once(first.child, "exit");
+      const second = serve([], dir);
+      const url2 = await second.url;
+      expect(second.stdout()).toMatch(/failed 1 task\(s\) left running/);
+      const got = (await (await fetch(`${url2}/tasks/${slow.task.id}`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+        status: { state: string };
+      };
+      expect(got.status.state).toBe("TASK_STATE_FAILED");
+      second.child.kill("SIGTERM");
+      await once(second.child, "exit");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
