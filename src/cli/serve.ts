@@ -18,12 +18,33 @@ export interface ServeOptions {
   push?: boolean;
   /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
   allowWebhook?: string[];
+  /** `<token>=<principal>` pairs: Authorization: Bearer <token>. */
+  token?: string[];
+  /** `<key>=<principal>` pairs: X-API-Key: <key>. */
+  apiKey?: string[];
   /** A deliberate protocol fault (src/server/faults.ts), to check that a test suite notices. */
   fault?: string;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
 export const DEFAULT_STORE = "sqlite:./a2a-data.db";
+
+/** `<secret>=<principal>` (the last `=` separates them, so a token may contain `=`). */
+function parseCredential(v: string, previous: string[] = []): string[] {
+  const i = v.lastIndexOf("=");
+  if (i <= 0 || i === v.length - 1) throw new InvalidArgumentError("expected <secret>=<principal>");
+  return [...previous, v];
+}
+
+function credentialTable(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs?.length) return undefined;
+  const table: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.lastIndexOf("=");
+    table[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return table;
+}
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -76,8 +97,16 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     stores = { store, pushConfigs: store.pushConfigs };
     storeLine = `tasks and push configs are kept in ${resolve(file)} (--store memory to keep nothing)`;
   } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  const { bearerAuth, apiKeyAuth } = await import("../security/auth.js");
+  const tokens = credentialTable(opts.token);
+  const keys = credentialTable(opts.apiKey);
+  const authenticators = [
+    ...(tokens ? [bearerAuth({ tokens })] : []),
+    ...(keys ? [apiKeyAuth({ location: "header", name: "X-API-Key", keys })] : []),
+  ];
   const app = await buildServer({
     agent,
+    authenticators,
     ...stores,
     versions: opts.versions,
     publicUrl: opts.publicUrl,
@@ -95,6 +124,8 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
   const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+  if (authenticators.length)
+    out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
   out(storeLine); // before the "listening" line, which callers wait for
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
@@ -119,6 +150,8 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
       if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");
       return n;
     })
+    .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
+    .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
     .option("--push", "the fixture agent declares push notifications (webhook delivery)")
     .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
       v

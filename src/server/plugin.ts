@@ -30,6 +30,7 @@ import { TaskRuntime, type CallContext } from "./runtime.js";
 import type { PushConfigStore } from "../push/config-store.js";
 import type { PushDeliveryOptions } from "../push/delivery.js";
 import type { TaskStore } from "./store.js";
+import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
 
 export interface A2APluginOptions {
   agent: Agent;
@@ -44,6 +45,13 @@ export interface A2APluginOptions {
    * every caller is "anonymous" (and shares one task space).
    */
   authenticate?: (request: FastifyRequest) => string | undefined | Promise<string | undefined>;
+  /**
+   * Authenticators (src/security: bearerAuth, apiKeyAuth …), tried in order on every request except
+   * the public agent card; the first principal wins. Without a principal the request is refused in
+   * its binding's shape (unauthenticatedReply: HTTP 401 with `WWW-Authenticate`). The public and the
+   * extended card declare their schemes (withCardSecurity). Replaces `authenticate` when both are given.
+   */
+  authenticators?: readonly Authenticator[];
   /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
   bodyLimit?: number;
   /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
@@ -94,6 +102,13 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   // Raw bodies for every content type: the seam decides (-32700 for bad JSON, 415 for wrong types).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit }, (_req, body, done) => done(null, body));
+
+  const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
+  /** The 1.0 card as served: the agent's declaration, its interfaces and the schemes we check. */
+  const publishedCard = (init: Agent["card"], url: string, extended: boolean): v1_0.AgentCard => {
+    const card = buildCard(init, url, versions, extended);
+    return authenticators ? withCardSecurity(card, authenticators) : card;
+  };
 
   const baseUrl = (request: FastifyRequest) => (opts.publicUrl ?? `${request.protocol}://${request.host}${prefix}`).replace(/\/+$/, "");
 
@@ -149,7 +164,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     const key = `${asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
     let cached = cardCache.get(key);
     if (!cached) {
-      const card = buildCard(agent.card, url, versions, agent.extendedCard !== undefined);
+      const card = publishedCard(agent.card, url, agent.extendedCard !== undefined);
       const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
       cached = { reply: r, etag: `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"` };
       if (cardCache.size > 64) cardCache.clear();
@@ -165,7 +180,12 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
   const handle = async (binding: Binding, request: FastifyRequest, reply: FastifyReply) => {
     let principal = "anonymous";
-    if (opts.authenticate) {
+    if (authenticators) {
+      const who = await authenticate(authenticators, request);
+      if (!who.ok)
+        return send(reply, unauthenticatedReply({ ...errorContext(request), rpcId: rpcIdOf(binding, request.body) }, who, authenticators));
+      principal = who.principal;
+    } else if (opts.authenticate) {
       const who = await opts.authenticate(request);
       if (who === undefined) {
         const r = encodeError({ ...errorContext(request), rpcId: null }, new A2AError("InvalidRequestError", "Authentication required"));
@@ -225,7 +245,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       case "DeleteTaskPushNotificationConfig":
         return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
-        return buildCard(runtime.extendedCardInit()!, url, versions, true);
+        return publishedCard(runtime.extendedCardInit()!, url, true);
       default:
         throw new A2AError("UnsupportedOperationError", `${call.operation} is not a unary operation`);
     }
@@ -293,6 +313,17 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     config: { a2aBinding: "HTTP+JSON" } satisfies RouteBinding,
     handler: (q, r) => handle("HTTP+JSON", q, r),
   });
+}
+
+/** The JSON-RPC id of a raw request body, when it can be read (for the 401 envelope). */
+function rpcIdOf(binding: Binding, body: unknown): string | number | null {
+  if (binding !== "JSONRPC" || typeof body !== "string") return null;
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === "string" || typeof id === "number" ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Client-supplied text echoed in an error message, cut to a sane length. */

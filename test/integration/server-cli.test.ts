@@ -130,6 +130,24 @@ describe("a2a-toolkit serve", () => {
     }
   });
 
+  it("--token and --api-key require a credential on every call and give each principal its own tasks", async () => {
+    const s = serve(["--token", "t=0k=alice", "--api-key", "k1=bob"]);
+    const url = await s.url;
+    expect((await fetch(`${url}/tasks/x`, { headers: { "A2A-Version": "1.0" } })).status).toBe(401);
+    const sent = (await send(url, "echo mine", { "A2A-Version": "1.0", authorization: "Bearer t=0k" })) as {
+      result?: { task?: { id?: string } };
+    };
+    const id = sent.result!.task!.id!;
+    const get = (who: Record<string, string>) => fetch(`${url}/tasks/${id}`, { headers: { "A2A-Version": "1.0", ...who } });
+    expect((await get({ authorization: "Bearer t=0k" })).status).toBe(200);
+    expect((await get({ "x-api-key": "k1" })).status).toBe(404);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(card.securitySchemes as object)).toEqual(["bearer", "apiKey"]);
+  });
+
   it("refuses an unknown store with a clear message and exit code 2", async () => {
     const s = serve(["--store", "postgres://x"]);
     const [code] = await once(s.child, "exit");
