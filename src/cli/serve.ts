@@ -22,6 +22,11 @@ export interface ServeOptions {
   token?: string[];
   /** `<key>=<principal>` pairs: X-API-Key: <key>. */
   apiKey?: string[];
+  /** Private JWK (JSON file) the 1.0 agent card is signed with. */
+  signCardKey?: string;
+  signCardKid?: string;
+  /** JWS algorithm (default: the JWK's `alg`, else from its key type). */
+  signCardAlg?: string;
   /** A deliberate protocol fault (src/server/faults.ts), to check that a test suite notices. */
   fault?: string;
 }
@@ -44,6 +49,36 @@ function credentialTable(pairs: string[] | undefined): Record<string, string> | 
     table[p.slice(0, i)] = p.slice(i + 1);
   }
   return table;
+}
+
+/** The JWS algorithm a JWK is meant for: its `alg`, else the usual one for its key type and curve. */
+export function jwkAlgorithm(jwk: { kty?: string; crv?: string; alg?: string }): string {
+  if (jwk.alg) return jwk.alg;
+  if (jwk.kty === "EC") {
+    const alg = { "P-256": "ES256", "P-384": "ES384", "P-521": "ES512" }[jwk.crv ?? ""];
+    if (alg) return alg;
+  }
+  if (jwk.kty === "OKP" && jwk.crv === "Ed25519") return "EdDSA";
+  if (jwk.kty === "RSA") return "RS256";
+  throw new Error(`cannot tell the signing algorithm of a ${jwk.kty ?? "?"} key${jwk.crv ? ` on ${jwk.crv}` : ""}: pass --sign-card-alg`);
+}
+
+async function cardSigning(opts: ServeOptions): Promise<import("../server/plugin.js").A2APluginOptions["cardSigning"]> {
+  if (!opts.signCardKey && !opts.signCardKid) return undefined;
+  if (!opts.signCardKey || !opts.signCardKid) throw new Error("--sign-card-key and --sign-card-kid go together");
+  const { readFile } = await import("node:fs/promises");
+  let jwk: { kty?: string; crv?: string; alg?: string; d?: string };
+  try {
+    jwk = JSON.parse(await readFile(opts.signCardKey, "utf8")) as typeof jwk;
+  } catch (e) {
+    throw new Error(`--sign-card-key ${opts.signCardKey}: not a readable JSON Web Key (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (typeof jwk !== "object" || jwk === null || !jwk.kty) throw new Error(`--sign-card-key ${opts.signCardKey}: not a JSON Web Key`);
+  if (!jwk.d) throw new Error(`--sign-card-key ${opts.signCardKey}: a public key cannot sign; give the private JWK`);
+  const alg = opts.signCardAlg ?? jwkAlgorithm(jwk);
+  const { importJWK } = await import("jose");
+  const key = await importJWK(jwk, alg); // fails here, at start, rather than on the first card request
+  return { key: key as import("../security/card-signing.js").SigningKey, kid: opts.signCardKid, alg };
 }
 
 function parsePort(v: string): number {
@@ -104,9 +139,11 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     ...(tokens ? [bearerAuth({ tokens })] : []),
     ...(keys ? [apiKeyAuth({ location: "header", name: "X-API-Key", keys })] : []),
   ];
+  const signing = await cardSigning(opts);
   const app = await buildServer({
     agent,
     authenticators,
+    cardSigning: signing,
     ...stores,
     versions: opts.versions,
     publicUrl: opts.publicUrl,
@@ -126,6 +163,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
   if (authenticators.length)
     out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
+  if (signing) out(`the 1.0 agent card is signed (${signing.alg}, kid ${signing.kid})`);
   out(storeLine); // before the "listening" line, which callers wait for
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
@@ -152,6 +190,9 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     })
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
+    .option("--sign-card-key <jwk file>", "sign the 1.0 agent card with this private JWK (JSON file)")
+    .option("--sign-card-kid <kid>", "key id put in the card signature's protected header")
+    .option("--sign-card-alg <alg>", "JWS algorithm (default: the JWK's alg, else ES256/ES384/ES512/EdDSA/RS256 by key type)")
     .option("--push", "the fixture agent declares push notifications (webhook delivery)")
     .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
       v

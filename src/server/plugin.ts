@@ -31,6 +31,7 @@ import type { PushConfigStore } from "../push/config-store.js";
 import type { PushDeliveryOptions } from "../push/delivery.js";
 import type { TaskStore } from "./store.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
+import { signAgentCard, type SigningKey } from "../security/card-signing.js";
 
 export interface A2APluginOptions {
   agent: Agent;
@@ -52,6 +53,12 @@ export interface A2APluginOptions {
    * extended card declare their schemes (withCardSecurity). Replaces `authenticate` when both are given.
    */
   authenticators?: readonly Authenticator[];
+  /**
+   * Sign the 1.0 card (public and extended) with this private key (JWS, A2A 1.0 §8.4; src/security/
+   * card-signing.ts): `signatures` lists the signature, verifiable with verifyAgentCard and the public
+   * key. The 0.3 view of the card carries no signatures (loss L9).
+   */
+  cardSigning?: { key: SigningKey; kid: string; alg: string; jku?: string };
   /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
   bodyLimit?: number;
   /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
@@ -105,9 +112,25 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
   const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
   /** The 1.0 card as served: the agent's declaration, its interfaces and the schemes we check. */
-  const publishedCard = (init: Agent["card"], url: string, extended: boolean): v1_0.AgentCard => {
-    const card = buildCard(init, url, versions, extended);
-    return authenticators ? withCardSecurity(card, authenticators) : card;
+  const signing = opts.cardSigning;
+  const publishedCard = async (init: Agent["card"], url: string, extended: boolean): Promise<v1_0.AgentCard> => {
+    let card = buildCard(init, url, versions, extended);
+    if (authenticators) card = withCardSecurity(card, authenticators);
+    // Signed last: the signature covers everything a client sees in the 1.0 card.
+    if (signing) card = await signAgentCard(card, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
+    return card;
+  };
+  // Signing costs a few ms: the extended card is built once per base URL.
+  const extendedCards = new Map<string, Promise<v1_0.AgentCard>>();
+  const extendedCard = (url: string): Promise<v1_0.AgentCard> => {
+    let card = extendedCards.get(url);
+    if (!card) {
+      card = publishedCard(runtime.extendedCardInit()!, url, true);
+      if (extendedCards.size > 64) extendedCards.clear();
+      extendedCards.set(url, card);
+      card.catch(() => extendedCards.delete(url));
+    }
+    return card;
   };
 
   const baseUrl = (request: FastifyRequest) => (opts.publicUrl ?? `${request.protocol}://${request.host}${prefix}`).replace(/\/+$/, "");
@@ -164,7 +187,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     const key = `${asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
     let cached = cardCache.get(key);
     if (!cached) {
-      const card = publishedCard(agent.card, url, agent.extendedCard !== undefined);
+      const card = await publishedCard(agent.card, url, agent.extendedCard !== undefined);
       const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
       cached = { reply: r, etag: `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"` };
       if (cardCache.size > 64) cardCache.clear();
@@ -245,7 +268,8 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       case "DeleteTaskPushNotificationConfig":
         return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
-        return publishedCard(runtime.extendedCardInit()!, url, true);
+        runtime.extendedCardInit(); // UnsupportedOperation when the agent has none
+        return extendedCard(url);
       default:
         throw new A2AError("UnsupportedOperationError", `${call.operation} is not a unary operation`);
     }
