@@ -28,6 +28,8 @@
 //   not A2A, fails mid-stream or misses the deadline ends the local task FAILED with a generic
 //   status message; the details go to the log only. An A2A error with which the backend refuses the
 //   message itself (InvalidParams …) is passed to the caller, and the local task is unchanged.
+//   A turn that misses its deadline while the remote task is being followed is also canceled on the
+//   backend, best effort (a blocking call that never answered leaves no remote id to cancel).
 // - CancelTask cancels the local task at once and then forwards CancelTask to the backend, best
 //   effort: a backend that cannot be reached or refuses is logged, the local task stays CANCELED.
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
@@ -219,6 +221,8 @@ export class GatewayRuntime extends TaskRuntime {
       Math.min(deadlineMs, 2 ** 31 - 1),
     );
     const signal = follower.signal;
+    // A cancel of a continued task while the backend is being asked aborts the call.
+    if (g) g.follower = follower;
     const blocking = !streaming && req.configuration?.returnImmediately !== true;
 
     let start: RemoteStart | undefined;
@@ -378,6 +382,18 @@ export class GatewayRuntime extends TaskRuntime {
       await this.fail(g, deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE).catch((err: unknown) =>
         this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
       );
+      // The backend may still be working on a turn the gateway gave up on: ask it to stop.
+      if (deadline.aborted && start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
+    }
+  }
+
+  /** Best-effort CancelTask on the backend; failures are logged only. */
+  private async cancelRemote(backend: Backend, localId: string, remoteId: string): Promise<void> {
+    try {
+      const client = await backend.client();
+      await client.cancelTask({ id: remoteId });
+    } catch (err) {
+      this.logger.warn({ err, backend: backend.name, taskId: localId, remoteTaskId: remoteId }, "backend did not cancel its task");
     }
   }
 
@@ -603,14 +619,7 @@ export class GatewayRuntime extends TaskRuntime {
     // Best effort: the local task is CANCELED whatever the backend says.
     const remoteId = stringAt(g.task.metadata, META_REMOTE_TASK);
     const backend = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
-    if (remoteId && backend) {
-      try {
-        const client = await backend.client();
-        await client.cancelTask({ id: remoteId });
-      } catch (err) {
-        this.logger.warn({ err, backend: backend.name, taskId: g.task.id, remoteTaskId: remoteId }, "backend did not cancel its task");
-      }
-    }
+    if (remoteId && backend) await this.cancelRemote(backend, g.task.id, remoteId);
     return view(g.task, undefined);
   }
 

@@ -271,6 +271,28 @@ describe("backend failures", () => {
     expect((r.payload.value as v1_0.Task).status?.state).toBe(S.FAILED);
   });
 
+  it("the caller's deadline (metadata.a2a_timeout_ms) shortens the backend's", async () => {
+    const client = await createA2AClient(gateway, { version: "1.0" });
+    const r = await client.sendMessage({ message: textMessage("slow 60000"), metadata: { a2a_timeout_ms: 300 } });
+    const t = r.payload.value as v1_0.Task;
+    expect(t.status?.state).toBe(S.FAILED);
+    expect(t.status?.message?.parts[0]?.content.value).toBe("The task did not finish in time.");
+  });
+
+  it("a followed turn that misses the deadline is canceled on the backend", async () => {
+    const client = await createA2AClient(gateway, { version: "1.0" });
+    const direct = await createA2AClient(backend1_0, { version: "1.0" });
+    const r = await client.sendMessage({
+      message: textMessage("slow 60000"),
+      metadata: { a2a_timeout_ms: 300 },
+      configuration: { returnImmediately: true },
+    });
+    const t = await client.waitForTask((r.payload.value as v1_0.Task).id, { signal: AbortSignal.timeout(15_000) });
+    expect(t.status?.state).toBe(S.FAILED);
+    const remote = await direct.waitForTask(t.metadata?.[META_REMOTE_TASK] as string, { signal: AbortSignal.timeout(15_000) });
+    expect(remote.status?.state).toBe(S.CANCELED);
+  });
+
   it("the per-backend deadline fails the task with the timeout message", async () => {
     const gw = await listen(await buildGateway({ gateway: { backends: [{ name: "slowpoke", url: backend1_0, timeoutMs: 300 }] } }));
     const client = await createA2AClient(gw, { version: "1.0" });
