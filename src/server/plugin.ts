@@ -11,6 +11,8 @@
 //
 // Every reply is JSON in the binding's error shape, including malformed JSON, unknown routes,
 // wrong content types, oversized bodies and internal failures: no HTML page, no hang, no crash.
+// Authentication (`authenticators`) covers every route but the public card; each principal may hold
+// `maxStreamsPerPrincipal` SSE streams at once (then HTTP 429 in the binding's shape).
 // The plugin is encapsulated: its content-type parser, error and not-found handlers do not leak
 // into the application it is mounted in.
 import { createHash } from "node:crypto";
@@ -71,6 +73,17 @@ export interface A2APluginOptions {
   taskTimeoutMs?: number;
   /** Push-notification config storage (default in memory). */
   pushConfigs?: PushConfigStore;
+  /** Messages kept in a task's history (default 1,000; the oldest are dropped). */
+  maxHistory?: number;
+  /** Parts one incoming message may have (default 1,000; more: InvalidParams). */
+  maxPartsPerMessage?: number;
+  /** Push-notification configs per task (default 10; another: InvalidParams). */
+  maxPushConfigsPerTask?: number;
+  /**
+   * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once
+   * (default 100); beyond it a new one is refused with HTTP 429 in the binding's error shape.
+   */
+  maxStreamsPerPrincipal?: number;
   /** Use this runtime instead of building one from `agent` and `store`. */
   runtime?: TaskRuntime;
 }
@@ -91,12 +104,18 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       push: opts.push,
       pushConfigs: opts.pushConfigs,
       taskTimeoutMs: opts.taskTimeoutMs,
+      maxHistory: opts.maxHistory,
+      maxPartsPerMessage: opts.maxPartsPerMessage,
+      maxPushConfigsPerTask: opts.maxPushConfigsPerTask,
     });
   const agent = runtime.agent;
   const prefix = app.prefix.replace(/\/+$/, "");
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
   const cardMaxAge = opts.cardMaxAge ?? 300;
   const keepAliveMs = opts.sseKeepAliveMs ?? 15_000;
+  const maxStreams =
+    opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
+  const openStreams = new Map<string, number>();
   const declared = agent.card.capabilities?.extensions ?? [];
   const declaredUris = new Set(declared.map((e) => e.uri ?? ""));
   const requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
@@ -276,6 +295,19 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   };
 
   const stream = async (call: DecodedCall, ctx: CallContext, request: FastifyRequest, reply: FastifyReply) => {
+    const open = openStreams.get(ctx.principal) ?? 0;
+    if (open >= maxStreams) return send(reply, tooManyStreams(call, maxStreams));
+    openStreams.set(ctx.principal, open + 1);
+    try {
+      return await streamCounted(call, ctx, request, reply);
+    } finally {
+      const n = (openStreams.get(ctx.principal) ?? 1) - 1;
+      if (n > 0) openStreams.set(ctx.principal, n);
+      else openStreams.delete(ctx.principal);
+    }
+  };
+
+  const streamCounted = async (call: DecodedCall, ctx: CallContext, request: FastifyRequest, reply: FastifyReply) => {
     let events: AsyncIterableIterator<v1_0.StreamResponse>;
     try {
       events =
@@ -337,6 +369,16 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     config: { a2aBinding: "HTTP+JSON" } satisfies RouteBinding,
     handler: (q, r) => handle("HTTP+JSON", q, r),
   });
+}
+
+/** HTTP 429 for a principal over its open-stream limit: the binding's error shape, RESOURCE_EXHAUSTED on HTTP+JSON. */
+function tooManyStreams(call: DecodedCall, max: number): HttpReply {
+  const r = encodeError(call, new A2AError("InvalidRequestError", `Too many open streams: at most ${max} per caller; close one and retry`));
+  if (call.binding === "JSONRPC") return { ...r, status: 429 };
+  const body = JSON.parse(r.body) as { error: { code: number; status: string } };
+  body.error.code = 429;
+  body.error.status = "RESOURCE_EXHAUSTED";
+  return { ...r, status: 429, body: JSON.stringify(body) };
 }
 
 /** The JSON-RPC id of a raw request body, when it can be read (for the 401 envelope). */

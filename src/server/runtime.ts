@@ -25,6 +25,8 @@
 //   same principal under another tenant, gets TaskNotFound.
 // - Only status changes are written to the store; artifact chunks live in the runtime's copy of a
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
+// - Limits (DEFAULT_LIMITS): parts per incoming message (InvalidParams), messages kept per task's
+//   history (the oldest dropped), push configs per task (InvalidParams; replacing one is allowed).
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, timestampMs, timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
@@ -97,7 +99,16 @@ export interface RuntimeOptions {
   taskTimeoutMs?: number;
   /** Webhook delivery settings, including the SSRF allow-list (src/push/delivery.ts). */
   push?: PushDeliveryOptions;
+  /** Messages kept in a task's history (default 1,000): beyond it the oldest are dropped. */
+  maxHistory?: number;
+  /** Parts one incoming message may have (default 1,000): more is InvalidParams. */
+  maxPartsPerMessage?: number;
+  /** Push-notification configs one task may have (default 10): another is InvalidParams. */
+  maxPushConfigsPerTask?: number;
 }
+
+/** Defaults of the runtime's limits (README "Limits"). */
+export const DEFAULT_LIMITS = { maxHistory: 1_000, maxPartsPerMessage: 1_000, maxPushConfigsPerTask: 10 } as const;
 
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
 interface LiveTask {
@@ -130,8 +141,15 @@ export class TaskRuntime {
   /** Tasks that may have webhooks: only their events are handed to PushDelivery (bounded, oldest dropped). */
   private readonly pushTasks = new Set<string>();
   private closed = false;
+  private readonly maxHistory: number;
+  private readonly maxParts: number;
+  private readonly maxPushConfigs: number;
 
   constructor(opts: RuntimeOptions) {
+    const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
+    this.maxHistory = limit(opts.maxHistory, DEFAULT_LIMITS.maxHistory);
+    this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
+    this.maxPushConfigs = limit(opts.maxPushConfigsPerTask, DEFAULT_LIMITS.maxPushConfigsPerTask);
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
@@ -205,6 +223,7 @@ export class TaskRuntime {
     if (this.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
+    if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
     const pushConfig = req.configuration?.taskPushNotificationConfig;
     if (pushConfig && !this.pushNotifications)
       throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
@@ -280,6 +299,7 @@ export class TaskRuntime {
 
     if (pushConfig) {
       try {
+        await this.checkPushConfigRoom(ownerOf(call), taskId, pushConfig.id);
         await this.pushConfigs.create(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
         this.watchPush(taskId);
       } catch (e) {
@@ -296,7 +316,7 @@ export class TaskRuntime {
     }
     if (existing) {
       live = existing;
-      live.task.history.push(userMessage);
+      this.addHistory(live.task, userMessage);
     } else {
       const task = create(v1_0.TaskSchema, {
         id: taskId,
@@ -449,7 +469,7 @@ export class TaskRuntime {
   private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): void {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
-    if (message) live.task.history.push(message);
+    if (message) this.addHistory(live.task, message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), ...(message ? { message } : {}) });
     live.task.status = status;
     this.emit(
@@ -457,6 +477,22 @@ export class TaskRuntime {
       create(v1_0.StreamResponseSchema, {
         payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
       }),
+    );
+  }
+
+  /** Appends to the history, dropping the oldest messages beyond maxHistory. */
+  private addHistory(task: v1_0.Task, message: v1_0.Message): void {
+    task.history.push(message);
+    if (task.history.length > this.maxHistory) task.history.splice(0, task.history.length - this.maxHistory);
+  }
+
+  /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
+  private async checkPushConfigRoom(owner: string, taskId: string, id: string): Promise<void> {
+    const existing = await this.pushConfigs.list(owner, taskId);
+    if (existing.length < this.maxPushConfigs || (id && existing.some((c) => c.config.id === id))) return;
+    throw invalidParams(
+      "/id",
+      `task ${taskId} already has ${existing.length} push notification configs, the most this server keeps per task; delete one first`,
     );
   }
 
@@ -626,6 +662,7 @@ export class TaskRuntime {
   async createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
     await this.checkWebhook(req.url);
+    await this.checkPushConfigRoom(ownerOf(call), req.taskId, req.id);
     const stored = await this.pushConfigs.create(ownerOf(call), { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
     this.watchPush(req.taskId);
     return stored.config;
