@@ -21,6 +21,8 @@
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
 //   {"$sorted": {"by": "/status/timestamp", "order": "desc"}}
 //                           an array ordered by the value at that pointer in each item (timestamps as instants)
+//   {"$base64urlJson": M}   a base64url string (no padding, RFC 7515 §2) whose decoded UTF-8 text is JSON matching M
+//                           (a JWS protected header: {"$base64urlJson": {"alg": …, "kid": …}})
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
 // keys beside operators are matched as a partial object after the operators.
 import { check, type ValidationIssue } from "../runtime/validation.js";
@@ -70,6 +72,7 @@ export const OPERATORS = [
   "$optional",
   "$not",
   "$sorted",
+  "$base64urlJson",
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -294,6 +297,7 @@ export function describe(expected: unknown): unknown {
   if ("$optional" in expected) parts.push(`optional ${show(expected.$optional)}`);
   if ("$not" in expected) parts.push(`not ${show(expected.$not)}`);
   if ("$sorted" in expected) parts.push(`sorted ${show(expected.$sorted)}`);
+  if ("$base64urlJson" in expected) parts.push(`base64url JSON ${show(expected.$base64urlJson)}`);
   const rest = Object.keys(expected).filter((k) => !k.startsWith("$"));
   if (rest.length) parts.push(`object with ${rest.join(", ")}`);
   return parts.join("; ");
@@ -330,6 +334,11 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
       if (typeof actual !== "string" || !actual.includes(text))
         fail(`containing ${JSON.stringify(text)}`, `expected a string containing ${JSON.stringify(text)}, got ${show(actual)}`);
     }
+  }
+  if ("$base64urlJson" in exp) {
+    const decoded = decodeBase64urlJson(actual);
+    if (!decoded.ok) fail(`base64url JSON ${show(exp.$base64urlJson)}`, decoded.message);
+    else diffs.push(...match(exp.$base64urlJson, decoded.value, path, scope));
   }
   if (Array.isArray(exp.$range)) {
     const [lo, hi] = exp.$range as [number, number];
@@ -468,4 +477,15 @@ function lookupOrThrow(name: string, vars: Map<string, unknown>): unknown {
   }
   if (!vars.has(name)) throw new Error(`variable "${name}" was not captured by an earlier step`);
   return vars.get(name);
+}
+
+/** base64url without padding (RFC 7515 §2), decoded as UTF-8 JSON. */
+function decodeBase64urlJson(actual: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (typeof actual !== "string" || !/^[A-Za-z0-9_-]*$/.test(actual) || actual.length % 4 === 1)
+    return { ok: false, message: `expected a base64url string without padding, got ${show(actual)}` };
+  try {
+    return { ok: true, value: JSON.parse(Buffer.from(actual, "base64url").toString("utf8")) };
+  } catch (e) {
+    return { ok: false, message: `base64url text is not JSON: ${(e as Error).message}` };
+  }
 }

@@ -95,7 +95,10 @@ describe("compliance suite against the reference server", () => {
       });
       const text = consoleReport(report);
       expect(
-        report.results.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.reason}`),
+        // The card-signature case needs a signed card (cardSigning); this agent's card is unsigned.
+        report.results
+          .filter((r) => r.status !== "pass" && !(r.status === "skip" && r.id.endsWith("/card-signatures-are-well-formed-jws")))
+          .map((r) => `${r.id}: ${r.reason}`),
         text,
       ).toEqual([]);
       expect(report.results.filter((r) => r.id.includes("/security/")).length).toBe(10);

@@ -78,6 +78,14 @@ describe("match: operators", () => {
     expect(match({ $not: "a" }, undefined)).toHaveLength(1);
   });
 
+  it("$base64urlJson decodes a base64url string and matches the JSON inside", () => {
+    const header = Buffer.from(JSON.stringify({ alg: "ES256", kid: "k1" })).toString("base64url");
+    expect(match({ $base64urlJson: { alg: { $match: "nonEmptyString" }, kid: "k1" } }, header)).toEqual([]);
+    expect(match({ $base64urlJson: { kid: "k2" } }, header)).toHaveLength(1);
+    expect(match({ $base64urlJson: {} }, header + "=")[0].message).toMatch(/base64url/);
+    expect(match({ $base64urlJson: {} }, Buffer.from("not json").toString("base64url"))[0].message).toMatch(/not JSON/);
+  });
+
   it("$sorted checks the order of an array by a member, timestamps as instants", () => {
     const desc = { $sorted: { by: "/status/timestamp", order: "desc" } };
     const items = (...ts: string[]) => ts.map((t) => ({ status: { timestamp: t } }));
