@@ -136,6 +136,7 @@ describe("the committed suite", () => {
       /webhook-(receives-stream-responses|calls-use-a2a-json)/, // 1.0 bodies; the 0.3 twin is webhook-receives-0.3-tasks
       /history-length-zero-omits-history$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
       /^card\//,
+      /^(json-rpc|rest)\/tenant\//, // AgentInterface.tenant is 1.0 only
     ];
     // 0.3 JSON-RPC only: the deprecated get-by-task-id form (a2a-wire.md §8.3 V-06).
     const onlyIn0_3Rpc = /get-without-config-id$/;
@@ -168,6 +169,10 @@ describe("the committed suite", () => {
     const rows = coverage(catalogue, cases);
     expect(rows.find((r) => r.id === "S-23")?.cases).toContain("v1_0/json-rpc/get-task/unknown-id-returns-task-not-found");
     expect(rows.find((r) => r.id === "V-09")?.status).toBe("not applicable");
-    expect(rows.find((r) => r.id === "S-61")?.status).toBe("not covered");
+    expect(rows.find((r) => r.id === "S-61")?.cases).toEqual(["v1_0/card/card-signatures-are-well-formed-jws"]);
+    expect(rows.find((r) => r.id === "C-22")?.status).toBe("not applicable");
+    expect(coverage({ ...catalogue, rules: [{ ...catalogue.rules[0], id: "X-01", notApplicable: undefined }] }, cases)[0].status).toBe(
+      "not covered",
+    );
   });
 });
