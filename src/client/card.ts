@@ -83,6 +83,57 @@ export interface FetchCardOptions {
   timeoutMs?: number;
   /** Send `A2A-Version: 1.0` with the card request (a dual-version server then answers with its 1.0 card). */
   askFor1_0?: boolean;
+  /**
+   * Keeps fetched cards by URL and honours the card's caching headers (1.0 §8.6.2): a card within its
+   * `Cache-Control: max-age` is reused without a request; a stale one is revalidated with
+   * `If-None-Match` / `If-Modified-Since`, and a 304 reuses it. `no-store` is never kept.
+   */
+  cache?: CardCache;
+}
+
+interface CachedCard {
+  text: string;
+  etag?: string;
+  lastModified?: string;
+  /** Epoch ms until which the card is fresh (0: revalidate every time). */
+  freshUntil: number;
+  /** The request headers the card was fetched with (a cached card answers only the same request). */
+  key: string;
+}
+
+/** A per-client cache of agent cards, keyed by card URL (see `FetchCardOptions.cache`). */
+export class CardCache {
+  private readonly entries = new Map<string, CachedCard>();
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** @internal */
+  lookup(url: string, key: string): { fresh: boolean; entry: CachedCard } | undefined {
+    const entry = this.entries.get(url);
+    if (!entry || entry.key !== key) return undefined;
+    return { fresh: this.now() < entry.freshUntil, entry };
+  }
+
+  /** @internal Stores (or, for `no-store` or a card without validators or lifetime, drops) a fetched card. */
+  store(url: string, key: string, res: Response, text: string): void {
+    const cc = (res.headers.get("cache-control") ?? "").toLowerCase();
+    const etag = res.headers.get("etag") ?? undefined;
+    const lastModified = res.headers.get("last-modified") ?? undefined;
+    const maxAge = /(?:^|,)\s*max-age\s*=\s*(\d+)/.exec(cc);
+    const freshUntil = /no-cache/.test(cc) || !maxAge ? 0 : this.now() + Number(maxAge[1]) * 1000;
+    if (/no-store/.test(cc) || (!etag && !lastModified && freshUntil === 0)) this.entries.delete(url);
+    else this.entries.set(url, { text, key, freshUntil, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) });
+  }
+
+  /** @internal A 304: the cached card stays, with the lifetime (and validators) of the new response. */
+  revalidated(url: string, res: Response): string | undefined {
+    const entry = this.entries.get(url);
+    if (!entry) return undefined;
+    const merged = new Headers(res.headers);
+    if (!merged.has("etag") && entry.etag) merged.set("etag", entry.etag);
+    if (!merged.has("last-modified") && entry.lastModified) merged.set("last-modified", entry.lastModified);
+    this.store(url, entry.key, new Response(null, { status: 200, headers: merged }), entry.text);
+    return entry.text;
+  }
 }
 
 export interface FetchedCard {
@@ -101,17 +152,32 @@ export async function fetchAgentCard(input: string, opts: FetchCardOptions = {})
   for (const url of urls) {
     const timeout = opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined;
     const signal = timeout && opts.signal ? AbortSignal.any([timeout, opts.signal]) : (timeout ?? opts.signal);
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...(opts.askFor1_0 !== false ? { "A2A-Version": "1.0" } : {}),
+      ...opts.headers,
+    };
+    const key = JSON.stringify(headers);
+    const cached = opts.cache?.lookup(url, key);
     let res: Response;
     let text: string;
-    try {
-      res = await doFetch(url, {
-        method: "GET",
-        headers: { accept: "application/json", ...(opts.askFor1_0 !== false ? { "A2A-Version": "1.0" } : {}), ...opts.headers },
-        signal,
-      });
-      text = await res.text();
-    } catch (e) {
-      throw transportFailure(e, url, { timeout, caller: opts.signal });
+    if (cached?.fresh) {
+      res = new Response(null, { status: 200 });
+      text = cached.entry.text;
+    } else {
+      const conditional: Record<string, string> = {};
+      if (cached?.entry.etag) conditional["If-None-Match"] = cached.entry.etag;
+      if (cached?.entry.lastModified) conditional["If-Modified-Since"] = cached.entry.lastModified;
+      try {
+        res = await doFetch(url, { method: "GET", headers: { ...headers, ...conditional }, signal });
+        text = await res.text();
+      } catch (e) {
+        throw transportFailure(e, url, { timeout, caller: opts.signal });
+      }
+      if (res.status === 304 && cached) {
+        text = opts.cache!.revalidated(url, res) ?? cached.entry.text;
+        res = new Response(null, { status: 200 });
+      } else if (res.ok) opts.cache?.store(url, key, res, text);
     }
     if (!res.ok) {
       last = new A2ATransportError("http", `agent card request ${url} answered HTTP ${res.status} ${res.statusText}`.trim(), {

@@ -3,7 +3,7 @@ import { create, type DescMessage, type MessageInitShape } from "@bufbuild/proto
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
 import { collectAuth, fromCredentials, type AuthProvider, type Credentials } from "./auth.js";
-import { fetchAgentCard, selectInterface, type InterfacePolicy } from "./card.js";
+import { fetchAgentCard, selectInterface, type CardCache, type InterfacePolicy } from "./card.js";
 import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import { sseEvents } from "./sse.js";
 import { resilientStream, type ResubscribePolicy } from "./stream.js";
@@ -42,6 +42,8 @@ export interface ClientOptions extends InterfacePolicy {
   timeoutMs?: number;
   /** Headers sent with every request (and the card request). */
   headers?: Record<string, string>;
+  /** Reuse and revalidate fetched cards per their caching headers (`new CardCache()`, shared between clients). */
+  cardCache?: CardCache;
   /** Extension URIs the caller activates (sent as `A2A-Extensions`, or `X-A2A-Extensions` to a 0.3 agent). */
   extensions?: readonly string[];
   /** Credentials placed as the card's security schemes say. */
@@ -107,6 +109,7 @@ export async function createA2AClient(
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? 30_000,
       askFor1_0: versions.includes("1.0"),
+      cache: options.cardCache,
     });
     ({ card, raw, url: cardUrl } = fetched);
   } else if ((urlOrCard as { $typeName?: string }).$typeName === "lf.a2a.v1.AgentCard") {

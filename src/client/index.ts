@@ -12,7 +12,7 @@ export { A2AError, A2ACardError, A2ATransportError } from "./errors.js";
 export type { A2AErrorName, CardErrorKind, TransportErrorKind } from "./errors.js";
 export { apiKey, bearer, fromCredentials, describeSecurity } from "./auth.js";
 export type { AuthMaterial, AuthProvider, Credentials } from "./auth.js";
-export { cardUrls, fetchAgentCard, selectInterface, WELL_KNOWN_CARD_PATH } from "./card.js";
+export { CardCache, cardUrls, fetchAgentCard, selectInterface, WELL_KNOWN_CARD_PATH } from "./card.js";
 export type { InterfacePolicy } from "./card.js";
 export type { ResubscribePolicy } from "./stream.js";
 export { applyStreamEvent, artifactText } from "./accumulate.js";
