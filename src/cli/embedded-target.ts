@@ -1,5 +1,5 @@
 // The embedded default target of `a2a-toolkit test` (and of `make run`): this project's reference
-// server with its fixture agent, a SQLite store in a temporary directory, push notifications on,
+// server with its fixture agent, a SQLite store in a temporary directory, a signed card, push on,
 // started on a free loopback port for the run and stopped after it. The CLI is the only place that
 // brings the suite and the server together; src/compliance never imports src/server.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,12 +19,16 @@ export const REFERENCE_KNOWN_FAILING = fileURLToPath(new URL("../../compliance/k
 export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
   const { buildServer, createFixtureAgent } = await import("../server/index.js");
   const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+  const { generateKeyPair } = await import("jose");
   const dir = mkdtempSync(join(tmpdir(), "a2a-toolkit-run-"));
+  // A key made for this run signs the 1.0 card, so the signature cases (S-61) run too.
+  const { privateKey } = await generateKeyPair("ES256");
   const store = new SqliteTaskStore(join(dir, "a2a-data.db"));
   const app = await buildServer({
     agent: createFixtureAgent({ pushNotifications: true }),
     store,
     pushConfigs: store.pushConfigs,
+    cardSigning: { key: privateKey, kid: "a2a-toolkit-run", alg: "ES256" },
     // The push cases register webhooks on example.com and on the suite's own receiver (127.0.0.1).
     // Every name resolves to loopback here, so no delivery ever leaves the machine, and the
     // allow-list lets the SSRF guard accept them; a failed delivery is not retried.
