@@ -81,7 +81,8 @@ export interface A2APluginOptions {
   maxPushConfigsPerTask?: number;
   /**
    * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once
-   * (default 100); beyond it a new one is refused with HTTP 429 in the binding's error shape.
+   * (default 100; without authentication, one client address); beyond it a new one is refused
+   * with HTTP 429 in the binding's error shape.
    */
   maxStreamsPerPrincipal?: number;
   /** Use this runtime instead of building one from `agent` and `store`. */
@@ -295,15 +296,17 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   };
 
   const stream = async (call: DecodedCall, ctx: CallContext, request: FastifyRequest, reply: FastifyReply) => {
-    const open = openStreams.get(ctx.principal) ?? 0;
+    // Without authentication every caller is "anonymous": count per client address instead.
+    const who = authenticators || opts.authenticate ? `principal:${ctx.principal}` : `address:${request.ip}`;
+    const open = openStreams.get(who) ?? 0;
     if (open >= maxStreams) return send(reply, tooManyStreams(call, maxStreams));
-    openStreams.set(ctx.principal, open + 1);
+    openStreams.set(who, open + 1);
     try {
       return await streamCounted(call, ctx, request, reply);
     } finally {
-      const n = (openStreams.get(ctx.principal) ?? 1) - 1;
-      if (n > 0) openStreams.set(ctx.principal, n);
-      else openStreams.delete(ctx.principal);
+      const n = (openStreams.get(who) ?? 1) - 1;
+      if (n > 0) openStreams.set(who, n);
+      else openStreams.delete(who);
     }
   };
 

@@ -1,6 +1,7 @@
 // The reference server's limits, each with a spec-shaped answer: body size (413), parts per message
 // (InvalidParams), history kept per task (oldest dropped), push configs per task (InvalidParams) and
 // open streams per principal (429) — set low here so that a few requests reach them.
+import http from "node:http";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
@@ -139,5 +140,37 @@ describe("limits", () => {
     expect(again!.status).toBe(200);
     await rpc("CancelTask", { id: slow });
     for (const ac of aborts) ac.abort();
+  });
+
+  it("without authentication the stream limit counts per client address", async () => {
+    const open = await buildServer({ agent: createFixtureAgent(), maxStreamsPerPrincipal: 1 });
+    await open.listen({ port: 0, host: "127.0.0.1" });
+    const port = (open.server.address() as { port: number }).port;
+    const H = { "content-type": "application/json", "A2A-Version": "1.0" };
+    const subscribeFrom = (localAddress: string, id: string) =>
+      new Promise<http.IncomingMessage>((ok, fail) => {
+        const req = http.request({ host: "127.0.0.1", port, path: `/tasks/${id}:subscribe`, headers: H, localAddress }, ok);
+        req.on("error", fail);
+        req.end();
+      });
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/message:send`, {
+        method: "POST",
+        headers: H,
+        body: JSON.stringify({ message: msg([{ text: "slow 600000" }]), configuration: { returnImmediately: true } }),
+      });
+      const id = ((await r.json()) as { task: { id: string } }).task.id;
+      const first = await subscribeFrom("127.0.0.1", id);
+      expect(first.statusCode).toBe(200);
+      const second = await subscribeFrom("127.0.0.1", id);
+      expect(second.statusCode).toBe(429);
+      second.resume();
+      const elsewhere = await subscribeFrom("127.0.0.2", id);
+      expect(elsewhere.statusCode).toBe(200);
+      first.destroy();
+      elsewhere.destroy();
+    } finally {
+      await open.close();
+    }
   });
 });
