@@ -1,4 +1,5 @@
 // `a2a-toolkit gateway`: runs the translating gateway (src/gateway/) until SIGINT or SIGTERM.
+import { runUntilSignal } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
 
@@ -116,23 +117,6 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
         setCode(2);
         return;
       }
-      let server: Awaited<ReturnType<typeof startGateway>>;
-      try {
-        server = await startGateway(opts);
-      } catch (e) {
-        process.stderr.write(`a2a-toolkit gateway: ${e instanceof Error ? e.message : String(e)}\n`);
-        setCode(2);
-        return;
-      }
-      await new Promise<void>((done) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          void server.close().then(done, done);
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
-      setCode(0);
+      await runUntilSignal("gateway", () => startGateway(opts), setCode);
     });
 }

@@ -1,6 +1,7 @@
 // `a2a-toolkit serve`: runs the reference server until SIGINT or SIGTERM.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { runUntilSignal } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
 
@@ -201,23 +202,6 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
         .filter(Boolean),
     )
     .action(async (opts: ServeOptions) => {
-      let server: Awaited<ReturnType<typeof startServe>>;
-      try {
-        server = await startServe(opts);
-      } catch (e) {
-        process.stderr.write(`a2a-toolkit serve: ${e instanceof Error ? e.message : String(e)}\n`);
-        setCode(2);
-        return;
-      }
-      await new Promise<void>((done) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          void server.close().then(done, done);
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
-      setCode(0);
+      await runUntilSignal("serve", () => startServe(opts), setCode);
     });
 }

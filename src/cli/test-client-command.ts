@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
+import { parseChoice, parseReports, UsageError } from "./options.js";
 import type { Version } from "../compliance/cases.js";
 
 export interface TestClientOptions {
@@ -24,27 +25,6 @@ export interface TestClientOptions {
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
 
-class UsageError extends Error {}
-
-function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
-  if (value === undefined || value === "all") return undefined;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
-  return [value as T];
-}
-
-function reports(spec: string | undefined): { kind: "json" | "junit" | "html"; path: string }[] {
-  if (!spec) return [];
-  return spec.split(",").map((item) => {
-    const eq = item.indexOf("=");
-    const kind = item.slice(0, eq).trim();
-    const path = item.slice(eq + 1).trim();
-    if (eq < 1 || !path || !["json", "junit", "html"].includes(kind))
-      throw new UsageError(`--report: expected json=<path>,junit=<path>,html=<path>; got "${item}"`);
-    return { kind: kind as "json" | "junit" | "html", path };
-  });
-}
-
 export async function runTestClientCommand(command: string[], opts: TestClientOptions, out: Out = processOut): Promise<number> {
   const { ClientCaseLoadError } = await import("../compliance/client/cases.js");
   const { runClientSuite, clientConsoleReport } = await import("../compliance/client/runner.js");
@@ -54,7 +34,7 @@ export async function runTestClientCommand(command: string[], opts: TestClientOp
     if (!command.length)
       throw new UsageError("name the driver command after --, e.g. -- node --import tsx compliance/drivers/reference-client.ts {url}");
     if (!command.some((a) => a.includes("{url}"))) throw new UsageError("the driver command must contain {url} (the fixture agent's URL)");
-    const files = reports(opts.report);
+    const files = parseReports(opts.report);
     const level = opts.level?.toLowerCase();
     if (level !== undefined && !["must", "should", "may"].includes(level))
       throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
@@ -67,8 +47,8 @@ export async function runTestClientCommand(command: string[], opts: TestClientOp
     const tty = process.stderr.isTTY;
     const report = await runClientSuite({
       command,
-      versions: choice<Version>("version", opts.version, ["1.0", "0.3"]),
-      bindings: choice("binding", opts.binding, ["json-rpc", "rest"] as const),
+      versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
+      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
       level: level as "must" | "should" | "may" | undefined,
       timeoutMs,

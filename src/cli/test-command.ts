@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
+import { parseChoice, parseReports, UsageError } from "./options.js";
 import type { Version } from "../compliance/cases.js";
 import type { Report } from "../compliance/report.js";
 
@@ -26,27 +27,6 @@ export interface TestCommandOptions {
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
-
-class UsageError extends Error {}
-
-function parseReports(spec: string | undefined): { kind: "json" | "junit" | "html"; path: string }[] {
-  if (!spec) return [];
-  return spec.split(",").map((item) => {
-    const eq = item.indexOf("=");
-    const kind = item.slice(0, eq).trim();
-    const path = item.slice(eq + 1).trim();
-    if (eq < 1 || !path || !["json", "junit", "html"].includes(kind))
-      throw new UsageError(`--report: expected json=<path>,junit=<path>,html=<path>; got "${item}"`);
-    return { kind: kind as "json" | "junit" | "html", path };
-  });
-}
-
-function parseChoice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
-  if (value === undefined || value === "all") return undefined;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
-  return [value as T];
-}
 
 function parseHeaders(list: string[] | undefined): Record<string, string> | undefined {
   if (!list?.length) return undefined;

@@ -1,0 +1,59 @@
+// Option parsing and process plumbing shared by the sub-commands.
+
+/** A mistake in the command line: reported on stderr with exit code 2. */
+export class UsageError extends Error {}
+
+export type ReportKind = "json" | "junit" | "html";
+
+/** `--report json=<path>,junit=<path>,html=<path>` */
+export function parseReports(spec: string | undefined): { kind: ReportKind; path: string }[] {
+  if (!spec) return [];
+  return spec.split(",").map((item) => {
+    const eq = item.indexOf("=");
+    const kind = item.slice(0, eq).trim();
+    const path = item.slice(eq + 1).trim();
+    if (eq < 1 || !path || !["json", "junit", "html"].includes(kind))
+      throw new UsageError(`--report: expected json=<path>,junit=<path>,html=<path>; got "${item}"`);
+    return { kind: kind as ReportKind, path };
+  });
+}
+
+/** `--<name> <one of allowed>|all`; undefined means all. */
+export function parseChoice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (value === undefined || value === "all") return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name}: expected ${[...allowed, "all"].join("|")}, got "${value}"`);
+  return [value as T];
+}
+
+/**
+ * Starts a long-running server for a command, then waits for SIGINT or SIGTERM and closes it.
+ * A failure to start is reported as `<command>: <message>` with exit code 2.
+ */
+export async function runUntilSignal(
+  command: string,
+  start: () => Promise<{ close(): Promise<unknown> }>,
+  setCode: (code: number) => void,
+): Promise<void> {
+  let server: { close(): Promise<unknown> };
+  try {
+    server = await start();
+  } catch (e) {
+    process.stderr.write(`a2a-toolkit ${command}: ${e instanceof Error ? e.message : String(e)}\n`);
+    setCode(2);
+    return;
+  }
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void server.close().then(
+        () => done(),
+        () => done(),
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  setCode(0);
+}
