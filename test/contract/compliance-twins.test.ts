@@ -1,0 +1,73 @@
+// Twin compliance cases must describe the same conversation: a 1.0 JSON-RPC case and its 0.3
+// twin send the same operations, with requests that mean the same through the versioning layer,
+// and expect the same JSON-RPC error codes. (Twins existing at all is checked in
+// test/unit/compliance-cases.test.ts.)
+import { toJson } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { exchangesOf, loadCases, type Case, type CaseExchange } from "../../src/compliance/cases.js";
+import { codecFor, OPERATIONS, resolveJsonRpcMethod, type Operation } from "../../src/versioning/codec.js";
+
+const cases = loadCases();
+const byId = new Map(cases.map((c) => [c.id, c]));
+
+/** Template placeholders ({{taskId}}, {{uuid:t}}) become one fixed string, the same in both twins. */
+function fill(value: unknown): unknown {
+  if (typeof value === "string") return value.replace(/\{\{[^}]*\}\}/g, "X");
+  if (Array.isArray(value)) return value.map(fill);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+  return value;
+}
+
+interface Call {
+  operation: Operation;
+  params: unknown;
+  errorCode?: number;
+}
+
+function calls(c: Case): Call[] | undefined {
+  const out: Call[] = [];
+  for (const x of c.steps.flatMap(exchangesOf) as CaseExchange[]) {
+    const body = x.request.body as { method?: unknown; params?: unknown } | undefined;
+    if (typeof body?.method !== "string") return undefined; // raw bodies, broken envelopes: not comparable
+    const ref = resolveJsonRpcMethod(body.method);
+    if (!ref) return undefined;
+    const expected = (x.expect.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+    out.push({ operation: ref.operation, params: fill(body.params ?? {}), errorCode: typeof expected === "number" ? expected : undefined });
+  }
+  return out;
+}
+
+/** The 1.0 request a call means, without ids the two case authors may have chosen differently. */
+function meaning(version: "1.0" | "0.3", call: Call): unknown {
+  try {
+    const req = codecFor(version, "JSONRPC").decodeRequest(call.operation, call.params).value;
+    const json = toJson(OPERATIONS[call.operation].request, req as never) as Record<string, unknown>;
+    const msg = json.message as Record<string, unknown> | undefined;
+    if (msg) delete msg.messageId;
+    return json;
+  } catch {
+    return "invalid"; // a deliberately invalid request: both twins must send one
+  }
+}
+
+const pairs = cases
+  .filter((c) => c.version === "1.0" && c.binding === "json-rpc")
+  .map((c) => [c, byId.get(c.id.replace(/^v1_0\//, "v0_3/"))] as const)
+  .filter((p): p is readonly [Case, Case] => p[1] !== undefined);
+
+describe("compliance twins stay consistent through the versioning layer", () => {
+  it("there are twins to compare, most of them step by step", () => {
+    expect(pairs.length).toBeGreaterThan(30);
+    const comparable = pairs.filter(([a, b]) => calls(a) && calls(b) && calls(a)!.length === calls(b)!.length);
+    expect(comparable.length).toBeGreaterThan(pairs.length / 2);
+  });
+
+  it.each(pairs.map(([a, b]) => [a.id.replace(/^v1_0\//, ""), a, b] as const))("%s", (_name, c10, c03) => {
+    const a = calls(c10);
+    const b = calls(c03);
+    if (!a || !b || a.length !== b.length) return; // different step shapes: compared by hand, not here
+    expect(b.map((x) => x.operation)).toEqual(a.map((x) => x.operation));
+    expect(b.map((x) => x.errorCode)).toEqual(a.map((x) => x.errorCode));
+    for (let i = 0; i < a.length; i++) expect(meaning("0.3", b[i]), `step ${i + 1}`).toEqual(meaning("1.0", a[i]));
+  });
+});
