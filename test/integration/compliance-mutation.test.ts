@@ -3,6 +3,7 @@
 // fault; it must fail on every one. A baseline run without a fault, over the same cases, must
 // pass, so each failure is the fault's doing. The table of results is printed. Faults the suite
 // misses are listed in KNOWN_GAPS with the reason.
+import { generateKeyPair } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
@@ -62,7 +63,13 @@ async function start(fault?: FaultName): Promise<{ app: FastifyInstance; url: st
   // Two principals, so the isolation cases run (S-30, S-57).
   card.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } };
   card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
-  const app = await buildServer({ agent, authenticate: (req) => PRINCIPALS[req.headers.authorization ?? ""] });
+  // A signed card, so the signature case (S-61) runs in the baseline instead of being skipped.
+  const { privateKey } = await generateKeyPair("ES256");
+  const app = await buildServer({
+    agent,
+    authenticate: (req) => PRINCIPALS[req.headers.authorization ?? ""],
+    cardSigning: { key: privateKey, kid: "mutation-check", alg: "ES256" },
+  });
   if (fault) await app.register(faultsPlugin, { fault, leakTo: "Bearer alice" });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
