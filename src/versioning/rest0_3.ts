@@ -33,7 +33,9 @@
 //
 // Resource names: a task is "tasks/{id}", a push config "tasks/{taskId}/pushNotificationConfigs/{id}"
 // (the v0.3.0 create route also used "task/{id}", accepted on input).
+import type { DescMessage } from "@bufbuild/protobuf";
 import type { ValidateFunction } from "ajv";
+import { decode, encode } from "../runtime/protojson.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { LossLog, type LossDirection, type Translated } from "./loss.js";
@@ -81,7 +83,30 @@ function run<I, O>(
   direction: LossDirection,
   fn: (x: I, log: LossLog) => O,
 ): Translated<O> {
-  return translate(input, inV, outV, direction, D03, fn);
+  return translate(direction === "to-1.0" ? canonicalPb(input, inV) : input, inV, outV, direction, D03, fn);
+}
+
+/** The D03-PB message schema behind each generated REST validator. */
+const PB_SCHEMAS = new Map<ValidateFunction, DescMessage>(
+  Object.entries(VP).flatMap(([name, validate]) => {
+    const schema = (pb as unknown as Record<string, DescMessage | undefined>)[`${name}Schema`];
+    return schema ? [[validate as ValidateFunction, schema] as const] : [];
+  }),
+);
+
+/**
+ * D03-PB is ProtoJSON, whose readers accept enum numbers, proto field names and null for unset
+ * fields (client rule C-08). Input the strict validator refuses is first put in its canonical
+ * form through the 0.3 proto; anything still wrong is refused by the validator as before.
+ */
+function canonicalPb<I>(input: I, validate: ValidateFunction): I {
+  const schema = PB_SCHEMAS.get(validate);
+  if (!schema || validate(input)) return input;
+  try {
+    return encode(schema, decode(schema, input)) as I;
+  } catch {
+    return input;
+  }
 }
 
 const keys = (...k: string[]): ReadonlySet<string> => new Set(k);

@@ -27,4 +27,10 @@ describe("1.0 codec reads every ProtoJSON spelling", () => {
     expect(() => codec.decodeResponse("GetTask", { id: "t1", status: { state: 99 } })).toThrow(/Invalid agent response/);
     expect(() => codec.decodeRequest("SendMessage", { message: { message_id: "m1", role: 1, parts: [] } })).toThrow(/parts/);
   });
+
+  it("the 0.3 HTTP+JSON dialect (also ProtoJSON) reads the same alternates", () => {
+    const task = codecFor("0.3", "HTTP+JSON").decodeResponse("GetTask", { id: "t1", context_id: "c1", status: { state: 3 } }).value;
+    expect(task.contextId).toBe("c1");
+    expect(task.status?.state).toBe(v1_0.TaskState.COMPLETED);
+  });
 });
