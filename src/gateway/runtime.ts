@@ -43,6 +43,7 @@ import { sleep, type Agent } from "../server/agent.js";
 import { Channel } from "../server/channel.js";
 import {
   endsStream,
+  followUpProblem,
   isInterrupted,
   isTerminal,
   ownerOf,
@@ -650,24 +651,6 @@ export class GatewayRuntime extends TaskRuntime {
     }
     await super.close();
   }
-}
-
-function followUpProblem(g: GatewayTask, incoming: v1_0.Message): A2AError | undefined {
-  const id = g.task.id;
-  const state = g.task.status?.state;
-  if (isTerminal(state))
-    return new A2AError(
-      "UnsupportedOperationError",
-      `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
-      {
-        taskId: id,
-      },
-    );
-  if (g.busy)
-    return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
-  if (incoming.contextId && incoming.contextId !== g.task.contextId)
-    return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
-  return undefined;
 }
 
 function taskNotFound(id: string): A2AError {

@@ -194,25 +194,6 @@ export class TaskRuntime {
     return turn.subscription!;
   }
 
-  /** Why a message may not continue this task, if it may not. */
-  private followUpProblem(live: LiveTask, incoming: v1_0.Message): A2AError | undefined {
-    const id = live.task.id;
-    const state = live.task.status?.state;
-    if (isTerminal(state))
-      return new A2AError(
-        "UnsupportedOperationError",
-        `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
-        {
-          taskId: id,
-        },
-      );
-    if (live.busy)
-      return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
-    if (incoming.contextId && incoming.contextId !== live.task.contextId)
-      return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
-    return undefined;
-  }
-
   private async startTurn(
     req: v1_0.SendMessageRequest,
     call: CallContext,
@@ -237,7 +218,7 @@ export class TaskRuntime {
     if (incoming.taskId) {
       existing = await this.acquire(ownerOf(call), incoming.taskId);
       if (!existing) throw taskNotFound(incoming.taskId);
-      const problem = this.followUpProblem(existing, incoming);
+      const problem = followUpProblem(existing, incoming);
       if (problem) {
         if (!existing.busy && existing.channel.size === 0) this.forget(existing);
         throw problem;
@@ -816,4 +797,26 @@ function parsePageToken(token: string): ListCursor {
     // fall through
   }
   throw invalidParams("/pageToken", "is not a page token this server issued");
+}
+
+/**
+ * Why a message may not continue a task, if it may not: the task is terminal, its previous turn is
+ * still running, or the message names another context. Shared with the gateway's runtime.
+ */
+export function followUpProblem(live: { task: v1_0.Task; busy: boolean }, incoming: v1_0.Message): A2AError | undefined {
+  const id = live.task.id;
+  const state = live.task.status?.state;
+  if (isTerminal(state))
+    return new A2AError(
+      "UnsupportedOperationError",
+      `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
+      {
+        taskId: id,
+      },
+    );
+  if (live.busy)
+    return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
+  if (incoming.contextId && incoming.contextId !== live.task.contextId)
+    return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
+  return undefined;
 }
