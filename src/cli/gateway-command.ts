@@ -1,5 +1,5 @@
 // `a2a-toolkit gateway`: runs the translating gateway (src/gateway/) until SIGINT or SIGTERM.
-import { runUntilSignal } from "./options.js";
+import { parsePort, parseVersions, runUntilSignal } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
 
@@ -14,22 +14,6 @@ export interface GatewayCommandOptions {
   timeout?: number;
   publicUrl?: string;
   log?: boolean;
-}
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  return n;
-}
-
-function parseVersions(v: string): ("1.0" | "0.3")[] {
-  const list = v
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!list.length) throw new InvalidArgumentError("name at least one version");
-  for (const x of list) if (x !== "1.0" && x !== "0.3") throw new InvalidArgumentError(`unknown version "${x}" (1.0 and 0.3 are served)`);
-  return [...new Set(list)] as ("1.0" | "0.3")[];
 }
 
 function parsePositive(v: string): number {

@@ -1,4 +1,23 @@
 // Option parsing and process plumbing shared by the sub-commands.
+import { InvalidArgumentError } from "commander";
+
+/** `--port`: 0 (any free port) to 65535. */
+export function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
+  return n;
+}
+
+/** `--versions 1.0,0.3`: the protocol versions to serve, deduplicated. */
+export function parseVersions(v: string): ("1.0" | "0.3")[] {
+  const list = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new InvalidArgumentError("name at least one version");
+  for (const x of list) if (x !== "1.0" && x !== "0.3") throw new InvalidArgumentError(`unknown version "${x}" (1.0 and 0.3 are served)`);
+  return [...new Set(list)] as ("1.0" | "0.3")[];
+}
 
 /** A mistake in the command line: reported on stderr with exit code 2. */
 export class UsageError extends Error {}

@@ -3,7 +3,8 @@
 // written to <dir> as compliance case files (volatile ids and timestamps masked), which
 // `a2a-toolkit test <agent-url>` can replay once the directory is used as the cases directory.
 // Runs until SIGINT or SIGTERM.
-import { InvalidArgumentError, type Command } from "commander";
+import { parsePort } from "./options.js";
+import type { Command } from "commander";
 
 export interface RecordOptions {
   target: string;
@@ -11,12 +12,6 @@ export interface RecordOptions {
   host: string;
   out: string;
   requirement?: string[];
-}
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  return n;
 }
 
 export function registerRecordCommand(program: Command, setCode: (code: number) => void): void {

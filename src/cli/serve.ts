@@ -1,7 +1,7 @@
 // `a2a-toolkit serve`: runs the reference server until SIGINT or SIGTERM.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { runUntilSignal } from "./options.js";
+import { parsePort, parseVersions, runUntilSignal } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
 
@@ -80,23 +80,6 @@ async function cardSigning(opts: ServeOptions): Promise<import("../server/plugin
   const { importJWK } = await import("jose");
   const key = await importJWK(jwk, alg); // fails here, at start, rather than on the first card request
   return { key: key as import("../security/card-signing.js").SigningKey, kid: opts.signCardKid, alg };
-}
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  return n;
-}
-
-function parseVersions(v: string): ("1.0" | "0.3")[] {
-  const list = v
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!list.length) throw new InvalidArgumentError("name at least one version");
-  for (const x of list)
-    if (x !== "1.0" && x !== "0.3") throw new InvalidArgumentError(`unknown version "${x}" (this server speaks 1.0 and 0.3)`);
-  return [...new Set(list)] as ("1.0" | "0.3")[];
 }
 
 function isAgent(x: unknown): x is Agent {
