@@ -219,25 +219,37 @@ function listJson(dir: string): string[] {
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) out.push(...listJson(full));
-    else if (name.endsWith(".json")) out.push(full);
+    else if (name.endsWith(".json") && !name.endsWith(".schema.json")) out.push(full);
   }
   return out;
+}
+
+/**
+ * Every *.json file below `dir` (schemas excepted), in path order, as `{id, file, data}` (its ID
+ * is its path without `.json`) or, for a file that is not JSON, `{id, problem}`. Used for server
+ * and client cases.
+ */
+export function readCaseFiles(dir: string): ({ id: string; file: string; data: unknown } | { id: string; problem: string })[] {
+  return listJson(dir).map((file) => {
+    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
+    try {
+      return { id, file, data: JSON.parse(readFileSync(file, "utf8")) as unknown };
+    } catch (e) {
+      return { id, problem: `${id}: not valid JSON: ${(e as Error).message}` };
+    }
+  });
 }
 
 /** Loads and validates every case below `dir`; throws CaseLoadError listing every problem. */
 export function loadCases(dir: string = CASES_DIR): Case[] {
   const problems: string[] = [];
   const cases: Case[] = [];
-  for (const file of listJson(dir)) {
-    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(file, "utf8"));
-    } catch (e) {
-      problems.push(`${id}: not valid JSON: ${(e as Error).message}`);
+  for (const entry of readCaseFiles(dir)) {
+    if ("problem" in entry) {
+      problems.push(entry.problem);
       continue;
     }
-    const r = parseCase(id, file, data);
+    const r = parseCase(entry.id, entry.file, entry.data);
     problems.push(...r.problems);
     if (r.case) cases.push(r.case);
   }

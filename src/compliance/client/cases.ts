@@ -8,10 +8,10 @@
 // must then send, in order (`exchanges[].request`, matchers), what the fixture server answers to
 // each (`exchanges[].response`, wire data recorded for the case's version and binding), and the
 // result the driver must report (`result`, a matcher).
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
-import { COMPLIANCE_DIR, type Level, type Version } from "../cases.js";
+import { COMPLIANCE_DIR, readCaseFiles, type Level, type Version } from "../cases.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "../match.js";
 import { loadCatalogue } from "../requirements.js";
 import { resolveValidator } from "../validators.js";
@@ -88,32 +88,18 @@ export function parseClientCase(id: string, file: string, data: unknown, knownId
   return { problems: [], case: { id, file, ...raw } };
 }
 
-function listJson(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listJson(full));
-    else if (name.endsWith(".json") && !name.endsWith(".schema.json")) out.push(full);
-  }
-  return out;
-}
-
 /** Loads and validates every client case below `dir`; throws ClientCaseLoadError listing every problem. */
 export function loadClientCases(dir: string = CLIENT_CASES_DIR, catalogueFile?: string): ClientCase[] {
   const catalogue = loadCatalogue(catalogueFile);
   const known = new Set([...catalogue.rules.map((r) => r.id), ...catalogue.tckIds]);
   const problems: string[] = [];
   const cases: ClientCase[] = [];
-  for (const file of listJson(dir)) {
-    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(file, "utf8"));
-    } catch (e) {
-      problems.push(`${id}: not valid JSON: ${(e as Error).message}`);
+  for (const entry of readCaseFiles(dir)) {
+    if ("problem" in entry) {
+      problems.push(entry.problem);
       continue;
     }
-    const r = parseClientCase(id, file, data, known);
+    const r = parseClientCase(entry.id, entry.file, entry.data, known);
     problems.push(...r.problems);
     if (r.case) cases.push(r.case);
   }
