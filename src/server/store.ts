@@ -71,6 +71,11 @@ export class MemoryTaskStore implements TaskStore {
   // Map iteration order is insertion order: re-inserting on write makes the first key the least
   // recently written task.
   private readonly tasks = new Map<string, Entry>();
+  // Where eviction left off. Starting a fresh iterator each time would step over every slot that
+  // earlier deletions left at the front of the Map's table (until V8 compacts it): thousands per
+  // write once the store is full. Everything before this iterator's position has been deleted and
+  // re-inserted tasks land behind it, so its next key is always the least recently written.
+  private oldest: IterableIterator<string> | undefined;
 
   constructor(opts: MemoryTaskStoreOptions = {}) {
     this.maxTasks = Math.max(1, opts.maxTasks ?? 10_000);
@@ -93,8 +98,9 @@ export class MemoryTaskStore implements TaskStore {
     this.tasks.delete(task.id);
     this.tasks.set(task.id, { owner, task: copy, key: { timestampMs: statusTimeMs(copy), id: copy.id } });
     while (this.tasks.size > this.maxTasks) {
-      const oldest = this.tasks.keys().next().value as string;
-      this.tasks.delete(oldest);
+      let next = this.oldest?.next();
+      if (!next || next.done) next = (this.oldest = this.tasks.keys()).next();
+      this.tasks.delete(next.value as string);
     }
   }
 

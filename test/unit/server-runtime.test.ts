@@ -363,4 +363,23 @@ describe("MemoryTaskStore retention", () => {
     expect((await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: ids[4] }), call)).status?.state).toBe(S.COMPLETED);
     expect(rt.liveTasks).toBe(0);
   });
+
+  it("evicts in least-recently-written order over many rewrites (the Map's table is compacted many times meanwhile)", async () => {
+    const max = 50;
+    const store = new MemoryTaskStore({ maxTasks: max });
+    const model: string[] = []; // least recently written first
+    let seed = 20261130;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 20_000; i++) {
+      // Mostly rewrites of recent tasks, sometimes a new one: both orders of the queue move.
+      const id = rand(4) === 0 ? `t${i}` : (model[model.length - 1 - rand(Math.min(model.length, 80))] ?? `t${i}`);
+      await store.put("o", create(v1_0.TaskSchema, { id, contextId: "c", status: { state: S.WORKING } }));
+      const at = model.indexOf(id);
+      if (at >= 0) model.splice(at, 1);
+      model.push(id);
+      if (model.length > max) model.shift();
+    }
+    expect(store.size).toBe(max);
+    for (const id of model) expect(await store.get("o", id), id).toBeDefined();
+  });
 });
