@@ -50,6 +50,19 @@ export function decode<D extends DescMessage>(schema: D, json: unknown): Message
   }
 }
 
+/**
+ * Parses ProtoJSON that a schema validator has already accepted: canonical JSON names, enum names,
+ * no nulls standing for "unset". Unknown fields are skipped by fromJson itself, so the copy that
+ * decode() makes to drop them is not needed; every other check of fromJson still applies.
+ */
+export function decodeValidated<D extends DescMessage>(schema: D, json: JsonValue): MessageShape<D> {
+  try {
+    return fromJson(schema, json, { ignoreUnknownFields: true });
+  } catch (e) {
+    throw new ProtoJsonError(e instanceof Error ? e.message : String(e), schema.typeName);
+  }
+}
+
 /** Well-known types with a JSON form of their own: protobuf-es reads them as they are. */
 const specialJson = new Set([
   "google.protobuf.Any",

@@ -412,8 +412,7 @@ export class TaskRuntime {
     if (i >= 0 && chunk.append) list[i].parts.push(...artifact.parts);
     else if (i >= 0) list[i] = own;
     else list.push(own);
-    this.emit(
-      live,
+    this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {
         payload: {
           case: "artifactUpdate",
@@ -453,8 +452,7 @@ export class TaskRuntime {
     if (message) this.addHistory(live.task, message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), ...(message ? { message } : {}) });
     live.task.status = status;
-    this.emit(
-      live,
+    this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {
         payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
       }),
@@ -477,10 +475,16 @@ export class TaskRuntime {
     );
   }
 
-  /** To every stream subscriber, and to the task's webhooks. */
-  private emit(live: LiveTask, event: v1_0.StreamResponse): void {
-    live.channel.publish(event);
-    if (this.pushTasks.has(live.task.id)) this.pushDelivery.enqueue(live.owner, live.task.id, event, live.task);
+  /**
+   * To every stream subscriber, and to the task's webhooks. The event is built only when one of
+   * them listens: most blocking sends have neither.
+   */
+  private emit(live: LiveTask, event: () => v1_0.StreamResponse): void {
+    const push = this.pushTasks.has(live.task.id);
+    if (live.channel.size === 0 && !push) return;
+    const e = event();
+    live.channel.publish(e);
+    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, live.task);
   }
 
   private watchPush(taskId: string): void {

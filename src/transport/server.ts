@@ -46,6 +46,7 @@ import {
   extensionsHeader,
   negotiate,
   readExtensions,
+  readHeader,
   SUPPORTED_VERSIONS,
   VERSION_HEADER,
   type HeadersLike,
@@ -117,17 +118,10 @@ export interface CallContext {
 const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 
 function contentTypeOk(headers: HeadersLike): boolean {
-  const raw = readHeaderValue(headers, "content-type");
+  const raw = readHeader(headers, "content-type");
   if (raw === undefined || raw.trim() === "") return true;
   const type = raw.split(";")[0].trim().toLowerCase();
   return JSON_TYPES.has(type);
-}
-
-function readHeaderValue(headers: HeadersLike, name: string): string | undefined {
-  if (typeof Headers !== "undefined" && headers instanceof Headers) return headers.get(name) ?? undefined;
-  for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>))
-    if (k.toLowerCase() === name) return Array.isArray(v) ? v.join(",") : v;
-  return undefined;
 }
 
 function jsonContentType(ctx: CallContext): string {
@@ -141,7 +135,7 @@ function jsonContentType(ctx: CallContext): string {
  */
 function restMediaType(headers: HeadersLike, version: ProtocolVersion): string {
   if (version !== "1.0") return "application/json";
-  const named = [readHeaderValue(headers, "accept"), readHeaderValue(headers, "content-type")].some((v) =>
+  const named = [readHeader(headers, "accept"), readHeader(headers, "content-type")].some((v) =>
     (v ?? "").toLowerCase().includes("application/a2a+json"),
   );
   return named ? "application/a2a+json" : "application/json";

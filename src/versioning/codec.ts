@@ -41,7 +41,7 @@ import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { HttpBinding } from "../runtime/methods.js";
 import { bindingFor, compileRoutes, type RestRoute } from "../transport/rest.js";
-import { decode, encode, ProtoJsonError } from "../runtime/protojson.js";
+import { decode, decodeValidated, encode, ProtoJsonError } from "../runtime/protojson.js";
 import { check, formatIssue } from "../runtime/validation.js";
 import {
   A2AError,
@@ -173,7 +173,7 @@ export function decode1_0<D extends DescMessage>(
     throw new A2AError("InvalidAgentResponseError", `Invalid agent response: ${formatIssue(reported)}`);
   }
   try {
-    return decode(schema, json);
+    return validate ? decodeValidated(schema, json as JsonValue) : decode(schema, json);
   } catch (e) {
     const message = e instanceof ProtoJsonError ? e.message : String(e);
     if (role === "request") throw invalidParams("", message);

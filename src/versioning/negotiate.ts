@@ -29,12 +29,18 @@ export const EXTENSIONS_HEADER_0_3 = "X-A2A-Extensions";
 export function readHeader(headers: HeadersLike | undefined, name: string): string | undefined {
   if (!headers) return undefined;
   if (typeof Headers !== "undefined" && headers instanceof Headers) return headers.get(name) ?? undefined;
+  const record = headers as Record<string, string | string[] | undefined>;
   const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
-    if (k.toLowerCase() !== lower || v === undefined) continue;
-    return Array.isArray(v) ? v.join(",") : v;
-  }
-  return undefined;
+  // Node's IncomingHttpHeaders are lower-case already: one lookup in the common case.
+  let v = record[lower];
+  if (v === undefined)
+    for (const k in record) {
+      if (k.length !== lower.length || k === lower || k.toLowerCase() !== lower || record[k] === undefined) continue;
+      v = record[k];
+      break;
+    }
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v.join(",") : v;
 }
 
 /** Major.Minor of a version string; empty or absent means 0.3 (A2A 1.0 §3.6.2). */
