@@ -260,7 +260,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     if (call.streaming) return stream(call, ctx, request, reply);
     let result: unknown;
     try {
-      result = await unary(call, ctx, baseUrl(request));
+      result = await unary(call, ctx, request);
     } catch (e) {
       if (!(e instanceof A2AError)) request.log.error({ err: e }, "A2A operation failed");
       return send(reply, encodeError(call, toA2AError(e), extensionHeaders(call, activated)));
@@ -268,7 +268,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     return send(reply, encodeResult(call, result as never, { extensions: activated }));
   };
 
-  const unary = async (call: DecodedCall, ctx: CallContext, url: string): Promise<unknown> => {
+  const unary = async (call: DecodedCall, ctx: CallContext, request: FastifyRequest): Promise<unknown> => {
     const r = call.request as never;
     switch (call.operation) {
       case "SendMessage":
@@ -289,7 +289,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
         return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
         runtime.extendedCardInit(); // UnsupportedOperation when the agent has none
-        return extendedCard(url);
+        return extendedCard(baseUrl(request));
       default:
         throw new A2AError("UnsupportedOperationError", `${call.operation} is not a unary operation`);
     }

@@ -236,19 +236,15 @@ export class TaskRuntime {
     userMessage.taskId = taskId;
     userMessage.contextId = contextId;
     const abort = new LazyAbort();
-    const ctx: AgentContext = {
+    const ctx = new TurnContext(
       taskId,
       contextId,
-      task: existing ? clone(v1_0.TaskSchema, existing.task) : undefined,
-      history: [...(existing?.task.history ?? []), userMessage],
-      metadata: req.metadata,
-      principal: call.principal,
-      extensions: call.extensions,
-      version: call.version,
-      get signal() {
-        return abort.signal;
-      },
-    };
+      existing ? clone(v1_0.TaskSchema, existing.task) : undefined,
+      [...(existing?.task.history ?? []), userMessage],
+      req.metadata,
+      call,
+      abort,
+    );
 
     let result: AgentResult | "crash";
     try {
@@ -710,6 +706,36 @@ export class TaskRuntime {
     }
     await this.pushDelivery.close();
     await this.store.close?.();
+  }
+}
+
+/**
+ * What handleMessage sees. A class rather than an object literal with a `signal` getter: V8 builds
+ * such literals on a slow path, once per message.
+ */
+class TurnContext implements AgentContext {
+  readonly principal: string;
+  readonly extensions: readonly string[];
+  readonly version: string;
+  readonly #abort: LazyAbort;
+
+  constructor(
+    readonly taskId: string,
+    readonly contextId: string,
+    readonly task: v1_0.Task | undefined,
+    readonly history: readonly v1_0.Message[],
+    readonly metadata: JsonObject | undefined,
+    call: CallContext,
+    abort: LazyAbort,
+  ) {
+    this.principal = call.principal;
+    this.extensions = call.extensions;
+    this.version = call.version;
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
   }
 }
 
