@@ -1,16 +1,7 @@
 // Strict ProtoJSON for generated protobuf-es messages, plus the A2A 1.0 overrides on output
 // (a2a-wire.md §6.2): REQUIRED fields are emitted even at their default value.
-import {
-  fromJson,
-  ScalarType,
-  toJson,
-  type DescEnum,
-  type DescField,
-  type DescMessage,
-  type JsonObject,
-  type JsonValue,
-  type MessageShape,
-} from "@bufbuild/protobuf";
+import { fromJson, toJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { writeJson } from "./json-writer.js";
 
 export class ProtoJsonError extends Error {
   constructor(
@@ -214,55 +205,5 @@ function prepareField(desc: DescMessage, field: DescField, value: unknown, path:
 
 /** Serialises a message as ProtoJSON, applying the overrides in `opts`. */
 export function encode<D extends DescMessage>(schema: D, message: MessageShape<D>, opts: EncodeOptions = {}): JsonValue {
-  const json = toJson(schema, message);
-  if (opts.alwaysEmit) applyAlwaysEmit(schema, json, opts.alwaysEmit);
-  return json;
-}
-
-function defaultJson(field: DescMessage["fields"][number]): JsonValue | undefined {
-  switch (field.fieldKind) {
-    case "list":
-      return [];
-    case "map":
-      return {};
-    case "scalar":
-      switch (field.scalar) {
-        case ScalarType.STRING:
-        case ScalarType.BYTES:
-          return "";
-        case ScalarType.BOOL:
-          return false;
-        case ScalarType.INT64:
-        case ScalarType.UINT64:
-        case ScalarType.SINT64:
-        case ScalarType.FIXED64:
-        case ScalarType.SFIXED64:
-          return "0";
-        default:
-          return 0;
-      }
-    default:
-      return undefined;
-  }
-}
-
-function applyAlwaysEmit(schema: DescMessage, json: JsonValue, table: Readonly<Record<string, readonly string[]>>): void {
-  if (!json || typeof json !== "object" || Array.isArray(json)) return;
-  const obj = json as JsonObject;
-  const emit = table[schema.typeName];
-  for (const field of schema.fields) {
-    const value = obj[field.jsonName];
-    if (value === undefined) {
-      if (emit?.includes(field.jsonName)) {
-        const d = defaultJson(field);
-        if (d !== undefined) obj[field.jsonName] = d;
-      }
-      continue;
-    }
-    if (field.fieldKind === "message") applyAlwaysEmit(field.message, value, table);
-    else if (field.fieldKind === "list" && field.listKind === "message" && Array.isArray(value))
-      for (const item of value) applyAlwaysEmit(field.message, item, table);
-    else if (field.fieldKind === "map" && field.mapKind === "message" && value && typeof value === "object")
-      for (const item of Object.values(value as JsonObject)) applyAlwaysEmit(field.message, item, table);
-  }
+  return opts.alwaysEmit ? writeJson(schema, message, opts.alwaysEmit) : toJson(schema, message);
 }
