@@ -29,7 +29,7 @@
 //   history (the oldest dropped), push configs per task (InvalidParams; replacing one is allowed).
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, timestampMs, timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
@@ -295,12 +295,10 @@ export class TaskRuntime {
       live = existing;
       this.addHistory(live.task, userMessage);
     } else {
-      const task = create(v1_0.TaskSchema, {
-        id: taskId,
-        contextId,
-        status: { state: S.SUBMITTED, timestamp: timestampNow() },
-        history: [userMessage],
-      });
+      // Filled in field by field: create() with nested initialisers checks and converts each one.
+      const task = create(v1_0.TaskSchema, { id: taskId, contextId });
+      task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: statusTime() });
+      task.history.push(userMessage);
       live = this.track(ownerOf(call), task);
       live.busy = true;
     }
@@ -446,7 +444,8 @@ export class TaskRuntime {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
     if (message) this.addHistory(live.task, message);
-    const status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), ...(message ? { message } : {}) });
+    const status = create(v1_0.TaskStatusSchema, { state, timestamp: statusTime() });
+    if (message) status.message = message;
     live.task.status = status;
     this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {
@@ -759,6 +758,21 @@ class LazyAbort {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+let lastStatusMs = -1;
+let lastStatusTime: Timestamp | undefined;
+/**
+ * Now, as a status timestamp. Statuses set within the same millisecond share one Timestamp (never
+ * changed after creation): a blocking SendMessage sets three, and making each costs a BigInt.
+ */
+function statusTime(): Timestamp {
+  const ms = Date.now();
+  if (ms !== lastStatusMs || !lastStatusTime) {
+    lastStatusMs = ms;
+    lastStatusTime = timestampFromMs(ms);
+  }
+  return lastStatusTime;
 }
 
 function taskNotFound(id: string): A2AError {
