@@ -111,7 +111,8 @@ export function untranslatable(path: string, description: string, lossId?: strin
  * cannot round-trip unknown fields either (ADR-001), so the target could not have carried them.
  */
 export function reportUnknown(obj: object, known: ReadonlySet<string>, path: string, log: LossLog): void {
-  for (const k of Object.keys(obj)) {
+  // for…in rather than Object.keys: no array per translated object (wire JSON has no inherited keys).
+  for (const k in obj) {
     if (!known.has(k)) log.add("L24", `${path}/${escapePointer(k)}`, `field "${k}" is not part of the schema and is dropped`);
   }
 }
