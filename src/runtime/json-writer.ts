@@ -7,7 +7,7 @@
 // google.protobuf.Timestamp (formatted without a Date per call). A message instance that sets a
 // field of any other well-known type (Struct, Value, Any, Duration …) is written by protobuf-es
 // itself and then given the overrides, so those keep protobuf-es' exact behaviour and errors.
-// test/properties/json-writer.property.test.ts checks the equivalence over every 1.0 message.
+// test/contract/json-writer.test.ts checks the equivalence over every 1.0 message.
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 
@@ -92,19 +92,20 @@ const TIMESTAMP = "google.protobuf.Timestamp";
 const TS_MIN = -62135596800000; // 0001-01-01T00:00:00Z
 const TS_MAX = 253402300799000; // 9999-12-31T23:59:59Z
 
-/** Message types written here; any other google.protobuf type goes to protobuf-es. */
-function native(desc: DescMessage): boolean {
-  return !desc.typeName.startsWith("google.protobuf.") || desc.typeName === TIMESTAMP || desc.fields.length === 0;
+/** A well-known type with a JSON form of its own (Timestamp, Struct, Value, Any …; not Empty). */
+function ownJsonForm(desc: DescMessage): boolean {
+  return desc.typeName.startsWith("google.protobuf.") && desc.fields.length > 0;
 }
 
 function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
-  // Well-known types with a JSON form of their own (met at the top level), and the odd field named
-  // "__proto__": protobuf-es.
-  if (!native(desc) || desc.typeName === TIMESTAMP || desc.fields.some((f) => f.jsonName === "__proto__"))
-    return (m) => viaProtobufEs(desc, m, table);
+  // Such a type met at the top level, and the odd field named "__proto__": protobuf-es.
+  if (ownJsonForm(desc) || desc.fields.some((f) => f.jsonName === "__proto__")) return (m) => viaProtobufEs(desc, m, table);
   const sorted = [...desc.fields].sort((a, b) => a.number - b.number);
-  // Fields whose value is a foreign well-known type: when one is set, protobuf-es writes the message.
-  const foreign = sorted.filter((f) => messageOf(f) && !native(messageOf(f)!));
+  // Fields of such a type other than Timestamp: when one is set, protobuf-es writes the message.
+  const foreign = sorted.filter((f) => {
+    const m = messageOf(f);
+    return m !== undefined && ownJsonForm(m) && m.typeName !== TIMESTAMP;
+  });
   const foreignSet = foreign.map((f): ((m: Record<string, unknown>) => boolean) => {
     if (f.oneof) {
       const oneof = f.oneof.localName;
