@@ -42,20 +42,33 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   const config = await gatewayConfigFrom(opts);
   const { buildGateway, createGateway } = await import("../gateway/index.js");
   let store: import("../server/store.js").TaskStore | undefined;
+  // Tasks a previous process on the same file was following when it stopped (SUBMITTED or WORKING).
+  let running: { owner: string; task: import("../../generated/v1_0/index.js").Task }[] = [];
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
     const { SqliteTaskStore } = await import("../server/sqlite-store.js");
     const sqlite = new SqliteTaskStore(file);
-    // A task whose remote side was being followed when the process stopped is no longer followed.
-    const recovered = sqlite.recoverInterrupted("The gateway stopped while this task was running; the task did not finish.");
-    if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
+    running = sqlite.listRunning();
     store = sqlite;
   } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
   const gateway = await createGateway(config, { store, logger });
+  if (running.length) {
+    // Unlike `serve` (which fails them: recoverInterrupted), the gateway takes them up again: the
+    // backend may still be working on the remote task, or have finished it. The remote task is read
+    // and followed to its end; a task whose backend is no longer configured (or whose metadata names
+    // no remote task) is failed. Done before serving, so a SubscribeToTask after the restart finds
+    // the task live.
+    let resumed = 0;
+    for (const r of running) if (await gateway.runtime.resume(r.owner, r.task)) resumed++;
+    const failed = running.length - resumed;
+    out(
+      `resumed ${resumed} task(s) left running by a previous process${failed ? `; failed ${failed} that could not be followed again` : ""}`,
+    );
+  }
   const app = await buildGateway({ gateway, versions: opts.versions, publicUrl: opts.publicUrl, logger: opts.log ?? false });
   app.addHook("onClose", () => gateway.close());
   await app.listen({ port: opts.port, host: opts.host });

@@ -32,6 +32,10 @@
 //   backend, best effort (a blocking call that never answered leaves no remote id to cancel).
 // - CancelTask cancels the local task at once and then forwards CancelTask to the backend, best
 //   effort: a backend that cannot be reached or refuses is logged, the local task stays CANCELED.
+// - Restart: a task the gateway was following is recorded WORKING with its correlation; a gateway
+//   started again on the same persistent store takes it up (`resume`: read the remote task, then
+//   follow it as above, under a fresh deadline). One whose backend is no longer configured (or
+//   without a remote id) is failed with RESUME_FAILURE.
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
@@ -61,6 +65,8 @@ const S = v1_0.TaskState;
 
 /** Status message of a local task whose backend failed (details are logged, never sent). */
 export const BACKEND_FAILURE = "The backend agent could not complete this task.";
+/** Status message of a task left running by a previous gateway process that cannot be followed again. */
+export const RESUME_FAILURE = "The gateway stopped while this task was running and cannot follow it again; the task did not finish.";
 export const META_REMOTE_TASK = "a2a_task_id";
 export const META_REMOTE_CONTEXT = "a2a_context_id";
 export const META_BACKEND = "a2a_backend";
@@ -83,7 +89,21 @@ interface GatewayTask {
 
 type RemoteStart =
   | { kind: "message"; message: v1_0.Message }
-  | { kind: "task"; task: v1_0.Task; events?: AsyncGenerator<v1_0.StreamResponse>; pending?: v1_0.StreamResponse };
+  | {
+      kind: "task";
+      task: v1_0.Task;
+      events?: AsyncGenerator<v1_0.StreamResponse>;
+      pending?: v1_0.StreamResponse;
+      /** `task` holds the remote ids only: read the remote task, then subscribe or poll (resume). */
+      resume?: boolean;
+    };
+
+/** A turn's deadline: one timer (AbortSignal.timeout/any cost more per request on Node 20). */
+interface TurnClock {
+  follower: AbortController;
+  deadline: { aborted: boolean };
+  timer: NodeJS.Timeout;
+}
 
 export interface GatewayRuntimeOptions {
   /** The gateway's own agent (its card); its handleMessage is never called. */
@@ -209,18 +229,10 @@ export class GatewayRuntime extends TaskRuntime {
     userMessage.taskId = localTaskId;
     userMessage.contextId = localContextId;
 
-    const follower = new AbortController();
     const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
     const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
-    // One timer per turn (AbortSignal.timeout/any cost more per request on Node 20).
-    const deadline = { aborted: false };
-    const timer = setTimeout(
-      () => {
-        deadline.aborted = true;
-        follower.abort(new Error(`turn deadline of ${deadlineMs} ms passed`));
-      },
-      Math.min(deadlineMs, 2 ** 31 - 1),
-    );
+    const clock = turnClock(deadlineMs);
+    const { follower, deadline, timer } = clock;
     const signal = follower.signal;
     // A cancel of a continued task while the backend is being asked aborts the call.
     if (g) g.follower = follower;
@@ -285,17 +297,67 @@ export class GatewayRuntime extends TaskRuntime {
       g.task.metadata[META_REMOTE_CONTEXT] = start.task.contextId;
     }
     const live = g;
-    live.follower = follower;
-    live.turnDone = new Promise<void>((resolve) => (live.endTurn = resolve));
+    openTurn(live, follower);
     const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
 
     if (!start) {
       await this.fail(live, failure ?? BACKEND_FAILURE);
     } else {
       this.setLocalStatus(live, S.WORKING);
-      void this.follow(live, backend, start, signal, deadline).finally(() => clearTimeout(timer));
+      this.startFollowing(live, backend, start, clock);
     }
     return { kind: "task", g: live, subscription };
+  }
+
+  /** Follows the remote task in the background until the turn ends; the turn's timer stops with it. */
+  private startFollowing(g: GatewayTask, backend: Backend, start: RemoteStart & { kind: "task" }, clock: TurnClock): void {
+    void this.follow(g, backend, start, clock.follower.signal, clock.deadline).finally(() => clearTimeout(clock.timer));
+  }
+
+  // ---------------------------------------------------------------- resuming after a restart
+
+  /**
+   * Takes up a task a previous gateway process left SUBMITTED or WORKING (read from a persistent
+   * store on start, before serving; `SqliteTaskStore.listRunning()`): the task is live again and its
+   * remote task is followed as after a returnImmediately send (a GetTask first, then subscribing
+   * when the backend streams, else polling), under a fresh turn deadline of the backend's
+   * `timeoutMs`. A task whose metadata names no remote task (a task is recorded only once its backend
+   * has answered, so only a file written otherwise holds one) or a backend no longer configured
+   * ends FAILED with RESUME_FAILURE. Resolves true when
+   * the task is followed again, false when it was failed (or is already live here).
+   */
+  async resume(owner: string, task: v1_0.Task): Promise<boolean> {
+    if (this.shut || this.tasks.has(task.id)) return false;
+    const state = task.status?.state;
+    if (state !== S.SUBMITTED && state !== S.WORKING) return false;
+    const g = this.trackTask(owner, clone(v1_0.TaskSchema, task));
+    const backendName = stringAt(g.task.metadata, META_BACKEND) ?? "";
+    const backend = this.backends.get(backendName);
+    const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
+    const remoteContextId = stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "";
+    g.busy = true;
+    if (!backend || !remoteTaskId) {
+      openTurn(g, undefined);
+      this.logger.error(
+        { backend: backendName, taskId: g.task.id, remoteTaskId, configured: backend !== undefined },
+        "cannot follow a task left running by a previous process",
+      );
+      await this.fail(g, RESUME_FAILURE);
+      return false;
+    }
+    if (remoteContextId) this.remember(`${owner}\u001f${backend.name}\u001f${g.task.contextId}`, remoteContextId);
+    // The last agent message was the remote side's (a local one only ends a task): a snapshot still
+    // showing it adds nothing, and an interrupted one is the previous turn's.
+    let lastAgent: string | undefined;
+    for (const m of g.task.history) if (m.role === v1_0.Role.AGENT) lastAgent = m.messageId;
+    g.remoteStatusId = lastAgent;
+    g.staleStatusId = lastAgent;
+    const clock = turnClock(backend.turnTimeoutMs);
+    openTurn(g, clock.follower);
+    if (state === S.SUBMITTED) this.setLocalStatus(g, S.WORKING);
+    const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
+    this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
+    return true;
   }
 
   /** Sends the message to the backend and reads its first answer. */
@@ -357,25 +419,43 @@ export class GatewayRuntime extends TaskRuntime {
     deadline: { readonly aborted: boolean },
   ) {
     try {
-      let ended = this.applySnapshot(g, start.task);
-      if (!ended && start.pending) ended = this.applyEvent(g, start.pending);
       let client: A2AClient | undefined;
-      if (!ended && start.events) {
-        for await (const ev of start.events) {
-          if (this.applyEvent(g, ev)) {
-            ended = true;
-            break;
+      let events = start.events;
+      let ended: boolean;
+      if (start.resume) {
+        client = await backend.client();
+        ended = this.applySnapshot(g, await client.getTask({ id: start.task.id }, { signal }));
+        if (!ended && client.canStream) events = client.subscribeToTask({ id: start.task.id }, { signal });
+      } else {
+        ended = this.applySnapshot(g, start.task);
+        if (!ended && start.pending) ended = this.applyEvent(g, start.pending);
+      }
+      // Followed from here on: recorded, so that a restarted gateway can take the task up again.
+      if (!ended) void this.record(g);
+      if (!ended && events) {
+        try {
+          for await (const ev of events) {
+            if (this.applyEvent(g, ev)) {
+              ended = true;
+              break;
+            }
           }
+        } catch (e) {
+          // A remote task that ended between the read and the subscription (1.0 refuses to
+          // subscribe to it with UnsupportedOperation): the poll below reads it.
+          if (!(start.resume && e instanceof A2AError && e.type === "UnsupportedOperationError") || signal.aborted) throw e;
         }
-      } else void start.events?.return(undefined);
+      } else void events?.return(undefined);
       if (!ended) {
         if (signal.aborted) throw signal.reason;
-        client = await backend.client();
+        client ??= await backend.client();
         ended = await this.poll(g, client, start.task.id, signal);
       }
       await this.endTurn(g);
     } catch (e) {
       if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
+      // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
+      if (this.shut) return this.releaseTurn(g);
       this.logger.error(
         { err: e, backend: backend.name, taskId: g.task.id, remoteTaskId: start.task.id, timedOut: deadline.aborted },
         "backend failed while following its task",
@@ -642,7 +722,10 @@ export class GatewayRuntime extends TaskRuntime {
     return this.tasks.size;
   }
 
-  /** Stops following every remote task (they end FAILED in the store only if already recorded so), closes streams. */
+  /**
+   * Stops following every remote task and closes streams. The tasks being followed are left in the
+   * store as last recorded (WORKING): a gateway started again on the same store resumes them.
+   */
   override async close(): Promise<void> {
     this.shut = true;
     for (const g of this.tasks.values()) {
@@ -651,6 +734,26 @@ export class GatewayRuntime extends TaskRuntime {
     }
     await super.close();
   }
+}
+
+function turnClock(deadlineMs: number): TurnClock {
+  const follower = new AbortController();
+  const deadline = { aborted: false };
+  const timer = setTimeout(
+    () => {
+      deadline.aborted = true;
+      follower.abort(new Error(`turn deadline of ${deadlineMs} ms passed`));
+    },
+    Math.min(deadlineMs, 2 ** 31 - 1),
+  );
+  return { follower, deadline, timer };
+}
+
+/** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
+function openTurn(g: GatewayTask, follower: AbortController | undefined): void {
+  g.busy = true;
+  g.follower = follower;
+  g.turnDone = new Promise<void>((resolve) => (g.endTurn = resolve));
 }
 
 function taskNotFound(id: string): A2AError {

@@ -33,6 +33,8 @@
 // before serving). INPUT_REQUIRED / AUTH_REQUIRED tasks wait for the caller and are left alone.
 // Hence one server process per database file: a second process calling recoverInterrupted would
 // fail the tasks the first one is still running (other readers, e.g. the sqlite3 shell, are fine).
+// A server that can take such tasks up again (the gateway, which follows remote tasks) reads them
+// with `listRunning()` instead; the same one-process-per-file rule holds.
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
@@ -211,6 +213,18 @@ export class SqliteTaskStore implements TaskStore {
     let s = this.listStmts.get(sql);
     if (!s) this.listStmts.set(sql, (s = this.db.prepare(sql)));
     return s;
+  }
+
+  /**
+   * The tasks left SUBMITTED or WORKING, with their owners, unchanged (for a server that can take
+   * them up again, as the gateway does: it follows their remote tasks again). Call on start, before
+   * serving, in place of recoverInterrupted.
+   */
+  listRunning(): { owner: string; task: v1_0.Task }[] {
+    this.flush();
+    return this.stmt.running
+      .all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING)
+      .map((row) => ({ owner: row.owner, task: decodeTask(row.body) }));
   }
 
   /**

@@ -1,6 +1,7 @@
 // `a2a-toolkit gateway` as a user runs it: child processes on free ports, stopped with SIGTERM.
 // With `--store sqlite:<file>` a task waiting for input survives a gateway restart: the follow-up
-// after the restart still reaches the backend's task (the correlation is in the stored metadata).
+// after the restart still reaches the backend's task (the correlation is in the stored metadata),
+// and a task the gateway was following when it was killed is followed again by the next process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -8,6 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { artifactText, createA2AClient, textMessage } from "../../src/client/index.js";
+import { BACKEND_FAILURE } from "../../src/gateway/index.js";
+import { RESUME_FAILURE } from "../../src/gateway/runtime.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 const children: ChildProcess[] = [];
@@ -23,10 +28,33 @@ afterAll(async () => {
 
 /** Backends run in this process; only the gateway is a child process (each one costs a tsx start). */
 async function backend(versions: ("1.0" | "0.3")[]): Promise<string> {
+  return (await backendApp(versions)).url;
+}
+
+async function backendApp(versions: ("1.0" | "0.3")[]): Promise<{ app: FastifyInstance; url: string }> {
   const app = await buildServer({ agent: createFixtureAgent(), versions });
   backends.push(app);
   await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}
+
+/** Sends `text` with returnImmediately through the gateway; the gateway's task, WORKING. */
+async function sendAndReturn(url: string, text: string): Promise<v1_0.Task> {
+  const client = await createA2AClient(url, { version: "1.0" });
+  const res = await client.sendMessage({ message: textMessage(text), configuration: { returnImmediately: true } });
+  expect(res.payload.case).toBe("task");
+  const task = res.payload.value as v1_0.Task;
+  expect(task.status?.state).toBe(v1_0.TaskState.WORKING);
+  expect(task.metadata?.a2a_task_id).toEqual(expect.any(String));
+  expect((await client.getTask({ id: task.id })).status?.state).toBe(v1_0.TaskState.WORKING);
+  return task;
 }
 
 function run(args: string[]): { child: ChildProcess; url: Promise<string>; stdout: () => string; stderr: () => string } {
@@ -98,6 +126,91 @@ describe("a2a-toolkit gateway", () => {
     expect(done.metadata?.a2a_task_id).toBe(asked.metadata?.a2a_task_id);
     await stop(gw2.child);
   }, 60_000);
+
+  it("follows again, after a restart, a task it was following when it was killed (sqlite store)", async () => {
+    const backendUrl = await backend(["1.0"]);
+    const store = `sqlite:${join(dir, "resume.db")}`;
+    const args = ["gateway", "--port", "0", "--backend", `slow=${backendUrl}`, "--store", store];
+    const gw1 = run(args);
+    const started = await sendAndReturn(await gw1.url, "slow 3000");
+    await kill(gw1.child); // no chance to record anything more: the task is WORKING in the file
+
+    const gw2 = run(args);
+    const url2 = await gw2.url;
+    expect(gw2.stdout()).toMatch(/resumed 1 task\(s\) left running by a previous process\n/);
+    const client = await createA2AClient(url2, { version: "1.0" });
+    const done = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
+    expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    expect(artifactText(done.artifacts[0])).toBe("done after 3000 ms");
+    expect(done.contextId).toBe(started.contextId);
+    expect(done.metadata).toMatchObject({
+      a2a_backend: "slow",
+      a2a_task_id: started.metadata?.a2a_task_id,
+      a2a_context_id: started.metadata?.a2a_context_id,
+    });
+    const remote = await (await createA2AClient(backendUrl)).getTask({ id: started.metadata?.a2a_task_id as string });
+    expect(remote.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    // The end is recorded: a third process finds the task COMPLETED and has nothing to resume.
+    expect(await stop(gw2.child)).toBe(0);
+    const gw3 = run(args);
+    const url3 = await gw3.url;
+    expect(gw3.stdout()).not.toMatch(/resumed/);
+    const again = await (await createA2AClient(url3, { version: "1.0" })).getTask({ id: started.id });
+    expect(again.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    await stop(gw3.child);
+  }, 30_000);
+
+  it("also follows again a task it was following when it was stopped cleanly (SIGTERM)", async () => {
+    const backendUrl = await backend(["0.3"]);
+    const store = `sqlite:${join(dir, "resume-term.db")}`;
+    const args = ["gateway", "--port", "0", "--backend", `old=${backendUrl}`, "--store", store];
+    const gw1 = run(args);
+    const started = await sendAndReturn(await gw1.url, "slow 2500");
+    expect(await stop(gw1.child)).toBe(0);
+
+    const gw2 = run(args);
+    const url2 = await gw2.url;
+    expect(gw2.stdout()).toMatch(/resumed 1 task\(s\)/);
+    const done = await (await createA2AClient(url2, { version: "0.3" })).waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
+    expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    expect(artifactText(done.artifacts[0])).toBe("done after 2500 ms");
+    await stop(gw2.child);
+  }, 30_000);
+
+  it("fails a resumed task with the generic backend failure when the backend is gone after the restart", async () => {
+    const b = await backendApp(["1.0"]);
+    const store = `sqlite:${join(dir, "resume-gone.db")}`;
+    const args = ["gateway", "--port", "0", "--backend", `slow=${b.url}`, "--store", store];
+    const gw1 = run(args);
+    const started = await sendAndReturn(await gw1.url, "slow 30000");
+    await kill(gw1.child);
+    await b.app.close();
+    backends.splice(backends.indexOf(b.app), 1);
+
+    const gw2 = run(args);
+    const client = await createA2AClient(await gw2.url, { version: "1.0" });
+    const failed = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
+    expect(failed.status?.state).toBe(v1_0.TaskState.FAILED);
+    expect(failed.status?.message?.parts[0].content).toEqual({ case: "text", value: BACKEND_FAILURE });
+    expect(failed.metadata?.a2a_task_id).toBe(started.metadata?.a2a_task_id);
+    await stop(gw2.child);
+  }, 30_000);
+
+  it("fails a task left running whose backend is no longer configured after the restart", async () => {
+    const backendUrl = await backend(["1.0"]);
+    const store = `sqlite:${join(dir, "resume-renamed.db")}`;
+    const gw1 = run(["gateway", "--port", "0", "--backend", `before=${backendUrl}`, "--store", store]);
+    const started = await sendAndReturn(await gw1.url, "slow 30000");
+    await kill(gw1.child);
+
+    const gw2 = run(["gateway", "--port", "0", "--backend", `after=${backendUrl}`, "--store", store]);
+    const url2 = await gw2.url;
+    expect(gw2.stdout()).toMatch(/resumed 0 task\(s\) left running by a previous process; failed 1 that could not be followed again\n/);
+    const task = await (await createA2AClient(url2, { version: "1.0" })).getTask({ id: started.id });
+    expect(task.status?.state).toBe(v1_0.TaskState.FAILED);
+    expect(task.status?.message?.parts[0].content).toEqual({ case: "text", value: RESUME_FAILURE });
+    await stop(gw2.child);
+  }, 30_000);
 
   it("reads backends from a YAML file and routes by agent_id", async () => {
     const a = await backend(["1.0"]);

@@ -318,6 +318,38 @@ describe("SqliteTaskStore", () => {
     });
   });
 
+  describe("listRunning", () => {
+    it("lists SUBMITTED and WORKING tasks with their owners, unchanged, and leaves the file alone", async () => {
+      const file = freshFile();
+      const a = new SqliteTaskStore(file, { groupCommit: true });
+      const work = makeTask("work", 1000, { state: S.WORKING });
+      work.metadata = { a2a_task_id: "remote-1", a2a_backend: "b" };
+      await a.put("alice", makeTask("sub", 1000, { state: S.SUBMITTED }));
+      await a.put("alice", makeTask("ask", 1000, { state: S.INPUT_REQUIRED }));
+      await a.put("bob", makeTask("done", 1000, { state: S.COMPLETED }));
+      void a.put("bob", work); // pending in the group commit: listRunning sees it
+      const running = a.listRunning().sort((x, y) => x.task.id.localeCompare(y.task.id));
+      expect(running.map((r) => [r.owner, r.task.id])).toEqual([
+        ["alice", "sub"],
+        ["bob", "work"],
+      ]);
+      expect(equals(v1_0.TaskSchema, running[1].task, work)).toBe(true);
+      await a.close(); // the "process" dies here
+
+      const b = new SqliteTaskStore(file);
+      expect(
+        b
+          .listRunning()
+          .map((r) => r.task.id)
+          .sort(),
+      ).toEqual(["sub", "work"]);
+      expect((await b.get("bob", "work"))?.status?.state).toBe(S.WORKING);
+      expect(b.recoverInterrupted().sort()).toEqual(["sub", "work"]);
+      expect(b.listRunning()).toEqual([]);
+      await b.close();
+    });
+  });
+
   describe("schema migrations", () => {
     // A later release's second migration: a column every existing row must get a value for.
     const m2: Migration = {
