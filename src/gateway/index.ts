@@ -23,7 +23,15 @@ import { GatewayRuntime } from "./runtime.js";
 
 export * from "./config.js";
 export { Backend } from "./backends.js";
-export { GatewayRuntime, BACKEND_FAILURE, META_BACKEND, META_REMOTE_CONTEXT, META_REMOTE_TASK, META_CALLER_TIMEOUT } from "./runtime.js";
+export {
+  GatewayRuntime,
+  BACKEND_FAILURE,
+  RESUME_FAILURE,
+  META_BACKEND,
+  META_REMOTE_CONTEXT,
+  META_REMOTE_TASK,
+  META_CALLER_TIMEOUT,
+} from "./runtime.js";
 
 export interface GatewayOptions {
   store?: TaskStore;
