@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runTestClientCommand } from "../../src/cli/test-client-command.js";
 import { runClientSuite } from "../../src/compliance/client/runner.js";
+import { failuresOf } from "../support/compliance.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const driver = [process.execPath, "--import", "tsx", join(root, "compliance/drivers/reference-client.ts"), "{url}"];
@@ -19,7 +20,7 @@ describe("client compliance: reference client", () => {
       concurrency: 2,
       knownFailingFile: join(root, "compliance/drivers/reference-client.known-failing.json"),
     });
-    const failed = report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
+    const failed = failuresOf(report);
     expect(failed).toEqual([]);
     expect(report.summary.passed).toBeGreaterThanOrEqual(90);
     expect(report.staleKnownFailing).toEqual([]);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runSuite } from "../../src/compliance/suite.js";
 import { consoleReport } from "../../src/compliance/report.js";
 import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
+import { ALL_INTERFACES, interfacesOf, failuresOf } from "../support/compliance.js";
 
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/a2a-js-sdk-1.3.0.json", import.meta.url));
 
@@ -24,17 +25,9 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
   it("runs every case on all four interfaces; only the listed deviations fail", { timeout: 180_000 }, async () => {
     const report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, streamTimeoutMs: 10_000 });
     const text = consoleReport(report);
-    expect(report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`)).toEqual([
-      "1.0 json-rpc",
-      "1.0 rest",
-      "0.3 json-rpc",
-      "0.3 rest",
-    ]);
+    expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
     expect(report.staleKnownFailing, text).toEqual([]);
-    expect(
-      report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`),
-      text,
-    ).toEqual([]);
+    expect(failuresOf(report), text).toEqual([]);
     expect(report.summary.knownFailing).toBe(7);
     // Skipped: cases for an agent without streaming or with push (the next test), for cards that
     // declare security or a required extension, and the kit's messageId-prefix scenarios, which
@@ -58,10 +51,7 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
       });
       const text = consoleReport(report);
       expect(report.staleKnownFailing, text).toEqual([]);
-      expect(
-        report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`),
-        text,
-      ).toEqual([]);
+      expect(failuresOf(report), text).toEqual([]);
       expect(report.results.filter((r) => r.status === "pass").map((r) => r.id)).toEqual([
         "v0_3/json-rpc/push-notifications/config-round-trip",
         "v0_3/json-rpc/push-notifications/webhook-receives-0.3-tasks",

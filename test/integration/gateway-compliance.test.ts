@@ -15,6 +15,7 @@ import { runSuite } from "../../src/compliance/suite.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { startSdkTarget } from "./compliance-sdk-target.js";
+import { ALL_INTERFACES, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
 
 const apps: FastifyInstance[] = [];
 afterAll(async () => {
@@ -42,21 +43,10 @@ describe.each(["1.0", "0.3"] as const)("compliance suite through the gateway, ba
   it("passes every applicable case on every interface of the gateway", { timeout: 240_000 }, async () => {
     const report = await runSuite({ target: await gatewayInFrontOf(version), streamTimeoutMs: 10_000 });
     const text = consoleReport(report);
-    expect(report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`)).toEqual([
-      "1.0 json-rpc",
-      "1.0 rest",
-      "0.3 json-rpc",
-      "0.3 rest",
-    ]);
-    expect(
-      report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`),
-      text,
-    ).toEqual([]);
+    expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
+    expect(failuresOf(report), text).toEqual([]);
     expect(report.summary.passed).toBeGreaterThan(150);
-    for (const r of report.results.filter((x) => x.status === "skip"))
-      expect(r.reason, r.id).toMatch(
-        /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/,
-      );
+    expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
   });
 });
 
@@ -82,10 +72,10 @@ describe("compliance suite through the gateway fronting the official @a2a-js/sdk
       // which the gateway's own front end answers for it.
       expect(failures, text).toEqual([]);
       expect(report.summary.passed).toBeGreaterThan(140);
-      for (const r of report.results.filter((x) => x.status === "skip"))
-        expect(r.reason, r.id).toMatch(
-          /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal|fixture behaviour not declared by the agent: tck$)/,
-        );
+      expectSkipsFor(
+        report,
+        /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal|fixture behaviour not declared by the agent: tck$)/,
+      );
     } finally {
       await sdk.close();
       quiet.mockRestore();

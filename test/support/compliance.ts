@@ -1,0 +1,20 @@
+// What the compliance-run tests read off a report: the interfaces the suite found, the failures
+// (each with its reason, so a failing assertion says why), and the reasons cases were skipped for.
+import { expect } from "vitest";
+import type { Report } from "../../src/compliance/report.js";
+
+/** Every interface a server of both versions and both bindings declares, in discovery order. */
+export const ALL_INTERFACES = ["1.0 json-rpc", "1.0 rest", "0.3 json-rpc", "0.3 rest"];
+
+export function interfacesOf(report: Report): string[] {
+  return report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`);
+}
+
+export function failuresOf(report: Report): string[] {
+  return report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
+}
+
+/** Every skipped case was skipped for a reason `allowed` matches. */
+export function expectSkipsFor(report: Report, allowed: RegExp): void {
+  for (const r of report.results.filter((x) => x.status === "skip")) expect(r.reason, r.id).toMatch(allowed);
+}
