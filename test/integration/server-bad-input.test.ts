@@ -80,6 +80,10 @@ describe.each([
       version === "1.0"
         ? { message: { messageId: "ct-1", role: "ROLE_USER", parts: [{ text: "hello" }] } }
         : { message: { kind: "message", messageId: "ct-1", role: "user", parts: [{ kind: "text", text: "hello" }] } };
+    const taskCount = async () =>
+      ((await rpc(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ListTasks", params: {} }), V1)).body.result as { tasks?: unknown[] })
+        .tasks?.length ?? 0;
+    const before = await taskCount();
     for (const type of ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded"]) {
       const r = await raw("/", { method: "POST", headers: { "content-type": type, ...headers }, body: good(3, params) });
       expect(r.status, type).toBe(415);
@@ -89,8 +93,10 @@ describe.each([
         expect((r.body.error as Json).data).toEqual([expect.objectContaining({ reason: "CONTENT_TYPE_NOT_SUPPORTED" })]);
       expect(r.body).not.toHaveProperty("result");
     }
+    expect(await taskCount()).toBe(before);
     // the same body as application/json is executed
     expect((await rpc(good(4, params), headers)).body).toMatchObject({ id: 4, result: expect.anything() });
+    expect(await taskCount()).toBe(before + 1);
   });
 
   it("oversized body: 413 with a JSON-RPC error, id null", async () => {
