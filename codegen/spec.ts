@@ -208,7 +208,7 @@ export async function downloadSpec(targetDir: string, pins: Pins, sourceDir: str
     else
       await download(src.url, timeoutMs).then(
         (bytes) => accept(pin, bytes, src.url),
-        (e: unknown) => void problems.push(`${pin.path}: download from ${src.url} failed: ${describe(e)}.`),
+        (e: unknown) => void problems.push(`${pin.path}: download from ${src.url} failed: ${errorText(e)}.`),
       );
   }
   for (const [url, entries] of tarballs) {
@@ -216,7 +216,7 @@ export async function downloadSpec(targetDir: string, pins: Pins, sourceDir: str
     try {
       members = await tarMembers(await download(url, timeoutMs), new Set(entries.map((e) => e.member)));
     } catch (e) {
-      for (const { pin } of entries) problems.push(`${pin.path}: download of ${url} failed: ${describe(e)}.`);
+      for (const { pin } of entries) problems.push(`${pin.path}: download of ${url} failed: ${errorText(e)}.`);
       continue;
     }
     for (const { pin, member } of entries) accept(pin, members.get(member), `${url} (${member})`);
@@ -225,7 +225,7 @@ export async function downloadSpec(targetDir: string, pins: Pins, sourceDir: str
   return obtained;
 }
 
-function describe(e: unknown): string {
+function errorText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = (e as { cause?: unknown }).cause;
   return cause instanceof Error ? `${e.message} (${cause.message})` : e.message;
