@@ -4,6 +4,9 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 export A2A_SPEC_DIR ?= $(abspath ../shared/spec)
 STAMP := node_modules/.install-stamp
+# Written once the pinned spec files are in spec/upstream/: every target that reads them depends on
+# it, so they are materialised once and again only when spec/pins.json or the install changes.
+SPEC_STAMP := spec/upstream/.materialised
 # Extra generator flags, e.g. CODEGEN_FLAGS="--pins /tmp/pins.json --out /tmp/gen --upstream /tmp/up" to try
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
@@ -19,8 +22,13 @@ $(STAMP): package.json package-lock.json
 
 setup: $(STAMP) ## install the npm dependencies (the proto compiler is the npm package @bufbuild/buf)
 
-spec: $(STAMP) ## verify the upstream spec files in $$A2A_SPEC_DIR against spec/pins.json and materialise them
+spec: $(STAMP) ## materialise the pinned spec files in spec/upstream/ (from A2A_SPEC_DIR, else downloaded), sha256-checked
 	$(BIN)/tsx codegen/main.ts --materialise-only $(CODEGEN_FLAGS)
+	$(if $(CODEGEN_FLAGS),,@touch $(SPEC_STAMP))
+
+$(SPEC_STAMP): spec/pins.json $(STAMP)
+	$(BIN)/tsx codegen/main.ts --materialise-only
+	@touch $@
 
 generate: $(STAMP) ## regenerate generated/ from the pinned spec and print what changed
 	$(BIN)/tsx codegen/main.ts $(CODEGEN_FLAGS)
@@ -41,14 +49,14 @@ format: $(STAMP) ## rewrite files with prettier
 typecheck: $(STAMP) ## tsc --noEmit over codegen, generated, src, test
 	$(BIN)/tsc -p tsconfig.json
 
-test: $(STAMP) ## run every test (writes reports/vitest.json too)
+test: $(STAMP) $(SPEC_STAMP) ## run every test (writes reports/vitest.json too)
 	@mkdir -p reports
 	$(BIN)/vitest run --reporter=default --reporter=json --outputFile.json=reports/vitest.json
 
-test-properties: $(STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
+test-properties: $(STAMP) $(SPEC_STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
 	$(BIN)/vitest run --config vitest.properties.config.ts
 
-run: $(STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
+run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)
 
 ci: lint typecheck check-generated test ## everything CI checks
@@ -57,5 +65,5 @@ clean: ## remove installed and materialised files
 	rm -rf node_modules spec/upstream reports
 
 .PHONY: oracle-corpus
-oracle-corpus: spec ## regenerate test/fixtures/protojson/expected.json with Google's runtime (apt-get install python3-protobuf)
+oracle-corpus: $(STAMP) $(SPEC_STAMP) ## regenerate test/fixtures/protojson/expected.json with Google's runtime (apt-get install python3-protobuf)
 	$(BIN)/tsx test/oracle/make-corpus.ts

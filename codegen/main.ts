@@ -11,7 +11,7 @@ import { methodsV0_3, methodsV1_0, type MethodInfo } from "./methods.js";
 import { compileProto, generateEs } from "./proto.js";
 import {
   defaultSpecDir,
-  materialiseSpec,
+  obtainSpec,
   pinFor,
   pinsFile,
   projectRoot,
@@ -236,7 +236,9 @@ function readSummary(outDir: string, version: "v1_0" | "v0_3"): ApiSummary | und
 
 const USAGE = [
   "usage: a2a-toolkit generate [--spec-dir DIR] [--update-pins] [--check] [--out DIR] [--pins FILE]",
-  "  --spec-dir DIR    upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)",
+  "  --spec-dir DIR    upstream spec files (default $A2A_SPEC_DIR or ../shared/spec); when it holds",
+  "                    none, each pinned file is downloaded instead (from $A2A_SPEC_BASE_URL, default",
+  "                    the upstream repository, and $A2A_SPEC_NPM_REGISTRY, default registry.npmjs.org)",
   "  --update-pins     adopt the files in --spec-dir as a new revision (rewrites the pins file",
   "                    after generation succeeds)",
   "  --check           regenerate into a temp dir and fail if the output directory differs",
@@ -277,6 +279,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const materialised = resolve(values.upstream ?? upstreamDir);
   let pins: Pins;
   let repinned: string[] | undefined;
+  let obtained: string;
   try {
     pins = readPins(pinsPath);
     if (values["update-pins"]) {
@@ -284,7 +287,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       pins = r.pins;
       repinned = r.changed;
     }
-    materialiseSpec(specDir, materialised, pins);
+    obtained = await obtainSpec(specDir, materialised, pins);
   } catch (e) {
     if (e instanceof SpecPinError) {
       console.error(`spec pin check failed:\n${e.message}`);
@@ -293,7 +296,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     throw e;
   }
   if (values["materialise-only"]) {
-    console.log(`spec files verified against ${pinsPath} and materialised in ${materialised}`);
+    console.log(`spec files verified against ${pinsPath} and materialised in ${materialised} (${obtained})`);
     return 0;
   }
   const { files, summaries } = await generateAll(materialised, pins);

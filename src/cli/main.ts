@@ -14,7 +14,7 @@ export async function main(argv: string[]): Promise<number> {
   program
     .command("generate")
     .description("regenerate generated/ from the pinned upstream spec and print what changed")
-    .option("--spec-dir <dir>", "upstream spec files (default $A2A_SPEC_DIR or ../shared/spec)")
+    .option("--spec-dir <dir>", "upstream spec files (default $A2A_SPEC_DIR or ../shared/spec; downloaded when it holds none)")
     .option("--update-pins", "adopt the files in --spec-dir as a new revision")
     .option("--check", "fail if generated/ is out of date")
     .option("--out <dir>", "output directory (default generated/)")

@@ -20,7 +20,8 @@
 //   matched against the route tables.
 //
 // Status codes: JSON-RPC replies are HTTP 200 whatever the outcome, except 415 for a body that is
-// not JSON by its Content-Type; REST replies use the status of the error table (1.0.1 column).
+// not JSON by its Content-Type (ContentTypeNotSupportedError, -32005, on both bindings and
+// versions); REST replies use the status of the error table (1.0.1 column).
 // Accepted request content types: application/json and application/a2a+json (any parameters); a
 // request without Content-Type is read as JSON. Replies are application/json, except 1.0 REST
 // replies to a request that names application/a2a+json (Accept or Content-Type).
@@ -117,11 +118,18 @@ export interface CallContext {
 
 const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 
-function contentTypeOk(headers: HeadersLike): boolean {
+/**
+ * ContentTypeNotSupportedError for a request body that is not JSON by its Content-Type, else
+ * undefined (docs/policies.md, "Content types"). Answered with HTTP 415 on both bindings.
+ */
+function contentTypeRefusal(headers: HeadersLike): A2AError | undefined {
   const raw = readHeader(headers, "content-type");
-  if (raw === undefined || raw.trim() === "") return true;
-  const type = raw.split(";")[0].trim().toLowerCase();
-  return JSON_TYPES.has(type);
+  if (raw === undefined || raw.trim() === "") return undefined;
+  if (JSON_TYPES.has(raw.split(";")[0].trim().toLowerCase())) return undefined;
+  return new A2AError(
+    "ContentTypeNotSupportedError",
+    `Content-Type ${JSON.stringify(clip(raw))} is not supported: send the request as application/json (or application/a2a+json)`,
+  );
 }
 
 function jsonContentType(ctx: CallContext): string {
@@ -329,12 +337,8 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
     );
 
   const envelope = parseJsonRpcRequest(req.body ?? "");
-  if (!contentTypeOk(req.headers))
-    return reply(
-      { version: fallback, binding: "JSONRPC", rpcId: envelope.id },
-      new A2AError("InvalidRequestError", "Content-Type must be application/json"),
-      415,
-    );
+  const refusal = contentTypeRefusal(req.headers);
+  if (refusal) return reply({ version: fallback, binding: "JSONRPC", rpcId: envelope.id }, refusal, 415);
   if (envelope.kind === "error") return reply({ version: fallback, binding: "JSONRPC", rpcId: envelope.id }, envelope.error);
 
   const ref = resolveJsonRpcMethod(envelope.method);
@@ -443,8 +447,8 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
   try {
     let body: unknown;
     if (match.route.binding.body) {
-      if (!contentTypeOk(req.headers))
-        return reply(ctx, new A2AError("InvalidRequestError", "Content-Type must be application/json or application/a2a+json"), 415);
+      const refusal = contentTypeRefusal(req.headers);
+      if (refusal) return reply(ctx, refusal, 415);
       body = readBody(req.body);
     }
     const json = requestJsonFromHttp(restRequestSchema(version, operation), match.route, match.params, query, body);

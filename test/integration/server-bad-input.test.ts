@@ -73,10 +73,30 @@ describe.each([
     });
   });
 
-  it("wrong content type: 415 with a JSON-RPC error", async () => {
-    const r = await raw("/", { method: "POST", headers: { "content-type": "text/plain", ...headers }, body: good(3, {}) });
-    expect(r.status).toBe(415);
-    expect(r.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  // docs/policies.md "Content types": what the official conformance kit sends (a valid request as
+  // text/plain) gets ContentTypeNotSupportedError, -32005 in both versions, with the request's id.
+  it("a valid request sent as text/plain: HTTP 415, ContentTypeNotSupportedError (-32005), nothing executed", async () => {
+    const params =
+      version === "1.0"
+        ? { message: { messageId: "ct-1", role: "ROLE_USER", parts: [{ text: "hello" }] } }
+        : { message: { kind: "message", messageId: "ct-1", role: "user", parts: [{ kind: "text", text: "hello" }] } };
+    const taskCount = async () =>
+      ((await rpc(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ListTasks", params: {} }), V1)).body.result as { tasks?: unknown[] })
+        .tasks?.length ?? 0;
+    const before = await taskCount();
+    for (const type of ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded"]) {
+      const r = await raw("/", { method: "POST", headers: { "content-type": type, ...headers }, body: good(3, params) });
+      expect(r.status, type).toBe(415);
+      expect(r.body, type).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32005 } });
+      expect((r.body.error as Json).message).toContain(`"${type}" is not supported`);
+      if (version === "1.0")
+        expect((r.body.error as Json).data).toEqual([expect.objectContaining({ reason: "CONTENT_TYPE_NOT_SUPPORTED" })]);
+      expect(r.body).not.toHaveProperty("result");
+    }
+    expect(await taskCount()).toBe(before);
+    // the same body as application/json is executed
+    expect((await rpc(good(4, params), headers)).body).toMatchObject({ id: 4, result: expect.anything() });
+    expect(await taskCount()).toBe(before + 1);
   });
 
   it("oversized body: 413 with a JSON-RPC error, id null", async () => {
@@ -134,8 +154,10 @@ describe.each([
     expectError(await post("/message:send", JSON.stringify({ message: { role: 7 } })), 400, "INVALID_ARGUMENT");
   });
 
-  it("wrong content type: 415", async () => {
-    expectError(await post("/message:send", "{}", "text/html"), 415, "INVALID_ARGUMENT");
+  it("wrong content type: 415, ContentTypeNotSupportedError", async () => {
+    const r = await post("/message:send", "{}", "text/html");
+    expectError(r, 415, "INVALID_ARGUMENT");
+    expect(JSON.stringify(r.body)).toContain('\\"text/html\\" is not supported');
   });
 
   it("wrong verb on a known path: 405 with Allow", async () => {

@@ -76,10 +76,10 @@ describe("JSON-RPC envelopes", () => {
     expect(r.json.error.code).toBe(-32602);
   });
 
-  it("refuses a non-JSON content type with a JSON-RPC error and HTTP 415", () => {
+  it("refuses a non-JSON content type with ContentTypeNotSupportedError and HTTP 415", () => {
     const r = asReply(rpc(send(3), { "A2A-Version": "1.0", "content-type": "text/plain" }));
     expect(r.status).toBe(415);
-    expect(r.json).toMatchObject({ id: 3, error: { code: -32600 } });
+    expect(r.json).toMatchObject({ id: 3, error: { code: -32005 } });
   });
 
   it("accepts application/a2a+json with parameters", () => {
