@@ -67,6 +67,15 @@ describe("0.3 final flag from 1.0 states (§5.4)", () => {
     expect(t.closed).toBe(true);
   });
 
+  it("an INPUT_REQUIRED Task snapshot opens a follow-up's stream and does not close it (issue 14)", () => {
+    const f = new FinalFlagger();
+    expect(f.push(taskEvent(S.INPUT_REQUIRED))).toEqual([{ event: taskEvent(S.INPUT_REQUIRED), final: false }]);
+    expect(f.closed).toBe(false);
+    expect(f.push(status(S.WORKING))).toEqual([{ event: status(S.WORKING), final: false }]);
+    expect(f.push(status(S.COMPLETED))).toEqual([{ event: status(S.COMPLETED), final: true }]);
+    expect(f.closed).toBe(true);
+  });
+
   it("tells when a 1.0 stream ends (terminal or interrupted, E9)", () => {
     expect(endsStream(status(S.WORKING))).toBe(false);
     expect(endsStream(status(S.INPUT_REQUIRED))).toBe(true);
