@@ -89,6 +89,8 @@ export const FAULTS = {
     description: "TaskNotFoundError is answered as InternalError (-32603; REST 500 INTERNAL)",
     breaks: "S-23, S-52",
     json: (j) => {
+      // 0.3 REST bodies carry the JSON-RPC code at the top level too
+      if (isObj(j) && j.code === -32001) j.code = -32603;
       const e = errorOf(j);
       if (e && e.code === -32001) e.code = -32603;
       if (e && Array.isArray(e.details)) for (const d of e.details) if (isObj(d) && d.reason === "TASK_NOT_FOUND") d.reason = "INTERNAL";
@@ -104,6 +106,7 @@ export const FAULTS = {
     description: "TaskNotCancelableError carries the code of UnsupportedOperationError (-32004)",
     breaks: "S-24, S-52",
     json: (j) => {
+      if (isObj(j) && j.code === -32002) j.code = -32004;
       const e = errorOf(j);
       if (e && e.code === -32002) e.code = -32004;
       if (e && Array.isArray(e.details))
