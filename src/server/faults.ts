@@ -44,6 +44,8 @@ interface FaultSpec {
   head?: (status: number, headers: Record<string, string>, ctx: ResponseCtx, body: Json | undefined) => number;
   /** Keeps an SSE stream open instead of ending it. */
   holdStreamOpen?: boolean;
+  /** Ends an SSE stream right after the event this returns true for; what the server writes later is dropped. */
+  endStreamAfter?: (json: Json, ctx: ResponseCtx) => boolean;
 }
 
 const TERMINAL_1_0 = new Set(["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]);
@@ -84,11 +86,20 @@ function isTaskItem(item: Json): boolean {
   return isObj(item) && (isObj(item.task) || item.kind === "task");
 }
 
+/** Is this stream item a Task (0.3 JSON-RPC or REST) in input-required? */
+function inputRequiredTask(item: Json): boolean {
+  const task = isObj(item) ? (isObj(item.task) ? item.task : item.kind === "task" ? item : undefined) : undefined;
+  const state = isObj(task) && isObj(task.status) ? task.status.state : undefined;
+  return state === "input-required" || state === "TASK_STATE_INPUT_REQUIRED";
+}
+
 export const FAULTS = {
   "task-not-found-as-internal-error": {
     description: "TaskNotFoundError is answered as InternalError (-32603; REST 500 INTERNAL)",
     breaks: "S-23, S-52",
     json: (j) => {
+      // 0.3 REST bodies carry the JSON-RPC code at the top level too
+      if (isObj(j) && j.code === -32001) j.code = -32603;
       const e = errorOf(j);
       if (e && e.code === -32001) e.code = -32603;
       if (e && Array.isArray(e.details)) for (const d of e.details) if (isObj(d) && d.reason === "TASK_NOT_FOUND") d.reason = "INTERNAL";
@@ -104,6 +115,7 @@ export const FAULTS = {
     description: "TaskNotCancelableError carries the code of UnsupportedOperationError (-32004)",
     breaks: "S-24, S-52",
     json: (j) => {
+      if (isObj(j) && j.code === -32002) j.code = -32004;
       const e = errorOf(j);
       if (e && e.code === -32002) e.code = -32004;
       if (e && Array.isArray(e.details))
@@ -318,6 +330,11 @@ export const FAULTS = {
           })
         : j,
   },
+  "0.3-stream-ends-at-input-required-task": {
+    description: "a 0.3 stream ends after a Task in input-required, so a streaming follow-up gets only the task as it stood",
+    breaks: "V-03",
+    endStreamAfter: (j, ctx) => !ctx.v1_0 && inputRequiredTask(payload(j, ctx)),
+  },
   "0.3-result-in-1.0-shape": {
     description: "0.3 JSON-RPC results are wrapped the 1.0 way ({task: …}) without kind",
     breaks: "V-01",
@@ -370,6 +387,7 @@ function wrapResponse(res: ServerResponse, spec: FaultSpec, ctxBase: Omit<Respon
   const chunks: Buffer[] = [];
   let sseTail = "";
   let lastTerminal: string | undefined;
+  let cut = false; // endStreamAfter matched: the stream was ended
 
   const rewriteFrames = (text: string): string => {
     sseTail += text;
@@ -377,11 +395,13 @@ function wrapResponse(res: ServerResponse, spec: FaultSpec, ctxBase: Omit<Respon
     sseTail = frames.pop() ?? "";
     let out = "";
     for (const f of frames) {
+      if (cut) break;
       if (!f.startsWith("data: ")) {
         out += `${f}\n\n`;
         continue;
       }
       let json = parseJson(f.slice(6));
+      if (json !== undefined && spec.endStreamAfter?.(json, { ...ctxBase, sse: true })) cut = true;
       if (json === undefined || !spec.json) {
         out += `${f}\n\n`;
         if (json !== undefined && terminalStatusEvent(payload(json, { ...ctxBase, sse: true }))) lastTerminal = `${f}\n\n`;
@@ -412,7 +432,15 @@ function wrapResponse(res: ServerResponse, spec: FaultSpec, ctxBase: Omit<Respon
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     const cb = rest.find((r) => typeof r === "function") as (() => void) | undefined;
     const buf = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
-    if (sse) return origWrite(rewriteFrames(buf.toString("utf8")), cb);
+    if (sse && cut) {
+      cb?.();
+      return true;
+    }
+    if (sse) {
+      const ok = origWrite(rewriteFrames(buf.toString("utf8")), cb);
+      if (cut) origEnd();
+      return ok;
+    }
     chunks.push(buf);
     cb?.();
     return true;
@@ -422,6 +450,10 @@ function wrapResponse(res: ServerResponse, spec: FaultSpec, ctxBase: Omit<Respon
     const cb = rest.find((r) => typeof r === "function") as (() => void) | undefined;
     if (chunk !== undefined && chunk !== null && typeof chunk !== "function")
       chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+    if (sse && cut) {
+      cb?.();
+      return res;
+    }
     if (sse) {
       let tail = chunks.length ? rewriteFrames(Buffer.concat(chunks).toString("utf8")) : "";
       if (FAULTS["events-after-terminal"] === spec && lastTerminal) tail += lastTerminal;

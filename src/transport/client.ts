@@ -188,12 +188,19 @@ export function decodeReply<O extends Operation>(
   return codec.decodeResponse(op, body ?? {}, { sent: opts.sent }).value;
 }
 
+/** An HTTP+JSON error body inside a stream: AIP-193 `{error}`, or the 0.3 `{code, message}` shape (a StreamResponse has neither). */
+function isRestErrorBody(value: unknown): boolean {
+  if (!value || typeof value !== "object") return false;
+  const o = value as Record<string, unknown>;
+  return "error" in o || (typeof o.code === "number" && typeof o.message === "string");
+}
+
 export type DecodedEvent = { event: v1_0.StreamResponse; end?: boolean; losses: Loss[] } | { error: A2AError };
 
 /**
  * Decodes the `data` of one SSE event (text or parsed JSON). JSON-RPC: a response envelope whose
- * result is the item or whose error ends the stream. REST: the bare item, or an `{error: Status}`
- * body (also when sent as `event: error`). `end: true` marks a 0.3 `final: true` item: the caller
+ * result is the item or whose error ends the stream. REST: the bare item, or an error body
+ * (`{error: Status}` or 0.3 `{code, message}`, also when sent as `event: error`). `end: true` marks a 0.3 `final: true` item: the caller
  * closes the stream after it (L21).
  */
 export function decodeStreamEvent(target: TargetLike, _op: Operation, data: unknown, sseEvent?: string): DecodedEvent {
@@ -211,7 +218,7 @@ export function decodeStreamEvent(target: TargetLike, _op: Operation, data: unkn
       const parsed = parseJsonRpcResponse(value);
       if (parsed.kind === "error") return { error: codec.decodeError(parsed.error) };
       value = parsed.result;
-    } else if (sseEvent === "error" || (value && typeof value === "object" && "error" in (value as object))) {
+    } else if (sseEvent === "error" || isRestErrorBody(value)) {
       const status = Number((value as { error?: { code?: unknown } }).error?.code) || 500;
       return { error: codec.decodeError(value, status) };
     }

@@ -52,6 +52,7 @@ import {
   toJsonRpcError,
   toJsonRpcError0_3,
   toRestError,
+  toRestError0_3,
 } from "./errors.js";
 import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
@@ -120,7 +121,7 @@ export interface DecodeResponseOptions {
   sent?: readonly Loss[];
 }
 
-/** REST error reply of a codec: status and AIP-193 body. */
+/** REST error reply of a codec: status and body (AIP-193; for 0.3 with `code` and `message` beside it). */
 export interface RestErrorReply {
   status: number;
   body: unknown;
@@ -261,7 +262,7 @@ class Codec0_3 implements Codec {
     return trusted(() => this.t.downgradeEvent(json, final));
   }
   encodeError(err: A2AError) {
-    return this.binding === "JSONRPC" ? toJsonRpcError0_3(err) : toRestError(err);
+    return this.binding === "JSONRPC" ? toJsonRpcError0_3(err) : toRestError0_3(err);
   }
   encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue> {
     if (op === "ListTasks") throw listTasksUnsupported();

@@ -308,6 +308,17 @@ export function errorLosses0_3(e: A2AError): Loss[] {
   ];
 }
 
+/**
+ * HTTP+JSON error body for a 0.3 peer. 0.3 leaves its shape open (S03 §3.2.3); the body carries
+ * what every known 0.3 reader looks for: the JSON-RPC `code` and `message` at the top level (the
+ * official SDK's 0.3 REST client and server), the message with the HTTP status of the error table
+ * (a2a-python 0.3), and the AIP-193 `error` member of 1.0 §11.6 beside them (our 1.0 readers).
+ */
+export function toRestError0_3(e: A2AError): { status: number; body: { code: number; message: string; error: unknown } } {
+  const { status, body } = toRestError(e);
+  return { status, body: { code: e.code, message: toJsonRpcError0_3(e).message, error: body.error } };
+}
+
 /** Reads a 0.3 JSON-RPC error: non-array `data` is kept as a google.protobuf.Value detail. */
 export function fromJsonRpcError0_3(err: { code: number; message?: string; data?: unknown }): A2AError {
   if (err.data === undefined || Array.isArray(err.data)) return fromJsonRpcError(err);
@@ -338,18 +349,26 @@ const PROBLEM_TYPES: Record<string, A2AErrorName> = {
   "invalid-parameters": "InvalidParamsError",
 };
 
+/** The A2A error named by a top-level JSON-RPC `code` of a REST error body (the official SDK's 0.3 REST shape). */
+function topLevelCode(o: Record<string, unknown>): A2AErrorName | undefined {
+  return typeof o.code === "number" ? (errorByCode(o.code)?.name as A2AErrorName | undefined) : undefined;
+}
+
 /**
  * Reads any HTTP+JSON error body: the AIP-193 `{error: Status}` of 1.0 §11.6 (ErrorInfo reason
- * first, then the status), the RFC 9457 problem bodies of the 1.0 §6.4 examples, and the de-facto
- * 0.3 `{message}` bodies (status per the 0.3 column of a2a-wire.md §3.1).
+ * first, then a top-level JSON-RPC `code`, then the status), the RFC 9457 problem bodies of the
+ * 1.0 §6.4 examples, the 0.3 `{code, message}` bodies of the official SDK (`code` is the JSON-RPC
+ * code), and the de-facto 0.3 `{message}` bodies (status per the 0.3 column of a2a-wire.md §3.1).
  */
 export function fromAnyRestError(status: number, body: unknown, version: "1.0" | "0.3" = "1.0"): A2AError {
   const o = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  const byCode = topLevelCode(o);
   if (o.error && typeof o.error === "object") {
     const e = fromRestError(status, body);
     const hasInfo = ((o.error as { details?: unknown[] }).details ?? []).some?.(
       (d) => (d as Record<string, unknown>)?.["@type"] === ERROR_INFO_TYPE,
     );
+    if (!hasInfo && byCode) return new A2AError(byCode, e.message, e.metadata, e.details);
     if (!hasInfo && version === "0.3" && STATUS_0_3[status]) return new A2AError(STATUS_0_3[status], e.message, e.metadata, e.details);
     // A 1.0 server MUST send ErrorInfo with every A2A error (§11.6), so a 404 without one is not
     // TaskNotFound but a route the server does not have.
@@ -364,6 +383,7 @@ export function fromAnyRestError(status: number, body: unknown, version: "1.0" |
     if (name) return new A2AError(name, message, metadata);
   }
   const message = typeof o.message === "string" ? o.message : typeof o.detail === "string" ? o.detail : undefined;
+  if (byCode) return fromJsonRpcError0_3({ code: o.code as number, message, data: o.data });
   if (version === "0.3" && STATUS_0_3[status]) return new A2AError(STATUS_0_3[status], message);
   const fallback = fromRestError(status, {});
   return new A2AError(fallback.type, message ?? fallback.message);

@@ -41,7 +41,10 @@ export const LOSS_REGISTER: Readonly<Record<string, { direction: LossDirection |
   L7: { direction: "to-0.3", summary: "push-config list paging" },
   L8: { direction: "to-0.3", summary: "OAuth deviceCode flow and pkceRequired" },
   L9: { direction: "both", summary: "AgentCard signatures" },
-  L10: { direction: "to-0.3", summary: "historyLength 0 (no history) towards D03-PB, where 0 means unlimited" },
+  L10: {
+    direction: "to-0.3",
+    summary: "historyLength 0 (no history) towards D03-PB, whose readers differ on 0 (the proto comment: unlimited)",
+  },
   L11: {
     direction: "to-0.3",
     summary: "fields the v0.3.0 proto (D03-PB) lacks: referenceTaskIds, part metadata, file name, iconUrl, cancel metadata",

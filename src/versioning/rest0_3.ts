@@ -506,7 +506,7 @@ function historyDown(n: number | string | undefined, path: string, log: LossLog)
     log.add(
       "L10",
       path,
-      "1.0 historyLength 0 (no history) cannot be sent: 0 means unlimited in D03-PB; requested unlimited — trim the history to none",
+      "1.0 historyLength 0 (no history) is not sent: D03-PB readers differ on 0 (the proto comment says unlimited); requested unlimited — trim the history to none",
     );
     return undefined;
   }
@@ -572,8 +572,9 @@ export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Tra
 export const upgradeGetTaskRequest = (r: pb.GetTaskRequestJson): Translated<v1_0.GetTaskRequestJson> =>
   run(r, VP.GetTaskRequest, V1.GetTaskRequest, "to-1.0", (x, log) => {
     reportUnknown(x, KP.getTask, "", log);
-    const n = x.historyLength === undefined ? 0 : Number(x.historyLength);
-    return compact({ id: taskIdOf(x.name, "/name"), historyLength: n === 0 ? undefined : n });
+    // An explicit `historyLength=0` asks for no history (the official SDK's 0.3 REST client and
+    // server; 1.0 §3.2.4); absent means all of it (docs/policies.md).
+    return compact({ id: taskIdOf(x.name, "/name"), historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
   });
 export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<pb.GetTaskRequestJson> =>
   run(r, V1.GetTaskRequest, VP.GetTaskRequest, "to-0.3", (x, log) => {

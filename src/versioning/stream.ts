@@ -16,8 +16,9 @@
 // is interrupted in 1.0 but not in 0.3 (L13), and 1.0 agents may keep the stream open while
 // credentials arrive out of band (1.0 §7.6.1): the update is held until the next event (then
 // final: false) or the end of the 1.0 stream (then final: true). After a final item the 0.3 stream
-// is closed; a Message or a terminal/INPUT_REQUIRED Task snapshot also closes it (0.3 consumers
-// stop there).
+// is closed; a Message or a terminal Task snapshot also closes it (0.3 consumers stop there). An
+// INPUT_REQUIRED Task snapshot does not: it opens the stream of a follow-up to an input-required
+// task (the snapshot is taken before the new turn runs), whose answer comes after it (issue 14).
 // 0.3 → 1.0: `final` is dropped and the translated stream closes after it, even if the 0.3
 // server keeps the connection open (L21).
 import { create } from "@bufbuild/protobuf";
@@ -96,10 +97,9 @@ export class FinalFlagger {
     }
     out.push({ event, final: false });
     if (event.payload.case === "message") this._closed = true;
-    if (event.payload.case === "task") {
-      const state = event.payload.value.status?.state;
-      if (state !== undefined && finalFor0_3(state) === true) this._closed = true;
-    }
+    // Only a terminal snapshot ends the stream: an INPUT_REQUIRED one is where the stream of a
+    // follow-up starts (taken before the new turn runs); a 1.0 stream that stops there ends anyway.
+    if (event.payload.case === "task" && isTerminal(event.payload.value.status?.state ?? S.UNSPECIFIED)) this._closed = true;
     return out;
   }
 
@@ -115,13 +115,12 @@ export class FinalFlagger {
 
 /**
  * Client side, 0.3 → 1.0: does the 0.3 stream end after this item? After `final: true` (L21), and
- * where 0.3 consumers stop anyway (a2a-wire.md §5.4): a Message, or a Task snapshot that is
- * terminal or INPUT_REQUIRED.
+ * where 0.3 consumers stop anyway (a2a-wire.md §5.4): a Message, or a terminal Task snapshot. Not
+ * after an INPUT_REQUIRED snapshot: a follow-up's stream starts with one (the FinalFlagger rule).
  */
 export function ends0_3Stream(event: v1_0.StreamResponse, final: boolean): boolean {
   if (final || event.payload.case === "message") return true;
-  if (event.payload.case === "task") return finalFor0_3(event.payload.value.status?.state) === true;
-  return false;
+  return event.payload.case === "task" && isTerminal(event.payload.value.status?.state ?? S.UNSPECIFIED);
 }
 
 /** 0.3 stream → 1.0 stream (client side): the stream ends after a `final: true` item (L21). */

@@ -91,6 +91,20 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
     await expect(client.getTask({ id: "nope" })).rejects.toMatchObject({ name: "TaskNotFoundError", code: -32001 });
   });
 
+  it("multi-turn on a stream: the streaming follow-up of an input-required task carries the answer", async () => {
+    const first: string[] = [];
+    let id = "";
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("ask") })) {
+      if (ev.payload.case === "task") id = ev.payload.value.id;
+      first.push(describeEvent(ev));
+    }
+    expect(first.at(-1)).toMatch(/INPUT_REQUIRED/);
+    const more: string[] = [];
+    for await (const ev of client.sendStreamingMessage({ message: textMessage("streamed", { taskId: id }) })) more.push(describeEvent(ev));
+    expect(more).toContain("artifact:streamed");
+    expect(more.at(-1)).toBe("status:COMPLETED");
+  });
+
   it("GetTask with historyLength 0 returns no history, whatever the dialect can carry (L10)", async () => {
     const t = (await client.sendMessage({ message: textMessage("echo remember") })).payload.value as v1_0.Task;
     expect((await client.getTask({ id: t.id })).history.length).toBeGreaterThan(0);

@@ -46,6 +46,7 @@ const TARGETS: Record<FaultName, string[]> = {
   "same-id-for-every-task": ["v1_0/*/send-message/new-tasks-get-distinct-ids"],
   "task-leaked-across-principals": ["v1_0/*/security/other-principal-cannot-see-task"],
   "0.3-final-never-set": ["v0_3/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"],
+  "0.3-stream-ends-at-input-required-task": ["v0_3/*/multi-turn/streaming-follow-up-completes"],
   "0.3-result-in-1.0-shape": ["v0_3/json-rpc/send-message/echo-returns-completed-task-with-artifact"],
 };
 

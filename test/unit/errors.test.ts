@@ -13,6 +13,7 @@ import {
   toJsonRpcError,
   toJsonRpcError0_3,
   toRestError,
+  toRestError0_3,
   VALUE_TYPE,
   type A2AErrorName,
 } from "../../src/versioning/errors.js";
@@ -146,6 +147,32 @@ describe("reading REST error bodies of any origin", () => {
       message: "done already",
     });
     expect(fromAnyRestError(501, { message: "no" }, "0.3").type).toBe("UnsupportedOperationError");
+  });
+
+  it("reads the official SDK's 0.3 {code, message} body by its JSON-RPC code, whatever the status", () => {
+    expect(fromAnyRestError(404, { code: -32001, message: "Task not found: t1" }, "0.3")).toMatchObject({
+      type: "TaskNotFoundError",
+      message: "Task not found: t1",
+    });
+    expect(fromAnyRestError(400, { code: -32002, message: "no" }, "0.3").type).toBe("TaskNotCancelableError");
+    expect(fromAnyRestError(500, { code: -32004, message: "no" }, "0.3").type).toBe("UnsupportedOperationError");
+  });
+
+  it("sends 0.3 REST errors in a body all three readers understand (issue 14)", () => {
+    for (const name of ["TaskNotFoundError", "TaskNotCancelableError", "ContentTypeNotSupportedError", "InvalidParamsError"] as const) {
+      const err = new A2AError(name, "why");
+      const { status, body } = toRestError0_3(err);
+      expect(status).toBe(ERRORS[name].http);
+      expect(body).toMatchObject({ code: ERRORS[name].code, message: "why", error: toRestError(err).body.error });
+      // the official SDK's 0.3 REST reader needs exactly this: a numeric code and a string message
+      expect(typeof body.code === "number" && typeof body.message === "string").toBe(true);
+      expect(fromAnyRestError(status, { code: body.code, message: body.message }, "0.3").type).toBe(name);
+      expect(fromAnyRestError(status, body, "0.3").type).toBe(name);
+      expect(fromAnyRestError(status, body, "1.0").type).toBe(name);
+    }
+    expect(toRestError0_3(new A2AError("TaskNotCancelableError")).body.message).toBe(
+      toJsonRpcError0_3(new A2AError("TaskNotCancelableError")).message,
+    );
   });
 
   it("reads the status alone when there is no ErrorInfo", () => {

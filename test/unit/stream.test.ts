@@ -67,6 +67,15 @@ describe("0.3 final flag from 1.0 states (§5.4)", () => {
     expect(t.closed).toBe(true);
   });
 
+  it("an INPUT_REQUIRED Task snapshot opens a follow-up's stream and does not close it (issue 14)", () => {
+    const f = new FinalFlagger();
+    expect(f.push(taskEvent(S.INPUT_REQUIRED))).toEqual([{ event: taskEvent(S.INPUT_REQUIRED), final: false }]);
+    expect(f.closed).toBe(false);
+    expect(f.push(status(S.WORKING))).toEqual([{ event: status(S.WORKING), final: false }]);
+    expect(f.push(status(S.COMPLETED))).toEqual([{ event: status(S.COMPLETED), final: true }]);
+    expect(f.closed).toBe(true);
+  });
+
   it("tells when a 1.0 stream ends (terminal or interrupted, E9)", () => {
     expect(endsStream(status(S.WORKING))).toBe(false);
     expect(endsStream(status(S.INPUT_REQUIRED))).toBe(true);
@@ -169,6 +178,9 @@ describe("0.3 → 1.0 streams (client side, L21)", () => {
     expect("event" in done && done.end).toBe(true);
     const working = task("working");
     expect("event" in working && working.end).toBeFalsy();
+    // the snapshot a follow-up's stream starts with (issue 14)
+    const asking = task("input-required");
+    expect("event" in asking && asking.end).toBeFalsy();
   });
 
   it("FinalCloser ends the translated stream after final: true", () => {
@@ -181,6 +193,16 @@ describe("0.3 → 1.0 streams (client side, L21)", () => {
   it("a mid-stream JSON-RPC error is an error item", () => {
     const d = decodeStreamEvent(t, "SendStreamingMessage", { jsonrpc: "2.0", id: 1, error: { code: -32001, message: "gone" } });
     expect("error" in d && d.error.type).toBe("TaskNotFoundError");
+  });
+
+  it("a mid-stream 0.3 REST error is an error item in either body shape", () => {
+    const rest = { ...t, binding: "HTTP+JSON" as const };
+    const top = decodeStreamEvent(rest, "SendStreamingMessage", { code: -32001, message: "gone" });
+    expect("error" in top && top.error.type).toBe("TaskNotFoundError");
+    const ours = data(openStream(call("0.3", "HTTP+JSON")).error(new A2AError("TaskNotCancelableError")))[0];
+    expect(ours).toMatchObject({ code: -32002, message: expect.any(String), error: { code: 400, status: "FAILED_PRECONDITION" } });
+    const back = decodeStreamEvent(rest, "SendStreamingMessage", ours);
+    expect("error" in back && back.error.type).toBe("TaskNotCancelableError");
   });
 });
 

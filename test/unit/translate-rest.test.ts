@@ -35,6 +35,9 @@ describe("D03-PB ⇄ 1.0", () => {
 
   it("task and config resource names ⇄ ids", () => {
     expect(rest.upgradeGetTaskRequest({ name: "tasks/t1", historyLength: 3 }).value).toEqual({ id: "t1", historyLength: 3 });
+    // historyLength=0 asks for no history; absent for all of it (docs/policies.md, issue 14)
+    expect(rest.upgradeGetTaskRequest({ name: "tasks/t1", historyLength: 0 }).value).toEqual({ id: "t1", historyLength: 0 });
+    expect(rest.upgradeGetTaskRequest({ name: "tasks/t1" }).value).toEqual({ id: "t1" });
     expect(rest.downgradeCancelTaskRequest({ id: "t1" }).value).toEqual({ name: "tasks/t1" });
     expect(rest.upgradeGetPushConfigParams({ name: "tasks/t1/pushNotificationConfigs/p1" }).value).toEqual({ taskId: "t1", id: "p1" });
     expect(() => rest.upgradeGetTaskRequest({ name: "t1" })).toThrow(/tasks\/\{id\}/);

@@ -1,0 +1,232 @@
+// Interop, judged from outside: the official @a2a-js/sdk 1.3.0 client (its ClientFactory with the
+// 1.0 transports and their 0.3 compat transports, JSON-RPC and REST; one client per interface the
+// card advertises) exercises every operation the agent advertises, against the `serve` server and
+// through the gateway in front of a 1.0-only backend. Each `it` is one check; a check the card does
+// not advertise (push, extended card, ListTasks in 0.3) is skipped, not passed.
+import { Message, TaskState, type AgentCard, type SendMessageResult, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway } from "../../src/gateway/index.js";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+const apps: FastifyInstance[] = [];
+const urls: Record<"serve" | "gateway", string> = { serve: "", gateway: "" };
+
+async function listen(app: FastifyInstance): Promise<string> {
+  apps.push(app);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+}
+
+beforeAll(async () => {
+  // What `a2a-toolkit serve --push --allow-webhook 127.0.0.1` starts: the fixture agent, 1.0 and 0.3 on one port.
+  urls.serve = await listen(await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } }));
+  const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
+  urls.gateway = await listen(await buildGateway({ gateway: { backends: [{ name: "new", url: backend }] } }));
+});
+afterAll(async () => {
+  for (const a of apps.reverse()) await a.close();
+});
+
+const legacyCompat = { enabled: true };
+
+async function clientFor(base: string, binding: string, version: string): Promise<{ client: Client; card: AgentCard }> {
+  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(base);
+  // Keep only the interface under test, so the SDK cannot pick another one.
+  const only = {
+    ...card,
+    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === version),
+  };
+  expect(only.supportedInterfaces).toHaveLength(1);
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
+  });
+  return { client: await factory.createFromAgentCard(only), card };
+}
+
+let n = 0;
+function request(text: string, opts: { taskId?: string; contextId?: string; blocking?: boolean } = {}) {
+  return {
+    tenant: "",
+    message: Message.fromJSON({
+      messageId: `interop-${++n}`,
+      role: "ROLE_USER",
+      parts: [{ text }],
+      ...(opts.taskId ? { taskId: opts.taskId } : {}),
+      ...(opts.contextId ? { contextId: opts.contextId } : {}),
+    }),
+    configuration:
+      opts.blocking === false
+        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
+        : undefined,
+    metadata: undefined,
+  };
+}
+
+function asTask(r: SendMessageResult): Task {
+  expect("id" in r && "status" in r).toBe(true);
+  return r as Task;
+}
+
+const texts = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")));
+
+async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+function stateOf(e: StreamResponse): TaskState | undefined {
+  const p = e.payload;
+  if (p?.$case === "task") return p.value.status?.state;
+  if (p?.$case === "statusUpdate") return p.value.status?.state;
+  return undefined;
+}
+
+const streamedText = (events: StreamResponse[]) =>
+  events.flatMap((e) =>
+    e.payload?.$case === "artifactUpdate" ? (e.payload.value.artifact?.parts ?? []).map((p) => (p.content as { value: string }).value) : [],
+  );
+
+const interfaces = [
+  ["JSONRPC", "1.0"],
+  ["HTTP+JSON", "1.0"],
+  ["JSONRPC", "0.3"],
+  ["HTTP+JSON", "0.3"],
+] as const;
+
+describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (target) => {
+  describe.each(interfaces)("%s %s", (binding, version) => {
+    let client: Client;
+    let card: AgentCard;
+    const get = (id: string, historyLength?: number) => client.getTask({ tenant: "", id, historyLength });
+
+    beforeAll(async () => {
+      ({ client, card } = await clientFor(urls[target], binding, version));
+    });
+
+    it("send (blocking): the completed task with its artifact", async () => {
+      const t = asTask(await client.sendMessage(request("echo blocking")));
+      expect(t.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(texts(t)).toEqual(["blocking"]);
+    });
+
+    it("send: a bare Message comes back as a Message", async () => {
+      const r = await client.sendMessage(request("msg plain"));
+      expect("messageId" in r && !("status" in r)).toBe(true);
+      expect((r as Message).parts[0].content).toMatchObject({ $case: "text", value: "plain" });
+    });
+
+    it("send (non-blocking) returns the working task, which then completes", async () => {
+      const t = asTask(await client.sendMessage(request("slow 200", { blocking: false })));
+      expect(t.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      const done = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
+      expect(stateOf(done.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it("stream: task first, chunks in order, completed last", async () => {
+      const events = await collect(client.sendMessageStream(request("stream 3")));
+      expect(events[0].payload?.$case).toBe("task");
+      expect(streamedText(events)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
+      expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it("multi-turn (send): input-required, then the follow-up completes the same task", async () => {
+      const first = asTask(await client.sendMessage(request("ask")));
+      expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const second = asTask(await client.sendMessage(request("blue", { taskId: first.id, contextId: first.contextId })));
+      expect(second.id).toBe(first.id);
+      expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(texts(second)).toEqual(["blue"]);
+    });
+
+    it("multi-turn (stream): the first stream ends at input-required, the streaming follow-up completes", async () => {
+      const first = await collect(client.sendMessageStream(request("ask")));
+      expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const task = first[0].payload?.$case === "task" ? first[0].payload.value : undefined;
+      expect(task).toBeDefined();
+      const more = await collect(client.sendMessageStream(request("green", { taskId: task!.id, contextId: task!.contextId })));
+      expect(streamedText(more)).toEqual(["green"]);
+      expect(stateOf(more.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it("get: the task with its history; historyLength 1 and 0 trim it", async () => {
+      const first = asTask(await client.sendMessage(request("ask")));
+      await client.sendMessage(request("red", { taskId: first.id, contextId: first.contextId }));
+      const all = await get(first.id);
+      expect(all.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(all.history.length).toBeGreaterThanOrEqual(2);
+      expect((await get(first.id, 1)).history).toHaveLength(1);
+      expect((await get(first.id, 0)).history).toEqual([]);
+    });
+
+    it("get of an unknown task: TaskNotFoundError", async () => {
+      await expect(get("no-such-task")).rejects.toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it("list (1.0): the tasks, including one just created", async (ctx) => {
+      if (version !== "1.0") return ctx.skip(); // 0.3 has no ListTasks
+      const t = asTask(await client.sendMessage(request("echo listed")));
+      const page = await client.listTasks({
+        tenant: "",
+        contextId: t.contextId,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: "",
+        statusTimestampAfter: undefined,
+        includeArtifacts: undefined,
+        pageSize: undefined,
+        historyLength: undefined,
+      });
+      expect(page.tasks.map((x) => x.id)).toEqual([t.id]);
+    });
+
+    it("cancel of a running task: canceled", async () => {
+      const t = asTask(await client.sendMessage(request("slow 60000", { blocking: false })));
+      const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
+      expect(c.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await get(t.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    });
+
+    it("cancel of a finished task: TaskNotCancelableError", async () => {
+      const t = asTask(await client.sendMessage(request("echo done")));
+      await expect(client.cancelTask({ tenant: "", id: t.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    });
+
+    it("cancel of an unknown task: TaskNotFoundError", async () => {
+      await expect(client.cancelTask({ tenant: "", id: "no-such-task", metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it("a message to a finished task: UnsupportedOperationError", async () => {
+      const t = asTask(await client.sendMessage(request("echo over")));
+      await expect(client.sendMessage(request("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
+    });
+
+    it("subscribe to a running task: the task, then its updates to completed", async () => {
+      const t = asTask(await client.sendMessage(request("slow 300", { blocking: false })));
+      const events = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
+      expect(events[0].payload?.$case).toBe("task");
+      expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await get(t.id)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it("push configs (when declared): create, get, list, delete", async (ctx) => {
+      if (!card.capabilities?.pushNotifications) return ctx.skip();
+      const t = asTask(await client.sendMessage(request("echo push")));
+      const cfg = { tenant: "", id: "cfg-1", taskId: t.id, url: "http://127.0.0.1:9/hook", token: "tok", authentication: undefined };
+      expect(await client.createTaskPushNotificationConfig(cfg)).toMatchObject({ taskId: t.id, id: "cfg-1", url: cfg.url });
+      expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId: t.id, id: "cfg-1" })).toMatchObject({ url: cfg.url });
+      const listed = await client.listTaskPushNotificationConfig({ tenant: "", taskId: t.id, pageSize: 0, pageToken: "" });
+      expect(listed.configs.map((c) => c.id)).toEqual(["cfg-1"]);
+      await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: t.id, id: "cfg-1" });
+      expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId: t.id, pageSize: 0, pageToken: "" })).configs).toEqual([]);
+    });
+
+    it("extended card (when declared)", async (ctx) => {
+      if (!card.capabilities?.extendedAgentCard) return ctx.skip();
+      const extended = await client.getAgentCard();
+      expect(extended.skills.map((s) => s.id)).toContain("extended");
+    });
+  });
+});
