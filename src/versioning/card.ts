@@ -4,6 +4,8 @@
 // API
 //   WELL_KNOWN_CARD_PATH                        "/.well-known/agent-card.json"
 //   cardJson(card, version)                     → Translated<JSON> of the card in that version's shape
+//   dualCardJson(card)                          → Translated<JSON>: the 0.3 card and the 1.0 card in one document
+//   askedCardVersion(req)                       → "" (no version asked) or the asked Major.Minor
 //   agentCardReply(card, req, {versions?})      → HttpReply for GET /.well-known/agent-card.json, chosen by
 //                                                 the request's A2A-Version (header or query), `Vary: A2A-Version`
 //   detectCardVersion(json)                     → "1.0" | "0.3" (heuristics below)
@@ -12,9 +14,14 @@
 //
 // Which card a request gets (docs/policies.md):
 //   A2A-Version 1.0 (or 1.0.x)            → the 1.0 card;
-//   absent, empty or 0.3                  → the 0.3 card, built from the card's 0.x interfaces; when the
-//                                           card has none (a 1.0-only agent, or 0.3 not in `versions`),
-//                                           the 1.0 card: discovery never fails;
+//   0.3                                   → the 0.3 card, built from the card's 0.x interfaces;
+//   absent or empty                       → means 0.3 (1.0 §3.6.1), but 1.0 clients often send nothing
+//                                           on the card request: when both versions are served and the
+//                                           card has interfaces of both, the dual card (below), which
+//                                           each version's reader reads as its own card; else the 0.3
+//                                           card;
+//   either 0.3 form impossible            → (no 0.x interface, or 0.3 not in `versions`) the 1.0 card:
+//                                           discovery never fails;
 //   any other version                     → the 1.0 card (the newest shape we have), not an error: the
 //                                           card is how a client finds out what is supported.
 import type { JsonValue } from "@bufbuild/protobuf";
@@ -24,7 +31,15 @@ import type { HttpReply } from "../transport/server.js";
 import { decode1_0, encode1_0 } from "./codec.js";
 import { A2AError } from "./errors.js";
 import type { Translated } from "./loss.js";
-import { requestedVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type HeadersLike, type ProtocolVersion } from "./negotiate.js";
+import {
+  normalizeVersion,
+  readHeader,
+  requestedVersion,
+  SUPPORTED_VERSIONS,
+  VERSION_HEADER,
+  type HeadersLike,
+  type ProtocolVersion,
+} from "./negotiate.js";
 import * as rpc0_3 from "./rpc0_3.js";
 
 export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
@@ -37,10 +52,47 @@ export function cardJson(card: v1_0.AgentCard, version: ProtocolVersion): Transl
   return { value: down.value as unknown as JsonValue, losses: down.losses };
 }
 
+/**
+ * The dual card: the 0.3 card's members and the 1.0 card's members in one JSON object. Where the
+ * two versions use the same name the member holds the 1.0 value, whose shape is the same in both
+ * (name, skills, capabilities, …), except `securitySchemes`, whose entries differ (0.3: a `type`
+ * discriminator; 1.0: one member per kind): each entry holds both, the 0.3 members beside the 1.0
+ * one. 1.0 §5.7 lets each reader ignore the other version's members, so a 1.0 reader gets exactly
+ * the 1.0 card, and its `signatures` (over the 1.0 card, §8.4) verify; a 0.3 reader gets the 0.3
+ * card plus unknown members. Throws like cardJson(card, "0.3") when there is no 0.x interface.
+ */
+export function dualCardJson(card: v1_0.AgentCard): Translated<JsonValue> {
+  type Obj = Record<string, JsonValue>;
+  const v10 = cardJson(card, "1.0").value as Obj;
+  const down = cardJson(card, "0.3");
+  const v03 = down.value as Obj;
+  const out: Obj = { ...v03, ...v10 };
+  const skills03 = (v03.skills ?? []) as Obj[];
+  out.skills = ((v10.skills ?? []) as Obj[]).map((s, i) => ({ ...skills03[i], ...s }));
+  if (v10.securitySchemes) {
+    const schemes03 = (v03.securitySchemes ?? {}) as Record<string, Obj>;
+    out.securitySchemes = Object.fromEntries(
+      Object.entries(v10.securitySchemes as Record<string, Obj>).map(([k, s]) => [k, { ...schemes03[k], ...s }]),
+    );
+  }
+  // The 1.0 signatures are kept (they verify for a 1.0 reader): L9 does not apply here.
+  return { value: out, losses: down.losses.filter((l) => l.id !== "L9") };
+}
+
 export interface CardRequestLike {
   headers: HeadersLike;
   /** Request target; its `A2A-Version` query parameter counts like the header. */
   url?: string;
+}
+
+/** The version the card request asks for (header, else query; Major.Minor), or "" when it names none. */
+export function askedCardVersion(req: CardRequestLike): string {
+  const q = req.url?.indexOf("?") ?? -1;
+  const query = q >= 0 ? new URLSearchParams(req.url!.slice(q + 1)) : undefined;
+  const header = readHeader(req.headers, VERSION_HEADER)?.split(",")[0] ?? "";
+  const named =
+    header.trim() !== "" || (query !== undefined && [...query].some(([k, v]) => k.toLowerCase() === "a2a-version" && v.trim() !== ""));
+  return named ? requestedVersion(req.headers, query) : "";
 }
 
 export function agentCardReply(
@@ -49,13 +101,13 @@ export function agentCardReply(
   opts: { versions?: readonly ProtocolVersion[] } = {},
 ): HttpReply {
   const versions = opts.versions ?? SUPPORTED_VERSIONS;
-  const q = req.url?.indexOf("?") ?? -1;
-  const query = q >= 0 ? new URLSearchParams(req.url!.slice(q + 1)) : undefined;
-  const asked = requestedVersion(req.headers, query);
+  const asked = askedCardVersion(req);
   let body: Translated<JsonValue> | undefined;
-  if (asked === "0.3" && versions.includes("0.3")) {
+  if ((asked === "" || asked === "0.3") && versions.includes("0.3")) {
+    const dual =
+      asked === "" && versions.includes("1.0") && card.supportedInterfaces.some((i) => normalizeVersion(i.protocolVersion) === "1.0");
     try {
-      body = cardJson(card, "0.3");
+      body = dual ? dualCardJson(card) : cardJson(card, "0.3");
     } catch (e) {
       if (!(e instanceof A2AError)) throw e; // no 0.x interface: fall back to the 1.0 card
     }
