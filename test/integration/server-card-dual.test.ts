@@ -127,7 +127,7 @@ describe.each(["serve", "gateway"] as const)("%s: the card without A2A-Version",
   it("with A2A-Version 0.3 is still the pure 0.3 card, with 1.0 the pure 1.0 card; each has its own ETag", async () => {
     const base = targets[target];
     const [none, v03, v10] = await Promise.all(
-      [{}, { "A2A-Version": "0.3" }, { "A2A-Version": "1.0" }].map((h) => fetch(base + CARD, { headers: h })),
+      ([{}, { "A2A-Version": "0.3" }, { "A2A-Version": "1.0" }] as Record<string, string>[]).map((h) => fetch(base + CARD, { headers: h })),
     );
     const c03 = (await v03.json()) as Json;
     expect(c03.supportedInterfaces).toBeUndefined();
@@ -143,7 +143,7 @@ describe("the official SDK's card signature verifier", () => {
     // [{schemes: {bearer: {}}}]` leaves its payload, while §8.4.1 keeps a non-empty map. Ours is
     // the spec's form; the dual card changes nothing here (the 1.0 card fails the same way).
     const verify = verifyAgentCardSignature(async () => publicKey);
-    for (const headers of [{}, { "A2A-Version": "1.0" }])
+    for (const headers of [{}, { "A2A-Version": "1.0" }] as Record<string, string>[])
       await expect(verify((await getCard(targets.serve, headers)) as never)).rejects.toThrow(/No valid signatures/);
   });
 

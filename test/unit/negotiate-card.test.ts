@@ -75,7 +75,9 @@ describe("dual card", () => {
       key: { scheme: { case: "apiKeySecurityScheme", value: { location: "header", name: "X-Key" } } },
     },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }],
-    skills: [{ ...init.skills![0], securityRequirements: [{ schemes: { key: { list: [] } } }] }],
+    skills: [
+      { id: "echo", name: "Echo", description: "says it back", tags: ["echo"], securityRequirements: [{ schemes: { key: { list: [] } } }] },
+    ],
     signatures: [{ protected: "eyJhbGciOiJFUzI1NiJ9", signature: "c2ln" }],
   });
   const dual = dualCardJson(secured).value as Record<string, unknown>;
