@@ -9,8 +9,10 @@
 //   agentCardReply(card, req, {versions?})      → HttpReply for GET /.well-known/agent-card.json, chosen by
 //                                                 the request's A2A-Version (header or query), `Vary: A2A-Version`
 //   detectCardVersion(json)                     → "1.0" | "0.3" (heuristics below)
-//   parseAgentCard(json)                        → Translated<v1_0.AgentCard> & {version}: either shape → 1.0 card;
-//                                                 throws A2AError InvalidAgentResponse on a card of neither shape
+//   parseAgentCard(json)                        → Translated<v1_0.AgentCard> & {version}: either shape → 1.0 card
+//                                                 (a card of both: its 1.0 members, security it lacks read
+//                                                 from the 0.3 ones); throws A2AError InvalidAgentResponse
+//                                                 on a card of neither shape
 //
 // Which card a request gets (docs/policies.md):
 //   A2A-Version 1.0 (or 1.0.x)            → the 1.0 card;
@@ -143,10 +145,56 @@ export function detectCardVersion(json: unknown): ProtocolVersion {
   return marker ? "0.3" : "1.0";
 }
 
+const SCHEME_MEMBERS_1_0 = [
+  "apiKeySecurityScheme",
+  "httpAuthSecurityScheme",
+  "oauth2SecurityScheme",
+  "openIdConnectSecurityScheme",
+  "mtlsSecurityScheme",
+];
+
+/**
+ * A card of both shapes whose 1.0 members leave the security out, as the official SDK's card for a
+ * request without A2A-Version does (0.3-shaped `securitySchemes` entries only, `security` without
+ * `securityRequirements`): the missing 1.0 members are read from the 0.3 ones (a scheme 1.0 cannot
+ * hold is dropped, L16). A 1.0 member that is present always wins; other cards are returned as they are.
+ */
+function securityFrom0_3(json: Record<string, unknown>): Translated<Record<string, unknown>> {
+  const schemes = isObject(json.securitySchemes) ? json.securitySchemes : {};
+  const only0_3 = Object.keys(schemes).filter((k) => {
+    const s = schemes[k];
+    return isObject(s) && typeof s.type === "string" && !SCHEME_MEMBERS_1_0.some((m) => m in s);
+  });
+  const lacksRequirements = (o: unknown) => isObject(o) && o.securityRequirements === undefined && Array.isArray(o.security);
+  const skills = Array.isArray(json.skills) ? (json.skills as unknown[]) : [];
+  if (typeof json.url !== "string" || (!only0_3.length && !lacksRequirements(json) && !skills.some(lacksRequirements)))
+    return { value: json, losses: [] };
+  let up: Translated<v1_0.AgentCardJson>;
+  try {
+    up = rpc0_3.upgradeAgentCard(json as unknown as v0_3.AgentCard);
+  } catch {
+    return { value: json, losses: [] }; // not a valid 0.3 card either: the 1.0 validator says what is wrong
+  }
+  const upSchemes = (up.value.securitySchemes ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...json, securitySchemes: { ...schemes } };
+  for (const k of only0_3) {
+    if (upSchemes[k]) (out.securitySchemes as Record<string, unknown>)[k] = upSchemes[k];
+    else delete (out.securitySchemes as Record<string, unknown>)[k];
+  }
+  if (lacksRequirements(json)) out.securityRequirements = up.value.securityRequirements;
+  out.skills = skills.map((s, i) =>
+    lacksRequirements(s) ? { ...(s as object), securityRequirements: up.value.skills?.[i]?.securityRequirements } : s,
+  );
+  return { value: out, losses: up.losses.filter((l) => /^\/(securitySchemes|security|skills\/\d+\/security)/.test(l.path)) };
+}
+
 export function parseAgentCard(json: unknown): Translated<v1_0.AgentCard> & { version: ProtocolVersion } {
   if (!isObject(json)) throw new A2AError("InvalidAgentResponseError", "Invalid agent card: not a JSON object");
   const version = detectCardVersion(json);
-  if (version === "1.0") return { value: decode1_0(v1_0.AgentCardSchema, json, "response"), losses: [], version };
+  if (version === "1.0") {
+    const filled = securityFrom0_3(json);
+    return { value: decode1_0(v1_0.AgentCardSchema, filled.value, "response"), losses: filled.losses, version };
+  }
   let up: Translated<v1_0.AgentCardJson>;
   try {
     up = rpc0_3.upgradeAgentCard(json as unknown as v0_3.AgentCard);

@@ -15,6 +15,7 @@ import { bearerAuth } from "../../src/security/auth.js";
 import { jwksKeyResolver, verifyAgentCard } from "../../src/security/card-signing.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { parseAgentCard } from "../../src/versioning/card.js";
+import { startSdkServer } from "./client-sdk-server.js";
 
 type Json = Record<string, unknown>;
 const apps: FastifyInstance[] = [];
@@ -155,6 +156,32 @@ describe("the official SDK's card signature verifier", () => {
     const dual = await getCard(base);
     expect(dual.supportedInterfaces).toHaveLength(4);
     await expect(verifyAgentCardSignature(async () => pair.publicKey)(dual as never)).resolves.toBeUndefined();
+  });
+});
+
+describe("parseAgentCard on the official SDK server's card without A2A-Version", () => {
+  it("reads the security it declares although that card has it in the 0.3 shape only", async () => {
+    const sdk = await startSdkServer(["1.0", "0.3"], {
+      card: {
+        securitySchemes: {
+          bearer: { scheme: { $case: "httpAuthSecurityScheme", value: { description: "", scheme: "Bearer", bearerFormat: "" } } },
+        },
+        securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+      } as never,
+    });
+    try {
+      const raw = (await (await fetch(sdk.url + CARD)).json()) as Json;
+      // What the SDK serves: 0.3-shaped schemes and `security`, beside supportedInterfaces.
+      expect(raw).toMatchObject({ securitySchemes: { bearer: { type: "http", scheme: "Bearer" } }, security: [{ bearer: [] }] });
+      expect(raw.securityRequirements).toBeUndefined();
+      const read = parseAgentCard(raw);
+      expect(read.version).toBe("1.0");
+      expect(read.value.supportedInterfaces).toHaveLength(4);
+      expect(read.value.securitySchemes.bearer.scheme).toMatchObject({ case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
+      expect(read.value.securityRequirements.map((r) => Object.keys(r.schemes))).toEqual([["bearer"]]);
+    } finally {
+      await sdk.close();
+    }
   });
 });
 
