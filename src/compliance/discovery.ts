@@ -1,6 +1,7 @@
 // What the agent under test declares: its interfaces (version × binding × URL), its capabilities
 // per version, and whether it is a fixture agent. The card is read twice: once with
-// `A2A-Version: 1.0` (1.0 shape) and once without (0.3 shape, or the same 1.0 card).
+// `A2A-Version: 1.0` (1.0 shape) and once without (0.3 shape, a card of both shapes, or the same
+// 1.0 card).
 //
 // The fixture-agent marker: an entry of `capabilities.extensions` whose `uri` is
 // FIXTURE_EXTENSION_URI. Its optional `params.behaviours` lists the behaviours the agent
@@ -61,8 +62,9 @@ function isCard1_0(c: unknown): c is Record<string, unknown> {
   return isPlainObject(c) && Array.isArray(c.supportedInterfaces);
 }
 
+/** A 0.3 card, or a card that is both (0.3 members beside `supportedInterfaces`, as served without A2A-Version). */
 function isCard0_3(c: unknown): c is Record<string, unknown> {
-  return isPlainObject(c) && typeof c.url === "string" && !Array.isArray(c.supportedInterfaces);
+  return isPlainObject(c) && typeof c.url === "string";
 }
 
 export function interfacesFromCards(card1_0: Record<string, unknown> | undefined, card0_3: Record<string, unknown> | undefined): AgentInterfaceInfo[] {

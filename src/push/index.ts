@@ -3,8 +3,11 @@ export { MemoryPushConfigStore, prepareConfig, type PushConfigStore, type PushWi
 export { DEFAULT_PUSH_OPTIONS, PushDelivery, render, type PushDeliveryOptions, type PushOutcome } from "./delivery.js";
 export {
   blockedRange,
+  checkWebhookRegistration,
   checkWebhookUrl,
   defaultLookup,
+  embeddedIPv4,
+  NOT_ALLOWED,
   pinnedLookup,
   WebhookUrlError,
   type AddressLookup,

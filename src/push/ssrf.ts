@@ -9,13 +9,26 @@
 //     private (10/8, 172.16/12, 192.168/16), uniqueLocal (fc00::/7, which holds the AWS IPv6
 //     metadata address fd00:ec2::254), linkLocal (169.254/16 with the metadata address
 //     169.254.169.254, fe80::/10), unspecified (0/8, ::), multicast, broadcast, carrier-grade NAT
-//     (100.64/10), the reserved/documentation/benchmarking ranges, and the IPv6 ranges that embed or
-//     tunnel to IPv4 (6to4, Teredo, NAT64) since their target cannot be judged. IPv4-mapped IPv6
-//     (::ffff:a.b.c.d) is judged as the IPv4 address it maps;
+//     (100.64/10), the reserved/documentation/benchmarking ranges;
+//   - IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it maps (the socket connects
+//     to that address over IPv4). Every other IPv6 form that embeds an IPv4 address is refused
+//     unless that IPv4 address is allow-listed (or the IPv6 address itself is): IPv4-compatible
+//     ::a.b.c.d (::/96, which ipaddr.js calls unicast: `[::127.0.0.1]`, `[::a9fe:a9fe]`), SIIT
+//     ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32
+//     (server and client address) and ISATAP interface ids (…:0:5efe:a.b.c.d, …:200:5efe:…).
+//     Where such a packet ends up is decided by a translator or tunnel the guard cannot see, so a
+//     public embedded address does not make it safe (a NAT64-only network allow-lists its prefix);
 //   - unless the operator allow-lists it: an `allow` entry is a host name (matched exactly, case-
 //     insensitively, before any resolution), an IP address, or a CIDR range (`10.1.0.0/16`,
 //     `fd00::/8`) that the resolved addresses may fall in.
-// The range tables are ipaddr.js's (a maintained library), not ours.
+// The range tables are ipaddr.js's (a maintained library), not ours; the embedded-IPv4 layouts
+// are the RFCs' (4291, 6145, 6052/8215, 3056, 4380, 5214).
+//
+// Messages: a refusal's `message` names the host, its addresses and the range, for the server log;
+// `publicMessage` is what a caller may be told (for an address refusal only that the URL is not
+// allowed, so registration cannot be used to probe internal DNS).
+// Registration (`checkWebhookRegistration`) accepts a name that does not resolve now: that proves
+// nothing about later, and delivery checks again.
 //
 // DNS rebinding: a name that resolved to a public address at registration can resolve to a private
 // one later. The sender therefore checks again at every delivery and connects to exactly the
@@ -35,13 +48,19 @@ export interface WebhookUrlPolicy {
 
 export type WebhookRejection = "invalid-url" | "scheme" | "credentials" | "unresolvable" | "blocked-address";
 
+/** What a caller is told when a webhook's address is refused: nothing about what its host resolves to. */
+export const NOT_ALLOWED = "webhook URL not allowed";
+
 export class WebhookUrlError extends Error {
   override name = "WebhookUrlError";
+  /** The message for the caller (the URL's owner); `message` has the detail for the server log. */
+  readonly publicMessage: string;
   constructor(
     readonly reason: WebhookRejection,
     message: string,
   ) {
     super(message);
+    this.publicMessage = reason === "blocked-address" || reason === "unresolvable" ? NOT_ALLOWED : message;
   }
 }
 
@@ -66,7 +85,7 @@ interface CompiledAllow {
 
 const compiledCache = new WeakMap<readonly string[], CompiledAllow>();
 
-function compileAllow(allow: readonly string[] = []): CompiledAllow {
+function compileAllow(allow: readonly string[]): CompiledAllow {
   const cached = compiledCache.get(allow);
   if (cached) return cached;
   const out: CompiledAllow = { hosts: new Set(), ranges: [] };
@@ -97,10 +116,43 @@ function inRanges(a: ipaddr.IPv4 | ipaddr.IPv6, ranges: CompiledAllow["ranges"])
   return ranges.some(([r, bits]) => r.kind() === a.kind() && a.match(r, bits));
 }
 
-/** Why an address is not a safe webhook target, or undefined when it is global unicast. */
-export function blockedRange(address: string): string | undefined {
+const v4 = (hi: number, lo: number) => ipaddr.fromByteArray([hi >> 8, hi & 255, lo >> 8, lo & 255]) as ipaddr.IPv4;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the form's name (IPv4-mapped is not listed:
+ * ipaddr.process turns it into its IPv4 address).
+ */
+export function embeddedIPv4(a: ipaddr.IPv6): { form: string; addresses: ipaddr.IPv4[] } | undefined {
+  const p = a.parts;
+  const zero = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zero(0, 6) && !(p[6] === 0 && p[7] <= 1)) return { form: "IPv4-compatible", addresses: [v4(p[6], p[7])] }; // not :: or ::1
+  if (zero(0, 4) && p[4] === 0xffff && p[5] === 0) return { form: "SIIT IPv4-translated", addresses: [v4(p[6], p[7])] };
+  if (p[0] === 0x64 && p[1] === 0xff9b) {
+    if (zero(2, 6)) return { form: "NAT64", addresses: [v4(p[6], p[7])] };
+    // 64:ff9b:1::/48 (RFC 8215) with a /48 (RFC 6052 §2.2: bits 48-63, then 72-87) or a /96 layout.
+    if (p[2] === 1) return { form: "NAT64 local-use", addresses: [v4(p[3], ((p[4] & 255) << 8) | (p[5] >> 8)), v4(p[6], p[7])] };
+  }
+  if (p[0] === 0x2002) return { form: "6to4", addresses: [v4(p[1], p[2])] };
+  if (p[0] === 0x2001 && p[1] === 0) return { form: "Teredo", addresses: [v4(p[2], p[3]), v4(p[6] ^ 0xffff, p[7] ^ 0xffff)] };
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) return { form: "ISATAP", addresses: [v4(p[6], p[7])] };
+  return undefined;
+}
+
+/**
+ * Why an address is not a safe webhook target, or undefined when it may be called: global unicast,
+ * or allow-listed by `allow` (addresses and CIDR ranges; an IPv6 form embedding IPv4 addresses:
+ * when it, or each of them, is).
+ */
+export function blockedRange(address: string, allow: readonly string[] = []): string | undefined {
   if (!ipaddr.isValid(address)) return "not an IP address";
+  const allowRanges = compileAllow(allow).ranges;
   const a = ipaddr.process(address); // ::ffff:a.b.c.d → a.b.c.d
+  if (inRanges(a, allowRanges)) return undefined;
+  const embedded = a.kind() === "ipv6" ? embeddedIPv4(a as ipaddr.IPv6) : undefined;
+  if (embedded)
+    return embedded.addresses.every((e) => inRanges(e, allowRanges))
+      ? undefined
+      : `${embedded.form}, embeds ${embedded.addresses.join(" and ")}`;
   if (METADATA.has(a.toNormalizedString()) || METADATA.has(a.toString())) return "cloud metadata";
   const range = a.range();
   return range === "unicast" ? undefined : range;
@@ -129,7 +181,7 @@ export async function checkWebhookUrl(url: string | URL, policy: WebhookUrlPolic
   if (u.username || u.password) throw new WebhookUrlError("credentials", "webhook URLs must not carry a user name or password");
   const host = hostOf(u);
   if (!host) throw new WebhookUrlError("invalid-url", "the webhook URL has no host");
-  const allow = compileAllow(policy.allow);
+  const allow = compileAllow(policy.allow ?? []);
 
   let addresses: { address: string; family: number }[];
   if (ipaddr.isValid(host)) addresses = [{ address: host, family: host.includes(":") ? 6 : 4 }];
@@ -143,15 +195,27 @@ export async function checkWebhookUrl(url: string | URL, policy: WebhookUrlPolic
   }
 
   for (const { address } of addresses) {
-    const why = blockedRange(address);
+    const why = blockedRange(address, policy.allow);
     if (why === undefined) continue;
-    if (ipaddr.isValid(address) && inRanges(ipaddr.process(address), allow.ranges)) continue;
     throw new WebhookUrlError(
       "blocked-address",
       `webhook host ${host} resolves to ${address} (${why}); only public addresses are called unless the operator allow-lists the host or range`,
     );
   }
   return { url: u, host, addresses: addresses.map(fam), allowListedHost: false };
+}
+
+/**
+ * The check at registration: checkWebhookUrl, except that a host name that does not resolve now is
+ * accepted (undefined is returned): that proves nothing about delivery time, which checks again.
+ */
+export async function checkWebhookRegistration(url: string | URL, policy: WebhookUrlPolicy = {}): Promise<CheckedWebhook | undefined> {
+  try {
+    return await checkWebhookUrl(url, policy);
+  } catch (e) {
+    if (e instanceof WebhookUrlError && e.reason === "unresolvable") return undefined;
+    throw e;
+  }
 }
 
 function fam(a: { address: string; family: number }): { address: string; family: 4 | 6 } {

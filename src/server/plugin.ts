@@ -22,10 +22,10 @@ import type * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type DecodedCall, type HttpReply } from "../transport/server.js";
 import { splitUrl } from "../transport/rest.js";
 import { sseComment } from "../transport/sse.js";
-import { agentCardReply } from "../versioning/card.js";
+import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
-import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import type { Agent } from "./agent.js";
 import { buildCard } from "./card.js";
 import { TaskRuntime, type CallContext } from "./runtime.js";
@@ -58,7 +58,8 @@ export interface A2APluginOptions {
   /**
    * Sign the 1.0 card (public and extended) with this private key (JWS, A2A 1.0 §8.4; src/security/
    * card-signing.ts): `signatures` lists the signature, verifiable with verifyAgentCard and the public
-   * key. The 0.3 view of the card carries no signatures (loss L9).
+   * key. The 0.3 card carries no signatures (loss L9); the dual card served to a request without
+   * A2A-Version carries the 1.0 card's (docs/policies.md).
    */
   cardSigning?: { key: SigningKey; kid: string; alg: string; jku?: string };
   /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
@@ -140,15 +141,19 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     if (signing) card = await signAgentCard(card, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
     return card;
   };
-  // Signing costs a few ms: the extended card is built once per base URL.
-  const extendedCards = new Map<string, Promise<v1_0.AgentCard>>();
-  const extendedCard = (url: string): Promise<v1_0.AgentCard> => {
-    let card = extendedCards.get(url);
+  // Signing costs a few ms: each card is built once per base URL, so every shape of the public
+  // card (1.0, dual) carries the same signature.
+  const builtCards = new Map<string, Promise<v1_0.AgentCard>>();
+  const cardFor = (url: string, extended: boolean): Promise<v1_0.AgentCard> => {
+    const key = `${extended ? "extended" : "public"} ${url}`;
+    let card = builtCards.get(key);
     if (!card) {
-      card = publishedCard(runtime.extendedCardInit()!, url, true);
-      if (extendedCards.size > 64) extendedCards.clear();
-      extendedCards.set(url, card);
-      card.catch(() => extendedCards.delete(url));
+      card = extended
+        ? publishedCard(runtime.extendedCardInit()!, url, true)
+        : publishedCard(agent.card, url, agent.extendedCard !== undefined);
+      if (builtCards.size > 64) builtCards.clear();
+      builtCards.set(key, card);
+      card.catch(() => builtCards.delete(key));
     }
     return card;
   };
@@ -199,24 +204,30 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
   // ------------------------------------------------------------------ agent card
 
-  const cardCache = new Map<string, { reply: HttpReply; etag: string }>();
+  // One entry per shape and base URL; its ETag and Last-Modified (the time it was built, to the
+  // second) last as long as the entry, so a validator never outlives the body it names.
+  const cardCache = new Map<string, { reply: HttpReply; etag: string; modified: number }>();
   app.get(CARD_PATH, async (request, reply) => {
-    // The seam picks the shape (1.0 / 0.3) from A2A-Version; the key covers what it looks at.
-    const asked = requestedVersion(request.headers, splitUrl(request.url).query);
+    // The seam picks the shape (1.0 / 0.3 / dual) from A2A-Version; the key covers what it looks at.
+    const asked = askedCardVersion({ headers: request.headers, url: request.url });
     const url = baseUrl(request);
-    const key = `${asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    const key = `${asked === "" || asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
     let cached = cardCache.get(key);
     if (!cached) {
-      const card = await publishedCard(agent.card, url, agent.extendedCard !== undefined);
+      const card = await cardFor(url, false);
       const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
-      cached = { reply: r, etag: `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"` };
+      const etag = `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"`;
+      cached = { reply: r, etag, modified: Math.floor(Date.now() / 1000) * 1000 };
       if (cardCache.size > 64) cardCache.clear();
       cardCache.set(key, cached);
     }
-    reply.headers({ ...cached.reply.headers, "cache-control": `public, max-age=${cardMaxAge}`, etag: cached.etag });
-    const inm = request.headers["if-none-match"];
-    if (inm && inm.split(",").some((t) => t.trim() === cached!.etag)) return reply.code(304).send();
-    return reply.code(cached.reply.status).send(cached.reply.body);
+    reply.headers({
+      ...cached.reply.headers,
+      "cache-control": `public, max-age=${cardMaxAge}`,
+      etag: cached.etag,
+      "last-modified": new Date(cached.modified).toUTCString(),
+    });
+    return notModified(request.headers, cached) ? reply.code(304).send() : reply.code(cached.reply.status).send(cached.reply.body);
   });
 
   // ------------------------------------------------------------------ A2A calls
@@ -289,7 +300,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
         return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
         runtime.extendedCardInit(); // UnsupportedOperation when the agent has none
-        return extendedCard(baseUrl(request));
+        return cardFor(baseUrl(request), true);
       default:
         throw new A2AError("UnsupportedOperationError", `${call.operation} is not a unary operation`);
     }
@@ -415,4 +426,15 @@ function drained(res: ServerResponse): Promise<void> {
     res.on("drain", done);
     res.on("close", done);
   });
+}
+
+/**
+ * RFC 9110 §13.1: If-None-Match (weak comparison, `*`) decides when present; otherwise
+ * If-Modified-Since, when it is a valid date no earlier than the entry's Last-Modified.
+ */
+function notModified(headers: FastifyRequest["headers"], entry: { etag: string; modified: number }): boolean {
+  const inm = headers["if-none-match"];
+  if (inm !== undefined) return inm.split(",").some((t) => ["*", entry.etag].includes(t.trim().replace(/^W\//, "")));
+  const ims = headers["if-modified-since"];
+  return ims !== undefined && Date.parse(ims) >= entry.modified;
 }

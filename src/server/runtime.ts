@@ -37,7 +37,7 @@ import { Channel, Subscription } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
-import { checkWebhookUrl, WebhookUrlError } from "../push/ssrf.js";
+import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
 
 const S = v1_0.TaskState;
@@ -488,13 +488,17 @@ export class TaskRuntime {
     if (this.pushTasks.size > 100_000) this.pushTasks.delete(this.pushTasks.values().next().value as string);
   }
 
-  /** InvalidParams unless the webhook URL passes the SSRF guard (src/push/ssrf.ts). */
+  /**
+   * InvalidParams unless the webhook URL passes the SSRF guard at registration (src/push/ssrf.ts).
+   * The caller learns only that the URL is not allowed; what its host resolved to goes to the log.
+   */
   private async checkWebhook(url: string): Promise<void> {
     try {
-      await checkWebhookUrl(url, { allow: this.pushOptions.allow, lookup: this.pushOptions.lookup });
+      await checkWebhookRegistration(url, { allow: this.pushOptions.allow, lookup: this.pushOptions.lookup });
     } catch (e) {
-      if (e instanceof WebhookUrlError) throw invalidParams("/url", `webhook URL refused (${e.reason}): ${e.message}`);
-      throw e;
+      if (!(e instanceof WebhookUrlError)) throw e;
+      this.log.warn({ reason: e.reason }, `push config refused: ${e.message}`);
+      throw invalidParams("/url", e.publicMessage);
     }
   }
 

@@ -70,7 +70,10 @@ function artifact(taskId: string, contextId: string, chunk: string, append: bool
   };
 }
 
-export async function startSdkServer(versions: Versions = ["1.0", "0.3"], opts: { tenant?: string } = {}): Promise<SdkServer> {
+export async function startSdkServer(
+  versions: Versions = ["1.0", "0.3"],
+  opts: { tenant?: string; /** Card members replacing the defaults (e.g. security schemes). */ card?: Partial<AgentCard> } = {},
+): Promise<SdkServer> {
   // Gates: a slow task waits at one before each step. release() opens the waiting gate, or
   // banks a credit that the next gate consumes, so releases are never lost.
   const gates: (() => void)[] = [];
@@ -179,6 +182,7 @@ export async function startSdkServer(versions: Versions = ["1.0", "0.3"], opts: 
       },
     ],
     signatures: [],
+    ...opts.card,
   } as unknown as AgentCard;
   const pushStore = new InMemoryPushNotificationStore();
   const handler = new DefaultRequestHandler(

@@ -382,6 +382,10 @@ describe("SSRF guard at delivery", () => {
     ["10.0.0.1", () => "http://10.0.0.1/hook", ["127.0.0.1"]],
     ["169.254.169.254", () => "http://169.254.169.254/latest/meta-data/", ["127.0.0.1"]],
     ["localhost (resolves to loopback)", () => `${base.replace("127.0.0.1", "localhost")}/t1`, []],
+    // IPv6 forms embedding an IPv4 address (ipaddr.js calls ::/96 unicast); allowing 127.0.0.1 would admit the first.
+    ["[::7f00:1] (IPv4-compatible 127.0.0.1)", () => `http://[::7f00:1]:${new URL(base).port}/t1`, ["10.9.9.9"]],
+    ["[::a9fe:a9fe] (IPv4-compatible 169.254.169.254)", () => "http://[::a9fe:a9fe]/latest/meta-data/", ["127.0.0.1"]],
+    ["[64:ff9b::a9fe:a9fe] (NAT64 169.254.169.254)", () => "http://[64:ff9b::a9fe:a9fe]/", ["127.0.0.1"]],
   ])("refuses %s: no request, no retry", async (_name, url, allow) => {
     const { delivery, register } = setup({ allow, maxAttempts: 5 });
     await register("t1", "1.0", { url: url() });

@@ -1,6 +1,7 @@
 // Signed agent cards served by the reference server (plugin option `cardSigning`, CLI
 // `serve --sign-card-key/--sign-card-kid`): the 1.0 card fetched over HTTP verifies with
-// verifyAgentCard and the public key; the 0.3 view carries no signatures (L9).
+// verifyAgentCard and the public key; the 0.3 card carries no signatures (L9); the dual card
+// (no A2A-Version) carries the 1.0 card's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,9 +9,12 @@ import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { equals } from "@bufbuild/protobuf";
+import * as v1_0 from "../../generated/v1_0/index.js";
 import { bearerAuth } from "../../src/security/auth.js";
 import { jwksKeyResolver, verifyAgentCard } from "../../src/security/card-signing.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { parseAgentCard } from "../../src/versioning/card.js";
 
 type Json = Record<string, unknown>;
 
@@ -50,8 +54,8 @@ describe("cardSigning", () => {
     }
   });
 
-  it("the 0.3 view of the card has no signatures (L9)", async () => {
-    const c = await card({});
+  it("the 0.3 card (A2A-Version: 0.3) has no signatures (L9)", async () => {
+    const c = await card({ "A2A-Version": "0.3" });
     expect(c.protocolVersion).toBe("0.3.0");
     expect(c.signatures).toBeUndefined();
   });
@@ -79,7 +83,7 @@ describe("serve --sign-card-key / --sign-card-kid", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("signs the card with the JWK file; the card verifies with its public half", async () => {
+  it("signs the card with the JWK file; the 1.0 card and the card without A2A-Version verify with its public half", async () => {
     const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
     const keyFile = join(dir, "card-key.jwk");
     writeFileSync(keyFile, JSON.stringify(await exportJWK(privateKey)));
@@ -96,6 +100,8 @@ describe("serve --sign-card-key / --sign-card-kid", () => {
         keyFile,
         "--sign-card-kid",
         "cli-key",
+        "--token",
+        "tok=alice",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -113,5 +119,10 @@ describe("serve --sign-card-key / --sign-card-kid", () => {
     const c = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Json;
     const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "cli-key" }] };
     expect(await verifyAgentCard(c as never, jwksKeyResolver(jwks))).toEqual([expect.objectContaining({ verified: true, alg: "EdDSA" })]);
+    // Without A2A-Version: the dual card (docs/policies.md), read by parseAgentCard as the 1.0 card.
+    const dual = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as Json;
+    expect(dual).toMatchObject({ protocolVersion: "0.3.0", securitySchemes: { bearer: { type: "http", httpAuthSecurityScheme: {} } } });
+    expect(await verifyAgentCard(dual as never, jwksKeyResolver(jwks))).toEqual([expect.objectContaining({ verified: true })]);
+    expect(equals(v1_0.AgentCardSchema, parseAgentCard(dual).value, parseAgentCard(c).value)).toBe(true);
   });
 });

@@ -77,9 +77,12 @@ describe("mounted with a prefix in an existing app", () => {
     const c1 = (await (await fetch(`${base}/a2a/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Json;
     expect((c1.supportedInterfaces as Json[]).every((i) => i.url === `${base}/a2a`)).toBe(true);
     expect(c1.capabilities).toMatchObject({ streaming: true, extendedAgentCard: true });
-    const c03 = (await (await fetch(`${base}/a2a/.well-known/agent-card.json`)).json()) as Json;
+    const c03 = (await (await fetch(`${base}/a2a/.well-known/agent-card.json`, { headers: { "A2A-Version": "0.3" } })).json()) as Json;
     expect(c03).toMatchObject({ url: `${base}/a2a`, preferredTransport: "JSONRPC", protocolVersion: expect.stringMatching(/^0\.3/) });
     expect(c03).not.toHaveProperty("supportedInterfaces");
+    // Without A2A-Version: both (the 0.3 members and supportedInterfaces).
+    const dual = (await (await fetch(`${base}/a2a/.well-known/agent-card.json`)).json()) as Json;
+    expect(dual).toMatchObject({ ...c03, supportedInterfaces: c1.supportedInterfaces });
   });
 
   it("card caching: ETag and Cache-Control, 304 on If-None-Match", async () => {

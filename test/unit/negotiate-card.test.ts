@@ -1,7 +1,8 @@
 import { create, equals, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { agentCardReply, cardJson, detectCardVersion, parseAgentCard } from "../../src/versioning/card.js";
+import { resolveValidator } from "../../src/compliance/validators.js";
+import { agentCardReply, cardJson, detectCardVersion, dualCardJson, parseAgentCard } from "../../src/versioning/card.js";
 import { A2AError } from "../../src/versioning/errors.js";
 
 const init: MessageInitShape<typeof v1_0.AgentCardSchema> = {
@@ -29,8 +30,8 @@ describe("agent card by negotiated version", () => {
     expect(json.url).toBeUndefined();
   });
 
-  it("serves a 0.3-shaped card, with only the 0.3 interfaces, to a header-less request", () => {
-    const json = JSON.parse(agentCardReply(card, { headers: {} }).body);
+  it("serves a 0.3-shaped card, with only the 0.3 interfaces, to A2A-Version: 0.3", () => {
+    const json = JSON.parse(agentCardReply(card, { headers: { "A2A-Version": "0.3" } }).body);
     expect(json.protocolVersion).toMatch(/^0\.3/);
     expect(json.url).toBe("https://agent.example/a2a/v03");
     expect(json.preferredTransport).toBe("JSONRPC");
@@ -44,6 +45,15 @@ describe("agent card by negotiated version", () => {
     ).toBeDefined();
   });
 
+  it("serves the dual card to a request without a version, the 0.3 card when only 0.3 is served", () => {
+    for (const req of [{ headers: {} }, { headers: { "A2A-Version": " " } }, { headers: {}, url: "/.well-known/agent-card.json?x=1" }])
+      expect(JSON.parse(agentCardReply(card, req).body)).toEqual(dualCardJson(card).value);
+    const only03 = JSON.parse(agentCardReply(card, { headers: {} }, { versions: ["0.3"] }).body);
+    expect(only03).toEqual(cardJson(card, "0.3").value);
+    const no1_0 = create(v1_0.AgentCardSchema, { ...init, supportedInterfaces: init.supportedInterfaces!.slice(1) });
+    expect(JSON.parse(agentCardReply(no1_0, { headers: {} }).body)).toEqual(cardJson(no1_0, "0.3").value);
+  });
+
   it("falls back to the 1.0 card when the agent has no 0.3 interface or does not serve 0.3", () => {
     const only1 = create(v1_0.AgentCardSchema, { ...init, supportedInterfaces: [init.supportedInterfaces![0]] });
     expect(JSON.parse(agentCardReply(only1, { headers: {} }).body).supportedInterfaces).toHaveLength(1);
@@ -54,6 +64,60 @@ describe("agent card by negotiated version", () => {
     const r = agentCardReply(card, { headers: { "A2A-Version": "7.0" } });
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body).supportedInterfaces).toBeDefined();
+  });
+});
+
+describe("dual card", () => {
+  const secured = create(v1_0.AgentCardSchema, {
+    ...init,
+    securitySchemes: {
+      bearer: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "JWT" } } },
+      key: { scheme: { case: "apiKeySecurityScheme", value: { location: "header", name: "X-Key" } } },
+    },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    skills: [
+      { id: "echo", name: "Echo", description: "says it back", tags: ["echo"], securityRequirements: [{ schemes: { key: { list: [] } } }] },
+    ],
+    signatures: [{ protected: "eyJhbGciOiJFUzI1NiJ9", signature: "c2ln" }],
+  });
+  const dual = dualCardJson(secured).value as Record<string, unknown>;
+  const v10 = cardJson(secured, "1.0").value as Record<string, unknown>;
+  const v03 = cardJson(secured, "0.3").value as Record<string, unknown>;
+  const pick = (o: unknown, keys: string[]) => Object.fromEntries(Object.entries(o as object).filter(([k]) => keys.includes(k)));
+
+  it("holds every member of the 1.0 card with its 1.0 value, signatures included", () => {
+    const only1_0 = pick(dual, Object.keys(v10));
+    only1_0.skills = (dual.skills as object[]).map((s, i) => pick(s, Object.keys((v10.skills as object[])[i])));
+    only1_0.securitySchemes = Object.fromEntries(
+      Object.entries(dual.securitySchemes as object).map(([k, s]) => [k, pick(s, Object.keys((v10.securitySchemes as never)[k]))]),
+    );
+    expect(only1_0).toEqual(v10);
+    expect(dual.signatures).toEqual(v10.signatures);
+  });
+
+  it("holds every member of the 0.3 card with its 0.3 value, and is a valid card of both versions", () => {
+    const only0_3 = pick(dual, Object.keys(v03));
+    delete only0_3.signatures;
+    only0_3.capabilities = pick(dual.capabilities, Object.keys(v03.capabilities as object));
+    only0_3.skills = (dual.skills as object[]).map((s, i) => pick(s, Object.keys((v03.skills as object[])[i])));
+    only0_3.securitySchemes = Object.fromEntries(
+      Object.entries(dual.securitySchemes as object).map(([k, s]) => [k, pick(s, Object.keys((v03.securitySchemes as never)[k]))]),
+    );
+    expect(only0_3).toEqual(v03);
+    expect((dual.securitySchemes as Record<string, unknown>).bearer).toEqual({
+      type: "http",
+      scheme: "Bearer",
+      bearerFormat: "JWT",
+      httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" },
+    });
+    expect(resolveValidator("v0_3.AgentCard")!(dual)).toBe(true);
+    expect(resolveValidator("v1_0.AgentCard")!(dual)).toBe(true);
+  });
+
+  it("parseAgentCard reads it as the 1.0 card, unchanged", () => {
+    const r = parseAgentCard(dual);
+    expect(r.version).toBe("1.0");
+    expect(equals(v1_0.AgentCardSchema, r.value, secured)).toBe(true);
   });
 });
 

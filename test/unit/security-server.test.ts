@@ -62,7 +62,7 @@ describe("authenticators behind the server's authenticate hook", () => {
       queryKey: { apiKeySecurityScheme: { location: "query", name: "key" } },
     });
     expect(c10.securityRequirements).toEqual([{ schemes: { bearer: {} } }, { schemes: { queryKey: {} } }]);
-    const c03 = JSON.parse((await app.inject({ url: "/.well-known/agent-card.json" })).body);
+    const c03 = JSON.parse((await app.inject({ url: "/.well-known/agent-card.json", headers: { "a2a-version": "0.3" } })).body);
     expect(c03.securitySchemes).toEqual({
       bearer: { type: "http", scheme: "Bearer", bearerFormat: "opaque" },
       queryKey: { type: "apiKey", in: "query", name: "key" },
