@@ -49,10 +49,22 @@ export interface ProxyOptions {
 export interface RewritingProxy {
   url: string;
   rewrites: Rewrite[];
+  /** How many requests, replies, stream heads and events each rewrite has changed so far. */
+  changes(): Record<string, number>;
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer", "content-length", "host"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "content-length",
+  "host",
+]);
 const CARD_PATH = /\/\.well-known\/agent(-card)?\.json$/;
 
 const RPC_METHODS: Record<string, Operation> = {
@@ -105,17 +117,20 @@ export function versionOf(headers: Record<string, string>, query: string): Proxy
   return mm === "1.0" || mm === "0.3" ? mm : undefined;
 }
 
-/** Which binding and operation a request is (JSON-RPC: a POSTed 2.0 envelope). */
+/**
+ * Which binding and operation a request is. JSON-RPC: a POSTed 2.0 envelope, or any POST that is
+ * no HTTP+JSON route (a malformed JSON-RPC request is still answered the JSON-RPC way).
+ */
 export function classify(req: ProxyRequest): Exchange {
   const version = versionOf(req.headers, req.query);
   const j = req.json;
-  if (req.method === "POST" && isPlainObject(j) && j.jsonrpc === "2.0") {
-    const m = typeof j.method === "string" ? j.method : "";
+  const route = REST_ROUTES.find(([method, path]) => method.test(req.method) && path.test(req.path));
+  if (req.method === "POST" && ((isPlainObject(j) && j.jsonrpc === "2.0") || !route)) {
+    const m = isPlainObject(j) && typeof j.method === "string" ? j.method : "";
     const operation = RPC_METHODS[m] ?? (OPERATIONS.has(m) ? (m as Operation) : undefined);
     return { version, binding: "json-rpc", operation, request: req };
   }
   if (req.method === "GET" && CARD_PATH.test(req.path)) return { version, binding: "card", operation: "AgentCard", request: req };
-  const route = REST_ROUTES.find(([method, path]) => method.test(req.method) && path.test(req.path));
   return { version, binding: "rest", operation: route?.[2], request: req };
 }
 
@@ -153,7 +168,12 @@ class EventRewriter {
   private readonly parser = createParser({
     onEvent: (m) => {
       const json = parseJson(m.data);
-      const first: SseEvent = { data: m.data, ...(json !== undefined ? { json } : {}), ...(m.event ? { event: m.event } : {}), ...(m.id !== undefined ? { id: m.id } : {}) };
+      const first: SseEvent = {
+        data: m.data,
+        ...(json !== undefined ? { json } : {}),
+        ...(m.event ? { event: m.event } : {}),
+        ...(m.id !== undefined ? { id: m.id } : {}),
+      };
       for (const e of this.rewrite(first, this.index++)) {
         this.eol = e.eol ?? "\n";
         this.out.push(serializeEvent(e));
@@ -185,7 +205,8 @@ export function pointCardAtProxy(card: Json, targetBase: string, proxyBase: stri
   const move = (url: Json): Json => {
     if (typeof url !== "string") return url;
     const u = url.replace(/\/+$/, "");
-    if (u === targetBase || u.startsWith(`${targetBase}/`) || u.startsWith(`${targetBase}?`)) return proxyBase + url.slice(targetBase.length);
+    if (u === targetBase || u.startsWith(`${targetBase}/`) || u.startsWith(`${targetBase}?`))
+      return proxyBase + url.slice(targetBase.length);
     note(`the card declares ${url}, which is not under --target ${targetBase}: clients using it bypass the proxy`);
     return url;
   };
@@ -201,7 +222,11 @@ export function pointCardAtProxy(card: Json, targetBase: string, proxyBase: stri
 function errorReply(ex: Exchange | undefined, status: number, message: string): Reply {
   const j = ex?.request.json;
   if (ex?.binding === "json-rpc" && isPlainObject(j))
-    return { status, headers: { "content-type": "application/json" }, body: { jsonrpc: "2.0", id: (j.id ?? null) as Json, error: { code: -32603, message } } };
+    return {
+      status,
+      headers: { "content-type": "application/json" },
+      body: { jsonrpc: "2.0", id: (j.id ?? null) as Json, error: { code: -32603, message } },
+    };
   const grpc = status === 413 ? "INVALID_ARGUMENT" : "UNAVAILABLE";
   return { status, headers: { "content-type": "application/json" }, body: { error: { code: status, status: grpc, message } } };
 }
@@ -233,9 +258,17 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
     opts.onNote?.(s);
   };
   let proxyBase = "";
+  const changed = new Map(rewrites.map((r) => [r.name, 0]));
+  /** Counts what each rewrite actually changed (a rewrite returns its input when it has nothing to do). */
+  const bump = (r: Rewrite) => changed.set(r.name, (changed.get(r.name) ?? 0) + 1);
+  const tally = <T>(r: Rewrite, before: T, after: T): T => {
+    if (after !== before) bump(r);
+    return after;
+  };
 
   const send = (res: ServerResponse, reply: Reply, original?: { body: Json | undefined; text: string }) => {
-    const text = original && reply.body === original.body ? original.text : reply.body !== undefined ? JSON.stringify(reply.body) : (reply.text ?? "");
+    const text =
+      original && reply.body === original.body ? original.text : reply.body !== undefined ? JSON.stringify(reply.body) : (reply.text ?? "");
     const headers = { ...reply.headers };
     delete headers["content-length"];
     res.writeHead(reply.status, { ...headers, "content-length": String(Buffer.byteLength(text)) });
@@ -245,7 +278,6 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const [path, query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2) as [string, string?];
     const headers = flat(req.headers);
-    let ex: Exchange | undefined;
     let bodyText: string;
     try {
       bodyText = (await readBody(req, limit)).toString("utf8");
@@ -254,27 +286,37 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       return send(res, errorReply(undefined, 413, `a2a-toolkit proxy: request ${e.message}`));
     }
     const json = parseJson(bodyText);
-    const received: ProxyRequest = { method: req.method ?? "GET", path, query, headers, body: bodyText, ...(json !== undefined ? { json } : {}) };
-    ex = classify(received);
-    const active = rewrites.filter((r) => appliesTo(r, ex!));
+    const received: ProxyRequest = {
+      method: req.method ?? "GET",
+      path,
+      query,
+      headers,
+      body: bodyText,
+      ...(json !== undefined ? { json } : {}),
+    };
+    const asked = classify(received);
+    const active = rewrites.filter((r) => appliesTo(r, asked));
+    // A rewrite may answer in the agent's place; otherwise the request rewrites shape what is forwarded.
+    const answering = active.find((r) => r.answer?.(asked));
+    let forward = received;
+    if (!answering) for (const r of active) if (r.request) forward = tally(r, forward, r.request(forward, asked));
+    const ex: Exchange = { ...asked, request: forward };
     const finish = (reply: Reply, original?: { body: Json | undefined; text: string }) => {
       let out = reply;
-      for (const r of active) if (r.reply) out = r.reply(out, ex!);
-      if ((ex!.binding === "card" || ex!.operation === "GetExtendedAgentCard") && out.status === 200 && out.body !== undefined) {
-        const card = isPlainObject(out.body) && ex!.binding === "json-rpc" ? out.body.result : out.body;
-        const moved = pointCardAtProxy(card as Json, targetBase, proxyBase, note);
-        if (moved !== card) out = { ...out, body: ex!.binding === "json-rpc" ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
+      for (const r of active) if (r.reply) out = tally(r, out, r.reply(out, ex));
+      if ((ex.binding === "card" || ex.operation === "GetExtendedAgentCard") && out.status === 200 && out.body !== undefined) {
+        const rpc = ex.binding === "json-rpc" && isPlainObject(out.body);
+        const card = rpc ? (out.body as { [k: string]: Json }).result : out.body;
+        const moved = pointCardAtProxy(card, targetBase, proxyBase, note);
+        if (moved !== card) out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
       }
       send(res, out, original);
     };
 
-    for (const r of active) {
-      const answer = r.answer?.(ex);
-      if (answer) return finish(answer);
+    if (answering) {
+      bump(answering);
+      return finish(answering.answer!(asked)!);
     }
-    let forward = received;
-    for (const r of active) if (r.request) forward = r.request(forward, ex);
-    ex = { ...ex, request: forward };
 
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(forward.headers)) if (!HOP_BY_HOP.has(k) && k !== "accept-encoding") outHeaders[k] = v;
@@ -303,12 +345,20 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
 
     if ((upHeaders["content-type"] ?? "").toLowerCase().startsWith("text/event-stream")) {
       let head = { status, headers: upHeaders };
-      for (const r of active) if (r.streamHead) head = r.streamHead(head, ex);
+      for (const r of active) if (r.streamHead) head = tally(r, head, r.streamHead(head, ex));
       res.writeHead(head.status, head.headers);
       const eventRewrites = active.filter((r) => r.event);
       const rewriter = eventRewrites.length
         ? new EventRewriter((first, index) =>
-            eventRewrites.reduce<SseEvent[]>((events, r) => events.flatMap((e) => r.event!(e, ex!, index)), [first]),
+            eventRewrites.reduce<SseEvent[]>(
+              (events, r) =>
+                events.flatMap((e) => {
+                  const out = r.event!(e, ex, index);
+                  if (out.length !== 1 || out[0] !== e) bump(r);
+                  return out;
+                }),
+              [first],
+            ),
           )
         : undefined;
       try {
@@ -360,6 +410,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
   return {
     url: proxyBase,
     rewrites,
+    changes: () => Object.fromEntries(changed),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -232,7 +232,8 @@ export const REWRITES: readonly Rewrite[] = [
     reply: (r) => {
       const e = errorOf(r.body);
       const reason = e && reasonOf(e);
-      if (!e || !reason || !["UNSUPPORTED_OPERATION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "VERSION_NOT_SUPPORTED"].includes(reason)) return r;
+      if (!e || !reason || !["UNSUPPORTED_OPERATION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "VERSION_NOT_SUPPORTED"].includes(reason))
+        return r;
       return { ...r, body: withError(r.body as JsonObject, { ...e, status: "UNIMPLEMENTED" }) };
     },
   },
@@ -257,8 +258,16 @@ export const REWRITES: readonly Rewrite[] = [
     kind: "variant",
     description: "HTTP+JSON `:subscribe` is served by POST only: GET is answered 405 Method Not Allowed (Allow: POST)",
     spec: [
-      { version: "1.0.1", section: "11.3.2", quote: "POST /tasks/{id}:subscribe - Subscribe to task updates (SSE response, returns error for terminal tasks)" },
-      { version: "1.0.1", section: "5.3", quote: "| Subscribe to task | `SubscribeToTask` | `SubscribeToTask` | `POST /tasks/{id}:subscribe` |" },
+      {
+        version: "1.0.1",
+        section: "11.3.2",
+        quote: "POST /tasks/{id}:subscribe - Subscribe to task updates (SSE response, returns error for terminal tasks)",
+      },
+      {
+        version: "1.0.1",
+        section: "5.3",
+        quote: "| Subscribe to task | `SubscribeToTask` | `SubscribeToTask` | `POST /tasks/{id}:subscribe` |",
+      },
       { version: "0.3.0", section: "7.9", quote: "URL: /v1/tasks/{id}:subscribe - HTTP Method: POST" },
     ],
     applies: { bindings: ["rest"], operations: ["SubscribeToTask"] },
@@ -297,7 +306,8 @@ export const REWRITES: readonly Rewrite[] = [
   {
     name: "jsonrpc-error-info-omitted",
     kind: "variant",
-    description: "JSON-RPC A2A errors carry no google.rpc.ErrorInfo in data (1.0.1 makes it a SHOULD; data is left out when nothing else is in it)",
+    description:
+      "JSON-RPC A2A errors carry no google.rpc.ErrorInfo in data (1.0.1 makes it a SHOULD; data is left out when nothing else is in it)",
     spec: [
       {
         version: "1.0.1",
@@ -326,7 +336,8 @@ export const REWRITES: readonly Rewrite[] = [
   {
     name: "list-tasks-clamped-page-size",
     kind: "variant",
-    description: "ListTasks with pageSize above 100 is served a page of 100 instead of an error (the request is forwarded with pageSize 100)",
+    description:
+      "ListTasks with pageSize above 100 is served a page of 100 instead of an error (the request is forwarded with pageSize 100)",
     spec: [
       {
         version: "1.0.1",
@@ -381,7 +392,8 @@ export const REWRITES: readonly Rewrite[] = [
       {
         version: "0.3.0",
         section: "3.4.3",
-        quote: "JSON-RPC: May include additional fields in the JSON-RPC request/response objects that do not conflict with the core specification.",
+        quote:
+          "JSON-RPC: May include additional fields in the JSON-RPC request/response objects that do not conflict with the core specification.",
       },
     ],
     applies: {},
@@ -398,7 +410,10 @@ export const REWRITES: readonly Rewrite[] = [
     applies: { versions: ["1.0"], bindings: ["rest"] },
     reply: (r) =>
       /^application\/json\b/i.test(r.headers["content-type"] ?? "")
-        ? { ...r, headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/json/i, "application/a2a+json") } }
+        ? {
+            ...r,
+            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/json/i, "application/a2a+json") },
+          }
         : r,
   },
   {
@@ -406,11 +421,16 @@ export const REWRITES: readonly Rewrite[] = [
     kind: "variant",
     description: "1.0 HTTP+JSON replies are labelled application/json (1.0.0's media type) whatever the request named",
     spec: [{ version: "1.0.0", section: "11.1", quote: "Content-Type: application/json for requests and responses" }, PATCH],
-    departsFrom: [{ version: "1.0.1", section: "11.1", quote: "Content-Type: application/a2a+json SHOULD be used for requests and responses" }],
+    departsFrom: [
+      { version: "1.0.1", section: "11.1", quote: "Content-Type: application/a2a+json SHOULD be used for requests and responses" },
+    ],
     applies: { versions: ["1.0"], bindings: ["rest"] },
     reply: (r) =>
       /^application\/a2a\+json\b/i.test(r.headers["content-type"] ?? "")
-        ? { ...r, headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/a2a\+json/i, "application/json") } }
+        ? {
+            ...r,
+            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/a2a\+json/i, "application/json") },
+          }
         : r,
   },
   {

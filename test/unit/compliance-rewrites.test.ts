@@ -291,6 +291,9 @@ describe("the proxy's reading of an exchange", () => {
     expect(restEx("GET", "/tenant-a/tasks/t1").operation).toBe("GetTask");
     expect(restEx("DELETE", "/v1/tasks/t1/pushNotificationConfigs/p1").operation).toBe("DeleteTaskPushNotificationConfig");
     expect(restEx("GET", "/.well-known/agent-card.json").binding).toBe("card");
+    // A malformed JSON-RPC request (not JSON, not an envelope) is still JSON-RPC: no REST route is POSTed to "/".
+    expect(classify(req("POST", "/", { body: "{" })).binding).toBe("json-rpc");
+    expect(restEx("POST", "/message:send").binding).toBe("rest");
   });
 
   it("points the card's interfaces under the target at the proxy, and notes the others", () => {
