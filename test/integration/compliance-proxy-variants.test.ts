@@ -8,7 +8,8 @@
 // every case of the versions and bindings it applies to. Each run has its own server and proxy,
 // so the runs are independent and run concurrently.
 import type { FastifyInstance } from "fastify";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { globToRegExp } from "../../src/compliance/cases.js";
 import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { startProxy, type RewritingProxy } from "../../src/compliance/proxy.js";
@@ -178,5 +179,77 @@ describe.concurrent("the compliance suite through the rewriting proxy, in front 
     const changes = proxy.changes();
     expect(names.filter((n) => !(n in NOT_EXERCISED) && !changes[n])).toEqual([]);
     expectVerdicts(report, names, ["**"]);
+  });
+});
+
+describe("the rewriting proxy on the wire", () => {
+  it("rewrites a stream event by event: CRLF, id: lines and comments reach the client", { timeout: 30_000 }, async () => {
+    const app = await buildServer({ agent: createFixtureAgent() });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const addr = app.server.address();
+    const proxy = await startProxy({
+      target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
+      variants: ["sse-crlf", "sse-event-ids", "sse-comments"],
+    });
+    started.push({ app, proxy });
+    const res = await fetch(`${proxy.url}/message:stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "stream 3" }] } }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    const events = text.split("\r\n\r\n").filter(Boolean);
+    expect(events.length).toBeGreaterThan(3);
+    events.forEach((e, i) => {
+      const lines = e.split("\r\n");
+      expect(lines[0]).toBe(": keep-alive");
+      expect(lines[1]).toBe(`id: ${i + 1}`);
+      expect(JSON.parse(lines[2].replace(/^data: /, ""))).toBeTypeOf("object");
+    });
+    expect(text.replace(/\r\n/g, "")).not.toMatch(/\n/);
+  });
+
+  it("an agent it cannot reach gets a spec-shaped 502: a JSON-RPC error with the request's id, or a google.rpc.Status", async () => {
+    const gone = await buildServer({ agent: createFixtureAgent() });
+    await gone.listen({ port: 0, host: "127.0.0.1" });
+    const addr = gone.server.address();
+    const port = typeof addr === "object" && addr ? addr.port : 0;
+    await gone.close();
+    const proxy = await startProxy({ target: `http://127.0.0.1:${port}` });
+    try {
+      const rpc = await fetch(proxy.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: "r1", method: "GetTask", params: { id: "t" } }),
+      });
+      expect(rpc.status).toBe(502);
+      expect(await rpc.json()).toMatchObject({
+        jsonrpc: "2.0",
+        id: "r1",
+        error: { code: -32603, message: expect.stringContaining("could not reach") },
+      });
+      const rest = await fetch(`${proxy.url}/tasks/t`, { headers: { "A2A-Version": "1.0" } });
+      expect(rest.status).toBe(502);
+      expect(await rest.json()).toMatchObject({ error: { code: 502, status: "UNAVAILABLE" } });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("the proxy command is registered on the CLI: --list names every rewrite; a bad name is a usage error", async () => {
+    const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await main(["proxy", "--list"])).toBe(0);
+      const printed = out.mock.calls.map((c) => String(c[0])).join("");
+      for (const r of REWRITES)
+        expect(printed).toMatch(new RegExp(`^  ${r.name} +${r.description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+      expect(await main(["proxy", "--target", "http://127.0.0.1:1", "--variant", "no-such"])).toBe(2);
+      expect(err.mock.calls.map((c) => String(c[0])).join("")).toContain('unknown variant "no-such"');
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
   });
 });
