@@ -481,6 +481,41 @@ export const REWRITES: readonly Rewrite[] = [
     applies: {},
     event: (e) => [e.json === undefined ? e : { ...e, data: JSON.stringify(e.json, null, 1) }],
   },
+  {
+    name: "jsonrpc-version-wrong",
+    kind: "fault",
+    description: 'JSON-RPC responses (and stream events) say "jsonrpc": "1.0" instead of "2.0"',
+    spec: [
+      {
+        version: "0.3.0",
+        section: "6.11.2",
+        quote: 'jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0".',
+      },
+      { version: "1.0.1", section: "9.1", quote: "Protocol: JSON-RPC 2.0 over HTTP(S)" },
+    ],
+    applies: { bindings: ["json-rpc"] },
+    ...bodies((j) => (isObj(j) && j.jsonrpc === "2.0" ? { ...j, jsonrpc: "1.0" } : j)),
+  },
+  {
+    name: "rest-error-info-domain-wrong",
+    kind: "fault",
+    description: "1.0 HTTP+JSON errors carry their ErrorInfo with domain example.com instead of a2a-protocol.org",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "11.6",
+        quote:
+          'implementations MUST include a google.rpc.ErrorInfo object in the details array for A2A-specific errors with: - @type: Set to "type.googleapis.com/google.rpc.ErrorInfo" - reason: The A2A error type in UPPER_SNAKE_CASE without the "Error" suffix (e.g., TASK_NOT_FOUND, TASK_NOT_CANCELABLE) - domain: Set to "a2a-protocol.org"',
+      },
+    ],
+    applies: { versions: ["1.0"], bindings: ["rest"] },
+    reply: (r) => {
+      const e = errorOf(r.body);
+      if (!e || !Array.isArray(e.details) || !reasonOf(e)) return r;
+      const details = e.details.map((d) => (isObj(d) && d.domain === "a2a-protocol.org" ? { ...d, domain: "example.com" } : d));
+      return { ...r, body: withError(r.body as JsonObject, { ...e, details }) };
+    },
+  },
 ];
 
 /** The rewrites named, in table order; an unknown name or a name of the other kind throws. */

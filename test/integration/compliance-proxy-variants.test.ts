@@ -1,7 +1,7 @@
 // A server that makes other choices the spec allows passes every MUST case (issue 13, "Done
 // when"): the rewriting proxy (src/compliance/proxy.ts) stands in front of the reference server
 // with the fixture agent and applies one variant at a time, then all of them together, and the
-// compliance suite runs through it.
+// compliance suite runs through it. Each fault of the table, in turn, makes cases fail.
 //
 // Run time: by default each variant runs over the cases it can change (SCOPE), and all variants
 // together over every case; `make test-variants` (A2A_PROXY_VARIANTS=full) runs each variant over
@@ -105,6 +105,22 @@ const NOT_EXERCISED: Record<string, string> = {
   "rest-invalid-agent-response-502": "the reference server never answers InvalidAgentResponseError",
 };
 
+/** Each fault of the table, a few cases it breaks, and the glob that selects them. */
+const FAULT_CHECKS: Record<string, { globs: string[]; fails: string[] }> = {
+  "jsonrpc-version-wrong": {
+    globs: ["*/json-rpc/get-task/unknown-*", "*/json-rpc/streaming/echo-*"],
+    fails: [
+      "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+      "v0_3/json-rpc/get-task/unknown-id-returns-task-not-found",
+      "v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion",
+    ],
+  },
+  "rest-error-info-domain-wrong": {
+    globs: ["v1_0/rest/get-task/unknown-*", "v1_0/rest/cancel-task/terminal-*"],
+    fails: ["v1_0/rest/get-task/unknown-id-returns-task-not-found", "v1_0/rest/cancel-task/terminal-task-returns-not-cancelable"],
+  },
+};
+
 /** Applied together, the last of two opposite choices wins: the all-together run leaves out the first. */
 const OPPOSITES = ["rest-a2a-json-content-type"];
 
@@ -116,11 +132,15 @@ afterAll(async () => {
   }
 });
 
-async function runThrough(variants: string[], caseGlobs: string[]): Promise<{ report: Report; proxy: RewritingProxy }> {
+async function runThrough(
+  variants: string[],
+  caseGlobs: string[],
+  faults: string[] = [],
+): Promise<{ report: Report; proxy: RewritingProxy }> {
   const app = await buildServer({ agent: createFixtureAgent() });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
-  const proxy = await startProxy({ target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`, variants });
+  const proxy = await startProxy({ target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`, variants, faults });
   started.push({ app, proxy });
   const report = await runSuite({ target: proxy.url, streamTimeoutMs: 10_000, caseGlobs });
   return { report, proxy };
@@ -154,9 +174,14 @@ function expectVerdicts(report: Report, variants: string[], caseGlobs: string[])
 }
 
 describe.concurrent("the compliance suite through the rewriting proxy, in front of the reference server", () => {
-  it("knows at least 10 variants, and a scope for each", () => {
+  it("knows at least 10 variants, a scope for each, and a check for each fault", () => {
     expect(VARIANTS.length).toBeGreaterThanOrEqual(10);
     expect(Object.keys(SCOPE).sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+    expect(Object.keys(FAULT_CHECKS).sort()).toEqual(
+      REWRITES.filter((r) => r.kind === "fault")
+        .map((r) => r.name)
+        .sort(),
+    );
   });
 
   for (const v of VARIANTS) {
@@ -168,6 +193,15 @@ describe.concurrent("the compliance suite through the rewriting proxy, in front 
       if (v.name in NOT_EXERCISED) expect(proxy.changes()[v.name]).toBe(0);
       else expect(proxy.changes()[v.name], "the variant changed something in this run").toBeGreaterThan(0);
       expectVerdicts(report, [v.name], globs);
+    });
+  }
+
+  // The faults in the table make the suite fail where it should (the mutation check of the proxy's faults).
+  for (const [fault, { globs, fails }] of Object.entries(FAULT_CHECKS)) {
+    it(`fault ${fault}: the suite fails the cases it breaks`, { timeout: 60_000 }, async () => {
+      const { report } = await runThrough([], globs, [fault]);
+      const failed = report.results.filter((r) => r.status === "fail" && r.level === "MUST").map((r) => r.id);
+      expect(failed, consoleReport(report)).toEqual(expect.arrayContaining(fails));
     });
   }
 

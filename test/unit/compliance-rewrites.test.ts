@@ -143,6 +143,12 @@ const SAMPLES: Record<string, Sample> = {
   "sse-event-ids": { exchange: sendStream, event: rpcEvent, changes: ["id: 4"] },
   "sse-comments": { exchange: sendStream, event: rpcEvent, changes: [": keep-alive"] },
   "sse-multiline-data": { exchange: sendStream, event: rpcEvent, changes: ["data lines"] },
+  "jsonrpc-version-wrong": { exchange: sendStream, event: rpcEvent, changes: ["/event/jsonrpc"] },
+  "rest-error-info-domain-wrong": {
+    exchange: restEx("POST", "/tasks/t1:cancel"),
+    reply: restError(400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
+    changes: ["/body/error/details/0/domain"],
+  },
 };
 
 /** Every leaf of a JSON value by JSON Pointer. */
@@ -247,7 +253,7 @@ describe("the rewrite table", () => {
     expect(() => selectRewrites([], ["sse-crlf"])).toThrow(/"sse-crlf" is a variant: name it with --variant/);
   });
 
-  it("every variant quotes its sentences verbatim from the section it names", () => {
+  it("every rewrite quotes its sentences verbatim from the section it names", () => {
     const norm = (s: string) =>
       s
         .replace(/\*\*|__|`/g, "")
