@@ -180,7 +180,7 @@ class EventRewriter {
       }
     },
     // Comments and retry hints of the agent are relayed as they come (keep-alives keep their timing).
-    onComment: (c) => this.out.push(`:${c}${this.eol}`),
+    onComment: (c) => this.out.push(`: ${c}${this.eol}`),
     onRetry: (ms) => this.out.push(`retry: ${ms}${this.eol}`),
   });
 
@@ -227,7 +227,7 @@ function errorReply(ex: Exchange | undefined, status: number, message: string): 
       headers: { "content-type": "application/json" },
       body: { jsonrpc: "2.0", id: (j.id ?? null) as Json, error: { code: -32603, message } },
     };
-  const grpc = status === 413 ? "INVALID_ARGUMENT" : "UNAVAILABLE";
+  const grpc = status === 502 ? "UNAVAILABLE" : "INVALID_ARGUMENT";
   return { status, headers: { "content-type": "application/json" }, body: { error: { code: status, status: grpc, message } } };
 }
 
@@ -278,6 +278,8 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const [path, query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2) as [string, string?];
     const headers = flat(req.headers);
+    if (!path.startsWith("/"))
+      return send(res, errorReply(undefined, 400, "a2a-toolkit proxy: only origin-form request targets (/path) are relayed"));
     let bodyText: string;
     try {
       bodyText = (await readBody(req, limit)).toString("utf8");
@@ -321,7 +323,8 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(forward.headers)) if (!HOP_BY_HOP.has(k) && k !== "accept-encoding") outHeaders[k] = v;
     if (forward.body) outHeaders["content-length"] = String(Buffer.byteLength(forward.body));
-    const upstreamUrl = new URL(targetPath + forward.path + (forward.query ? `?${forward.query}` : ""), target);
+    // Built as text: a path such as "//elsewhere/x" must stay a path on the target, never name another host.
+    const upstreamUrl = new URL(`${target.origin}${targetPath}${forward.path}${forward.query ? `?${forward.query}` : ""}`);
     let upstream: IncomingMessage;
     const controller = new AbortController();
     res.on("close", () => controller.abort());

@@ -242,6 +242,9 @@ describe("the rewriting proxy on the wire", () => {
       expect(JSON.parse(lines[2].replace(/^data: /, ""))).toBeTypeOf("object");
     });
     expect(text.replace(/\r\n/g, "")).not.toMatch(/\n/);
+    // A path that looks like another host stays a path on the target.
+    const other = await fetch(`${proxy.url}//example.com/.well-known/agent-card.json`);
+    expect(other.status).toBe(404);
   });
 
   it("an agent it cannot reach gets a spec-shaped 502: a JSON-RPC error with the request's id, or a google.rpc.Status", async () => {
