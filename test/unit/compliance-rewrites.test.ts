@@ -1,0 +1,325 @@
+// The rewriting proxy's table (src/compliance/rewrites.ts): each rewrite, applied to a sample of
+// what an agent answers, leaves valid JSON and valid SSE and changes exactly the one thing it
+// names (the JSON paths, headers or SSE lines listed here), and leaves alone what it does not
+// apply to. Every quoted sentence occurs in the spec text it names.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createParser } from "eventsource-parser";
+import { describe, expect, it } from "vitest";
+import { classify, pointCardAtProxy, serializeEvent, versionOf } from "../../src/compliance/proxy.js";
+import {
+  appliesTo,
+  REWRITES,
+  selectRewrites,
+  UNKNOWN_MEMBER,
+  type Exchange,
+  type Json,
+  type ProxyRequest,
+  type Reply,
+  type Rewrite,
+  type SseEvent,
+} from "../../src/compliance/rewrites.js";
+
+const SPEC_DIR = process.env.A2A_SPEC_DIR ?? join(import.meta.dirname, "..", "..", "..", "shared", "spec");
+
+const req = (method: string, path: string, extra: Partial<ProxyRequest> = {}): ProxyRequest => ({
+  method,
+  path,
+  query: "",
+  headers: { "a2a-version": "1.0", "content-type": "application/json" },
+  body: "",
+  ...extra,
+});
+const rpc = (method: string, params: Json, headers: Record<string, string> = { "a2a-version": "1.0" }): ProxyRequest => {
+  const json = { jsonrpc: "2.0", id: 1, method, params };
+  return req("POST", "/", { json, body: JSON.stringify(json), headers });
+};
+const errorInfo = (reason: string) => ({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" });
+const restError = (status: number, grpc: string, reason: string): Reply => ({
+  status,
+  headers: { "content-type": "application/json; charset=utf-8" },
+  body: { error: { code: status, status: grpc, message: "m", details: [errorInfo(reason)] } },
+});
+const task = {
+  id: "t1",
+  contextId: "c1",
+  status: { state: "TASK_STATE_COMPLETED", timestamp: "2025-01-01T00:00:00.123Z" },
+  artifacts: [{ artifactId: "a1", parts: [{ text: "hi" }] }],
+};
+const okReply = (body: Json, ct = "application/json; charset=utf-8"): Reply => ({ status: 200, headers: { "content-type": ct }, body });
+const streamEvent = (json: Json): SseEvent => ({ data: JSON.stringify(json), json });
+
+/** What each rewrite is tried on, and exactly what it must change there. */
+interface Sample {
+  exchange: Exchange;
+  reply?: Reply;
+  event?: SseEvent;
+  /** Changed JSON pointers ("/status", "/headers/content-type", "/body/…", "/request/…"), or SSE line prefixes. */
+  changes: string[];
+  /** An exchange of the same kind the rewrite must leave as it is. */
+  untouched?: { exchange: Exchange; reply?: Reply; event?: SseEvent };
+}
+
+const restEx = (method: string, path: string, extra: Partial<ProxyRequest> = {}) => classify(req(method, path, extra));
+const rpcEx = (method: string, params: Json = {}) => classify(rpc(method, params));
+const sendStream = rpcEx("SendStreamingMessage", { message: {} });
+const rpcEvent = streamEvent({ jsonrpc: "2.0", id: 1, result: { task } });
+
+const SAMPLES: Record<string, Sample> = {
+  "rest-not-cancelable-409": {
+    exchange: restEx("POST", "/tasks/t1:cancel"),
+    reply: restError(400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
+    changes: ["/status", "/body/error/code"],
+    untouched: { exchange: restEx("POST", "/tasks/t1:cancel"), reply: restError(404, "NOT_FOUND", "TASK_NOT_FOUND") },
+  },
+  "rest-unimplemented-status": {
+    exchange: restEx("POST", "/message:send"),
+    reply: restError(400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"),
+    changes: ["/body/error/status"],
+    untouched: { exchange: restEx("POST", "/tasks/t1:cancel"), reply: restError(400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE") },
+  },
+  "rest-content-type-not-supported-415": {
+    exchange: restEx("POST", "/message:send"),
+    reply: restError(400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"),
+    changes: ["/status", "/body/error/code"],
+  },
+  "rest-invalid-agent-response-502": {
+    exchange: restEx("POST", "/message:send"),
+    reply: restError(500, "INTERNAL", "INVALID_AGENT_RESPONSE"),
+    changes: ["/status", "/body/error/code"],
+    untouched: {
+      exchange: classify(req("POST", "/v1/message:send", { headers: {} })),
+      reply: restError(500, "INTERNAL", "INVALID_AGENT_RESPONSE"),
+    },
+  },
+  "subscribe-post-only": {
+    exchange: restEx("GET", "/tasks/t1:subscribe"),
+    changes: ["answer 405"],
+    untouched: { exchange: restEx("POST", "/tasks/t1:subscribe") },
+  },
+  "jsonrpc-error-data-null": {
+    exchange: rpcEx("Nope"),
+    reply: okReply({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } }),
+    changes: ["/body/error/data"],
+    untouched: {
+      exchange: rpcEx("GetTask"),
+      reply: okReply({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "m", data: [errorInfo("TASK_NOT_FOUND")] } }),
+    },
+  },
+  "jsonrpc-error-info-omitted": {
+    exchange: rpcEx("GetTask"),
+    reply: okReply({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "m", data: [errorInfo("TASK_NOT_FOUND")] } }),
+    changes: ["/body/error/data/0/@type", "/body/error/data/0/reason", "/body/error/data/0/domain"],
+  },
+  "list-tasks-clamped-page-size": {
+    exchange: rpcEx("ListTasks", { pageSize: 150 }),
+    changes: ["/request/params/pageSize"],
+    untouched: { exchange: rpcEx("ListTasks", { pageSize: 100 }) },
+  },
+  "microsecond-timestamps": {
+    exchange: sendStream,
+    event: rpcEvent,
+    changes: ["/event/result/task/status/timestamp"],
+  },
+  "unknown-result-field": {
+    exchange: rpcEx("GetTask"),
+    reply: okReply({ jsonrpc: "2.0", id: 1, result: task }),
+    changes: [`/body/result/${UNKNOWN_MEMBER}/added`],
+    untouched: { exchange: rpcEx("GetTask"), reply: okReply({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "m" } }) },
+  },
+  "rest-a2a-json-content-type": {
+    exchange: restEx("GET", "/tasks/t1"),
+    reply: okReply(task),
+    changes: ["/headers/content-type"],
+    untouched: { exchange: classify(req("GET", "/v1/tasks/t1", { headers: {} })), reply: okReply(task) },
+  },
+  "rest-plain-json-content-type": {
+    exchange: restEx("GET", "/tasks/t1"),
+    reply: okReply(task, "application/a2a+json"),
+    changes: ["/headers/content-type"],
+  },
+  "sse-crlf": { exchange: sendStream, event: rpcEvent, changes: ["eol"] },
+  "sse-event-names": { exchange: sendStream, event: rpcEvent, changes: ["event: message"] },
+  "sse-event-ids": { exchange: sendStream, event: rpcEvent, changes: ["id: 4"] },
+  "sse-comments": { exchange: sendStream, event: rpcEvent, changes: [": keep-alive"] },
+  "sse-multiline-data": { exchange: sendStream, event: rpcEvent, changes: ["data lines"] },
+  "jsonrpc-version-wrong": { exchange: sendStream, event: rpcEvent, changes: ["/event/jsonrpc"] },
+  "rest-error-info-domain-wrong": {
+    exchange: restEx("POST", "/tasks/t1:cancel"),
+    reply: restError(400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
+    changes: ["/body/error/details/0/domain"],
+  },
+};
+
+/** Every leaf of a JSON value by JSON Pointer. */
+function leaves(v: unknown, at = "", out = new Map<string, unknown>()): Map<string, unknown> {
+  if (v !== null && typeof v === "object") {
+    const entries = Object.entries(v);
+    if (!entries.length) out.set(at, Array.isArray(v) ? "[]" : "{}");
+    for (const [k, x] of entries) leaves(x, `${at}/${k}`, out);
+  } else out.set(at, v);
+  return out;
+}
+function changedPaths(before: unknown, after: unknown, prefix: string): string[] {
+  const a = leaves(before, prefix);
+  const b = leaves(after, prefix);
+  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => !Object.is(a.get(k), b.get(k))).sort();
+}
+const replyView = (r: Reply) => ({ status: r.status, headers: r.headers, body: r.body });
+
+/** Parses SSE text the way clients do: every event's data must be JSON. */
+function parseSse(text: string): { data: string; json: unknown; event?: string; id?: string }[] {
+  const out: { data: string; json: unknown; event?: string; id?: string }[] = [];
+  const p = createParser({ onEvent: (m) => out.push({ data: m.data, json: JSON.parse(m.data), event: m.event, id: m.id }) });
+  p.feed(text);
+  return out;
+}
+
+describe("the rewrite table", () => {
+  it("has at least 10 variants, unique names, and a sample here for each", () => {
+    const names = REWRITES.map((r) => r.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(REWRITES.filter((r) => r.kind === "variant").length).toBeGreaterThanOrEqual(10);
+    expect(Object.keys(SAMPLES).sort()).toEqual([...names].sort());
+    for (const r of REWRITES) expect(r.name, r.name).toMatch(/^[a-z0-9]+(-[a-z0-9.]+)*$/);
+  });
+
+  for (const r of REWRITES) {
+    it(`${r.name}: valid JSON / SSE, and exactly what it names changes`, () => {
+      const s = SAMPLES[r.name];
+      expect(appliesTo(r, s.exchange), "applies to its sample").toBe(true);
+      const changed = apply(r, s);
+      expect(changed).toEqual([...s.changes].sort());
+      if (s.untouched) {
+        const u = s.untouched;
+        const still = !appliesTo(r, u.exchange) || apply(r, { ...u, changes: [] }).length === 0;
+        expect(still, "leaves the other exchange alone").toBe(true);
+      }
+    });
+  }
+
+  function apply(r: Rewrite, s: Sample): string[] {
+    const ex = s.exchange;
+    const changes: string[] = [];
+    const frozen = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+    if (r.answer) {
+      const a = r.answer(ex);
+      if (a) {
+        expect(JSON.parse(JSON.stringify(a.body))).toEqual(a.body);
+        changes.push(`answer ${a.status}`);
+      }
+    }
+    if (r.request) {
+      const before = frozen(ex.request);
+      const out = r.request(ex.request, ex);
+      expect(ex.request, "the input is not mutated").toEqual(before);
+      if (out.json !== undefined) expect(JSON.parse(out.body)).toEqual(out.json);
+      changes.push(
+        ...changedPaths(
+          ex.request.json ?? Object.fromEntries(new URLSearchParams(ex.request.query)),
+          out.json ?? Object.fromEntries(new URLSearchParams(out.query)),
+          "/request",
+        ),
+      );
+    }
+    if (r.reply && s.reply) {
+      const before = frozen(s.reply);
+      const out = r.reply(s.reply, ex);
+      expect(s.reply, "the input is not mutated").toEqual(before);
+      expect(JSON.parse(JSON.stringify(out.body))).toEqual(out.body);
+      changes.push(...changedPaths(replyView(s.reply), replyView(out), ""));
+    }
+    if (r.event && s.event) {
+      const before = frozen(s.event);
+      const out = r.event(s.event, ex, 3);
+      expect(s.event, "the input is not mutated").toEqual(before);
+      const text = out.map(serializeEvent).join("");
+      const parsed = parseSse(text);
+      const original = parseSse(serializeEvent(s.event));
+      expect(parsed.length, "one event in, one event out").toBe(1);
+      changes.push(...changedPaths(original[0].json, parsed[0].json, "/event"));
+      if (parsed[0].event !== undefined) changes.push(`event: ${parsed[0].event}`);
+      if (parsed[0].id !== undefined) changes.push(`id: ${parsed[0].id}`);
+      if (text.includes("\r\n")) changes.push("eol");
+      if (/^:/m.test(text)) changes.push(...text.split(/\r?\n/).filter((l) => l.startsWith(":")));
+      if (text.split(/\r?\n/).filter((l) => l.startsWith("data:")).length > 1) changes.push("data lines");
+    }
+    return changes.sort();
+  }
+
+  it("selects by name and kind, refusing unknown names and the wrong kind", () => {
+    expect(selectRewrites(["sse-crlf", "subscribe-post-only"]).map((r) => r.name)).toEqual(["subscribe-post-only", "sse-crlf"]);
+    expect(() => selectRewrites(["no-such"])).toThrow(/unknown variant "no-such"/);
+    expect(() => selectRewrites([], ["sse-crlf"])).toThrow(/"sse-crlf" is a variant: name it with --variant/);
+  });
+
+  it("every rewrite quotes its sentences verbatim from the section it names", () => {
+    const norm = (s: string) =>
+      s
+        .replace(/\*\*|__|`/g, "")
+        .replace(/\s+/g, " ")
+        .trim();
+    const texts = new Map<string, string>();
+    const text = (v: string) => {
+      if (!texts.has(v)) texts.set(v, readFileSync(join(SPEC_DIR, "text", `specification-v${v}.md`), "utf8"));
+      return texts.get(v)!;
+    };
+    for (const r of REWRITES)
+      for (const c of [...r.spec, ...(r.departsFrom ?? [])]) {
+        if (c.section.startsWith("a2a.proto")) {
+          const proto = readFileSync(join(SPEC_DIR, c.version.startsWith("1.") ? "v1.0" : "v0.3", "a2a.proto"), "utf8");
+          expect(norm(proto.replace(/^\s*\/\/ ?/gm, "")), `${r.name}: ${c.quote}`).toContain(norm(c.quote));
+          continue;
+        }
+        const lines = text(c.version).split("\n");
+        const start = lines.findIndex((l) => new RegExp(`^(#+) ${c.section.replace(/\./g, "\\.")}\\.? `).test(l));
+        expect(start, `${r.name}: section ${c.version} §${c.section}`).toBeGreaterThanOrEqual(0);
+        const level = /^#+/.exec(lines[start])![0].length;
+        const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level);
+        const section = lines.slice(start, end < 0 ? undefined : end).join("\n");
+        expect(norm(section), `${r.name}: ${c.version} §${c.section}`).toContain(norm(c.quote));
+      }
+  });
+});
+
+describe("the proxy's reading of an exchange", () => {
+  it("takes the version from A2A-Version (header, query, empty = 0.3, Major.Minor only)", () => {
+    expect(versionOf({ "a2a-version": "1.0.1" }, "")).toBe("1.0");
+    expect(versionOf({}, "A2A-Version=1.0")).toBe("1.0");
+    expect(versionOf({}, "")).toBe("0.3");
+    expect(versionOf({ "a2a-version": "9.9" }, "")).toBeUndefined();
+  });
+
+  it("names the operation of both bindings and versions", () => {
+    expect(rpcEx("ListTasks").operation).toBe("ListTasks");
+    expect(classify(rpc("tasks/resubscribe", {}, {})).operation).toBe("SubscribeToTask");
+    expect(restEx("GET", "/tasks/t1:subscribe").operation).toBe("SubscribeToTask");
+    expect(restEx("GET", "/tenant-a/tasks/t1").operation).toBe("GetTask");
+    expect(restEx("DELETE", "/v1/tasks/t1/pushNotificationConfigs/p1").operation).toBe("DeleteTaskPushNotificationConfig");
+    expect(restEx("GET", "/.well-known/agent-card.json").binding).toBe("card");
+    // A malformed JSON-RPC request (not JSON, not an envelope) is still JSON-RPC: no REST route is POSTed to "/".
+    expect(classify(req("POST", "/", { body: "{" })).binding).toBe("json-rpc");
+    expect(restEx("POST", "/message:send").binding).toBe("rest");
+  });
+
+  it("points the card's interfaces under the target at the proxy, and notes the others", () => {
+    const notes: string[] = [];
+    const card = {
+      supportedInterfaces: [
+        { url: "http://agent:1/a2a", protocolBinding: "JSONRPC" },
+        { url: "http://elsewhere/x", protocolBinding: "HTTP+JSON" },
+      ],
+      url: "http://agent:1/a2a",
+    };
+    expect(pointCardAtProxy(card, "http://agent:1/a2a", "http://127.0.0.1:9", (n) => notes.push(n))).toEqual({
+      supportedInterfaces: [
+        { url: "http://127.0.0.1:9", protocolBinding: "JSONRPC" },
+        { url: "http://elsewhere/x", protocolBinding: "HTTP+JSON" },
+      ],
+      url: "http://127.0.0.1:9",
+    });
+    expect(notes).toEqual([
+      "the card declares http://elsewhere/x, which is not under --target http://agent:1/a2a: clients using it bypass the proxy",
+    ]);
+  });
+});
