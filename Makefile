@@ -8,7 +8,7 @@ STAMP := node_modules/.install-stamp
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-limits run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ test: $(STAMP) ## run every test (writes reports/vitest.json too)
 
 test-properties: $(STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
 	$(BIN)/vitest run --config vitest.properties.config.ts
+
+test-limits: $(STAMP) ## the resource-limit tests at the issue's full size (200 big streams, 4,000 1 MiB echoes; minutes)
+	A2A_LIMITS_FULL=1 $(BIN)/vitest run test/integration/server-memory-bound.test.ts test/integration/server-list-bound.test.ts
 
 run: $(STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)

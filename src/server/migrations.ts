@@ -64,8 +64,9 @@ export const TASK_STORE_MIGRATIONS: readonly Migration[] = [
     name: "task sizes, artifacts in their own column, indexes that page and sweep by size",
     up(db) {
       // `artifacts` (NULL in rows written before: their body still holds them) lets a list without
-      // artifacts skip reading them. `size` (bytes of body + artifacts) and `artifact_size` are in
-      // every index, so ListTasks sizes a page and retention totals the file without touching a body.
+      // artifacts skip reading them. `size` and `artifact_size` (the task's estimated size, task-size.ts;
+      // rows written before get their JSON length until rewritten) are in every index, so ListTasks
+      // sizes a page and retention totals the file without touching a body.
       db.exec(`
         ALTER TABLE tasks ADD COLUMN artifacts TEXT;  -- the task's artifacts as a ProtoJSON array
         ALTER TABLE tasks ADD COLUMN size INTEGER NOT NULL DEFAULT 0;

@@ -83,7 +83,7 @@ export interface A2APluginOptions {
   maxHistoryBytes?: number;
   /** Estimated bytes of one task's artifacts (default 4 MiB; beyond it the task fails). */
   maxArtifactBytes?: number;
-  /** Bytes of tasks in one ListTasks page (default 8 MiB; the page ends early, nextPageToken goes on). */
+  /** Estimated bytes of tasks in one ListTasks page (default 4 MiB; the page ends early, nextPageToken goes on). */
   maxListBytes?: number;
   /**
    * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once

@@ -113,7 +113,7 @@ export interface RuntimeOptions {
   maxHistoryBytes?: number;
   /** Estimated bytes of a task's artifacts (default 4 MiB): a chunk beyond it fails the task. */
   maxArtifactBytes?: number;
-  /** Estimated bytes of the tasks of one ListTasks page (default 8 MiB): then the page ends early. */
+  /** Estimated bytes of the tasks of one ListTasks page (default 4 MiB): then the page ends early. */
   maxListBytes?: number;
 }
 
@@ -125,7 +125,7 @@ export const DEFAULT_LIMITS = {
   maxPushConfigsPerTask: 10,
   maxHistoryBytes: 4 * MiB,
   maxArtifactBytes: 4 * MiB,
-  maxListBytes: 8 * MiB,
+  maxListBytes: 4 * MiB,
 } as const;
 
 /** Thrown inside a turn when the agent's artifacts would exceed maxArtifactBytes; fails the task. */

@@ -1,7 +1,8 @@
 // Retention of the SQLite task store (sqlite-store.ts): keeps the file from growing without end.
 //
 // Policy (README "Task store and retention"): when the file holds more than `maxTasks` tasks or
-// more than `maxBytes` of task rows (the stored `size` column: bytes of the ProtoJSON), or tasks
+// more than `maxBytes` of tasks (the stored `size` column: task-size.ts estimates, at least the
+// ProtoJSON's length except for raw bytes, which base64 makes 4/3 longer), or tasks
 // whose status is older than `maxAgeMs`, the tasks with the oldest status are deleted, with their
 // push configs, until it is back within every limit. Tasks SUBMITTED or WORKING are never deleted
 // (the runtime is running them); interrupted tasks (INPUT_REQUIRED, AUTH_REQUIRED) are, like
@@ -20,7 +21,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 export interface SqliteRetentionOptions {
   /** Most tasks kept (default 100,000). */
   maxTasks?: number;
-  /** Most bytes of task rows kept (default 1 GiB). */
+  /** Most estimated bytes of tasks kept (default 1 GiB). */
   maxBytes?: number;
   /** Delete tasks whose status is older than this many ms (default 0: no age limit). */
   maxAgeMs?: number;

@@ -14,8 +14,9 @@
 // Storage: a task is one row holding its A2A 1.0 ProtoJSON (`encode` with the A2A overrides, read
 // back with `decode`): `body` without the artifacts and `artifacts` (the array) apart, so a list
 // without artifacts never reads them; plus the columns ListTasks filters and sorts on (owner,
-// context_id, state, status_ms), indexed per owner, and the row's byte sizes (`size`,
-// `artifact_size`), held in those indexes. ListTasks sizes a page from the index alone and reads
+// context_id, state, status_ms), indexed per owner, and the task's estimated size (`size`,
+// `artifact_size`: task-size.ts, the memory store's measure, which counts each part's cost as well
+// as its content), held in those indexes. ListTasks sizes a page from the index alone and reads
 // only the bodies that fit in `maxBytes`, so a page of large tasks is short rather than huge. Each `put` is one transaction, committed before put() returns, so
 // a task is in the file from the moment the runtime asks for it to be recorded (the runtime answers
 // returnImmediately without awaiting that write).
@@ -49,6 +50,7 @@ import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredP
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
 import { RetentionSweeper, type SqliteRetentionOptions } from "./sqlite-retention.js";
 import { statusTimeMs, takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
+import { artifactsBytes, taskBytes } from "./task-size.js";
 
 export interface SqliteTaskStoreOptions {
   /** "NORMAL" (default) or "FULL"; see the header comment. */
@@ -308,7 +310,7 @@ function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   const artifacts = JSON.stringify(json.artifacts ?? []);
   delete json.artifacts;
   const body = JSON.stringify(json);
-  const artifactSize = Buffer.byteLength(artifacts);
+  const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,
     owner,
@@ -317,7 +319,7 @@ function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
     statusMs: statusTimeMs(task),
     body,
     artifacts,
-    size: Buffer.byteLength(body) + artifactSize,
+    size: taskBytes(task, artifactSize),
     artifactSize,
   };
 }
