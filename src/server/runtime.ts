@@ -36,13 +36,13 @@ import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp }
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
-import { Channel, Subscription } from "./channel.js";
+import { Channel, Subscription, type ChannelByteLimit } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookUrl, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
-import { artifactBytes, artifactsBytes, messageBytes, partsBytes } from "./task-size.js";
+import { artifactBytes, artifactsBytes, eventBytes, messageBytes, partsBytes } from "./task-size.js";
 
 const S = v1_0.TaskState;
 
@@ -94,6 +94,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Events one stream subscriber may fall behind before it is disconnected (default 100,000). */
   maxBufferedEvents?: number;
+  /** Estimated bytes of events one stream subscriber may fall behind before it is disconnected (default 16 MiB). */
+  maxBufferedBytes?: number;
   /** Where push-notification configs live (default: in memory; SqliteTaskStore has `pushConfigs`). */
   pushConfigs?: PushConfigStore;
   /**
@@ -126,6 +128,7 @@ export const DEFAULT_LIMITS = {
   maxHistoryBytes: 4 * MiB,
   maxArtifactBytes: 4 * MiB,
   maxListBytes: 4 * MiB,
+  maxBufferedBytes: 16 * MiB,
 } as const;
 
 /** Thrown inside a turn when the agent's artifacts would exceed maxArtifactBytes; fails the task. */
@@ -160,6 +163,8 @@ export class TaskRuntime {
   readonly store: TaskStore;
   private readonly log: Logger;
   private readonly maxBuffered: number;
+  /** Byte limit of each stream subscriber's buffer (channel.ts). */
+  protected readonly bufferBytes: ChannelByteLimit<v1_0.StreamResponse>;
   private readonly live = new Map<string, LiveTask>();
   private readonly taskTimeoutMs: number;
   readonly pushConfigs: PushConfigStore;
@@ -187,6 +192,7 @@ export class TaskRuntime {
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
+    this.bufferBytes = { maxBytes: limit(opts.maxBufferedBytes, DEFAULT_LIMITS.maxBufferedBytes), sizeOf: eventBytes };
     this.taskTimeoutMs = opts.taskTimeoutMs ?? 0;
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
     this.pushOptions = opts.push ?? {};
@@ -567,7 +573,7 @@ export class TaskRuntime {
       task,
       busy: false,
       artifactBytes: artifactsBytes(task.artifacts),
-      channel: new Channel<v1_0.StreamResponse>(this.maxBuffered, () => this.forget(live)),
+      channel: new Channel<v1_0.StreamResponse>(this.maxBuffered, () => this.forget(live), this.bufferBytes),
     };
     this.live.set(task.id, live);
     return live;

@@ -96,3 +96,20 @@ export function taskBytes(t: v1_0.Task, artifacts = artifactsBytes(t.artifacts))
   if (status && t.history[t.history.length - 1] !== status) n += messageBytes(status);
   return n;
 }
+
+/** Estimated size of a stream event, for the subscriber buffers' byte limit (channel.ts). */
+export function eventBytes(e: v1_0.StreamResponse): number {
+  const p = e.payload;
+  switch (p.case) {
+    case "task":
+      return taskBytes(p.value);
+    case "message":
+      return messageBytes(p.value);
+    case "artifactUpdate":
+      return OBJECT_BYTES + (p.value.artifact ? artifactBytes(p.value.artifact) : 0);
+    case "statusUpdate":
+      return OBJECT_BYTES + (p.value.status?.message ? messageBytes(p.value.status.message) : 0);
+    default:
+      return OBJECT_BYTES;
+  }
+}
