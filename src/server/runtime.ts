@@ -28,7 +28,7 @@
 // - Limits (DEFAULT_LIMITS; sizes estimated as in task-size.ts): parts per incoming message
 //   (InvalidParams), messages and bytes kept per task's history (the oldest dropped, the newest
 //   always kept), artifact bytes per task (the chunk that would exceed it is not kept and the task
-//   fails with TOO_LARGE_FAILURE naming the limit; what came before stays), push configs per task
+//   fails with tooLargeFailure(), naming the limit; what came before stays), push configs per task
 //   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";

@@ -17,9 +17,10 @@
 // context_id, state, status_ms), indexed per owner, and the task's estimated size (`size`,
 // `artifact_size`: task-size.ts, the memory store's measure, which counts each part's cost as well
 // as its content), held in those indexes. ListTasks sizes a page from the index alone and reads
-// only the bodies that fit in `maxBytes`, so a page of large tasks is short rather than huge. Each `put` is one transaction, committed before put() returns, so
-// a task is in the file from the moment the runtime asks for it to be recorded (the runtime answers
-// returnImmediately without awaiting that write).
+// only the bodies that fit in `maxBytes`, so a page of large tasks is short rather than huge.
+// Each `put` is one transaction, committed before put() returns, so a task is in the file from the
+// moment the runtime asks for it to be recorded (the runtime answers returnImmediately without
+// awaiting that write).
 // `groupCommit: true` trades that for throughput: the puts of one event-loop turn share one
 // transaction and each put's promise resolves after that commit (reads in between see the pending
 // write). Under 50 concurrent senders that is about 2.5× the writes per second (bench/store.ts), but
