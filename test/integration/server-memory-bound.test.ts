@@ -14,7 +14,7 @@ import { flood, sendText, serveChild, type ServeChild } from "../support/serve-c
 const FULL = process.env.A2A_LIMITS_FULL === "1";
 const MiB = 1024 * 1024;
 /** README "Limits and timeouts": resident memory of `serve --store memory` with the default limits. */
-const RSS_BOUND_DEFAULTS = 800 * MiB; // measured: peak 693–704 MiB, 230–500 MiB between bursts
+const RSS_BOUND_DEFAULTS = 1024 * MiB; // measured: peak 693–730 MiB, 230–500 MiB between bursts
 const RSS_BOUND_SCALED = 250 * MiB;
 const ECHO = `echo ${"x".repeat(MiB - 400)}`; // the request stays within the 1 MiB body limit
 
