@@ -30,10 +30,18 @@ export interface ServeOptions {
   signCardAlg?: string;
   /** A deliberate protocol fault (src/server/faults.ts), to check that a test suite notices. */
   fault?: string;
+  /** Bytes of tasks the store keeps (memory: evicts beyond it; sqlite: retention deletes beyond it). */
+  maxStoreBytes?: number;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
 export const DEFAULT_STORE = "sqlite:./a2a-data.db";
+
+const positiveInt = (unit: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`must be a positive integer (${unit})`);
+  return n;
+};
 
 /** `<secret>=<principal>` (the last `=` separates them, so a token may contain `=`). */
 function parseCredential(v: string, previous: string[] = []): string[] {
@@ -102,20 +110,22 @@ export async function loadAgent(spec: string, fixture: { pushNotifications?: boo
 /** Starts the server; resolves with a function that stops it. */
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
-  const { buildServer } = await import("../server/index.js");
+  const { buildServer, MemoryTaskStore } = await import("../server/index.js");
   let storeLine = "tasks are kept in memory only (lost when the server stops)";
   let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
     const { SqliteTaskStore } = await import("../server/sqlite-store.js");
-    const store = new SqliteTaskStore(file);
+    const store = new SqliteTaskStore(file, { retention: { maxBytes: opts.maxStoreBytes } });
     // Tasks a previous process left running can never finish: fail them before serving.
     const recovered = store.recoverInterrupted();
     if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
     stores = { store, pushConfigs: store.pushConfigs };
     storeLine = `tasks and push configs are kept in ${resolve(file)} (--store memory to keep nothing)`;
-  } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  } else if (opts.store === "memory") {
+    if (opts.maxStoreBytes) stores = { store: new MemoryTaskStore({ maxBytes: opts.maxStoreBytes }) };
+  } else throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
   const { bearerAuth, apiKeyAuth } = await import("../security/auth.js");
   const tokens = credentialTable(opts.token);
   const keys = credentialTable(opts.apiKey);
@@ -167,11 +177,8 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
     .option("--fault <name>", "inject a deliberate protocol fault (src/server/faults.ts), to check that a test suite catches it")
-    .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");
-      return n;
-    })
+    .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", positiveInt("bytes"))
+    .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", positiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
     .option("--sign-card-key <jwk file>", "sign the 1.0 agent card with this private JWK (JSON file)")

@@ -637,7 +637,7 @@ export class GatewayRuntime extends TaskRuntime {
       owner,
       task,
       busy: false,
-      channel: new Channel<v1_0.StreamResponse>(this.bufferLimit, () => this.forgetIfIdle(g)),
+      channel: new Channel<v1_0.StreamResponse>(this.bufferLimit, () => this.forgetIfIdle(g), this.bufferBytes),
     };
     this.tasks.set(task.id, g);
     return g;

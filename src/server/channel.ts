@@ -3,19 +3,27 @@
 // Publishing never waits for a subscriber: each subscriber has its own queue, drained at its own
 // pace, so a slow SSE client delays nobody else (a2a-wire.md §5.3: every stream gets the same
 // events in the same order; closing one does not affect the others). A subscriber that falls more
-// than `maxBuffered` events behind is cut off with an error rather than letting memory grow
-// without bound.
+// than `maxBuffered` events, or more than `maxBytes` of them (as measured by `sizeOf`, once per
+// event), behind is cut off with an error rather than letting memory grow without bound.
 
 export class SubscriberOverflowError extends Error {
-  constructor(limit: number) {
-    super(`the subscriber fell more than ${limit} events behind and was disconnected`);
+  constructor(limit: number, unit = "events") {
+    super(`the subscriber fell more than ${limit} ${unit} behind and was disconnected`);
     this.name = "SubscriberOverflowError";
   }
 }
 
+export interface ChannelByteLimit<T> {
+  /** Most bytes one subscriber may have waiting. */
+  maxBytes: number;
+  sizeOf: (item: T) => number;
+}
+
 export class Subscription<T> implements AsyncIterableIterator<T> {
   private queue: T[] = [];
+  private sizes: number[] = [];
   private head = 0;
+  private bytes = 0;
   private ended = false;
   private failure: unknown;
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
@@ -26,6 +34,7 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
     private readonly maxBuffered: number,
     /** After delivering an item for which this is true, the subscription ends. */
     private readonly stopAfter?: (item: T) => boolean,
+    private readonly maxBytes = Infinity,
   ) {}
 
   /** Events waiting to be read. */
@@ -37,7 +46,8 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
     return this.ended;
   }
 
-  push(item: T): void {
+  /** `size`: the item's bytes, counted against maxBytes while it waits. */
+  push(item: T, size = 0): void {
     if (this.ended) return;
     const stop = this.stopAfter?.(item) ?? false;
     if (this.waiter) {
@@ -46,7 +56,10 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
       w({ value: item, done: false });
     } else {
       if (this.buffered >= this.maxBuffered) return this.fail(new SubscriberOverflowError(this.maxBuffered));
+      if (this.buffered > 0 && this.bytes + size > this.maxBytes) return this.fail(new SubscriberOverflowError(this.maxBytes, "bytes"));
       this.queue.push(item);
+      this.sizes.push(size);
+      this.bytes += size;
     }
     if (stop) this.end();
   }
@@ -79,9 +92,11 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
   next(): Promise<IteratorResult<T>> {
     if (this.buffered > 0) {
       const value = this.queue[this.head];
+      this.bytes -= this.sizes[this.head];
       this.queue[this.head++] = undefined as T;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
+        this.sizes = this.sizes.slice(this.head);
         this.head = 0;
       }
       return Promise.resolve({ value, done: false });
@@ -101,7 +116,9 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
   /** The reader is gone (e.g. the client disconnected): drop the buffer and detach. */
   return(): Promise<IteratorResult<T>> {
     this.queue = [];
+    this.sizes = [];
     this.head = 0;
+    this.bytes = 0;
     this.failure = undefined;
     this.ended = true;
     this.detach(this);
@@ -125,6 +142,7 @@ export class Channel<T> {
     private readonly maxBuffered = 100_000,
     /** Called whenever the last subscriber leaves. */
     private readonly onEmpty?: () => void,
+    private readonly byteLimit?: ChannelByteLimit<T>,
   ) {}
 
   get size(): number {
@@ -139,14 +157,20 @@ export class Channel<T> {
       },
       this.maxBuffered,
       stopAfter,
+      this.byteLimit?.maxBytes,
     );
     this.subscribers.add(sub);
-    for (const item of first) sub.push(item);
+    for (const item of first) sub.push(item, this.sizeOf(item));
     return sub;
   }
 
   publish(item: T): void {
-    for (const s of [...this.subscribers]) s.push(item);
+    const size = this.sizeOf(item);
+    for (const s of [...this.subscribers]) s.push(item, size);
+  }
+
+  private sizeOf(item: T): number {
+    return this.byteLimit ? this.byteLimit.sizeOf(item) : 0;
   }
 
   /** Ends every subscriber (after their buffered items). */

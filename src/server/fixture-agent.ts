@@ -8,6 +8,9 @@
 //   stream <n>    n chunks of one artifact ("chunk 1/n" …) with append/lastChunk; completes
 //   fail          fails with a status message
 //   slow <ms>     works <ms> milliseconds, then completes; cancelable at any time
+// A request is small, so what it makes the server do is capped (FIXTURE_LIMITS): n ≤ 20,000 chunks
+// (about 3.5 MB on the heap, within the runtime's 4 MiB of artifacts per task), ms ≤ 60,000. `echo`
+// returns at most the request's own text and `parts` a fixed answer of about 200 bytes.
 //   msg <text>    a bare agent Message with <text>; no task
 //   auth          auth-required; the follow-up completes it
 //   parts         an artifact with a text, a file-by-url, a file-by-bytes and a data part
@@ -16,7 +19,7 @@ import { authRequired, error, inputRequired, message, reply, sleep, stream } fro
 import { firstText } from "./parts.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 
-export const FIXTURE_LIMITS = { maxChunks: 100_000, maxSlowMs: 600_000 };
+export const FIXTURE_LIMITS = { maxChunks: 20_000, maxSlowMs: 60_000 };
 
 /**
  * Marks the card as this fixture's, listing its behaviours, so the compliance suite

@@ -59,6 +59,31 @@ export const TASK_STORE_MIGRATIONS: readonly Migration[] = [
       db.exec("CREATE INDEX tasks_by_owner_state ON tasks (owner, state, status_ms DESC, id DESC)");
     },
   },
+  {
+    version: 3,
+    name: "task sizes, artifacts in their own column, indexes that page and sweep by size",
+    up(db) {
+      // `artifacts` (NULL in rows written before: their body still holds them) lets a list without
+      // artifacts skip reading them. `size` and `artifact_size` (the task's estimated size, task-size.ts;
+      // rows written before get their JSON length until rewritten) are in every index, so ListTasks
+      // sizes a page and retention totals the file without touching a body.
+      db.exec(`
+        ALTER TABLE tasks ADD COLUMN artifacts TEXT;  -- the task's artifacts as a ProtoJSON array
+        ALTER TABLE tasks ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN artifact_size INTEGER NOT NULL DEFAULT 0;
+        UPDATE tasks SET size = length(CAST(body AS BLOB)),
+          artifact_size = coalesce(length(CAST(json_extract(body, '$.artifacts') AS BLOB)), 0);
+        DROP INDEX tasks_by_owner;
+        DROP INDEX tasks_by_owner_context;
+        DROP INDEX tasks_by_owner_state;
+        CREATE INDEX tasks_by_owner ON tasks (owner, status_ms DESC, id DESC, size, artifact_size);
+        CREATE INDEX tasks_by_owner_context ON tasks (owner, context_id, status_ms DESC, id DESC, size, artifact_size);
+        CREATE INDEX tasks_by_owner_state ON tasks (owner, state, status_ms DESC, id DESC, size, artifact_size);
+        -- Retention: oldest status first, with states and sizes.
+        CREATE INDEX tasks_by_age ON tasks (status_ms, state, size);
+      `);
+    },
+  },
 ];
 
 export class MigrationError extends Error {

@@ -80,6 +80,12 @@ export interface A2APluginOptions {
   maxPartsPerMessage?: number;
   /** Push-notification configs per task (default 10; another: InvalidParams). */
   maxPushConfigsPerTask?: number;
+  /** Estimated bytes of one task's history (default 4 MiB; the oldest messages are dropped). */
+  maxHistoryBytes?: number;
+  /** Estimated bytes of one task's artifacts (default 4 MiB; beyond it the task fails). */
+  maxArtifactBytes?: number;
+  /** Estimated bytes of tasks in one ListTasks page (default 4 MiB; the page ends early, nextPageToken goes on). */
+  maxListBytes?: number;
   /**
    * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once
    * (default 100; without authentication, one client address); beyond it a new one is refused
@@ -109,6 +115,9 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       maxHistory: opts.maxHistory,
       maxPartsPerMessage: opts.maxPartsPerMessage,
       maxPushConfigsPerTask: opts.maxPushConfigsPerTask,
+      maxHistoryBytes: opts.maxHistoryBytes,
+      maxArtifactBytes: opts.maxArtifactBytes,
+      maxListBytes: opts.maxListBytes,
     });
   const agent = runtime.agent;
   const prefix = app.prefix.replace(/\/+$/, "");

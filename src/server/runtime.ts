@@ -25,20 +25,24 @@
 //   same principal under another tenant, gets TaskNotFound.
 // - Only status changes are written to the store; artifact chunks live in the runtime's copy of a
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
-// - Limits (DEFAULT_LIMITS): parts per incoming message (InvalidParams), messages kept per task's
-//   history (the oldest dropped), push configs per task (InvalidParams; replacing one is allowed).
+// - Limits (DEFAULT_LIMITS; sizes estimated as in task-size.ts): parts per incoming message
+//   (InvalidParams), messages and bytes kept per task's history (the oldest dropped, the newest
+//   always kept), artifact bytes per task (the chunk that would exceed it is not kept and the task
+//   fails with tooLargeFailure(), naming the limit; what came before stays), push configs per task
+//   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
-import { Channel, Subscription } from "./channel.js";
+import { Channel, Subscription, type ChannelByteLimit } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
+import { artifactBytes, artifactsBytes, eventBytes, messageBytes, partsBytes } from "./task-size.js";
 
 const S = v1_0.TaskState;
 
@@ -90,6 +94,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Events one stream subscriber may fall behind before it is disconnected (default 100,000). */
   maxBufferedEvents?: number;
+  /** Estimated bytes of events one stream subscriber may fall behind before it is disconnected (default 16 MiB). */
+  maxBufferedBytes?: number;
   /** Where push-notification configs live (default: in memory; SqliteTaskStore has `pushConfigs`). */
   pushConfigs?: PushConfigStore;
   /**
@@ -105,10 +111,32 @@ export interface RuntimeOptions {
   maxPartsPerMessage?: number;
   /** Push-notification configs one task may have (default 10): another is InvalidParams. */
   maxPushConfigsPerTask?: number;
+  /** Estimated bytes of a task's history (default 4 MiB): beyond it the oldest messages are dropped. */
+  maxHistoryBytes?: number;
+  /** Estimated bytes of a task's artifacts (default 4 MiB): a chunk beyond it fails the task. */
+  maxArtifactBytes?: number;
+  /** Estimated bytes of the tasks of one ListTasks page (default 4 MiB): then the page ends early. */
+  maxListBytes?: number;
 }
 
+const MiB = 1024 * 1024;
 /** Defaults of the runtime's limits (README "Limits"). */
-export const DEFAULT_LIMITS = { maxHistory: 1_000, maxPartsPerMessage: 1_000, maxPushConfigsPerTask: 10 } as const;
+export const DEFAULT_LIMITS = {
+  maxHistory: 1_000,
+  maxPartsPerMessage: 1_000,
+  maxPushConfigsPerTask: 10,
+  maxHistoryBytes: 4 * MiB,
+  maxArtifactBytes: 4 * MiB,
+  maxListBytes: 4 * MiB,
+  maxBufferedBytes: 16 * MiB,
+} as const;
+
+/** Thrown inside a turn when the agent's artifacts would exceed maxArtifactBytes; fails the task. */
+class TaskTooLargeError extends Error {}
+
+/** Status message of a task failed by maxArtifactBytes. */
+export const tooLargeFailure = (limit: number) =>
+  `The task's artifacts reached this server's limit of ${limit} bytes; the output after that was not kept.`;
 
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
 interface LiveTask {
@@ -117,6 +145,8 @@ interface LiveTask {
   channel: Channel<v1_0.StreamResponse>;
   /** A turn (handleMessage and what follows) is in progress. */
   busy: boolean;
+  /** Estimated bytes of task.artifacts (task-size.ts), kept up to date by applyChunk. */
+  artifactBytes: number;
   abort?: LazyAbort;
   context?: AgentContext;
   turnDone?: Promise<void>;
@@ -133,6 +163,8 @@ export class TaskRuntime {
   readonly store: TaskStore;
   private readonly log: Logger;
   private readonly maxBuffered: number;
+  /** Byte limit of each stream subscriber's buffer (channel.ts). */
+  protected readonly bufferBytes: ChannelByteLimit<v1_0.StreamResponse>;
   private readonly live = new Map<string, LiveTask>();
   private readonly taskTimeoutMs: number;
   readonly pushConfigs: PushConfigStore;
@@ -144,16 +176,23 @@ export class TaskRuntime {
   private readonly maxHistory: number;
   private readonly maxParts: number;
   private readonly maxPushConfigs: number;
+  private readonly maxHistoryBytes: number;
+  private readonly maxArtifactBytes: number;
+  private readonly maxListBytes: number;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.maxHistory = limit(opts.maxHistory, DEFAULT_LIMITS.maxHistory);
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
     this.maxPushConfigs = limit(opts.maxPushConfigsPerTask, DEFAULT_LIMITS.maxPushConfigsPerTask);
+    this.maxHistoryBytes = limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes);
+    this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
+    this.maxListBytes = limit(opts.maxListBytes, DEFAULT_LIMITS.maxListBytes);
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
+    this.bufferBytes = { maxBytes: limit(opts.maxBufferedBytes, DEFAULT_LIMITS.maxBufferedBytes), sizeOf: eventBytes };
     this.taskTimeoutMs = opts.taskTimeoutMs ?? 0;
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
     this.pushOptions = opts.push ?? {};
@@ -354,8 +393,11 @@ export class TaskRuntime {
       }
     } catch (e) {
       if (isTerminal(live.task.status?.state)) return; // canceled meanwhile: the abort surfaced here
-      this.log.error({ err: e, taskId: live.task.id }, "agent failed");
-      await this.finish(live, S.FAILED, [this.closed ? "The server shut down before the task finished." : GENERIC_FAILURE]).catch((err) =>
+      const tooLarge = e instanceof TaskTooLargeError;
+      if (tooLarge) this.log.warn({ taskId: live.task.id, limit: this.maxArtifactBytes }, "task artifacts over the limit");
+      else this.log.error({ err: e, taskId: live.task.id }, "agent failed");
+      const text = tooLarge ? e.message : this.closed ? "The server shut down before the task finished." : GENERIC_FAILURE;
+      await this.finish(live, S.FAILED, [text]).catch((err) =>
         this.log.error({ err, taskId: live.task.id }, "could not record the failure"),
       );
     }
@@ -386,7 +428,10 @@ export class TaskRuntime {
     }
   }
 
-  /** Merges an artifact chunk into the task and publishes it. */
+  /**
+   * Merges an artifact chunk into the task and publishes it. Throws TaskTooLargeError, keeping
+   * nothing of the chunk, when it would take the task's artifacts over maxArtifactBytes.
+   */
   private applyChunk(live: LiveTask, chunk: ArtifactChunk): void {
     if (isTerminal(live.task.status?.state)) return;
     const parts = toParts(chunk.artifact.parts);
@@ -401,6 +446,12 @@ export class TaskRuntime {
     });
     const list = live.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const bytes =
+      i >= 0 && chunk.append
+        ? live.artifactBytes + partsBytes(parts)
+        : live.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
+    live.artifactBytes = bytes;
     // The task keeps its own artifact object (appended to in place); the event carries the chunk.
     const own = { ...artifact, parts: [...artifact.parts] };
     if (i >= 0 && chunk.append) list[i].parts.push(...artifact.parts);
@@ -454,10 +505,16 @@ export class TaskRuntime {
     );
   }
 
-  /** Appends to the history, dropping the oldest messages beyond maxHistory. */
+  /** Appends to the history, dropping the oldest messages beyond maxHistory or maxHistoryBytes (never the newest). */
   private addHistory(task: v1_0.Task, message: v1_0.Message): void {
-    task.history.push(message);
-    if (task.history.length > this.maxHistory) task.history.splice(0, task.history.length - this.maxHistory);
+    const h = task.history;
+    h.push(message);
+    let bytes = 0;
+    for (const m of h) bytes += messageBytes(m);
+    let drop = Math.max(0, h.length - this.maxHistory);
+    for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
+    while (bytes > this.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);
+    if (drop) h.splice(0, drop);
   }
 
   /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
@@ -519,7 +576,8 @@ export class TaskRuntime {
       owner,
       task,
       busy: false,
-      channel: new Channel<v1_0.StreamResponse>(this.maxBuffered, () => this.forget(live)),
+      artifactBytes: artifactsBytes(task.artifacts),
+      channel: new Channel<v1_0.StreamResponse>(this.maxBuffered, () => this.forget(live), this.bufferBytes),
     };
     this.live.set(task.id, live);
     return live;
@@ -563,6 +621,8 @@ export class TaskRuntime {
       statusAfterMs: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
       pageSize,
       after,
+      maxBytes: this.maxListBytes,
+      withArtifacts: req.includeArtifacts === true,
     });
     const tasks = page.tasks.map((t) => {
       const current = this.live.get(t.id)?.task ?? t;

@@ -5,16 +5,22 @@
 // replaces (a task id is unique across owners; a put by another owner takes the id over), and
 // `list` filters by owner, contextId, state and status time, ordered by status timestamp
 // descending then id descending, with the same exclusive cursor and totalSize. Unlike the memory
-// store nothing is evicted: the file grows until tasks are removed (`delete`).
+// store, tasks leave by the retention policy (sqlite-retention.ts: count, bytes and age, run off
+// the request path) or `delete`.
 // One difference at the edge: ids are compared as UTF-8 bytes (SQLite's BINARY collation) while the
 // memory store compares UTF-16 code units; the orders differ only between ids containing
 // characters above U+FFFF and ids containing U+E000–U+FFFF, which generated ids never do.
 //
 // Storage: a task is one row holding its A2A 1.0 ProtoJSON (`encode` with the A2A overrides, read
-// back with `decode`), plus the columns ListTasks filters and sorts on (owner, context_id, state,
-// status_ms), indexed per owner. Each `put` is one transaction, committed before put() returns, so
-// a task is in the file from the moment the runtime asks for it to be recorded (the runtime answers
-// returnImmediately without awaiting that write).
+// back with `decode`): `body` without the artifacts and `artifacts` (the array) apart, so a list
+// without artifacts never reads them; plus the columns ListTasks filters and sorts on (owner,
+// context_id, state, status_ms), indexed per owner, and the task's estimated size (`size`,
+// `artifact_size`: task-size.ts, the memory store's measure, which counts each part's cost as well
+// as its content), held in those indexes. ListTasks sizes a page from the index alone and reads
+// only the bodies that fit in `maxBytes`, so a page of large tasks is short rather than huge.
+// Each `put` is one transaction, committed before put() returns, so a task is in the file from the
+// moment the runtime asks for it to be recorded (the runtime answers returnImmediately without
+// awaiting that write).
 // `groupCommit: true` trades that for throughput: the puts of one event-loop turn share one
 // transaction and each put's promise resolves after that commit (reads in between see the pending
 // write). Under 50 concurrent senders that is about 2.5× the writes per second (bench/store.ts), but
@@ -43,7 +49,9 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
-import { statusTimeMs, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
+import { RetentionSweeper, type SqliteRetentionOptions } from "./sqlite-retention.js";
+import { statusTimeMs, takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
+import { artifactsBytes, taskBytes } from "./task-size.js";
 
 export interface SqliteTaskStoreOptions {
   /** "NORMAL" (default) or "FULL"; see the header comment. */
@@ -54,17 +62,24 @@ export interface SqliteTaskStoreOptions {
   busyTimeoutMs?: number;
   /** Schema migrations (default TASK_STORE_MIGRATIONS); tests pass their own lists. */
   migrations?: readonly Migration[];
+  /** How many tasks, bytes and how old the file keeps (sqlite-retention.ts; SQLITE_RETENTION_DEFAULTS). */
+  retention?: SqliteRetentionOptions;
 }
 
 export const DEFAULT_RECOVERY_MESSAGE = "The server stopped while this task was running; the task did not finish.";
 
-const encodeTask = (t: v1_0.Task) => JSON.stringify(encode(v1_0.TaskSchema, t, { alwaysEmit: v1_0.alwaysEmit }));
-const decodeTask = (s: string) => decode(v1_0.TaskSchema, JSON.parse(s));
+/** A row's `body` and `artifacts`; `artifacts` is NULL in rows written before migration 3 (body has them). */
+const decodeTask = (body: string, artifacts?: string | null) => {
+  const json = JSON.parse(body) as Record<string, unknown>;
+  if (artifacts) json.artifacts = JSON.parse(artifacts);
+  return decode(v1_0.TaskSchema, json);
+};
 
 interface TaskRow {
   id: string;
-  body: string;
   status_ms: number;
+  size: number;
+  artifact_size: number;
 }
 
 export class SqliteTaskStore implements TaskStore {
@@ -78,6 +93,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly pending = new Map<string, { row: TaskRowParams; waiters: { resolve(): void; reject(e: unknown): void }[] }>();
   private flushScheduled = false;
   private readonly groupCommit: boolean;
+  readonly retention: RetentionSweeper;
 
   /** `file`: a path, or ":memory:" for a private in-memory database. */
   constructor(file: string, opts: SqliteTaskStoreOptions = {}) {
@@ -94,25 +110,32 @@ export class SqliteTaskStore implements TaskStore {
     }
     const db = this.db;
     this.stmt = {
-      get: db.prepare<[string, string], { body: string }>("SELECT body FROM tasks WHERE id = ? AND owner = ?"),
+      get: db.prepare<[string, string], { body: string; artifacts: string | null }>(
+        "SELECT body, artifacts FROM tasks WHERE id = ? AND owner = ?",
+      ),
       put: db.prepare(
-        `INSERT INTO tasks (id, owner, context_id, state, status_ms, body) VALUES (@id, @owner, @contextId, @state, @statusMs, @body)
+        `INSERT INTO tasks (id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size)
+         VALUES (@id, @owner, @contextId, @state, @statusMs, @body, @artifacts, @size, @artifactSize)
          ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
-           status_ms = excluded.status_ms, body = excluded.body`,
+           status_ms = excluded.status_ms, body = excluded.body, artifacts = excluded.artifacts, size = excluded.size,
+           artifact_size = excluded.artifact_size`,
       ),
       delete: db.prepare<[string, string]>("DELETE FROM tasks WHERE id = ? AND owner = ?"),
-      running: db.prepare<[number, number], { id: string; owner: string; body: string }>(
-        "SELECT id, owner, body FROM tasks WHERE state IN (?, ?)",
+      running: db.prepare<[number, number], { id: string; owner: string; body: string; artifacts: string | null }>(
+        "SELECT id, owner, body, artifacts FROM tasks WHERE state IN (?, ?)",
       ),
+      body: db.prepare<[string], { body: string; artifacts?: string | null }>("SELECT body FROM tasks WHERE id = ?"),
+      bodyWithArtifacts: db.prepare<[string], { body: string; artifacts: string | null }>("SELECT body, artifacts FROM tasks WHERE id = ?"),
     };
     this.pushConfigs = new SqlitePushConfigStore(db);
+    this.retention = new RetentionSweeper(db, (owner, id) => this.deleteSync(owner, id), opts.retention);
   }
 
   async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
     const pending = this.pending.get(id);
-    if (pending) return pending.row.owner === owner ? decodeTask(pending.row.body) : undefined;
+    if (pending) return pending.row.owner === owner ? decodeTask(pending.row.body, pending.row.artifacts) : undefined;
     const row = this.stmt.get.get(id, owner);
-    return row ? decodeTask(row.body) : undefined;
+    return row ? decodeTask(row.body, row.artifacts) : undefined;
   }
 
   /**
@@ -122,6 +145,7 @@ export class SqliteTaskStore implements TaskStore {
   put(owner: string, task: v1_0.Task): Promise<void> {
     if (!this.db.open) return Promise.reject(new Error("the task store is closed"));
     const row = rowOf(owner, task); // serialised now: later changes to `task` do not reach the store
+    this.retention.noteWrite(row.size);
     if (!this.groupCommit) {
       try {
         this.stmt.put.run(row);
@@ -164,10 +188,12 @@ export class SqliteTaskStore implements TaskStore {
   /** Removes the task and its push configs. Returns whether the task existed. */
   async delete(owner: string, id: string): Promise<boolean> {
     this.flush();
-    return this.db.transaction(() => {
-      this.pushConfigs.deleteForTaskSync(owner, id);
-      return this.stmt.delete.run(id, owner).changes > 0;
-    })();
+    return this.db.transaction(() => this.deleteSync(owner, id))();
+  }
+
+  private deleteSync(owner: string, id: string): boolean {
+    this.pushConfigs.deleteForTaskSync(owner, id);
+    return this.stmt.delete.run(id, owner).changes > 0;
   }
 
   async list(q: TaskQuery): Promise<TaskPage> {
@@ -196,14 +222,19 @@ export class SqliteTaskStore implements TaskStore {
     }
     const pageSize = Math.max(0, Math.floor(q.pageSize));
     params.limit = pageSize + 1;
+    // Sizes from the index first; then only the bodies that fit in maxBytes are read and decoded.
     const rows = this.prepared(
-      `SELECT id, body, status_ms FROM tasks WHERE ${pageFilter} ORDER BY status_ms DESC, id DESC LIMIT @limit`,
+      `SELECT id, status_ms, size, artifact_size FROM tasks WHERE ${pageFilter} ORDER BY status_ms DESC, id DESC LIMIT @limit`,
     ).all(params) as TaskRow[];
-    const more = rows.length > pageSize;
-    const page = rows.slice(0, pageSize);
+    const page = takePage(rows.slice(0, pageSize), q, (r) => (q.withArtifacts ? r.size : r.size - r.artifact_size));
+    const more = rows.length > page.length;
     const last = page[page.length - 1];
+    const read = q.withArtifacts ? this.stmt.bodyWithArtifacts : this.stmt.body;
     return {
-      tasks: page.map((r) => decodeTask(r.body)),
+      tasks: page.map((r) => {
+        const row = read.get(r.id)!;
+        return decodeTask(row.body, row.artifacts);
+      }),
       totalSize: total,
       ...(more && last ? { next: { timestampMs: last.status_ms, id: last.id } } : {}),
     };
@@ -224,7 +255,7 @@ export class SqliteTaskStore implements TaskStore {
     this.flush();
     return this.stmt.running
       .all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING)
-      .map((row) => ({ owner: row.owner, task: decodeTask(row.body) }));
+      .map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
   }
 
   /**
@@ -238,7 +269,7 @@ export class SqliteTaskStore implements TaskStore {
       .transaction(() => {
         const rows = this.stmt.running.all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING);
         for (const row of rows) {
-          const task = decodeTask(row.body);
+          const task = decodeTask(row.body, row.artifacts);
           const status = create(v1_0.MessageSchema, {
             messageId: randomUUID(),
             role: v1_0.Role.AGENT,
@@ -258,6 +289,7 @@ export class SqliteTaskStore implements TaskStore {
   async close(): Promise<void> {
     if (!this.db.open) return;
     this.flush();
+    this.retention.close();
     this.db.close();
   }
 }
@@ -269,16 +301,27 @@ interface TaskRowParams {
   state: number;
   statusMs: number;
   body: string;
+  artifacts: string;
+  size: number;
+  artifactSize: number;
 }
 
 function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
+  const json = encode(v1_0.TaskSchema, task, { alwaysEmit: v1_0.alwaysEmit }) as Record<string, unknown>;
+  const artifacts = JSON.stringify(json.artifacts ?? []);
+  delete json.artifacts;
+  const body = JSON.stringify(json);
+  const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,
     owner,
     contextId: task.contextId,
     state: task.status?.state ?? v1_0.TaskState.UNSPECIFIED,
     statusMs: statusTimeMs(task),
-    body: encodeTask(task),
+    body,
+    artifacts,
+    size: taskBytes(task, artifactSize),
+    artifactSize,
   };
 }
 

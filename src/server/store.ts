@@ -1,14 +1,17 @@
 // Task persistence for the reference server: the TaskStore interface and its in-memory
 // implementation.
 //
-// Retention policy of MemoryTaskStore: it keeps at most `maxTasks` tasks (default 10,000). Writing a
-// task moves it to the back of the queue; when a write would exceed the limit, the least recently
-// written task is evicted (whatever its state) and later reads of it answer TaskNotFound. Tasks
-// that are running are also held by the runtime, which rewrites them on every status change, so in
-// practice eviction takes finished and abandoned interrupted tasks first. Memory is therefore
-// bounded by maxTasks × the size of one task, however many tasks pass through.
+// Retention policy of MemoryTaskStore: it keeps at most `maxTasks` tasks (default 10,000) and at most
+// `maxBytes` of them (default 128 MiB, estimated as in task-size.ts once per write). Writing a task
+// moves it to the back of the queue; when a write would exceed either limit, the least recently
+// written tasks are evicted (whatever their state) and later reads of them answer TaskNotFound. The
+// task just written is always kept, even alone over `maxBytes` (the runtime bounds one task's size).
+// Tasks that are running are also held by the runtime, which rewrites them on every status change,
+// so in practice eviction takes finished and abandoned interrupted tasks first. Memory is therefore
+// bounded by maxBytes (plus one task), however many tasks pass through and however large they are.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
+import { artifactsBytes, taskBytes } from "./task-size.js";
 
 /** Position in the ListTasks order (status timestamp descending, then id descending). */
 export interface ListCursor {
@@ -26,6 +29,13 @@ export interface TaskQuery {
   pageSize: number;
   /** Start after this position (exclusive). */
   after?: ListCursor;
+  /**
+   * End the page early once its tasks hold this many bytes (the store's own measure of a task; a
+   * page holds at least one task). Default: no limit.
+   */
+  maxBytes?: number;
+  /** The caller will return the tasks' artifacts: count them against maxBytes (default false). */
+  withArtifacts?: boolean;
 }
 
 export interface TaskPage {
@@ -59,15 +69,24 @@ interface Entry {
   owner: string;
   task: v1_0.Task;
   key: ListCursor;
+  /** Estimated size when written (task-size.ts), and the part of it that is artifacts. */
+  bytes: number;
+  artifactBytes: number;
 }
 
 export interface MemoryTaskStoreOptions {
   /** Most tasks kept at once (default 10,000). */
   maxTasks?: number;
+  /** Most estimated bytes of tasks kept at once (default 128 MiB; task-size.ts). */
+  maxBytes?: number;
 }
+
+export const MEMORY_STORE_DEFAULTS = { maxTasks: 10_000, maxBytes: 128 * 1024 * 1024 } as const;
 
 export class MemoryTaskStore implements TaskStore {
   readonly maxTasks: number;
+  readonly maxBytes: number;
+  private totalBytes = 0;
   // Map iteration order is insertion order: re-inserting on write makes the first key the least
   // recently written task.
   private readonly tasks = new Map<string, Entry>();
@@ -78,11 +97,17 @@ export class MemoryTaskStore implements TaskStore {
   private oldest: IterableIterator<string> | undefined;
 
   constructor(opts: MemoryTaskStoreOptions = {}) {
-    this.maxTasks = Math.max(1, opts.maxTasks ?? 10_000);
+    this.maxTasks = Math.max(1, opts.maxTasks ?? MEMORY_STORE_DEFAULTS.maxTasks);
+    this.maxBytes = Math.max(1, opts.maxBytes ?? MEMORY_STORE_DEFAULTS.maxBytes);
   }
 
   get size(): number {
     return this.tasks.size;
+  }
+
+  /** Estimated bytes of the tasks kept. */
+  get bytes(): number {
+    return this.totalBytes;
   }
 
   async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
@@ -95,12 +120,21 @@ export class MemoryTaskStore implements TaskStore {
     // changing what is there, so sharing messages and artifacts is safe and saves a deep copy per
     // write (only the parts list of an artifact still being streamed can grow afterwards).
     const copy: v1_0.Task = { ...task, history: [...task.history], artifacts: [...task.artifacts] };
-    this.tasks.delete(task.id);
-    this.tasks.set(task.id, { owner, task: copy, key: { timestampMs: statusTimeMs(copy), id: copy.id } });
-    while (this.tasks.size > this.maxTasks) {
+    const artifactBytes = artifactsBytes(copy.artifacts);
+    const bytes = taskBytes(copy, artifactBytes);
+    const prev = this.tasks.get(task.id);
+    if (prev) {
+      this.totalBytes -= prev.bytes;
+      this.tasks.delete(task.id);
+    }
+    this.tasks.set(task.id, { owner, task: copy, key: { timestampMs: statusTimeMs(copy), id: copy.id }, bytes, artifactBytes });
+    this.totalBytes += bytes;
+    while (this.tasks.size > this.maxTasks || (this.totalBytes > this.maxBytes && this.tasks.size > 1)) {
       let next = this.oldest?.next();
       if (!next || next.done) next = (this.oldest = this.tasks.keys()).next();
-      this.tasks.delete(next.value as string);
+      const id = next.value as string;
+      this.totalBytes -= this.tasks.get(id)!.bytes;
+      this.tasks.delete(id);
     }
   }
 
@@ -120,12 +154,23 @@ export class MemoryTaskStore implements TaskStore {
       start = matching.findIndex((e) => compareForList(after, e.key) < 0);
       if (start < 0) start = matching.length;
     }
-    const page = matching.slice(start, start + q.pageSize);
-    const more = start + q.pageSize < matching.length;
+    const page = takePage(matching.slice(start, start + q.pageSize), q, (e) => (q.withArtifacts ? e.bytes : e.bytes - e.artifactBytes));
+    const more = start + page.length < matching.length;
     return {
       tasks: page.map((e) => e.task),
       totalSize: matching.length,
       ...(more && page.length ? { next: page[page.length - 1].key } : {}),
     };
   }
+}
+
+/** The leading items of `items` that fit in q.maxBytes (at least one). */
+export function takePage<T>(items: T[], q: Pick<TaskQuery, "maxBytes">, bytes: (item: T) => number): T[] {
+  if (q.maxBytes === undefined) return items;
+  let total = 0;
+  for (let i = 0; i < items.length; i++) {
+    total += bytes(items[i]);
+    if (total > q.maxBytes && i > 0) return items.slice(0, i);
+  }
+  return items;
 }

@@ -52,6 +52,22 @@ describe("Channel", () => {
     expect(emptied).toBe(1);
   });
 
+  it("a subscriber with more than maxBytes waiting is cut off too; reading frees room; one large item alone is kept", async () => {
+    const ch = new Channel<number>(1000, undefined, { maxBytes: 100, sizeOf: (n) => n });
+    const reader = ch.subscribe();
+    const slow = ch.subscribe();
+    for (const n of [40, 40]) ch.publish(n);
+    expect((await reader.next()).value).toBe(40);
+    ch.publish(50); // reader: 40 + 50 waiting; slow: 40 + 40 + 50 > 100
+    const r = await drain(slow);
+    expect(r.items).toEqual([40, 40]);
+    expect((r.error as Error).message).toMatch(/100 bytes behind/);
+    expect([(await reader.next()).value, (await reader.next()).value]).toEqual([40, 50]);
+    ch.publish(500);
+    expect((await reader.next()).value).toBe(500);
+    await reader.return();
+  });
+
   it("return() while a reader waits resolves the wait and detaches", async () => {
     const ch = new Channel<number>();
     const s = ch.subscribe();

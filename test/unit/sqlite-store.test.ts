@@ -10,6 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Migration } from "../../src/server/migrations.js";
 import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { encode } from "../../src/runtime/protojson.js";
 import { MemoryTaskStore, type ListCursor, type TaskQuery, type TaskStore } from "../../src/server/store.js";
 
 const S = v1_0.TaskState;
@@ -351,28 +352,30 @@ describe("SqliteTaskStore", () => {
   });
 
   describe("schema migrations", () => {
-    // A later release's second migration: a column every existing row must get a value for.
-    const m2: Migration = {
-      version: 2,
+    const ALL = TASK_STORE_MIGRATIONS;
+    const N = ALL.length;
+    // A later release's next migration: a column every existing row must get a value for.
+    const next: Migration = {
+      version: N + 1,
       name: "tasks.archived",
       up(db) {
         db.exec("ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0");
         db.exec("CREATE INDEX tasks_archived ON tasks (archived)");
       },
     };
+    const m2 = { ...next, version: 2 };
 
     it("a new file gets every migration, recorded in user_version and schema_migrations", async () => {
       const s = new SqliteTaskStore(freshFile());
-      expect(schemaVersion(s.db)).toBe(TASK_STORE_MIGRATIONS.length);
+      expect(schemaVersion(s.db)).toBe(N);
       const rows = s.db.prepare("SELECT version, name FROM schema_migrations ORDER BY version").all();
-      expect(rows).toEqual(TASK_STORE_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+      expect(rows).toEqual(ALL.map((m) => ({ version: m.version, name: m.name })));
       await s.close();
     });
 
-    it("a file created at migration 1 opens with migration 2 added: upgraded in place, data kept", async () => {
+    it("a file of this release opens with a later migration added: upgraded in place, data kept", async () => {
       const file = freshFile();
-      const old = new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] });
-      expect(schemaVersion(old.db)).toBe(1);
+      const old = new SqliteTaskStore(file);
       await old.put("alice", richTask());
       await old.pushConfigs.create(
         "alice",
@@ -381,62 +384,81 @@ describe("SqliteTaskStore", () => {
       );
       await old.close();
 
-      const upgraded = new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0], m2] });
-      expect(schemaVersion(upgraded.db)).toBe(2);
+      const upgraded = new SqliteTaskStore(file, { migrations: [...ALL, next] });
+      expect(schemaVersion(upgraded.db)).toBe(N + 1);
       expect(upgraded.db.prepare("SELECT archived FROM tasks WHERE id = 'rich'").get()).toEqual({ archived: 0 });
       const back = await upgraded.get("alice", "rich");
       expect(back && equals(v1_0.TaskSchema, back, richTask())).toBe(true);
       expect((await upgraded.pushConfigs.get("alice", "rich", "p1"))?.version).toBe("0.3");
-      expect(upgraded.db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([1, 2]);
+      expect(upgraded.db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([
+        ...ALL.map((m) => m.version),
+        N + 1,
+      ]);
       await upgraded.close();
 
       // Opening again applies nothing.
       const again = new Database(file);
-      expect(migrate(again, [TASK_STORE_MIGRATIONS[0], m2])).toEqual([]);
+      expect(migrate(again, [...ALL, next])).toEqual([]);
       again.close();
     });
 
-    it("this release upgrades a file written at migration 1 (ListTasks by state then uses its index)", async () => {
+    it("this release upgrades a file written at migration 1: rows keep their content, get sizes, list by state uses its index", async () => {
+      // What the first release wrote: schema 1, the whole task (artifacts included) in `body`.
       const file = freshFile();
-      const old = new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] });
-      await old.put("alice", makeTask("w", 1000, { state: S.WORKING }));
-      await old.close();
+      const raw = new Database(file);
+      migrate(raw, [ALL[0]]);
+      const insert = raw.prepare("INSERT INTO tasks (id, owner, context_id, state, status_ms, body) VALUES (?, ?, ?, ?, ?, ?)");
+      const rich = richTask();
+      const richBody = JSON.stringify(encode(v1_0.TaskSchema, rich, { alwaysEmit: v1_0.alwaysEmit }));
+      insert.run("rich", "alice", rich.contextId, rich.status!.state, timestampMs(rich.status!.timestamp!), richBody);
+      const w = makeTask("w", 1000, { state: S.WORKING });
+      insert.run("w", "alice", "ctx-1", S.WORKING, 1000, JSON.stringify(encode(v1_0.TaskSchema, w, { alwaysEmit: v1_0.alwaysEmit })));
+      raw.close();
+
       const current = new SqliteTaskStore(file);
-      expect(schemaVersion(current.db)).toBe(TASK_STORE_MIGRATIONS.length);
+      expect(schemaVersion(current.db)).toBe(N);
       const plan = current.db
         .prepare("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE owner = ? AND state = ? ORDER BY status_ms DESC, id DESC LIMIT 51")
         .all("alice", S.WORKING) as { detail: string }[];
       expect(plan.map((p) => p.detail).join(" ")).toMatch(/tasks_by_owner_state/);
       expect(ids((await current.list(q("alice", { state: S.WORKING }))).tasks)).toEqual(["w"]);
+      const back = await current.get("alice", "rich");
+      expect(back && equals(v1_0.TaskSchema, back, rich)).toBe(true);
+      const listed = (await current.list(q("alice", { withArtifacts: true }))).tasks.find((t) => t.id === "rich");
+      expect(listed && equals(v1_0.TaskSchema, listed, rich)).toBe(true);
+      const sizes = current.db.prepare("SELECT size, artifact_size FROM tasks WHERE id = 'rich'").get() as Record<string, number>;
+      expect(sizes.size).toBe(Buffer.byteLength(richBody));
+      expect(sizes.artifact_size).toBeGreaterThan(100);
+      expect(sizes.artifact_size).toBeLessThan(sizes.size);
       await current.close();
     });
 
     it("an older release refuses a newer file instead of writing into it", async () => {
       const file = freshFile();
-      await new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0], m2] }).close();
-      expect(() => new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] })).toThrow(MigrationError);
-      expect(() => new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] })).toThrow(/schema version 2.*\(1\)/);
+      await new SqliteTaskStore(file, { migrations: [...ALL, next] }).close();
+      expect(() => new SqliteTaskStore(file)).toThrow(MigrationError);
+      expect(() => new SqliteTaskStore(file)).toThrow(new RegExp(`schema version ${N + 1}.*\\(${N}\\)`));
     });
 
     it("a failing migration rolls back whole and leaves the file at the previous version", async () => {
       const file = freshFile();
-      await new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0]] }).close();
+      await new SqliteTaskStore(file).close();
       const broken: Migration = {
-        version: 2,
+        version: N + 1,
         name: "broken",
         up(db) {
           db.exec("ALTER TABLE tasks ADD COLUMN half_done INTEGER");
           db.exec("THIS IS NOT SQL");
         },
       };
-      expect(() => new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0], broken] })).toThrow();
+      expect(() => new SqliteTaskStore(file, { migrations: [...ALL, broken] })).toThrow();
       const db = new Database(file);
-      expect(schemaVersion(db)).toBe(1);
+      expect(schemaVersion(db)).toBe(N);
       const cols = db.prepare("SELECT name FROM pragma_table_info('tasks')").pluck().all();
       expect(cols).not.toContain("half_done");
       db.close();
-      const fixed = new SqliteTaskStore(file, { migrations: [TASK_STORE_MIGRATIONS[0], m2] });
-      expect(schemaVersion(fixed.db)).toBe(2);
+      const fixed = new SqliteTaskStore(file, { migrations: [...ALL, next] });
+      expect(schemaVersion(fixed.db)).toBe(N + 1);
       await fixed.close();
     });
 
