@@ -9,10 +9,12 @@
 // (`weather/forecast`); a backend whose card is unreadable or lists no skills is published as one
 // skill whose id is its `skill` setting, else its name. Every skill carries the tag
 // `agent_id:<backend name>`. Callers route with `message.metadata.agent_id` (see runtime.ts).
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
 import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
+import { a2aFastify } from "../server/index.js";
+import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
 import type { TaskStore } from "../server/store.js";
 import { A2AError } from "../versioning/errors.js";
@@ -160,15 +162,15 @@ export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOpt
   await app.register(a2aPlugin, { ...plugin, agent: gateway.agent, runtime: gateway.runtime });
 }
 
-export interface BuildGatewayOptions extends GatewayPluginOptions {
+export interface BuildGatewayOptions extends GatewayPluginOptions, HttpLimitOptions {
   prefix?: string;
   logger?: FastifyServerOptions["logger"];
 }
 
 /** A fastify app serving the gateway on one port; it closes the gateway it made when the app closes. */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
-  const { prefix, logger, ...plugin } = options;
-  const app = Fastify({ logger: logger ?? false, bodyLimit: plugin.bodyLimit ?? 1024 * 1024, forceCloseConnections: true });
+  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
+  const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
   await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
   return app;
 }
