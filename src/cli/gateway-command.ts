@@ -21,6 +21,8 @@ export interface GatewayCommandOptions extends HttpLimitFlags {
   store: string;
   versions: ("1.0" | "0.3")[];
   timeout?: number;
+  /** Longest wait for one backend's card, per attempt (then retried in the background). */
+  discoveryTimeout?: number;
   publicUrl?: string;
   log?: boolean;
 }
@@ -58,7 +60,7 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
-  const gateway = await createGateway(config, { store, logger });
+  const gateway = await createGateway(config, { store, logger, discoveryTimeoutMs: opts.discoveryTimeout });
   if (running.length) {
     // Unlike `serve` (which fails them: recoverInterrupted), the gateway takes them up again: the
     // backend may still be working on the remote task, or have finished it. The remote task is read
@@ -115,6 +117,11 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
     .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
     .option("--versions <list>", "protocol versions served to callers, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositiveInt("milliseconds"))
+    .option(
+      "--discovery-timeout <ms>",
+      "longest wait for one backend's agent card; a backend not read by then is retried in the background (default 5000)",
+      parsePositiveInt("milliseconds"),
+    )
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)");
   addHttpLimitFlags(command).action(async (opts: GatewayCommandOptions) => {

@@ -123,9 +123,23 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   const maxStreams =
     opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
   const openStreams = new Map<string, number>();
-  const declared = agent.card.capabilities?.extensions ?? [];
-  const declaredUris = new Set(declared.map((e) => e.uri ?? ""));
-  const requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+  // The agent's card may change while serving (the gateway's, when a backend is discovered late):
+  // what depends on it is derived again when `agent.card` is another object.
+  let cardInit = agent.card;
+  let declaredUris = new Set<string>();
+  let requiredUris: string[] = [];
+  const deriveFromCard = () => {
+    const declared = cardInit.capabilities?.extensions ?? [];
+    declaredUris = new Set(declared.map((e) => e.uri ?? ""));
+    requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+  };
+  deriveFromCard();
+  const cardChanged = () => {
+    if (agent.card === cardInit) return;
+    cardInit = agent.card;
+    cardCache.clear();
+    deriveFromCard();
+  };
 
   // preClose: open streams must end before fastify waits for connections to drain.
   app.addHook("preClose", async () => {
@@ -235,6 +249,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     const asked = requestedVersion(request.headers, splitUrl(request.url).query);
     const url = baseUrl(request);
     const key = `${asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    cardChanged();
     let cached = cardCache.get(key);
     if (!cached) {
       const card = await publishedCard(agent.card, url, agent.extendedCard !== undefined);
@@ -273,6 +288,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     if (decoded.kind === "reply") return send(reply, decoded);
     const call = decoded;
 
+    cardChanged();
     const missing = requiredUris.filter((u) => !call.extensions.includes(u));
     if (missing.length)
       return send(
