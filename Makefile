@@ -8,7 +8,7 @@ STAMP := node_modules/.install-stamp
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-fuzz run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ test: $(STAMP) ## run every test (writes reports/vitest.json too)
 
 test-properties: $(STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
 	$(BIN)/vitest run --config vitest.properties.config.ts
+
+test-fuzz: $(STAMP) ## the long fuzz run of `serve`: 30,000 malformed and valid-ish requests (fixed seed; FUZZ_RUNS=n)
+	A2A_FUZZ_RUNS=$${FUZZ_RUNS:-30000} $(BIN)/vitest run test/integration/server-fuzz.test.ts
 
 run: $(STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)
