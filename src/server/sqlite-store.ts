@@ -27,6 +27,8 @@
 // (bench/store.ts) for protection against power loss: pass `synchronous: "FULL"` when that matters.
 //
 // Schema versions: migrations.ts (`user_version`); opening an older file upgrades it in place.
+// Opening also runs `PRAGMA quick_check` (checkIntegrity): a damaged, garbage or truncated file is
+// refused with a StoreFileError naming the file and saying what to do, before anything is served.
 //
 // After a restart, tasks that were SUBMITTED or WORKING have no process running them any more:
 // `recoverInterrupted(message)` fails them with a generic status message (call it once on start,
