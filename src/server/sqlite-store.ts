@@ -60,7 +60,7 @@ export interface SqliteTaskStoreOptions {
   /**
    * Run `PRAGMA quick_check` when opening (default true): a damaged file is refused with a
    * StoreFileError instead of failing requests one by one later. It reads the whole file (about
-   * 0.1 s per 100 MB).
+   * 0.5 s per 100 MB on the development machine).
    */
   checkIntegrity?: boolean;
 }
