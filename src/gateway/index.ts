@@ -73,13 +73,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const ownFetch = options.fetch ? undefined : createHttpFetch();
   const backends = checked.backends.map((b) => new Backend(b, checked.timeoutMs, options.fetch ?? ownFetch, options.discoveryTimeoutMs));
   const reads = backends.map((b) =>
-    b.client().then(
-      () => true,
-      (err: unknown) => {
-        log.warn({ err, backend: b.name, url: b.config.url }, "backend card not readable yet; retrying in the background");
-        return false;
-      },
-    ),
+    b
+      .client()
+      .catch((err: unknown) =>
+        log.warn({ err, backend: b.name, url: b.config.url }, "backend card not readable yet; retrying in the background"),
+      ),
   );
   let waited: NodeJS.Timeout | undefined;
   await Promise.race([
