@@ -1,9 +1,18 @@
 // `a2a-toolkit gateway`: runs the translating gateway (src/gateway/) until SIGINT or SIGTERM.
-import { parsePort, parseVersions, runUntilSignal } from "./options.js";
-import { Command, InvalidArgumentError } from "commander";
+import {
+  addHttpLimitFlags,
+  httpLimits,
+  parsePort,
+  parsePositiveInt,
+  parseVersions,
+  runUntilSignal,
+  serverLogger,
+  type HttpLimitFlags,
+} from "./options.js";
+import { Command } from "commander";
 import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
 
-export interface GatewayCommandOptions {
+export interface GatewayCommandOptions extends HttpLimitFlags {
   port: number;
   host: string;
   backend?: string[];
@@ -12,14 +21,10 @@ export interface GatewayCommandOptions {
   store: string;
   versions: ("1.0" | "0.3")[];
   timeout?: number;
+  /** Longest wait for one backend's card, per attempt (then retried in the background). */
+  discoveryTimeout?: number;
   publicUrl?: string;
   log?: boolean;
-}
-
-function parsePositive(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer (milliseconds)");
-  return n;
 }
 
 /** The configuration the options describe: the file's, plus `--backend` entries, `--default`, `--timeout`. */
@@ -55,7 +60,7 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
-  const gateway = await createGateway(config, { store, logger });
+  const gateway = await createGateway(config, { store, logger, discoveryTimeoutMs: opts.discoveryTimeout });
   if (running.length) {
     // Unlike `serve` (which fails them: recoverInterrupted), the gateway takes them up again: the
     // backend may still be working on the remote task, or have finished it. The remote task is read
@@ -69,7 +74,13 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
       `resumed ${resumed} task(s) left running by a previous process${failed ? `; failed ${failed} that could not be followed again` : ""}`,
     );
   }
-  const app = await buildGateway({ gateway, versions: opts.versions, publicUrl: opts.publicUrl, logger: opts.log ?? false });
+  const app = await buildGateway({
+    gateway,
+    versions: opts.versions,
+    publicUrl: opts.publicUrl,
+    logger: serverLogger(opts.log),
+    ...httpLimits(opts),
+  });
   app.addHook("onClose", () => gateway.close());
   await app.listen({ port: opts.port, host: opts.host });
   const address = app.server.address();
@@ -91,7 +102,7 @@ function describe(o: unknown): string {
 }
 
 export function registerGatewayCommand(program: Command, setCode: (code: number) => void): void {
-  program
+  const command = program
     .command("gateway")
     .description("run a translating A2A gateway: callers speak 1.0 or 0.3, each backend its own version and binding")
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41242)
@@ -105,15 +116,20 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
     .option("--default <name>", "backend for messages without metadata.agent_id (default: the only backend)")
     .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
     .option("--versions <list>", "protocol versions served to callers, comma-separated", parseVersions, ["1.0", "0.3"])
-    .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositive)
+    .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositiveInt("milliseconds"))
+    .option(
+      "--discovery-timeout <ms>",
+      "longest wait for one backend's agent card; a backend not read by then is retried in the background (default 5000)",
+      parsePositiveInt("milliseconds"),
+    )
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
-    .option("--log", "log every request (JSON lines on stdout)")
-    .action(async (opts: GatewayCommandOptions) => {
-      if (!opts.backend?.length && !opts.config) {
-        process.stderr.write("a2a-toolkit gateway: name at least one backend with --backend name=<url> or --config <file>\n");
-        setCode(2);
-        return;
-      }
-      await runUntilSignal("gateway", () => startGateway(opts), setCode);
-    });
+    .option("--log", "log every request (JSON lines on stdout)");
+  addHttpLimitFlags(command).action(async (opts: GatewayCommandOptions) => {
+    if (!opts.backend?.length && !opts.config) {
+      process.stderr.write("a2a-toolkit gateway: name at least one backend with --backend name=<url> or --config <file>\n");
+      setCode(2);
+      return;
+    }
+    await runUntilSignal("gateway", () => startGateway(opts), setCode);
+  });
 }

@@ -1,11 +1,60 @@
 // Option parsing and process plumbing shared by the sub-commands.
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 
 /** `--port`: 0 (any free port) to 65535. */
 export function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
   return n;
+}
+
+/** A positive integer option (`--body-timeout <ms>`, `--max-connections-per-address <n>` …). */
+export function parsePositiveInt(unit: string): (v: string) => number {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`must be a positive integer (${unit})`);
+    return n;
+  };
+}
+
+/** The HTTP limits `serve` and `gateway` share (src/server/http-limits.ts; README "Limits and timeouts"). */
+export interface HttpLimitFlags {
+  headersTimeout?: number;
+  bodyTimeout?: number;
+  idleTimeout?: number;
+  maxConnectionsPerAddress?: number;
+}
+
+/** Adds the HTTP-limit flags to a server command. */
+export function addHttpLimitFlags(command: Command): Command {
+  const ms = parsePositiveInt("milliseconds");
+  return command
+    .option("--headers-timeout <ms>", "time a connection has to send a request's headers (default 30000)", ms)
+    .option("--body-timeout <ms>", "time a request's body has to arrive after its headers (default 30000)", ms)
+    .option("--idle-timeout <ms>", "close a keep-alive connection idle this long (default 5000)", ms)
+    .option(
+      "--max-connections-per-address <n>",
+      "open connections one client address may have (default 256)",
+      parsePositiveInt("connections"),
+    );
+}
+
+/** The buildServer / buildGateway options of those flags. */
+export function httpLimits(f: HttpLimitFlags) {
+  return {
+    headersTimeoutMs: f.headersTimeout,
+    bodyTimeoutMs: f.bodyTimeout,
+    idleTimeoutMs: f.idleTimeout,
+    maxConnectionsPerAddress: f.maxConnectionsPerAddress,
+  };
+}
+
+/**
+ * fastify's logger for a server command: every request with `--log`, else errors only (store
+ * failures, unexpected errors) as JSON lines on stderr.
+ */
+export function serverLogger(log: boolean | undefined): true | { level: "error"; stream: NodeJS.WritableStream } {
+  return log ? true : { level: "error", stream: process.stderr };
 }
 
 /** `--versions 1.0,0.3`: the protocol versions to serve, deduplicated. */

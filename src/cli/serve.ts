@@ -1,11 +1,20 @@
 // `a2a-toolkit serve`: runs the reference server until SIGINT or SIGTERM.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parsePort, parseVersions, runUntilSignal } from "./options.js";
+import {
+  addHttpLimitFlags,
+  httpLimits,
+  parsePort,
+  parsePositiveInt,
+  parseVersions,
+  runUntilSignal,
+  serverLogger,
+  type HttpLimitFlags,
+} from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
 
-export interface ServeOptions {
+export interface ServeOptions extends HttpLimitFlags {
   port: number;
   host: string;
   agent: string;
@@ -36,12 +45,6 @@ export interface ServeOptions {
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
 export const DEFAULT_STORE = "sqlite:./a2a-data.db";
-
-const positiveInt = (unit: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`must be a positive integer (${unit})`);
-  return n;
-};
 
 /** `<secret>=<principal>` (the last `=` separates them, so a token may contain `=`). */
 function parseCredential(v: string, previous: string[] = []): string[] {
@@ -141,9 +144,10 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     ...stores,
     versions: opts.versions,
     publicUrl: opts.publicUrl,
-    logger: opts.log ?? false,
+    logger: serverLogger(opts.log),
     push: { allow: opts.allowWebhook ?? [] },
     taskTimeoutMs: opts.taskTimeout,
+    ...httpLimits(opts),
   });
   if (opts.fault) {
     const { faultsPlugin, FAULT_NAMES } = await import("../server/faults.js");
@@ -166,7 +170,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
 }
 
 export function registerServeCommand(program: Command, setCode: (code: number) => void): void {
-  program
+  const command = program
     .command("serve")
     .description("run the reference A2A server (1.0 and 0.3, JSON-RPC and HTTP+JSON, one port)")
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
@@ -177,8 +181,8 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
     .option("--fault <name>", "inject a deliberate protocol fault (src/server/faults.ts), to check that a test suite catches it")
-    .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", positiveInt("bytes"))
-    .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", positiveInt("milliseconds"))
+    .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", parsePositiveInt("bytes"))
+    .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
     .option("--sign-card-key <jwk file>", "sign the 1.0 agent card with this private JWK (JSON file)")
@@ -190,8 +194,8 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
         .split(",")
         .map((x) => x.trim())
         .filter(Boolean),
-    )
-    .action(async (opts: ServeOptions) => {
-      await runUntilSignal("serve", () => startServe(opts), setCode);
-    });
+    );
+  addHttpLimitFlags(command).action(async (opts: ServeOptions) => {
+    await runUntilSignal("serve", () => startServe(opts), setCode);
+  });
 }

@@ -9,10 +9,12 @@
 // (`weather/forecast`); a backend whose card is unreadable or lists no skills is published as one
 // skill whose id is its `skill` setting, else its name. Every skill carries the tag
 // `agent_id:<backend name>`. Callers route with `message.metadata.agent_id` (see runtime.ts).
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
 import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
+import { a2aFastify } from "../server/index.js";
+import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
 import type { TaskStore } from "../server/store.js";
 import { A2AError } from "../versioning/errors.js";
@@ -38,7 +40,13 @@ export interface GatewayOptions {
   logger?: Logger;
   /** fetch used to reach the backends (default: a keep-alive fetch over node:http, http-fetch.ts). */
   fetch?: typeof fetch;
+  /** Longest wait for one backend's card, per attempt (default 5,000 ms; then it is retried in the background). */
+  discoveryTimeoutMs?: number;
+  /** How long createGateway waits for the backends' cards before it returns (default 250 ms). */
+  startWaitMs?: number;
 }
+
+export const DEFAULT_START_WAIT_MS = 250;
 
 export interface Gateway {
   readonly config: GatewayConfig;
@@ -49,8 +57,11 @@ export interface Gateway {
 }
 
 /**
- * Reads every backend's card (a backend that cannot be reached yet is logged and published with
- * its configured description; its card is read again on first use) and builds the gateway.
+ * Builds the gateway after waiting at most `startWaitMs` for the backends' cards. A backend whose
+ * card has not been read by then (down, slow, hanging) is published with its configured
+ * description, logged, and discovered in the background (each attempt bounded by
+ * `discoveryTimeoutMs`, retried with back-off); until then a message for it gets the generic
+ * failure at once. When its card arrives, its skills join the gateway's card and routes.
  */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const checked = checkConfig(config);
@@ -60,12 +71,57 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   };
   // Node 20's fetch costs ~1 ms of CPU per call; the gateway's own keep-alive fetch a fraction of it.
   const ownFetch = options.fetch ? undefined : createHttpFetch();
-  const backends = checked.backends.map((b) => new Backend(b, checked.timeoutMs, options.fetch ?? ownFetch));
-  await Promise.all(
-    backends.map((b) =>
-      b.client().catch((err: unknown) => log.warn({ err, backend: b.name, url: b.config.url }, "backend card not readable yet")),
-    ),
+  const backends = checked.backends.map((b) => new Backend(b, checked.timeoutMs, options.fetch ?? ownFetch, options.discoveryTimeoutMs));
+  const reads = backends.map((b) =>
+    b
+      .client()
+      .catch((err: unknown) =>
+        log.warn({ err, backend: b.name, url: b.config.url }, "backend card not readable yet; retrying in the background"),
+      ),
   );
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(reads),
+    new Promise((done) => (waited = setTimeout(done, Math.max(0, options.startWaitMs ?? DEFAULT_START_WAIT_MS)))),
+  ]);
+  clearTimeout(waited);
+
+  let card = gatewayCard(checked, backends);
+  const agent: Agent = {
+    get card() {
+      return card;
+    },
+    handleMessage() {
+      throw new A2AError("InternalError", "the gateway forwards messages; its agent is never called");
+    },
+  };
+  const runtime = new GatewayRuntime({ agent, backends, defaultBackend: checked.default, store: options.store, logger: log });
+  const publish = (b: Backend) => {
+    for (const s of skillsOf(b)) runtime.addRoute(s.skill.id!, s.backend);
+  };
+  for (const b of backends) {
+    publish(b);
+    // A card read later (background discovery): its skills are published from then on.
+    b.onConnected = (late) => {
+      publish(late);
+      card = gatewayCard(checked, backends);
+    };
+  }
+  return {
+    config: checked,
+    agent,
+    runtime,
+    backends,
+    close: async () => {
+      for (const b of backends) b.close();
+      await runtime.close();
+      ownFetch?.close();
+    },
+  };
+}
+
+/** The gateway's card: the backends' skills (as read so far), extensions and modes. */
+function gatewayCard(checked: GatewayConfig, backends: readonly Backend[]): AgentCardInit {
   const skills = backends.flatMap((b) => skillsOf(b));
   // The backends' extensions, declared as optional: a caller that activates one gets it forwarded
   // to a backend that declares it (one backend's required extension cannot bind the others).
@@ -78,7 +134,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
           ...(e.description ? { description: e.description } : {}),
           ...(e.params ? { params: e.params } : {}),
         });
-  const card: AgentCardInit = {
+  return {
     name: checked.name ?? "A2A gateway",
     description: checked.description ?? `Routes messages to ${backends.map((b) => b.name).join(", ")} by metadata.agent_id`,
     version: "1.0.0",
@@ -86,24 +142,6 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     defaultInputModes: union(backends.map((b) => b.card?.defaultInputModes)) ?? ["text/plain"],
     defaultOutputModes: union(backends.map((b) => b.card?.defaultOutputModes)) ?? ["text/plain"],
     skills: skills.map((s) => s.skill),
-  };
-  const agent: Agent = {
-    card,
-    handleMessage() {
-      throw new A2AError("InternalError", "the gateway forwards messages; its agent is never called");
-    },
-  };
-  const runtime = new GatewayRuntime({ agent, backends, defaultBackend: checked.default, store: options.store, logger: log });
-  for (const s of skills) runtime.addRoute(s.skill.id!, s.backend);
-  return {
-    config: checked,
-    agent,
-    runtime,
-    backends,
-    close: async () => {
-      await runtime.close();
-      ownFetch?.close();
-    },
   };
 }
 
@@ -160,15 +198,15 @@ export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOpt
   await app.register(a2aPlugin, { ...plugin, agent: gateway.agent, runtime: gateway.runtime });
 }
 
-export interface BuildGatewayOptions extends GatewayPluginOptions {
+export interface BuildGatewayOptions extends GatewayPluginOptions, HttpLimitOptions {
   prefix?: string;
   logger?: FastifyServerOptions["logger"];
 }
 
 /** A fastify app serving the gateway on one port; it closes the gateway it made when the app closes. */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
-  const { prefix, logger, ...plugin } = options;
-  const app = Fastify({ logger: logger ?? false, bodyLimit: plugin.bodyLimit ?? 1024 * 1024, forceCloseConnections: true });
+  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
+  const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
   await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
   return app;
 }

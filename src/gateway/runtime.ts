@@ -369,7 +369,8 @@ export class GatewayRuntime extends TaskRuntime {
     activated: readonly string[],
     blocking: boolean,
   ): Promise<RemoteStart> {
-    const client = await backend.client();
+    // A backend still being discovered (its card read pending) fails the turn at once.
+    const client = await backend.client({ failFast: true });
     // Extensions the caller activated that this backend declares go along.
     const declared = new Set((client.card.capabilities?.extensions ?? []).map((e) => e.uri));
     const extensions = activated.filter((u) => declared.has(u));

@@ -2,6 +2,7 @@
 // the same into an existing fastify app (with a prefix), and the agent programming model.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { a2aPlugin, type A2APluginOptions } from "./plugin.js";
+import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
 
 export * from "./agent.js";
 /** The 1.0 protocol types (TaskState, Role, Message …) agents work with. */
@@ -12,8 +13,9 @@ export { TaskRuntime, type CallContext, type RuntimeOptions } from "./runtime.js
 export { createFixtureAgent } from "./fixture-agent.js";
 export { a2aPlugin, type A2APluginOptions } from "./plugin.js";
 export { buildCard } from "./card.js";
+export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./http-limits.js";
 
-export interface BuildServerOptions extends A2APluginOptions {
+export interface BuildServerOptions extends A2APluginOptions, HttpLimitOptions {
   /** Mount point of the A2A routes (default: the root). */
   prefix?: string;
   /** fastify's logger option (default: off). */
@@ -22,8 +24,17 @@ export interface BuildServerOptions extends A2APluginOptions {
 
 /** A fastify app serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON; call `listen` on it. */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
-  const { prefix, logger, ...plugin } = options;
-  const app = Fastify({ logger: logger ?? false, bodyLimit: plugin.bodyLimit ?? 1024 * 1024, forceCloseConnections: true });
+  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
+  const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
   await app.register(a2aPlugin, { ...plugin, prefix: prefix ?? "" });
+  return app;
+}
+
+/** A fastify app with a2aServerOptions and the per-address connection limit (buildServer, buildGateway). */
+export function a2aFastify(
+  opts: HttpLimitOptions & Pick<BuildServerOptions, "prefix" | "logger" | "versions" | "bodyLimit">,
+): FastifyInstance {
+  const app = Fastify({ logger: opts.logger ?? false, ...a2aServerOptions(opts) });
+  limitConnectionsPerAddress(app.server, Math.max(1, Math.floor(opts.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)));
   return app;
 }

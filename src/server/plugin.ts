@@ -25,7 +25,7 @@ import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
-import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import type { Agent } from "./agent.js";
 import { buildCard } from "./card.js";
 import { TaskRuntime, type CallContext } from "./runtime.js";
@@ -34,6 +34,7 @@ import type { PushDeliveryOptions } from "../push/delivery.js";
 import type { TaskStore } from "./store.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
+import { DEFAULT_BODY_TIMEOUT_MS, endSocket, errorWithStatus, isOverConnectionLimit, versionOf } from "./http-limits.js";
 
 export interface A2APluginOptions {
   agent: Agent;
@@ -64,6 +65,11 @@ export interface A2APluginOptions {
   cardSigning?: { key: SigningKey; kid: string; alg: string; jku?: string };
   /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
   bodyLimit?: number;
+  /**
+   * Time a request's body has to arrive after its headers, in ms (default 30,000; 0 = no limit);
+   * then HTTP 408 in the binding's error shape, `Connection: close`, and the connection is closed.
+   */
+  bodyTimeoutMs?: number;
   /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
   cardMaxAge?: number;
   /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
@@ -127,9 +133,24 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
   const maxStreams =
     opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
   const openStreams = new Map<string, number>();
-  const declared = agent.card.capabilities?.extensions ?? [];
-  const declaredUris = new Set(declared.map((e) => e.uri ?? ""));
-  const requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+  // The agent's card may change while serving (the gateway's, when a backend is discovered late):
+  // what depends on it is derived again when `agent.card` is another object.
+  let cardInit = agent.card;
+  let declaredUris = new Set<string>();
+  let requiredUris: string[] = [];
+  const deriveFromCard = () => {
+    const declared = cardInit.capabilities?.extensions ?? [];
+    declaredUris = new Set(declared.map((e) => e.uri ?? ""));
+    requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+  };
+  deriveFromCard();
+  const cardChanged = () => {
+    if (agent.card === cardInit) return;
+    cardInit = agent.card;
+    builtCards.clear();
+    cardCache.clear();
+    deriveFromCard();
+  };
 
   // preClose: open streams must end before fastify waits for connections to drain.
   app.addHook("preClose", async () => {
@@ -171,12 +192,42 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
   const errorContext = (request: FastifyRequest): { version: ProtocolVersion; binding: Binding } => {
     const binding = (request.routeOptions.config as RouteBinding | undefined)?.a2aBinding ?? "HTTP+JSON";
-    const n = negotiate(request.headers, splitUrl(request.url).query, versions);
-    const version: ProtocolVersion = n.ok ? n.version : n.requested === "0.3" ? "0.3" : "1.0";
-    return { version, binding };
+    return { version: versionOf(request.headers, splitUrl(request.url).query, versions), binding };
   };
 
   const send = (reply: FastifyReply, r: HttpReply) => reply.code(r.status).headers(r.headers).send(r.body);
+
+  // A connection beyond its address's limit (http-limits.ts) is answered 429 and closed; a body
+  // that has not arrived bodyTimeoutMs after the headers is answered 408 and its connection closed.
+  const bodyTimeoutMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
+  app.addHook("onRequest", (request, reply, done) => {
+    const req = request.raw;
+    if (isOverConnectionLimit(req.socket)) {
+      const r = errorWithStatus(
+        errorContext(request),
+        new A2AError("InvalidRequestError", "Too many connections from this address; close one and retry"),
+        429,
+        "RESOURCE_EXHAUSTED",
+      );
+      void send(reply.header("connection", "close"), r);
+      return;
+    }
+    if (bodyTimeoutMs > 0 && !req.complete) {
+      const timer = setTimeout(() => {
+        if (req.complete || reply.sent) return;
+        const r = errorWithStatus(
+          errorContext(request),
+          new A2AError("InvalidRequestError", `The request body did not arrive within ${bodyTimeoutMs} ms`),
+          408,
+        );
+        reply.hijack();
+        reply.raw.writeHead(r.status, { ...r.headers, connection: "close", "content-length": Buffer.byteLength(r.body) });
+        reply.raw.end(r.body, () => endSocket(req.socket));
+      }, bodyTimeoutMs);
+      reply.raw.once("close", () => clearTimeout(timer));
+    }
+    done();
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
     const ctx = errorContext(request);
@@ -194,13 +245,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       // JSON-RPC answers its errors with HTTP 200; only transport-level refusals (413 …) differ.
       if (ctx.binding === "JSONRPC") status = 0;
     }
-    const r = encodeError({ ...ctx, rpcId: null }, a2a);
-    if (status && ctx.binding === "HTTP+JSON") {
-      const body = JSON.parse(r.body) as { error: { code: number } };
-      body.error.code = status;
-      return send(reply, { ...r, status, body: JSON.stringify(body) });
-    }
-    return send(reply, status ? { ...r, status } : r);
+    return send(reply, status ? errorWithStatus(ctx, a2a, status) : encodeError({ ...ctx, rpcId: null }, a2a));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -221,6 +266,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     const asked = askedCardVersion({ headers: request.headers, url: request.url });
     const url = baseUrl(request);
     const key = `${asked === "" || asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    cardChanged();
     let cached = cardCache.get(key);
     if (!cached) {
       const card = await cardFor(url, false);
@@ -263,6 +309,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
     if (decoded.kind === "reply") return send(reply, decoded);
     const call = decoded;
 
+    cardChanged();
     const missing = requiredUris.filter((u) => !call.extensions.includes(u));
     if (missing.length)
       return send(
@@ -396,12 +443,8 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
 
 /** HTTP 429 for a principal over its open-stream limit: the binding's error shape, RESOURCE_EXHAUSTED on HTTP+JSON. */
 function tooManyStreams(call: DecodedCall, max: number): HttpReply {
-  const r = encodeError(call, new A2AError("InvalidRequestError", `Too many open streams: at most ${max} per caller; close one and retry`));
-  if (call.binding === "JSONRPC") return { ...r, status: 429 };
-  const body = JSON.parse(r.body) as { error: { code: number; status: string } };
-  body.error.code = 429;
-  body.error.status = "RESOURCE_EXHAUSTED";
-  return { ...r, status: 429, body: JSON.stringify(body) };
+  const err = new A2AError("InvalidRequestError", `Too many open streams: at most ${max} per caller; close one and retry`);
+  return errorWithStatus(call, err, 429, "RESOURCE_EXHAUSTED");
 }
 
 /** The JSON-RPC id of a raw request body, when it can be read (for the 401 envelope). */

@@ -1,0 +1,184 @@
+// HTTP-level limits of the reference server and the gateway, and the A2A shape of the errors that
+// happen before a request reaches the plugin's routes:
+//
+// - headers timeout: node's `requestTimeout`: a connection must deliver a request's headers
+//   within `headersTimeoutMs` (default 30 s); else HTTP 408 and the connection is closed.
+// - body timeout: node does not enforce `requestTimeout` once the headers are in, so the plugin
+//   (plugin.ts) times the body itself: `bodyTimeoutMs` (default 30 s) after the headers.
+// - idle timeout: node's `keepAliveTimeout`: a keep-alive connection without a request for
+//   `idleTimeoutMs` (default 5 s) is closed (the `Keep-Alive: timeout=5` header says so).
+// - connections per client address: `maxConnectionsPerAddress` (default 256): a connection
+//   beyond it gets HTTP 429 for its first request, with `Connection: close`.
+// - malformed HTTP (node's 'clientError': bad chunk framing, duplicate Content-Length, a NUL in a
+//   header, oversized headers, the headers timeout) and a path that is not valid percent-encoding
+//   (fastify's FST_ERR_BAD_URL) get the error body of the binding the request was meant for,
+//   chosen the way the plugin routes: `<prefix>/` is JSON-RPC, every other path HTTP+JSON; the
+//   version from A2A-Version (none: 0.3 when it is served, as negotiation decides). Node closes
+//   the connection after a client error, so those replies say `Connection: close`.
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from "fastify";
+import { encodeError, type CallContext, type HttpReply } from "../transport/server.js";
+import type { Binding } from "../versioning/codec.js";
+import { A2AError } from "../versioning/errors.js";
+import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { splitUrl } from "../transport/rest.js";
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+
+export interface HttpLimitOptions {
+  /** Time a connection has to deliver a request's headers, in ms (default 30,000; then HTTP 408). */
+  headersTimeoutMs?: number;
+  /** Time a keep-alive connection may stay without a request, in ms (default 5,000; then it is closed). */
+  idleTimeoutMs?: number;
+  /** Open connections one client address may have (default 256; the next gets HTTP 429). */
+  maxConnectionsPerAddress?: number;
+}
+
+/** Where the A2A routes are and which versions they serve: what an error's shape depends on. */
+export interface RouteScope {
+  prefix?: string;
+  versions?: readonly ProtocolVersion[];
+}
+
+const overLimit = new WeakSet<Socket>();
+
+/** Whether `socket` is beyond its address's connection limit (its request is refused with 429). */
+export function isOverConnectionLimit(socket: Socket): boolean {
+  return overLimit.has(socket);
+}
+
+/** Counts the open connections of each client address and marks those beyond `max`. */
+export function limitConnectionsPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const n = (open.get(address) ?? 0) + 1;
+    open.set(address, n);
+    if (n > max) overLimit.add(socket);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
+
+/** The version and binding an error is answered in, for a request outside (or before) the routes. */
+export function errorScope(
+  url: string,
+  headers: Record<string, string | string[] | undefined>,
+  scope: RouteScope,
+): { version: ProtocolVersion; binding: Binding } {
+  const versions = scope.versions?.length ? [...scope.versions] : [...SUPPORTED_VERSIONS];
+  const prefix = (scope.prefix ?? "").replace(/\/+$/, "");
+  let split: { path: string; query: URLSearchParams };
+  try {
+    split = splitUrl(url);
+  } catch {
+    split = { path: url, query: new URLSearchParams() };
+  }
+  // The plugin's routes: `<prefix>/` (and `<prefix>`) for every method is JSON-RPC, the rest HTTP+JSON.
+  const binding: Binding = split.path === `${prefix}/` || split.path === prefix ? "JSONRPC" : "HTTP+JSON";
+  return { version: versionOf(headers, split.query, versions), binding };
+}
+
+/** The negotiated version, else the one the caller asked for when served, else 1.0. */
+export function versionOf(
+  headers: Record<string, string | string[] | undefined>,
+  query: URLSearchParams,
+  versions: readonly ProtocolVersion[],
+): ProtocolVersion {
+  const n = negotiate(headers, query, [...versions]);
+  return n.ok ? n.version : n.requested === "0.3" ? "0.3" : "1.0";
+}
+
+/**
+ * An A2A error in `ctx`'s binding with HTTP status `status`: JSON-RPC keeps its envelope (id null),
+ * HTTP+JSON's AIP-193 body carries the status as its `code` (and `grpcStatus` when given).
+ */
+export function errorWithStatus(ctx: CallContext, err: A2AError, status: number, grpcStatus?: string): HttpReply {
+  const r = encodeError({ rpcId: null, ...ctx }, err);
+  if (ctx.binding === "JSONRPC") return { ...r, status };
+  const body = JSON.parse(r.body) as { error: { code: number; status: string } };
+  body.error.code = status;
+  if (grpcStatus) body.error.status = grpcStatus;
+  return { ...r, status, body: JSON.stringify(body) };
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+};
+
+/** The request line and A2A-Version header node had read before it gave up, if any. */
+function readPacket(raw: unknown): { url: string; headers: Record<string, string> } {
+  const text = Buffer.isBuffer(raw) ? raw.toString("latin1") : "";
+  const lines = text.split("\r\n");
+  const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? "");
+  const headers: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    const h = /^(a2a-version|x-a2a-version):[ \t]*([^\r\n\0]*?)[ \t]*$/i.exec(line);
+    if (h) headers[h[1]!.toLowerCase()] = h[2]!;
+  }
+  return { url: m ? m[2]! : "/-", headers };
+}
+
+/** What a client error (node's 'clientError') is answered with: status and message. */
+function clientErrorOf(code: string | undefined): { status: number; message: string } {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, message: "The request did not arrive in time" };
+  if (code === "HPE_HEADER_OVERFLOW") return { status: 431, message: "The request headers are too large" };
+  return { status: 400, message: "The request is not valid HTTP/1.1" };
+}
+
+/** The raw HTTP/1.1 response for `r`, closing the connection. */
+export function rawResponse(r: HttpReply): string {
+  const head = [`HTTP/1.1 ${r.status} ${STATUS_TEXT[r.status] ?? "Error"}`, "Connection: close"];
+  for (const [k, v] of Object.entries(r.headers)) head.push(`${k}: ${v}`);
+  head.push(`Content-Length: ${Buffer.byteLength(r.body)}`);
+  return `${head.join("\r\n")}\r\n\r\n${r.body}`;
+}
+
+/** Ends `socket` after `data` is written; destroyed soon after if the client does not close its side. */
+export function endSocket(socket: Socket, data?: string): void {
+  if (socket.destroyed) return;
+  if (data && socket.writable) socket.end(data);
+  else socket.end();
+  // Unread input left when a socket is destroyed makes the kernel send RST: give the client a moment.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * fastify server options for an app serving the A2A routes: the timeouts above, the client-error
+ * and bad-URL answers in the A2A shape. `buildServer` and `buildGateway` use them; an application
+ * mounting `a2aPlugin` itself can spread them into its own `Fastify({...})` call.
+ */
+export function a2aServerOptions(opts: HttpLimitOptions & RouteScope & { bodyLimit?: number }): FastifyHttpOptions<Server> {
+  const headersTimeout = Math.max(1, Math.floor(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS));
+  const scope: RouteScope = { prefix: opts.prefix, versions: opts.versions };
+  return {
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    forceCloseConnections: true,
+    requestTimeout: headersTimeout,
+    keepAliveTimeout: Math.max(1, Math.floor(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)),
+    // node checks request deadlines every connectionsCheckingInterval (default 30 s).
+    http: { headersTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))) },
+    clientErrorHandler(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
+      if (err.code === "ECONNRESET" || socket.destroyed) return;
+      const { url, headers } = readPacket(err.rawPacket);
+      const { status, message } = clientErrorOf(err.code);
+      const r = errorWithStatus(errorScope(url, headers, scope), new A2AError("InvalidRequestError", message), status);
+      endSocket(socket, rawResponse(r));
+    },
+    frameworkErrors(err: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+      const message = err.code === "FST_ERR_BAD_URL" ? "The request path is not valid percent-encoding" : "The request cannot be routed";
+      const r = errorWithStatus(errorScope(request.url, request.headers, scope), new A2AError("InvalidRequestError", message), 400);
+      void reply.code(r.status).headers(r.headers).send(r.body);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+// HTTP-level limits and malformed HTTP over raw sockets (issue 18, items 4 and 6): slow bodies and
+// slow headers are cut by short configured timeouts, connections beyond the per-address limit are
+// refused, and every error before the routes (bad percent-encoding, bad framing, duplicate
+// Content-Length, NUL in a header) is answered in the binding's A2A shape with `Connection: close`.
+import net from "node:net";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+
+let app: FastifyInstance;
+let port: number;
+
+beforeAll(async () => {
+  app = await buildServer({
+    agent: createFixtureAgent(),
+    headersTimeoutMs: 300,
+    bodyTimeoutMs: 300,
+    idleTimeoutMs: 300,
+    maxConnectionsPerAddress: 20,
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  port = (app.server.address() as { port: number }).port;
+});
+afterAll(() => app.close());
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  /** The server closed the connection (without a reset). */
+  closed: boolean;
+  /** Milliseconds from the first byte sent to the close. */
+  ms: number;
+}
+
+/** Sends `chunks` (the rest every `everyMs`) on a fresh connection; resolves when the server closes it or after `waitMs`. */
+function exchange(chunks: string[], opts: { everyMs?: number; waitMs?: number } = {}): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, "127.0.0.1");
+    const t0 = Date.now();
+    let data = "";
+    let reset = false;
+    const queue = [...chunks];
+    const timer = setInterval(() => {
+      const c = queue.shift();
+      if (c !== undefined && !s.destroyed) s.write(c);
+    }, opts.everyMs ?? 10);
+    const give = setTimeout(() => s.destroy(), opts.waitMs ?? 3000);
+    s.on("connect", () => s.write(queue.shift() ?? ""));
+    s.on("data", (d) => (data += d.toString("latin1")));
+    s.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "ECONNRESET") reset = true;
+      else reject(e);
+    });
+    s.on("close", () => {
+      clearInterval(timer);
+      clearTimeout(give);
+      const ms = Date.now() - t0;
+      const [head = "", ...rest] = data.split("\r\n\r\n");
+      const lines = head.split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const l of lines.slice(1)) {
+        const i = l.indexOf(":");
+        headers[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
+      }
+      // The first response only (pipelined requests get more).
+      const text = Buffer.from(rest.join("\r\n\r\n"), "latin1")
+        .subarray(0, Number(headers["content-length"] ?? Infinity))
+        .toString();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON: the assertions say so */
+      }
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(lines[0] ?? "")?.[1] ?? 0),
+        headers,
+        body,
+        closed: !reset && ms < (opts.waitMs ?? 3000),
+        ms,
+      });
+    });
+  });
+}
+
+const HEAD = (path: string, extra = "") => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}`;
+const SEND = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendMessage",
+  params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "echo hi" }] } },
+});
+
+const jsonRpcError = (code: number) => ({ jsonrpc: "2.0", id: null, error: { code, message: expect.any(String) } });
+const aip193 = (code: number) => ({ error: { code, status: expect.any(String), message: expect.any(String) } });
+
+describe("slow clients", () => {
+  it("a body sent one byte at a time is cut by bodyTimeoutMs: 408 in the binding's shape, then the connection is closed", async () => {
+    const bytes = [...SEND].map((c) => c);
+    const rpc = exchange([`${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n`, ...bytes], { everyMs: 50 });
+    const rest = exchange([`${HEAD("/message:send", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n`, ...bytes], {
+      everyMs: 50,
+    });
+    for (const [r, shape] of [
+      [await rpc, jsonRpcError(-32600)],
+      [await rest, aip193(408)],
+    ] as const) {
+      expect(r.status).toBe(408);
+      expect(r.headers.connection).toBe("close");
+      expect(r.body).toMatchObject(shape);
+      expect(r.closed).toBe(true);
+    }
+  });
+
+  it("many slow bodies at once are all closed by the timeout", async () => {
+    const bytes = [...SEND];
+    const all = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        exchange([`${HEAD("/message:send")}Content-Length: ${SEND.length}\r\n\r\n`, ...bytes], { everyMs: 100 }),
+      ),
+    );
+    for (const r of all) {
+      expect(r.status).toBe(408);
+      expect(r.closed).toBe(true);
+    }
+  });
+
+  it("headers that never end are cut by headersTimeoutMs, in the A2A shape", async () => {
+    const r = await exchange(["POST /tasks/x HTTP/1.1\r\n", ...Array.from({ length: 100 }, (_, i) => `X-Slow-${i}: 1\r\n`)], {
+      everyMs: 50,
+    });
+    expect(r.status).toBe(408);
+    expect(r.headers.connection).toBe("close");
+    expect(r.body).toMatchObject(aip193(408));
+    expect(r.closed).toBe(true);
+  });
+
+  it("a connection that sends nothing, and an idle keep-alive connection, are closed", async () => {
+    const silent = await exchange([""]);
+    expect(silent.closed).toBe(true);
+    const idle = await exchange([`GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`]);
+    expect(idle.status).toBe(200);
+    expect(idle.closed).toBe(true);
+  });
+
+  it("connections beyond maxConnectionsPerAddress get 429 in the binding's shape; the others are served", async () => {
+    const held = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, "127.0.0.1", () => resolve(s));
+            s.on("error", () => {});
+          }),
+      ),
+    );
+    try {
+      const r = await exchange([`${HEAD("/")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`]);
+      expect(r.status).toBe(429);
+      expect(r.headers.connection).toBe("close");
+      expect(r.body).toMatchObject(jsonRpcError(-32600));
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const ok = await exchange([`${HEAD("/", "A2A-Version: 1.0\r\nConnection: close\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`]);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+});
+
+describe("errors before the routes are A2A-shaped, with Connection: close when the socket is closed", () => {
+  it("a path that is not valid percent-encoding: AIP-193 400, and the connection stays usable", async () => {
+    const r = await exchange([
+      "GET /tasks/%ZZ HTTP/1.1\r\nHost: 127.0.0.1\r\nA2A-Version: 1.0\r\n\r\nGET /tasks/%ZZ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    ]);
+    expect(r.status).toBe(400);
+    expect(r.headers.connection).not.toBe("close");
+    expect(r.body).toMatchObject(aip193(400));
+    expect(r.closed).toBe(true);
+  });
+
+  it.each([
+    ["bad chunk framing", `${HEAD("/message:send")}Transfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`, "rest"],
+    ["duplicate Content-Length", `${HEAD("/message:send")}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, "rest"],
+    ["a NUL in a header", `${HEAD("/")}X-Bad: a\0b\r\nContent-Length: 2\r\n\r\n{}`, "rpc"],
+    ["duplicate Content-Length on JSON-RPC", `${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, "rpc"],
+    ["not HTTP at all", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", "rest"],
+  ])("%s: 400 in the binding's shape with Connection: close", async (_name, packet, binding) => {
+    const r = await exchange([packet]);
+    expect(r.status).toBe(400);
+    expect(r.headers.connection).toBe("close");
+    expect(r.headers["content-type"]).toMatch(/json/);
+    expect(r.body).toMatchObject(binding === "rpc" ? jsonRpcError(-32600) : aip193(400));
+    expect(r.closed).toBe(true);
+  });
+
+  it("the server answers normally afterwards", async () => {
+    const r = await exchange([`${HEAD("/", "A2A-Version: 1.0\r\nConnection: close\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`]);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: 1, result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+});

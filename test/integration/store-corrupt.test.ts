@@ -1,0 +1,117 @@
+// A damaged SQLite file is refused at start with a message naming the file and saying what to do
+// (issue 18, item 5): random bytes in the middle of the file (caught by PRAGMA quick_check), a
+// garbage file and a half-truncated one, for the task store (and the push configs in the same
+// file), `serve` and `gateway`. A store error while serving is logged at error level without --log.
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import fc from "fast-check";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { create } from "@bufbuild/protobuf";
+import { SqliteTaskStore, StoreFileError } from "../../src/server/sqlite-store.js";
+import { startServe } from "../../src/cli/serve.js";
+import { startGateway } from "../../src/cli/gateway-command.js";
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-corrupt-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+/** A store file holding `count` completed tasks of a few KB each, closed (WAL checkpointed). */
+async function filledFile(count: number): Promise<string> {
+  const file = join(dir, `tasks-${++n}.db`);
+  const store = new SqliteTaskStore(file);
+  for (let i = 0; i < count; i++)
+    await store.put(
+      "anonymous",
+      create(v1_0.TaskSchema, {
+        id: `task-${i}`,
+        contextId: "c",
+        status: { state: v1_0.TaskState.COMPLETED },
+        artifacts: [{ artifactId: "a", parts: [{ content: { case: "text", value: `result ${i} `.repeat(200) } }] }],
+      }),
+    );
+  await store.close();
+  return file;
+}
+
+/** Overwrites `length` bytes at the middle page boundary of `file` with bytes from a fixed seed. */
+function scribble(file: string, length = 4096): void {
+  const size = statSync(file).size;
+  const at = Math.floor(size / 2 / 4096) * 4096;
+  const bytes = Buffer.from(fc.sample(fc.integer({ min: 0, max: 255 }), { seed: 18, numRuns: length }));
+  const fd = openSync(file, "r+");
+  writeSync(fd, bytes, 0, bytes.length, at);
+  closeSync(fd);
+}
+
+const quiet = () => {};
+
+describe("a damaged store file is refused at start, naming the file", () => {
+  it("random bytes in the middle: quick_check refuses it; serve and gateway do not start", async () => {
+    const file = await filledFile(300);
+    scribble(file);
+    let err: unknown;
+    try {
+      new SqliteTaskStore(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StoreFileError);
+    expect((err as Error).message).toContain(file);
+    expect((err as Error).message).toMatch(/damaged/);
+    expect((err as Error).message).toMatch(/backup|move it away/);
+    for (const start of [
+      () => startServe({ port: 0, host: "127.0.0.1", agent: "fixture", store: `sqlite:${file}`, versions: ["1.0"] }, quiet),
+      () =>
+        startGateway({ port: 0, host: "127.0.0.1", backend: ["a=http://127.0.0.1:9"], store: `sqlite:${file}`, versions: ["1.0"] }, quiet),
+    ])
+      await expect(start()).rejects.toThrow(file);
+  });
+
+  it("a garbage file and a half-truncated file name the file too", async () => {
+    const garbage = join(dir, "garbage.db");
+    writeFileSync(garbage, randomBytes(8192));
+    const truncated = await filledFile(100);
+    truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
+    for (const file of [garbage, truncated]) {
+      expect(() => new SqliteTaskStore(file)).toThrow(StoreFileError);
+      expect(() => new SqliteTaskStore(file)).toThrow(file);
+    }
+  });
+
+  it("an intact file opens, and its tasks are there", async () => {
+    const file = await filledFile(20);
+    const store = new SqliteTaskStore(file);
+    expect((await store.get("anonymous", "task-7"))?.status?.state).toBe(v1_0.TaskState.COMPLETED);
+    await store.close();
+  });
+});
+
+describe("store errors while serving", () => {
+  it("are logged at error level by default (without --log)", async () => {
+    const file = await filledFile(3);
+    const store = new SqliteTaskStore(file);
+    store.db.prepare("UPDATE tasks SET body = '{not json' WHERE id = 'task-1'").run();
+    await store.close();
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const server = await startServe({ port: 0, host: "127.0.0.1", agent: "fixture", store: `sqlite:${file}`, versions: ["1.0"] }, quiet);
+    try {
+      const res = await fetch(`${server.url}/tasks/task-1`, { headers: { "A2A-Version": "1.0" } });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({ error: { code: 500 } });
+      const ok = await fetch(`${server.url}/tasks/task-2`, { headers: { "A2A-Version": "1.0" } });
+      expect(ok.status).toBe(200);
+    } finally {
+      spy.mockRestore();
+      await server.close();
+    }
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(logged.some((l) => l.level === 50)).toBe(true);
+  });
+});
