@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Citation } from "./citations.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
 
@@ -47,7 +48,13 @@ export interface CaseExpect {
   acceptSingleEventStream?: boolean;
 }
 
-export interface CaseExchange {
+/** A step that rests on its own sentence: failures in it are reported at its level. */
+export interface StepCitation {
+  spec?: Citation[];
+  level?: Level;
+}
+
+export interface CaseExchange extends StepCitation {
   name?: string;
   request: CaseRequest;
   expect: CaseExpect;
@@ -62,7 +69,7 @@ export interface WebhookExpect {
 }
 
 /** One exchange, several sent at the same time, or a wait for webhook deliveries. */
-export type CaseStep = CaseExchange | { name?: string; parallel: CaseExchange[] } | { name?: string; awaitWebhook: WebhookExpect };
+export type CaseStep = CaseExchange | ({ name?: string; parallel: CaseExchange[] } & StepCitation) | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation);
 
 /** The exchanges of a step (none for a webhook wait). */
 export function exchangesOf(step: CaseStep): CaseExchange[] {
@@ -79,6 +86,8 @@ export interface Case {
   description?: string;
   requirements: string[];
   level: Level;
+  /** The spec sentences the case rests on (compliance/README.md, Citations); absent while uncited. */
+  spec?: Citation[];
   version: Version;
   binding: Binding;
   capabilities: string[];
@@ -183,7 +192,11 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
   const problems: string[] = [];
   if (raw.when?.card !== undefined) checkMatchers(raw.when.card, "/when/card", problems);
   raw.steps.forEach((s, i) => {
-    if ("parallel" in s) s.parallel.forEach((x, j) => checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems));
+    if ("parallel" in s)
+      s.parallel.forEach((x, j) => {
+        checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems);
+        if (x.spec || x.level) problems.push(`/steps/${i}/parallel/${j}: spec and level belong to the parallel step, not to one of its exchanges`);
+      });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
     else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
   });
@@ -202,6 +215,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       description: raw.description,
       requirements: raw.requirements,
       level: raw.level,
+      ...(raw.spec ? { spec: raw.spec } : {}),
       version: raw.version,
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],

@@ -117,6 +117,12 @@ export function summaryLine(s: Summary): string {
   return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`;
 }
 
+/** The sentences a failure rests on: the failing step's own citations, else the case's. */
+export function failureCitations(r: Pick<CaseResult, "spec">, step?: Pick<StepResult, "spec">): string[] {
+  const spec = step?.spec ?? r.spec ?? [];
+  return spec.map((c) => `${c.version} §${c.section}: "${c.quote}"`);
+}
+
 export function formatDiff(d: Diff): string {
   return `${d.path || "/"}: ${d.message}`;
 }
@@ -194,6 +200,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
     if (step.error) lines.push(`    ${step.error}`);
     for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
+    for (const c of failureCitations(r, step)) lines.push(`    spec ${c}`);
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
     const right = (JSON.stringify(actualView(step), null, 2) ?? "").split("\n").slice(0, max);
     lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
@@ -230,6 +237,7 @@ function failureText(r: CaseResult): string {
   const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
   if (step.error) parts.push(step.error);
   parts.push(...step.diffs.map(formatDiff));
+  parts.push(...failureCitations(r, step).map((c) => `spec ${c}`));
   parts.push("expected:", JSON.stringify(step.expected, null, 2), "actual:", JSON.stringify(actualView(step), null, 2) ?? "");
   return parts.join("\n");
 }

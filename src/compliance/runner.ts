@@ -2,6 +2,7 @@
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
+import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
@@ -26,6 +27,9 @@ export interface StepResult {
   /** "not run" when an earlier step failed. */
   status: "pass" | "fail" | "not run";
   error?: string;
+  /** The step's own level and citations, when it rests on another sentence than the case. */
+  level?: Level;
+  spec?: Citation[];
 }
 
 export interface CaseResult {
@@ -34,6 +38,8 @@ export interface CaseResult {
   version: Version;
   binding: string;
   level: Level;
+  /** The case's citations (the sentences shown beside a failure). */
+  spec?: Citation[];
   requirements: string[];
   status: CaseStatus;
   /** Skip reason, or a one-line failure summary. */
@@ -306,6 +312,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     version: c.version,
     binding: c.binding,
     level: c.level,
+    ...(c.spec ? { spec: c.spec } : {}),
     requirements: c.requirements,
   };
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
@@ -329,7 +336,8 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
       for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const rs = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);
+    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}) };
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
     failed = rs.find((r) => r.status === "fail");
   }

@@ -245,6 +245,7 @@ describe("reporters", () => {
   };
   const suite = [mkCase("v1_0/json-rpc/get-task/unknown"), mkCase("v1_0/json-rpc/get-task/x<&>")];
   const failing = mkResult("v1_0/json-rpc/get-task/x<&>", "fail", {
+    spec: [{ version: "1.0.1", section: "3.1.3", quote: "The server MUST return a <TaskNotFoundError>." }],
     reason: "get: /body/error/code expected -32001, got -32002",
     steps: [
       {
@@ -281,6 +282,7 @@ describe("reporters", () => {
     expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 1 skipped");
     expect(text).toContain("✗ /body/error/code: expected -32001, got -32002");
     expect(text).toMatch(/expected\s+│ actual/);
+    expect(text).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
     expect(text).toContain('known-failing entry "v9/gone" in k.json matches no case');
     expect(text).toContain("not covered: S-39");
     expect(text).not.toContain("PASS v1_0/json-rpc/get-task/unknown");
@@ -323,6 +325,9 @@ describe("reporters", () => {
     expect(html).not.toMatch(/<script|<link|src=|href=/);
     expect(html).toContain("x&lt;&amp;&gt;");
     expect(html).toContain("<details open>");
+    expect(html).toContain(
+      '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>',
+    );
     expect(html).toContain('class="not-covered">not covered');
     expect(html).toContain("1 passed, 2 failed, 1 skipped");
   });
