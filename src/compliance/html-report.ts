@@ -16,7 +16,7 @@ const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1a1a1a}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
-.pass{color:#17692f}.fail{color:#b3261e;font-weight:600}.skip{color:#6b6b6b}.known-failing{color:#8a5a00}
+.pass{color:#17692f}.fail{color:#b3261e;font-weight:600}.warn{color:#8a5a00;font-weight:600}.skip{color:#6b6b6b}.known-failing{color:#8a5a00}
 .not-covered{color:#b3261e}.covered{color:#17692f}.not-applicable{color:#6b6b6b}
 details{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
@@ -42,7 +42,7 @@ export function htmlReport(report: Report): string {
   const s = report.summary;
   const rows = report.results
     .map(
-      (r) => `<details${r.status === "fail" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
+      (r) => `<details${r.status === "fail" || r.status === "warn" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
 <span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
 <p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
 ${stepHtml(r)}</details>`,

@@ -10,8 +10,10 @@ import type { CaseResult, StepResult } from "./runner.js";
 export interface Summary {
   total: number;
   passed: number;
-  /** Failed cases plus stale known-failing entries. */
+  /** Failed cases (MUST failures; all failures with --strict) plus stale known-failing entries. */
   failed: number;
+  /** SHOULD and MAY failures that do not fail the run (none with --strict). */
+  warnings: number;
   skipped: number;
   knownFailing: number;
 }
@@ -45,7 +47,7 @@ export interface Divergence {
 
 /** Twin cases that ran on both sides of an axis and did not agree (skips are left out). */
 export function divergences(results: CaseResult[]): Divergence[] {
-  const ran = results.filter((r) => r.status === "pass" || r.status === "fail" || r.status === "known-failing");
+  const ran = results.filter((r) => r.status !== "skip");
   const out: Divergence[] = [];
   const group = (axis: "binding" | "version", key: (id: string) => string | undefined) => {
     const groups = new Map<string, CaseResult[]>();
@@ -77,6 +79,7 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     total: results.length,
     passed: count("pass"),
     failed: count("fail") + stale.length,
+    warnings: count("warn"),
     skipped: count("skip"),
     knownFailing: count("known-failing"),
   };
@@ -114,7 +117,7 @@ export function buildReport(input: {
 
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
-  return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`;
+  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped`;
 }
 
 /** The sentences a failure rests on: the failing step's own citations, else the case's. */
@@ -183,13 +186,14 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   lines.push("");
   for (const r of report.results) {
     if (r.status === "pass" && !opts.verbose) continue;
-    const tag = { pass: "PASS", fail: "FAIL", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
-    lines.push(`${tag} ${r.id} [${r.level}; ${r.requirements.join(", ")}]`);
+    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
+    const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
+    lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     if (r.status === "skip" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
-    if (r.status !== "fail") continue;
+    if (r.status !== "fail" && r.status !== "warn") continue;
     lines.push(`  ${r.title}`);
     const step = r.steps.find((s) => s.status === "fail");
     if (!step) {
@@ -256,6 +260,7 @@ export function junitReport(report: Report): string {
   );
   for (const [suite, results] of groups) {
     const failures = results.filter((r) => r.status === "fail").length;
+    // JUnit has no warnings: a SHOULD/MAY failure is a passing test case that says so.
     const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
     const time = results.reduce((a, r) => a + r.durationMs, 0);
     out.push(`  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`);
@@ -267,7 +272,8 @@ export function junitReport(report: Report): string {
       out.push(`        <property name="level" value="${r.level}"/>`);
       for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);
       out.push("      </properties>");
-      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.level}">${xmlEscape(failureText(r))}</failure>`);
+      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.failureLevel ?? r.level}">${xmlEscape(failureText(r))}</failure>`);
+      else if (r.status === "warn") out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
       out.push("    </testcase>");

@@ -11,7 +11,8 @@ import { exchange, type WireRequest, type WireResponse } from "./http.js";
 import { Scope, describe, match, render, type Diff } from "./match.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
-export type CaseStatus = "pass" | "fail" | "skip" | "known-failing";
+/** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
+export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "known-failing";
 
 export interface StepResult {
   name: string;
@@ -42,6 +43,8 @@ export interface CaseResult {
   spec?: Citation[];
   requirements: string[];
   status: CaseStatus;
+  /** The level the failure is reported at: the failing step's own level, else the case's. */
+  failureLevel?: Level;
   /** Skip reason, or a one-line failure summary. */
   reason?: string;
   interface?: AgentInterfaceInfo;
@@ -67,7 +70,21 @@ export interface RunOptions {
   webhook?: WebhookSink;
   timeoutMs?: number;
   streamTimeoutMs?: number;
+  /** SHOULD and MAY failures fail the run too (else they are warnings). */
+  strict?: boolean;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
+}
+
+/**
+ * The verdict of a case that ran: the first failing step decides it, at that step's level (else
+ * the case's). A MUST failure fails; a SHOULD or MAY failure is a warning unless `strict`.
+ */
+export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
+  const failed = steps.find((s) => s.status === "fail");
+  if (!failed) return { status: "pass" };
+  const failureLevel = failed.level ?? caseLevel;
+  const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");
+  return { status: failureLevel === "MUST" || strict ? "fail" : "warn", failureLevel, reason: `${failed.name}: ${what}` };
 }
 
 const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
@@ -341,8 +358,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     steps.push(...rs);
     failed = rs.find((r) => r.status === "fail");
   }
-  const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ")}` : undefined;
-  return { ...base, status: failed ? "fail" : "pass", ...(reason ? { reason } : {}), interface: iface, steps, durationMs: Date.now() - started };
+  return { ...base, ...verdict(c.level, steps, opts.strict), interface: iface, steps, durationMs: Date.now() - started };
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
