@@ -17,7 +17,7 @@
 //   {"$each": M}            an array whose every element matches M
 //   {"$some": M}            an array with at least one element matching M
 //   {"$length": n}          an array (or string) of exactly n items ({"min": a, "max": b}: a range)
-//   {"$optional": M}        absent, or present and matching M
+//   {"$optional": M}        absent or null, or present and matching M
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
 //   {"$sorted": {"by": "/status/timestamp", "order": "desc"}}
 //                           an array ordered by the value at that pointer in each item (timestamps as instants)
@@ -26,6 +26,7 @@
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
 // keys beside operators are matched as a partial object after the operators.
 import { check, type ValidationIssue } from "../runtime/validation.js";
+import { protoJsonView, strictIssue } from "./strict.js";
 import { resolveValidator } from "./validators.js";
 
 export interface Diff {
@@ -41,6 +42,7 @@ export interface Diff {
 export const MATCH_KINDS = [
   "any",
   "present",
+  "nonNull",
   "absent",
   "null",
   "string",
@@ -157,8 +159,11 @@ function checkKind(kind: MatchKind, actual: unknown): boolean {
     case "any":
     case "present":
       return actual !== undefined;
+    case "nonNull":
+      return actual !== undefined && actual !== null;
     case "absent":
-      return actual === undefined;
+      // ProtoJSON reads null as unset, and a JSON-RPC error's optional `data` may be null.
+      return actual === undefined || actual === null;
     case "null":
       return actual === null;
     case "string":
@@ -308,7 +313,8 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
   const fail = (expected: unknown, message: string) => diffs.push({ path, expected, actual, message });
 
   if ("$optional" in exp) {
-    if (actual === undefined) return [];
+    // null counts as absent (ProtoJSON: unset); "present, non-null" is {"$match": "nonNull"}.
+    if (actual === undefined || actual === null) return [];
     diffs.push(...match(exp.$optional, actual, path, scope));
   }
   if (typeof exp.$match === "string") {
@@ -420,7 +426,8 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     if (!validator) fail(exp.$valid, `unknown validator "${exp.$valid}"`);
     else if (actual === undefined) fail(exp.$valid, `missing; expected a valid ${exp.$valid}`);
     else {
-      const issue: ValidationIssue | undefined = check(validator, actual);
+      const view = protoJsonView(exp.$valid, actual);
+      const issue: ValidationIssue | undefined = check(validator, view) ?? strictIssue(exp.$valid, view);
       if (issue)
         diffs.push({
           path: `${path}${issue.path}`,
