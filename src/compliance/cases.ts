@@ -26,6 +26,8 @@ export interface CaseRequest {
   withoutCredentials?: boolean;
   /** other: use the second principal's credentials. */
   as?: "main" | "other";
+  /** Sent with this method instead when `method` finds no route (405, or a 404 that is no A2A error). */
+  fallbackMethod?: "GET" | "POST";
 }
 
 export interface StreamExpect {
@@ -171,6 +173,8 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
         }
       }
       if (k === "$oneOf" && !Array.isArray(v)) problems.push(`${at}/$oneOf: must be an array of alternatives`);
+      if (k === "$variants" && !(isPlainObject(v) && Object.keys(v).length >= 2))
+        problems.push(`${at}/$variants: must be an object of at least two named alternatives ({"1.0.0": a, "1.0.1": b})`);
       if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
         problems.push(`${at}/$range: must be [low, high]`);
       if (k === "$sorted" && !(isPlainObject(v) && typeof v.by === "string" && (v.by === "" || v.by.startsWith("/")) && (v.order === "asc" || v.order === "desc")))

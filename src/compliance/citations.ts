@@ -59,14 +59,18 @@ export class SpecText {
 
   constructor(readonly version: string, markdown: string) {
     const lines = markdown.split(/\r?\n/);
-    const heads: { line: number; depth: number; number: string; title: string }[] = [];
+    // Every heading ends the sections at its level or deeper; only numbered ones can be cited.
+    const heads: { line: number; depth: number; number?: string; title: string }[] = [];
     let fenced = false;
     lines.forEach((l, i) => {
       if (/^\s*(```|~~~)/.test(l)) fenced = !fenced;
-      const m = fenced ? null : /^(#{1,6})\s+(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(l);
-      if (m) heads.push({ line: i, depth: m[1].length, number: m[2], title: m[3].trim() });
+      const h = fenced ? null : /^(#{1,6})\s+(.*)$/.exec(l);
+      if (!h) return;
+      const n = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(h[2]);
+      heads.push({ line: i, depth: h[1].length, number: n?.[1], title: (n?.[2] ?? h[2]).trim() });
     });
     heads.forEach((h, k) => {
+      if (h.number === undefined) return;
       const end = heads.slice(k + 1).find((n) => n.depth <= h.depth)?.line ?? lines.length;
       // A number that occurs twice keeps its first section (the spec's numbering is unique).
       if (!this.sections.has(h.number)) this.sections.set(h.number, { number: h.number, title: h.title, text: lines.slice(h.line, end).join("\n") });

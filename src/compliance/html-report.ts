@@ -44,7 +44,7 @@ export function htmlReport(report: Report): string {
     .map(
       (r) => `<details${r.status === "fail" || r.status === "warn" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
 <span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
-<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
+<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.variants?.length ? `<p class="muted">follows: ${r.variants.map(esc).join("; ")}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
 ${stepHtml(r)}</details>`,
     )
     .join("\n");

@@ -215,6 +215,12 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push("twins that disagree:");
     for (const d of report.divergences) lines.push(`  ${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"}): passes ${d.passed.join(", ")}; fails ${d.failed.join(", ")}`);
   }
+  const chose = report.results.filter((r) => r.variants?.length);
+  if (chose.length) {
+    lines.push("");
+    lines.push("choices the spec allows, as this agent makes them (1.0.0 vs 1.0.1, prose vs proto):");
+    for (const r of chose) lines.push(`  ${r.id}: ${r.variants!.join("; ")}`);
+  }
   const notCovered = report.coverage.filter((c) => c.status === "not covered");
   const covered = report.coverage.filter((c) => c.status === "covered");
   const na = report.coverage.filter((c) => c.status === "not applicable");

@@ -8,7 +8,7 @@ import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
-import { Scope, describe, match, render, type Diff } from "./match.js";
+import { Scope, describe, isPlainObject, match, render, type Diff } from "./match.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
@@ -31,6 +31,8 @@ export interface StepResult {
   /** The step's own level and citations, when it rests on another sentence than the case. */
   level?: Level;
   spec?: Citation[];
+  /** Choices the spec leaves open that the agent made here: `$variants` names by JSON Pointer, the HTTP method used. */
+  variants?: Record<string, string>;
 }
 
 export interface CaseResult {
@@ -41,6 +43,8 @@ export interface CaseResult {
   level: Level;
   /** The case's citations (the sentences shown beside a failure). */
   spec?: Citation[];
+  /** Which allowed variant the agent followed, per step and place ("cancel /status: 1.0.0"). */
+  variants?: string[];
   requirements: string[];
   status: CaseStatus;
   /** The level the failure is reported at: the failing step's own level, else the case's. */
@@ -267,10 +271,37 @@ async function runExchange(
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
-  const actual = await exchange(request, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  const send = (r: WireRequest) => exchange(r, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  let actual = await send(request);
+  const chosen: Record<string, string> = {};
+  const fallback = step.request.fallbackMethod;
+  if (fallback && routeMissing(actual)) {
+    // The spec names two verbs for this route (prose and proto disagree): the agent may serve either.
+    const { body: _body, ...rest } = request;
+    const other: WireRequest = fallback === "GET" ? rest : { ...request, method: fallback };
+    const retry = await send({ ...other, method: fallback });
+    if (!routeMissing(retry)) {
+      chosen.method = `${fallback} (${request.method} answered ${actual.status})`;
+      request = { ...other, method: fallback };
+      actual = retry;
+    }
+  } else if (fallback) chosen.method = request.method;
   const scope = new Scope(vars);
   const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
-  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" }, scope };
+  for (const [k, v] of scope.chosen) chosen[k] = v;
+  const variants = Object.keys(chosen).length ? { variants: chosen } : {};
+  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants }, scope };
+}
+
+/**
+ * A 405, or a 404 that is not an A2A error (no AIP-193 `error` object, no `code`): the server has
+ * no such route for this method, as opposed to a TaskNotFoundError.
+ */
+function routeMissing(res: WireResponse): boolean {
+  if (res.status === 405) return true;
+  if (res.status !== 404) return false;
+  const j = res.json;
+  return !(isPlainObject(j) && (isPlainObject(j.error) || j.code !== undefined));
 }
 
 type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string };
@@ -358,7 +389,8 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     steps.push(...rs);
     failed = rs.find((r) => r.status === "fail");
   }
-  return { ...base, ...verdict(c.level, steps, opts.strict), interface: iface, steps, durationMs: Date.now() - started };
+  const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
+  return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {

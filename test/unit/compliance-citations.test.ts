@@ -45,6 +45,10 @@ describe("citation checks", () => {
       "Clients should retry.",
       "#### 3.1.5 Cancel",
       "A server MAY refuse.",
+      "#### Example",
+      "```",
+      "# not a heading",
+      "```",
       "## 4. Data",
     ].join("\n"),
   );
@@ -55,6 +59,8 @@ describe("citation checks", () => {
     expect(spec.sectionText("3.1")).toContain("A server MAY refuse.");
     expect(spec.sectionText("3")).not.toContain("## 4.");
     expect(spec.sectionText("3.1.5")).toBe("#### 3.1.5 Cancel A server MAY refuse.");
+    // An unnumbered heading ends the numbered section at its level; its text belongs to the parent.
+    expect(spec.sectionText("3.1")).toContain("# not a heading");
     expect(spec.sectionText("9")).toBeUndefined();
   });
   it("normalises emphasis, code markers and whitespace only", () => {
