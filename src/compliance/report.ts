@@ -45,9 +45,14 @@ export interface Divergence {
   failed: string[];
 }
 
-/** Twin cases that ran on both sides of an axis and did not agree (skips are left out). */
+/**
+ * Twin cases that ran on both sides of an axis and did not agree: one passed, the other failed at
+ * MUST. Skips and SHOULD/MAY failures are left out, and so are twins of different levels: twins
+ * whose expectations differ in strength (an exact code on one binding, any client error on the
+ * other) would otherwise "disagree" about a rule only one of them checks.
+ */
 export function divergences(results: CaseResult[]): Divergence[] {
-  const ran = results.filter((r) => r.status !== "skip");
+  const ran = results.filter((r) => r.status !== "skip" && !((r.status === "fail" || r.status === "known-failing") && (r.failureLevel ?? r.level) !== "MUST"));
   const out: Divergence[] = [];
   const group = (axis: "binding" | "version", key: (id: string) => string | undefined) => {
     const groups = new Map<string, CaseResult[]>();
@@ -56,8 +61,9 @@ export function divergences(results: CaseResult[]): Divergence[] {
       if (k !== undefined) groups.set(k, [...(groups.get(k) ?? []), r]);
     }
     for (const [k, rs] of groups) {
+      if (new Set(rs.map((r) => r.level)).size > 1) continue;
       const passed = rs.filter((r) => r.status === "pass").map((r) => r.id);
-      const failed = rs.filter((r) => r.status !== "pass").map((r) => r.id);
+      const failed = rs.filter((r) => r.status === "fail" || r.status === "known-failing").map((r) => r.id);
       if (passed.length && failed.length) out.push({ scenario: k.slice(k.indexOf("|") + 1), axis, passed, failed });
     }
   };

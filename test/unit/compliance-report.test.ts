@@ -275,6 +275,10 @@ describe("twin divergences", () => {
     expect(d).toEqual([
       { scenario: "get-task/x", axis: "binding", passed: ["v1_0/json-rpc/get-task/x"], failed: ["v1_0/rest/get-task/x"] },
     ]);
+    // Twins of different strength, or a failure only at SHOULD, are no disagreement.
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "fail"), mkResult("v0_3/rest/e/x", "pass", { level: "SHOULD" })])).toEqual([]);
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "fail", { failureLevel: "SHOULD" }), mkResult("v0_3/rest/e/x", "pass")])).toEqual([]);
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "warn"), mkResult("v0_3/rest/e/x", "pass")])).toEqual([]);
     const v = divergences([mkResult("v1_0/rest/a/b", "fail"), mkResult("v0_3/rest/a/b", "pass")]);
     expect(v).toEqual([{ scenario: "a/b", axis: "version", passed: ["v0_3/rest/a/b"], failed: ["v1_0/rest/a/b"] }]);
   });
