@@ -277,12 +277,12 @@ async function runExchange(
   const fallback = step.request.fallbackMethod;
   if (fallback && routeMissing(actual)) {
     // The spec names two verbs for this route (prose and proto disagree): the agent may serve either.
-    const { body: _body, ...rest } = request;
-    const other: WireRequest = fallback === "GET" ? rest : { ...request, method: fallback };
-    const retry = await send({ ...other, method: fallback });
+    const { body: _body, ...bodiless } = request;
+    const second: WireRequest = { ...(fallback === "GET" ? bodiless : request), method: fallback };
+    const retry = await send(second);
     if (!routeMissing(retry)) {
       chosen.method = `${fallback} (${request.method} answered ${actual.status})`;
-      request = { ...other, method: fallback };
+      request = second;
       actual = retry;
     }
   } else if (fallback) chosen.method = request.method;
