@@ -169,3 +169,43 @@ export function deriveSchema(registry: FileRegistry, opts: DeriveOptions): Schem
   );
   return { $schema: "https://json-schema.org/draft/2020-12/schema", $defs: sorted };
 }
+
+/** 0.3 JSON Schema member names that the 0.3 proto spells differently, per message. */
+const JSON_TO_PROTO_0_3: Readonly<Record<string, Readonly<Record<string, string>>>> = { Message: { parts: "content" } };
+
+/**
+ * The 0.3 proto marks REQUIRED on a handful of request fields only, none on Task, Message or Part,
+ * so its ProtoJSON schema accepts `{}` for any result. The 0.3 JSON Schema's `required` lists say
+ * what the same messages must carry; this maps them onto the proto's JSON names, per message, for
+ * the compliance suite's strict layer (src/compliance/strict.ts). Left out: JSON-RPC envelopes,
+ * members the proto does not have (`kind`), proto REQUIRED fields (the schema has them already)
+ * and bool/number scalars, whose default ProtoJSON omits, so "present" cannot be told from "false"/0.
+ */
+export function requiredFromJsonSchema(
+  registry: FileRegistry,
+  protoPackage: string,
+  definitions: Record<string, { required?: string[] }>,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const file of registry.files) {
+    if (file.proto.package !== protoPackage) continue;
+    const visit = (m: DescMessage) => {
+      const name = defName(m, protoPackage);
+      const req = definitions[name]?.required ?? [];
+      if (req.includes("jsonrpc")) return;
+      const fields = req
+        .map((r) => m.fields.find((f) => f.jsonName === (JSON_TO_PROTO_0_3[name]?.[r] ?? r)))
+        .filter((f): f is DescField => f !== undefined && !isRequired(registry, f))
+        .filter((f) => f.fieldKind !== "scalar" || f.scalar === ScalarType.STRING || f.scalar === ScalarType.BYTES)
+        .map((f) => f.jsonName);
+      if (fields.length) out[name] = fields.sort();
+      m.nestedMessages.forEach(visit);
+    };
+    file.messages.forEach(visit);
+  }
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k]]),
+  );
+}

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { FileRegistry } from "@bufbuild/protobuf";
-import { deriveSchema, isRequired } from "./jsonschema.js";
+import { deriveSchema, isRequired, requiredFromJsonSchema } from "./jsonschema.js";
 import { methodsV0_3, methodsV1_0, type MethodInfo } from "./methods.js";
 import { compileProto, generateEs } from "./proto.js";
 import {
@@ -160,6 +160,7 @@ export async function generateAll(specDir: string, pins: Pins = readPins()): Pro
   const val03pb = compileValidators(schema03pb, "2020-12", "urn:a2a:v0.3:rest", validatorExports(schema03pb, "$defs"));
   put(p03proto, "v0_3/rest-validators.js", val03pb.js);
   put(p03proto, "v0_3/rest-validators.d.ts", val03pb.dts);
+  put(p03both, "v0_3/rest-required.json", JSON.stringify(requiredFromJsonSchema(v03.registry, "a2a.v1", json03.definitions as never)));
   const methods03 = methodsV0_3(v03.registry, json03 as { definitions: never });
   put(p03both, "v0_3/methods.ts", methodsModule(methods03));
   const summary03 = summarise(v03.registry, "a2a.v1", methods03, json03);

@@ -2,8 +2,9 @@
 // each client compliance case a fixture server plays the agent and the driver command (which
 // wraps the client under test, see compliance/drivers/README.md) is run once with `{url}`
 // replaced by the fixture server's URL. Console report on stdout (last line
-// `N passed, N failed, N skipped`), progress on stderr, report files on request; exit code 0 when
-// every selected case passed, 1 on a failure, 2 when the suite cannot run.
+// `N passed, N failed, N warnings, N skipped`), progress on stderr, report files on request; exit
+// code 0 when no selected case failed at MUST (SHOULD and MAY failures are warnings unless
+// --strict), 1 on a failure, 2 when the suite cannot run.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
@@ -15,6 +16,7 @@ export interface TestClientOptions {
   binding?: string;
   case?: string[];
   level?: string;
+  strict?: boolean;
   report?: string;
   knownFailing?: string;
   concurrency?: string;
@@ -51,6 +53,7 @@ export async function runTestClientCommand(command: string[], opts: TestClientOp
       bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
       level: level as "must" | "should" | "may" | undefined,
+      strict: opts.strict === true,
       timeoutMs,
       concurrency,
       knownFailingFile: opts.knownFailing,
@@ -87,6 +90,7 @@ export function registerTestClientCommand(program: Command, setCode: (code: numb
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
     .option("--case <glob>", "only cases whose ID matches (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--level <level>", "highest level to run: must|should|may")
+    .option("--strict", "SHOULD and MAY failures fail the run too (default: warnings, exit code 0)")
     .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
     .option("--concurrency <n>", "scenarios run at the same time, each with its own fixture agent (default 1)")

@@ -1,7 +1,8 @@
 // `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL or
 // its agent-card URL), prints progress on stderr and the console report on stdout, writes the
-// requested report files and returns the exit code: 0 all applicable cases passed, 1 a case
-// failed (or a known-failing entry is stale), 2 the suite or the agent card could not be used.
+// requested report files and returns the exit code: 0 no MUST case failed (SHOULD and MAY failures
+// are warnings, unless --strict), 1 a case failed (or a known-failing entry is stale), 2 the suite
+// or the agent card could not be used. Last line: `N passed, N failed, N warnings, N skipped`.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
@@ -14,6 +15,7 @@ export interface TestCommandOptions {
   binding?: string;
   case?: string[];
   level?: string;
+  strict?: boolean;
   knownFailing?: string;
   report?: string;
   timeout?: string;
@@ -99,6 +101,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
       level: level as "must" | "should" | "may" | undefined,
+      strict: opts.strict === true,
       knownFailingFile: opts.knownFailing,
       headers: parseHeaders(opts.header),
       otherHeaders: parseHeaders(opts.otherHeader),
@@ -143,6 +146,7 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option("--level <level>", "highest level to run: must|should|may (default may: everything)")
+    .option("--strict", "SHOULD and MAY failures fail the run too (default: warnings, exit code 0)")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
     .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
     .option(

@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Citation } from "./citations.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
 
@@ -25,6 +26,8 @@ export interface CaseRequest {
   withoutCredentials?: boolean;
   /** other: use the second principal's credentials. */
   as?: "main" | "other";
+  /** Sent with this method instead when `method` finds no route (405, or a 404 that is no A2A error). */
+  fallbackMethod?: "GET" | "POST";
 }
 
 export interface StreamExpect {
@@ -47,7 +50,13 @@ export interface CaseExpect {
   acceptSingleEventStream?: boolean;
 }
 
-export interface CaseExchange {
+/** A step that rests on its own sentence: failures in it are reported at its level. */
+export interface StepCitation {
+  spec?: Citation[];
+  level?: Level;
+}
+
+export interface CaseExchange extends StepCitation {
   name?: string;
   request: CaseRequest;
   expect: CaseExpect;
@@ -62,7 +71,7 @@ export interface WebhookExpect {
 }
 
 /** One exchange, several sent at the same time, or a wait for webhook deliveries. */
-export type CaseStep = CaseExchange | { name?: string; parallel: CaseExchange[] } | { name?: string; awaitWebhook: WebhookExpect };
+export type CaseStep = CaseExchange | ({ name?: string; parallel: CaseExchange[] } & StepCitation) | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation);
 
 /** The exchanges of a step (none for a webhook wait). */
 export function exchangesOf(step: CaseStep): CaseExchange[] {
@@ -79,6 +88,8 @@ export interface Case {
   description?: string;
   requirements: string[];
   level: Level;
+  /** The spec sentences the case rests on (compliance/README.md, Citations); absent while uncited. */
+  spec?: Citation[];
   version: Version;
   binding: Binding;
   capabilities: string[];
@@ -162,6 +173,8 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
         }
       }
       if (k === "$oneOf" && !Array.isArray(v)) problems.push(`${at}/$oneOf: must be an array of alternatives`);
+      if (k === "$variants" && !(isPlainObject(v) && Object.keys(v).length >= 2))
+        problems.push(`${at}/$variants: must be an object of at least two named alternatives ({"1.0.0": a, "1.0.1": b})`);
       if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
         problems.push(`${at}/$range: must be [low, high]`);
       if (k === "$sorted" && !(isPlainObject(v) && typeof v.by === "string" && (v.by === "" || v.by.startsWith("/")) && (v.order === "asc" || v.order === "desc")))
@@ -183,7 +196,11 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
   const problems: string[] = [];
   if (raw.when?.card !== undefined) checkMatchers(raw.when.card, "/when/card", problems);
   raw.steps.forEach((s, i) => {
-    if ("parallel" in s) s.parallel.forEach((x, j) => checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems));
+    if ("parallel" in s)
+      s.parallel.forEach((x, j) => {
+        checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems);
+        if (x.spec || x.level) problems.push(`/steps/${i}/parallel/${j}: spec and level belong to the parallel step, not to one of its exchanges`);
+      });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
     else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
   });
@@ -202,6 +219,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       description: raw.description,
       requirements: raw.requirements,
       level: raw.level,
+      ...(raw.spec ? { spec: raw.spec } : {}),
       version: raw.version,
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],

@@ -1,7 +1,7 @@
 // A self-contained HTML report: one file, inline CSS, no scripts or remote resources. Failing
 // cases open by default and show each step's expected and actual wire side by side with the
 // differences (JSON Pointer paths) above them; the coverage table lists every catalogued rule.
-import { actualView, formatDiff, requestView, summaryLine, type Report } from "./report.js";
+import { actualView, failureCitations, formatDiff, requestView, summaryLine, type Report } from "./report.js";
 import type { CaseResult } from "./runner.js";
 
 function esc(s: unknown): string {
@@ -16,20 +16,22 @@ const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1a1a1a}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
-.pass{color:#17692f}.fail{color:#b3261e;font-weight:600}.skip{color:#6b6b6b}.known-failing{color:#8a5a00}
+.pass{color:#17692f}.fail{color:#b3261e;font-weight:600}.warn{color:#8a5a00;font-weight:600}.skip{color:#6b6b6b}.known-failing{color:#8a5a00}
 .not-covered{color:#b3261e}.covered{color:#17692f}.not-applicable{color:#6b6b6b}
 details{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:32rem;font-size:12px;margin:.2rem 0}
 .diff{font-family:ui-monospace,monospace;color:#b3261e;margin:.2rem 0}
-.muted{color:#6b6b6b}`;
+.muted{color:#6b6b6b}
+.spec{border-left:3px solid #b3261e;margin:.3rem 0;padding:.1rem .6rem;font-style:italic}`;
 
 function stepHtml(r: CaseResult): string {
   return r.steps
     .map((s) => {
       const diffs = s.diffs.length ? `<div class="diff">${s.diffs.map((d) => `✗ ${esc(formatDiff(d))}`).join("<br>")}</div>` : "";
       const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : "";
-      return `<h4>${esc(s.name)} <span class="${s.status === "not run" ? "skip" : s.status}">${esc(s.status)}</span></h4>${err}${diffs}
+      const cites = s.status === "fail" ? failureCitations(r, s).map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("") : "";
+      return `<h4>${esc(s.name)} <span class="${s.status === "not run" ? "skip" : s.status}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
 <div class="muted">request</div>${pre(requestView(s))}
 <div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s, { allHeaders: true }))}</div></div>`;
     })
@@ -40,9 +42,9 @@ export function htmlReport(report: Report): string {
   const s = report.summary;
   const rows = report.results
     .map(
-      (r) => `<details${r.status === "fail" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
+      (r) => `<details${r.status === "fail" || r.status === "warn" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
 <span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
-<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
+<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.variants?.length ? `<p class="muted">follows: ${r.variants.map(esc).join("; ")}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
 ${stepHtml(r)}</details>`,
     )
     .join("\n");

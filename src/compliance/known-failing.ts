@@ -47,7 +47,7 @@ export interface KnownFailingOutcome {
 }
 
 /**
- * Applies a list to finished results: expected failures become "known-failing", unexpected
+ * Applies a list to finished results: expected failures (and warnings) become "known-failing", unexpected
  * passes become failures. `allCases` is the whole loaded suite, so an entry for a case that
  * exists but was filtered out of this run is not stale.
  */
@@ -57,7 +57,7 @@ export function applyKnownFailing(results: CaseResult[], allCases: Case[], list:
   const out = results.map((r) => {
     const hit = matchers.find((m) => m.re.test(r.id));
     if (!hit) return r;
-    if (r.status === "fail") return { ...r, status: "known-failing" as const, reason: `known failing (${list.file}${hit.entry.reason ? `: ${hit.entry.reason}` : ""}); ${r.reason ?? ""}` };
+    if (r.status === "fail" || r.status === "warn") return { ...r, status: "known-failing" as const, reason: `known failing (${list.file}${hit.entry.reason ? `: ${hit.entry.reason}` : ""}); ${r.reason ?? ""}` };
     if (r.status === "pass")
       return { ...r, status: "fail" as const, reason: `listed as known-failing in ${list.file} (${hit.entry.case}) but passed: remove the entry` };
     return r;

@@ -13,11 +13,14 @@
 //   {"$regex": "^a"}        a string matching the regular expression
 //   {"$includes": "text"}   a string containing the text
 //   {"$oneOf": [A, B]}      matches at least one alternative
+//   {"$variants": {"1.0.0": A, "1.0.1": B}}
+//                           named alternatives the spec allows (patch releases, prose vs proto); the
+//                           first that matches is recorded, so the report names the one the agent follows
 //   {"$range": [lo, hi]}    a number lo <= n <= hi
 //   {"$each": M}            an array whose every element matches M
 //   {"$some": M}            an array with at least one element matching M
 //   {"$length": n}          an array (or string) of exactly n items ({"min": a, "max": b}: a range)
-//   {"$optional": M}        absent, or present and matching M
+//   {"$optional": M}        absent or null, or present and matching M
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
 //   {"$sorted": {"by": "/status/timestamp", "order": "desc"}}
 //                           an array ordered by the value at that pointer in each item (timestamps as instants)
@@ -26,6 +29,7 @@
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
 // keys beside operators are matched as a partial object after the operators.
 import { check, type ValidationIssue } from "../runtime/validation.js";
+import { protoJsonView, strictIssue } from "./strict.js";
 import { resolveValidator } from "./validators.js";
 
 export interface Diff {
@@ -41,6 +45,7 @@ export interface Diff {
 export const MATCH_KINDS = [
   "any",
   "present",
+  "nonNull",
   "absent",
   "null",
   "string",
@@ -65,6 +70,7 @@ export const OPERATORS = [
   "$regex",
   "$includes",
   "$oneOf",
+  "$variants",
   "$range",
   "$each",
   "$some",
@@ -85,6 +91,8 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 export class Scope {
   /** Captures made by the current match; committed by the caller when the match succeeds. */
   readonly staged = new Map<string, unknown>();
+  /** The `$variants` alternative chosen at each path (JSON Pointer -> name). */
+  readonly chosen = new Map<string, string>();
   constructor(readonly vars: ReadonlyMap<string, unknown>) {}
 
   lookup(name: string): { found: boolean; value?: unknown } {
@@ -97,11 +105,13 @@ export class Scope {
   fork(): Scope {
     const child = new Scope(this.vars);
     for (const [k, v] of this.staged) child.staged.set(k, v);
+    for (const [k, v] of this.chosen) child.chosen.set(k, v);
     return child;
   }
 
   adopt(child: Scope): void {
     for (const [k, v] of child.staged) this.staged.set(k, v);
+    for (const [k, v] of child.chosen) this.chosen.set(k, v);
   }
 }
 
@@ -157,8 +167,11 @@ function checkKind(kind: MatchKind, actual: unknown): boolean {
     case "any":
     case "present":
       return actual !== undefined;
+    case "nonNull":
+      return actual !== undefined && actual !== null;
     case "absent":
-      return actual === undefined;
+      // ProtoJSON reads null as unset, and a JSON-RPC error's optional `data` may be null.
+      return actual === undefined || actual === null;
     case "null":
       return actual === null;
     case "string":
@@ -217,6 +230,7 @@ function acceptsAbsent(expected: unknown): boolean {
   if ("$optional" in expected) return true;
   if (expected.$match === "absent") return true;
   if (Array.isArray(expected.$oneOf)) return expected.$oneOf.some(acceptsAbsent);
+  if (isPlainObject(expected.$variants)) return Object.values(expected.$variants).some(acceptsAbsent);
   return false;
 }
 
@@ -290,6 +304,7 @@ export function describe(expected: unknown): unknown {
   if (typeof expected.$regex === "string") parts.push(`matching /${expected.$regex}/`);
   if (typeof expected.$includes === "string") parts.push(`containing ${JSON.stringify(expected.$includes)}`);
   if ("$oneOf" in expected) parts.push(`one of ${show(expected.$oneOf)}`);
+  if (isPlainObject(expected.$variants)) parts.push(`one of the variants ${Object.keys(expected.$variants).join(", ")}: ${show(expected.$variants)}`);
   if ("$range" in expected) parts.push(`in range ${show(expected.$range)}`);
   if ("$each" in expected) parts.push(`each ${show(expected.$each)}`);
   if ("$some" in expected) parts.push(`some ${show(expected.$some)}`);
@@ -308,7 +323,8 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
   const fail = (expected: unknown, message: string) => diffs.push({ path, expected, actual, message });
 
   if ("$optional" in exp) {
-    if (actual === undefined) return [];
+    // null counts as absent (ProtoJSON: unset); "present, non-null" is {"$match": "nonNull"}.
+    if (actual === undefined || actual === null) return [];
     diffs.push(...match(exp.$optional, actual, path, scope));
   }
   if (typeof exp.$match === "string") {
@@ -351,25 +367,8 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     const len = Array.isArray(actual) || typeof actual === "string" ? actual.length : undefined;
     if (len === undefined || len < lo || len > hi) fail(`length ${text}`, `expected length ${text}, got ${len === undefined ? typeName(actual) : len}`);
   }
-  if (Array.isArray(exp.$oneOf)) {
-    let best: Diff[] | undefined;
-    let matched = false;
-    for (const alt of exp.$oneOf) {
-      const trial = scope.fork();
-      const d = match(alt, actual, path, trial);
-      if (d.length === 0) {
-        scope.adopt(trial);
-        matched = true;
-        break;
-      }
-      if (!best || d.length < best.length) best = d;
-    }
-    if (!matched) {
-      if (best && best.length && exp.$oneOf.length > 1)
-        diffs.push(...best.map((d) => ({ ...d, message: `${d.message} (closest of ${(exp.$oneOf as unknown[]).length} alternatives)` })));
-      else if (best) diffs.push(...best);
-    }
-  }
+  if (Array.isArray(exp.$oneOf)) diffs.push(...firstMatching(exp.$oneOf.map((alt) => [undefined, alt]), actual, path, scope));
+  if (isPlainObject(exp.$variants)) diffs.push(...firstMatching(Object.entries(exp.$variants), actual, path, scope));
   if ("$each" in exp) {
     if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
     else actual.forEach((item, i) => diffs.push(...match(exp.$each, item, pointer(path, i), scope)));
@@ -420,7 +419,8 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     if (!validator) fail(exp.$valid, `unknown validator "${exp.$valid}"`);
     else if (actual === undefined) fail(exp.$valid, `missing; expected a valid ${exp.$valid}`);
     else {
-      const issue: ValidationIssue | undefined = check(validator, actual);
+      const view = protoJsonView(exp.$valid, actual);
+      const issue: ValidationIssue | undefined = check(validator, view) ?? strictIssue(exp.$valid, view);
       if (issue)
         diffs.push({
           path: `${path}${issue.path}`,
@@ -440,6 +440,28 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     else if (diffs.length === 0) scope.staged.set(exp.$capture, actual);
   }
   return diffs;
+}
+
+/**
+ * The first alternative that matches wins (its captures, and its name for a named variant, go to
+ * the scope); when none does, the closest one's differences are reported.
+ */
+function firstMatching(alts: [string | undefined, unknown][], actual: unknown, path: string, scope: Scope): Diff[] {
+  let best: { name?: string; diffs: Diff[] } | undefined;
+  for (const [name, alt] of alts) {
+    const trial = scope.fork();
+    const d = match(alt, actual, path, trial);
+    if (d.length === 0) {
+      if (name !== undefined) trial.chosen.set(path, name);
+      scope.adopt(trial);
+      return [];
+    }
+    if (!best || d.length < best.diffs.length) best = { name, diffs: d };
+  }
+  if (!best) return [];
+  if (alts.length < 2) return best.diffs;
+  const which = best.name !== undefined ? `variant ${best.name}, closest of ${alts.length}` : `closest of ${alts.length} alternatives`;
+  return best.diffs.map((d) => ({ ...d, message: `${d.message} (${which})` }));
 }
 
 /** The value at a JSON Pointer inside `doc` (undefined when absent). */

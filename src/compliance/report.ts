@@ -10,8 +10,10 @@ import type { CaseResult, StepResult } from "./runner.js";
 export interface Summary {
   total: number;
   passed: number;
-  /** Failed cases plus stale known-failing entries. */
+  /** Failed cases (MUST failures; all failures with --strict) plus stale known-failing entries. */
   failed: number;
+  /** SHOULD and MAY failures that do not fail the run (none with --strict). */
+  warnings: number;
   skipped: number;
   knownFailing: number;
 }
@@ -43,9 +45,14 @@ export interface Divergence {
   failed: string[];
 }
 
-/** Twin cases that ran on both sides of an axis and did not agree (skips are left out). */
+/**
+ * Twin cases that ran on both sides of an axis and did not agree: one passed, the other failed at
+ * MUST. Skips and SHOULD/MAY failures are left out, and so are twins of different levels: twins
+ * whose expectations differ in strength (an exact code on one binding, any client error on the
+ * other) would otherwise "disagree" about a rule only one of them checks.
+ */
 export function divergences(results: CaseResult[]): Divergence[] {
-  const ran = results.filter((r) => r.status === "pass" || r.status === "fail" || r.status === "known-failing");
+  const ran = results.filter((r) => r.status !== "skip" && !((r.status === "fail" || r.status === "known-failing") && (r.failureLevel ?? r.level) !== "MUST"));
   const out: Divergence[] = [];
   const group = (axis: "binding" | "version", key: (id: string) => string | undefined) => {
     const groups = new Map<string, CaseResult[]>();
@@ -54,8 +61,9 @@ export function divergences(results: CaseResult[]): Divergence[] {
       if (k !== undefined) groups.set(k, [...(groups.get(k) ?? []), r]);
     }
     for (const [k, rs] of groups) {
+      if (new Set(rs.map((r) => r.level)).size > 1) continue;
       const passed = rs.filter((r) => r.status === "pass").map((r) => r.id);
-      const failed = rs.filter((r) => r.status !== "pass").map((r) => r.id);
+      const failed = rs.filter((r) => r.status === "fail" || r.status === "known-failing").map((r) => r.id);
       if (passed.length && failed.length) out.push({ scenario: k.slice(k.indexOf("|") + 1), axis, passed, failed });
     }
   };
@@ -77,6 +85,7 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     total: results.length,
     passed: count("pass"),
     failed: count("fail") + stale.length,
+    warnings: count("warn"),
     skipped: count("skip"),
     knownFailing: count("known-failing"),
   };
@@ -114,7 +123,13 @@ export function buildReport(input: {
 
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
-  return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`;
+  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped`;
+}
+
+/** The sentences a failure rests on: the failing step's own citations, else the case's. */
+export function failureCitations(r: Pick<CaseResult, "spec">, step?: Pick<StepResult, "spec">): string[] {
+  const spec = step?.spec ?? r.spec ?? [];
+  return spec.map((c) => `${c.version} §${c.section}: "${c.quote}"`);
 }
 
 export function formatDiff(d: Diff): string {
@@ -177,13 +192,14 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   lines.push("");
   for (const r of report.results) {
     if (r.status === "pass" && !opts.verbose) continue;
-    const tag = { pass: "PASS", fail: "FAIL", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
-    lines.push(`${tag} ${r.id} [${r.level}; ${r.requirements.join(", ")}]`);
+    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
+    const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
+    lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     if (r.status === "skip" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
-    if (r.status !== "fail") continue;
+    if (r.status !== "fail" && r.status !== "warn") continue;
     lines.push(`  ${r.title}`);
     const step = r.steps.find((s) => s.status === "fail");
     if (!step) {
@@ -194,6 +210,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
     if (step.error) lines.push(`    ${step.error}`);
     for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
+    for (const c of failureCitations(r, step)) lines.push(`    spec ${c}`);
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
     const right = (JSON.stringify(actualView(step), null, 2) ?? "").split("\n").slice(0, max);
     lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
@@ -203,6 +220,12 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push("");
     lines.push("twins that disagree:");
     for (const d of report.divergences) lines.push(`  ${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"}): passes ${d.passed.join(", ")}; fails ${d.failed.join(", ")}`);
+  }
+  const chose = report.results.filter((r) => r.variants?.length);
+  if (chose.length) {
+    lines.push("");
+    lines.push("choices the spec allows, as this agent makes them (1.0.0 vs 1.0.1, prose vs proto):");
+    for (const r of chose) lines.push(`  ${r.id}: ${r.variants!.join("; ")}`);
   }
   const notCovered = report.coverage.filter((c) => c.status === "not covered");
   const covered = report.coverage.filter((c) => c.status === "covered");
@@ -230,6 +253,7 @@ function failureText(r: CaseResult): string {
   const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
   if (step.error) parts.push(step.error);
   parts.push(...step.diffs.map(formatDiff));
+  parts.push(...failureCitations(r, step).map((c) => `spec ${c}`));
   parts.push("expected:", JSON.stringify(step.expected, null, 2), "actual:", JSON.stringify(actualView(step), null, 2) ?? "");
   return parts.join("\n");
 }
@@ -248,6 +272,7 @@ export function junitReport(report: Report): string {
   );
   for (const [suite, results] of groups) {
     const failures = results.filter((r) => r.status === "fail").length;
+    // JUnit has no warnings: a SHOULD/MAY failure is a passing test case that says so.
     const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
     const time = results.reduce((a, r) => a + r.durationMs, 0);
     out.push(`  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`);
@@ -259,7 +284,8 @@ export function junitReport(report: Report): string {
       out.push(`        <property name="level" value="${r.level}"/>`);
       for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);
       out.push("      </properties>");
-      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.level}">${xmlEscape(failureText(r))}</failure>`);
+      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.failureLevel ?? r.level}">${xmlEscape(failureText(r))}</failure>`);
+      else if (r.status === "warn") out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
       out.push("    </testcase>");

@@ -2,15 +2,17 @@
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
+import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
-import { Scope, describe, match, render, type Diff } from "./match.js";
+import { Scope, describe, isPlainObject, match, render, type Diff } from "./match.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
-export type CaseStatus = "pass" | "fail" | "skip" | "known-failing";
+/** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
+export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "known-failing";
 
 export interface StepResult {
   name: string;
@@ -26,6 +28,11 @@ export interface StepResult {
   /** "not run" when an earlier step failed. */
   status: "pass" | "fail" | "not run";
   error?: string;
+  /** The step's own level and citations, when it rests on another sentence than the case. */
+  level?: Level;
+  spec?: Citation[];
+  /** Choices the spec leaves open that the agent made here: `$variants` names by JSON Pointer, the HTTP method used. */
+  variants?: Record<string, string>;
 }
 
 export interface CaseResult {
@@ -34,8 +41,14 @@ export interface CaseResult {
   version: Version;
   binding: string;
   level: Level;
+  /** The case's citations (the sentences shown beside a failure). */
+  spec?: Citation[];
+  /** Which allowed variant the agent followed, per step and place ("cancel /status: 1.0.0"). */
+  variants?: string[];
   requirements: string[];
   status: CaseStatus;
+  /** The level the failure is reported at: the failing step's own level, else the case's. */
+  failureLevel?: Level;
   /** Skip reason, or a one-line failure summary. */
   reason?: string;
   interface?: AgentInterfaceInfo;
@@ -61,7 +74,21 @@ export interface RunOptions {
   webhook?: WebhookSink;
   timeoutMs?: number;
   streamTimeoutMs?: number;
+  /** SHOULD and MAY failures fail the run too (else they are warnings). */
+  strict?: boolean;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
+}
+
+/**
+ * The verdict of a case that ran: the first failing step decides it, at that step's level (else
+ * the case's). A MUST failure fails; a SHOULD or MAY failure is a warning unless `strict`.
+ */
+export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
+  const failed = steps.find((s) => s.status === "fail");
+  if (!failed) return { status: "pass" };
+  const failureLevel = failed.level ?? caseLevel;
+  const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");
+  return { status: failureLevel === "MUST" || strict ? "fail" : "warn", failureLevel, reason: `${failed.name}: ${what}` };
 }
 
 const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
@@ -244,10 +271,37 @@ async function runExchange(
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
-  const actual = await exchange(request, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  const send = (r: WireRequest) => exchange(r, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  let actual = await send(request);
+  const chosen: Record<string, string> = {};
+  const fallback = step.request.fallbackMethod;
+  if (fallback && routeMissing(actual)) {
+    // The spec names two verbs for this route (prose and proto disagree): the agent may serve either.
+    const { body: _body, ...bodiless } = request;
+    const second: WireRequest = { ...(fallback === "GET" ? bodiless : request), method: fallback };
+    const retry = await send(second);
+    if (!routeMissing(retry)) {
+      chosen.method = `${fallback} (${request.method} answered ${actual.status})`;
+      request = second;
+      actual = retry;
+    }
+  } else if (fallback) chosen.method = request.method;
   const scope = new Scope(vars);
   const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
-  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass" }, scope };
+  for (const [k, v] of scope.chosen) chosen[k] = v;
+  const variants = Object.keys(chosen).length ? { variants: chosen } : {};
+  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants }, scope };
+}
+
+/**
+ * A 405, or a 404 that is not an A2A error (no AIP-193 `error` object, no `code`): the server has
+ * no such route for this method, as opposed to a TaskNotFoundError.
+ */
+function routeMissing(res: WireResponse): boolean {
+  if (res.status === 405) return true;
+  if (res.status !== 404) return false;
+  const j = res.json;
+  return !(isPlainObject(j) && (isPlainObject(j.error) || j.code !== undefined));
 }
 
 type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string };
@@ -306,6 +360,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
     version: c.version,
     binding: c.binding,
     level: c.level,
+    ...(c.spec ? { spec: c.spec } : {}),
     requirements: c.requirements,
   };
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
@@ -329,12 +384,13 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
       for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const rs = await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts);
+    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}) };
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
     failed = rs.find((r) => r.status === "fail");
   }
-  const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ")}` : undefined;
-  return { ...base, status: failed ? "fail" : "pass", ...(reason ? { reason } : {}), interface: iface, steps, durationMs: Date.now() - started };
+  const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
+  return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {

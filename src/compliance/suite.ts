@@ -61,6 +61,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
       bindings: opts.bindings ?? "all",
       cases: opts.caseGlobs ?? "all",
       level: opts.level ?? "may",
+      strict: opts.strict ?? false,
     },
     results,
     stale,

@@ -355,6 +355,10 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): P
       case "DeleteTaskPushNotificationConfig":
         return runtime.deletePushConfig(r, ctx);
       case "GetExtendedAgentCard":
+        // No extended card: 1.0 answers UnsupportedOperationError (1.0 §3.3.4); 0.3 defines its own
+        // AuthenticatedExtendedCardNotConfiguredError, -32007 (0.3 §8.2).
+        if (call.version === "0.3" && !runtime.hasExtendedCard())
+          throw new A2AError("ExtendedAgentCardNotConfiguredError", "This agent has no authenticated extended card");
         runtime.extendedCardInit(); // UnsupportedOperation when the agent has none
         return cardFor(baseUrl(request), true);
       default:

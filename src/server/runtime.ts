@@ -755,6 +755,10 @@ export class TaskRuntime {
   }
 
   /** The agent's extended card (interfaces are filled in by the caller). */
+  hasExtendedCard(): boolean {
+    return this.agent.extendedCard !== undefined;
+  }
+
   extendedCardInit(): Agent["extendedCard"] {
     if (!this.agent.extendedCard) throw new A2AError("UnsupportedOperationError", "This agent has no extended agent card");
     return this.agent.extendedCard;

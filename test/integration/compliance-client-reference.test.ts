@@ -53,8 +53,8 @@ describe("client compliance: a careless client fails", () => {
       );
       return { code, last: stdout.trimEnd().split("\n").pop() };
     };
-    expect(await run([process.execPath, careless, "{url}"])).toEqual({ code: 1, last: "0 passed, 1 failed, 0 skipped" });
-    expect(await run(driver)).toEqual({ code: 0, last: "1 passed, 0 failed, 0 skipped" });
+    expect(await run([process.execPath, careless, "{url}"])).toEqual({ code: 1, last: "0 passed, 1 failed, 0 warnings, 0 skipped" });
+    expect(await run(driver)).toEqual({ code: 0, last: "1 passed, 0 failed, 0 warnings, 0 skipped" });
     expect((await run(["node", "driver.js"])).code).toBe(2); // no {url}
   });
 

@@ -156,7 +156,7 @@ describe("compliance suite against an in-test agent", () => {
       ["v1_0/rest/get-task/unknown-id-returns-task-not-found", "binding not declared: the agent card declares no 1.0 HTTP+JSON interface"],
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe(`${run.report.summary.passed} passed, 0 failed, 2 skipped`);
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe(`${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped`);
     expect(run.stderr).toMatch(/\[1\/\d+\] PASS v1_0\/card\//);
     expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
@@ -171,7 +171,22 @@ describe("compliance suite against an in-test agent", () => {
     expect(failed[0].steps[0].diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body/error/code expected -32601, got -32600"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("FAIL v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found");
-    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 2 skipped$/);
+    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 0 warnings, 2 skipped$/);
+  });
+
+  it("a SHOULD failure is a warning (exit 0); --strict makes it a failure (exit 1)", async () => {
+    const agent = await startFakeAgent(); // its TaskNotFoundError carries no ErrorInfo: a SHOULD in 1.0.1 §9.5
+    app = agent.app;
+    const one = { case: ["v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info"] };
+    const lenient = await runSuite(agent.url, one);
+    expect(statusOf(lenient)["v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info"]).toBe("warn");
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toContain("WARN v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info [SHOULD");
+    expect(lenient.stdout).toContain('spec 1.0.1 §9.5: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo');
+    expect(lenient.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 1 warnings, 0 skipped");
+    const strict = await runSuite(agent.url, { ...one, strict: true });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 1 failed, 0 warnings, 0 skipped");
   });
 
   it("fails a stream the server never closes", async () => {

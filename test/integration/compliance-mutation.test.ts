@@ -86,6 +86,8 @@ async function judge(url: string, globs: string[]) {
     otherHeaders: { Authorization: "Bearer bob" },
     timeoutMs: 5_000,
     streamTimeoutMs: 3_000,
+    // A fault may break a SHOULD rule (a stray 1.0 `kind` member): strict, so that counts as caught.
+    strict: true,
   });
 }
 

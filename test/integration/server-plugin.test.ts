@@ -143,6 +143,12 @@ describe("extended card and push configs", () => {
     expect((await rpc("/ext", "GetExtendedAgentCard", {}, { ...V1, "A2A-Extensions": EXT })).body).toMatchObject({
       error: { code: -32004 },
     });
+    // 0.3 has its own code for it: AuthenticatedExtendedCardNotConfiguredError (0.3 §8.2).
+    expect(
+      (await rpc("/ext", "agent/getAuthenticatedExtendedCard", {}, { "content-type": "application/json", "X-A2A-Extensions": EXT })).body,
+    ).toMatchObject({
+      error: { code: -32007 },
+    });
   });
 });
 

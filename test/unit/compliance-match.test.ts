@@ -168,3 +168,51 @@ describe("captures and templates", () => {
     expect(valueAt({ a: 1 }, "/x/y")).toBeUndefined();
   });
 });
+
+describe("match: null counts as absent (ProtoJSON reads null as unset)", () => {
+  it("$optional and absent accept null; nonNull requires a present, non-null value", () => {
+    expect(match({ error: { code: -32001, data: { $optional: { $match: "array" } } } }, { error: { code: -32001, data: null } })).toEqual(
+      [],
+    );
+    expect(match({ result: { $match: "absent" } }, { result: null })).toEqual([]);
+    expect(paths(match({ nextPageToken: { $match: "nonNull" } }, { nextPageToken: null }))).toEqual(["/nextPageToken"]);
+    expect(paths(match({ nextPageToken: { $match: "nonNull" } }, {}))).toEqual(["/nextPageToken"]);
+    expect(match({ nextPageToken: { $match: "nonNull" } }, { nextPageToken: "" })).toEqual([]);
+  });
+  it("$valid drops null message fields before validating, but not nulls inside a Struct", () => {
+    const task = { id: "t1", contextId: null, status: { state: "TASK_STATE_WORKING", message: null }, metadata: { k: null } };
+    expect(match({ $valid: "v1_0.Task" }, task)).toEqual([]);
+  });
+});
+
+describe("match: the strict layer of $valid", () => {
+  const task = (over: Record<string, unknown> = {}, status: Record<string, unknown> = {}) => ({
+    id: "t1",
+    contextId: "c1",
+    status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-02T03:04:05.123456Z", ...status },
+    ...over,
+  });
+  const problem = (name: string, v: unknown) => match({ $valid: name }, v).map((d) => `${d.path}: ${d.message}`);
+  it("1.0: refuses timestamps with an offset other than Z (§5.6.1), accepts microseconds", () => {
+    expect(problem("v1_0.Task", task())).toEqual([]);
+    expect(problem("v1_0.Task", task({}, { timestamp: "2026-01-02T03:04:05+01:00" }))[0]).toMatch(/^\/status\/timestamp: .*UTC with a "Z"/);
+    expect(problem("v1_0.Task", task({}, { timestamp: "2026-01-02T03:04:05+00:00" }))).toHaveLength(1);
+  });
+  it("1.0: refuses *_UNSPECIFIED and empty strings in REQUIRED fields (§5.7), but not the final page token (§3.1.4)", () => {
+    expect(problem("v1_0.Task", task({}, { state: "TASK_STATE_UNSPECIFIED" }))[0]).toMatch(/^\/status\/state: .*TASK_STATE_UNSPECIFIED/);
+    expect(problem("v1_0.Task", task({ id: "" }))[0]).toMatch(/^\/id: .*empty string/);
+    expect(problem("v1_0.ListTasksResponse", { tasks: [], nextPageToken: "", pageSize: 50, totalSize: 0 })).toEqual([]);
+  });
+  it("1.0: refuses snake_case members (§5.5), not unknown camelCase ones nor Struct keys", () => {
+    expect(problem("v1_0.Task", task({ context_id: "c1" }))[0]).toMatch(/^\/context_id: .*snake_case/);
+    expect(problem("v1_0.Task", task({ kind: "task", metadata: { snake_key: 1 } }))).toEqual([]);
+  });
+  it("0.3 HTTP+JSON: the members the 0.3 JSON Schema requires, so {} is no Task", () => {
+    expect(problem("v0_3.rest.Task", {})[0]).toMatch(/required property 'contextId'/);
+    expect(problem("v0_3.rest.Task", { id: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } })).toEqual([]);
+    expect(problem("v0_3.rest.SendMessageResponse", { task: {} })[0]).toMatch(/^\/task: .*required property/);
+    expect(problem("v0_3.rest.SendMessageResponse", { message: { messageId: "m", role: "ROLE_AGENT" } })[0]).toMatch(
+      /required property 'content'/,
+    );
+  });
+});

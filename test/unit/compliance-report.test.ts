@@ -8,7 +8,7 @@ import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known
 import { Scope } from "../../src/compliance/match.js";
 import { buildReport, consoleReport, divergences, jsonReport, junitReport } from "../../src/compliance/report.js";
 import { coverage, type Catalogue } from "../../src/compliance/requirements.js";
-import { applicability, compareResponse, selectCases, type CaseResult } from "../../src/compliance/runner.js";
+import { applicability, compareResponse, selectCases, verdict, type CaseResult, type StepResult } from "../../src/compliance/runner.js";
 
 function mkCase(id: string, over: Partial<Case> = {}): Case {
   const [v, b] = id.split("/");
@@ -215,6 +215,52 @@ describe("known-failing lists", () => {
   });
 });
 
+describe("levels decide the verdict", () => {
+  const step = (status: StepResult["status"], over: Partial<StepResult> = {}): StepResult => ({
+    name: "s",
+    expected: {},
+    diffs: status === "fail" ? [{ path: "/status", expected: 404, actual: 500, message: "expected 404, got 500" }] : [],
+    status,
+    ...over,
+  });
+  it("a MUST failure fails; a SHOULD or MAY failure is a warning, unless strict", () => {
+    expect(verdict("MUST", [step("pass"), step("fail")])).toEqual({
+      status: "fail",
+      failureLevel: "MUST",
+      reason: "s: /status expected 404, got 500",
+    });
+    expect(verdict("SHOULD", [step("fail")]).status).toBe("warn");
+    expect(verdict("MAY", [step("fail")]).status).toBe("warn");
+    expect(verdict("SHOULD", [step("fail")], true).status).toBe("fail");
+    expect(verdict("MUST", [step("pass")])).toEqual({ status: "pass" });
+  });
+  it("the failing step's own level overrides the case's", () => {
+    expect(verdict("MUST", [step("pass"), step("fail", { level: "SHOULD" })])).toMatchObject({ status: "warn", failureLevel: "SHOULD" });
+    expect(verdict("SHOULD", [step("fail", { level: "MUST" })])).toMatchObject({ status: "fail", failureLevel: "MUST" });
+    // A passing MUST-level step does not lift a later SHOULD failure, nor the reverse.
+    expect(verdict("MUST", [step("pass", { level: "MUST" }), step("fail", { level: "MAY" })]).status).toBe("warn");
+  });
+  it("warnings count on their own, and a known-failing list covers them too", () => {
+    const results = [mkResult("v1_0/json-rpc/a/w", "warn"), mkResult("v1_0/json-rpc/a/f", "fail"), mkResult("v1_0/json-rpc/a/p", "pass")];
+    const r = buildReport({
+      target: "t",
+      startedAt: new Date(0),
+      finishedAt: new Date(0),
+      discovery,
+      filters: {},
+      results,
+      stale: [],
+      coverage: [],
+      suite: [],
+    });
+    expect(r.summary).toMatchObject({ passed: 1, failed: 1, warnings: 1, skipped: 0 });
+    expect(consoleReport(r).trimEnd().split("\n").pop()).toBe("1 passed, 1 failed, 1 warnings, 0 skipped");
+    expect(consoleReport(r)).toContain("WARN v1_0/json-rpc/a/w");
+    const list = parseKnownFailing("k.json", JSON.stringify(["v1_0/json-rpc/a/w"]));
+    expect(applyKnownFailing(results, [mkCase("v1_0/json-rpc/a/w")], list).results[0].status).toBe("known-failing");
+  });
+});
+
 describe("twin divergences", () => {
   it("names scenarios that pass on one binding or version and fail on another, ignoring skips", () => {
     const d = divergences([
@@ -229,6 +275,10 @@ describe("twin divergences", () => {
     expect(d).toEqual([
       { scenario: "get-task/x", axis: "binding", passed: ["v1_0/json-rpc/get-task/x"], failed: ["v1_0/rest/get-task/x"] },
     ]);
+    // Twins of different strength, or a failure only at SHOULD, are no disagreement.
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "fail"), mkResult("v0_3/rest/e/x", "pass", { level: "SHOULD" })])).toEqual([]);
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "fail", { failureLevel: "SHOULD" }), mkResult("v0_3/rest/e/x", "pass")])).toEqual([]);
+    expect(divergences([mkResult("v0_3/json-rpc/e/x", "warn"), mkResult("v0_3/rest/e/x", "pass")])).toEqual([]);
     const v = divergences([mkResult("v1_0/rest/a/b", "fail"), mkResult("v0_3/rest/a/b", "pass")]);
     expect(v).toEqual([{ scenario: "a/b", axis: "version", passed: ["v0_3/rest/a/b"], failed: ["v1_0/rest/a/b"] }]);
   });
@@ -245,6 +295,7 @@ describe("reporters", () => {
   };
   const suite = [mkCase("v1_0/json-rpc/get-task/unknown"), mkCase("v1_0/json-rpc/get-task/x<&>")];
   const failing = mkResult("v1_0/json-rpc/get-task/x<&>", "fail", {
+    spec: [{ version: "1.0.1", section: "3.1.3", quote: "The server MUST return a <TaskNotFoundError>." }],
     reason: "get: /body/error/code expected -32001, got -32002",
     steps: [
       {
@@ -278,9 +329,10 @@ describe("reporters", () => {
   it("console: failures with diffs and expected/actual side by side, not-covered rules, and the exact last line", () => {
     const text = consoleReport(report);
     const lines = text.trimEnd().split("\n");
-    expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 1 skipped");
+    expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 0 warnings, 1 skipped");
     expect(text).toContain("✗ /body/error/code: expected -32001, got -32002");
     expect(text).toMatch(/expected\s+│ actual/);
+    expect(text).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
     expect(text).toContain('known-failing entry "v9/gone" in k.json matches no case');
     expect(text).toContain("not covered: S-39");
     expect(text).not.toContain("PASS v1_0/json-rpc/get-task/unknown");
@@ -288,7 +340,7 @@ describe("reporters", () => {
 
   it("JSON: summary, results with expected and actual wire, coverage", () => {
     const j = JSON.parse(jsonReport(report));
-    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, skipped: 1, knownFailing: 0 });
+    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, warnings: 0, skipped: 1, knownFailing: 0 });
     expect(j.results[1].steps[0].diffs[0].path).toBe("/body/error/code");
     expect(j.results[1].steps[0].actual.json).toEqual({ error: { code: -32002 } });
     expect(j.coverage.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
@@ -323,7 +375,10 @@ describe("reporters", () => {
     expect(html).not.toMatch(/<script|<link|src=|href=/);
     expect(html).toContain("x&lt;&amp;&gt;");
     expect(html).toContain("<details open>");
+    expect(html).toContain(
+      '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>',
+    );
     expect(html).toContain('class="not-covered">not covered');
-    expect(html).toContain("1 passed, 2 failed, 1 skipped");
+    expect(html).toContain("1 passed, 2 failed, 0 warnings, 1 skipped");
   });
 });

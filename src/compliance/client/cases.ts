@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
+import type { Citation } from "../citations.js";
 import { COMPLIANCE_DIR, readCaseFiles, type Level, type Version } from "../cases.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "../match.js";
 import { loadCatalogue } from "../requirements.js";
@@ -21,6 +22,9 @@ const SCHEMA_FILE = join(CLIENT_CASES_DIR, "client-case.schema.json");
 
 export interface ClientExchange {
   name?: string;
+  /** Citations and level of a check in this exchange that rests on another sentence than the case. */
+  spec?: Citation[];
+  level?: Level;
   optional?: boolean;
   request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown };
   response: { status?: number; headers?: Record<string, string>; body?: unknown; events?: unknown[]; end?: "close" | "drop" };
@@ -33,6 +37,7 @@ export interface ClientCase {
   description?: string;
   requirements: string[];
   level: Level;
+  spec?: Citation[];
   version: Version;
   binding: "json-rpc" | "rest";
   card?: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { Scope, match, type Diff } from "../match.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "../known-failing.js";
 import { buildReport, consoleReport, type ConsoleOptions, type Report } from "../report.js";
 import { coverage, loadCatalogue } from "../requirements.js";
-import type { CaseResult, StepResult } from "../runner.js";
+import { verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
 import { runDriver } from "./driver.js";
 import { startFixtureServer, type RecordedRequest } from "./fixture-server.js";
@@ -29,6 +29,8 @@ export interface ClientSuiteOptions {
   catalogueFile?: string;
   /** Known-failing list (same format as the server suite's): listed failures are expected, listed passes fail the run. */
   knownFailingFile?: string;
+  /** SHOULD and MAY failures fail the run too (else they are warnings). */
+  strict?: boolean;
   /** Cases run at the same time, each with its own fixture server (default 1). */
   concurrency?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -61,7 +63,7 @@ export function instructionFor(c: ClientCase): Record<string, unknown> {
   return { version: c.version, binding: c.binding, ...c.instruction };
 }
 
-export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs">): Promise<CaseResult> {
+export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs" | "strict">): Promise<CaseResult> {
   const started = Date.now();
   const fixture = await startFixtureServer(c);
   let outcome;
@@ -84,15 +86,16 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
   for (const o of fixture.outcomes) {
     const name = o.exchange.name ?? `request ${o.index + 1}`;
     const expected = o.exchange.request as never;
+    const own = { ...(o.exchange.level ? { level: o.exchange.level } : {}), ...(o.exchange.spec ? { spec: o.exchange.spec } : {}) };
     if (o.status === "skipped" || (o.status === "not received" && o.exchange.optional)) {
       steps.push({ name: `${name} (optional, not sent)`, expected, diffs: [], status: "not run" });
       continue;
     }
     if (o.status === "not received") {
-      steps.push({ name, expected, diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }], status: "fail" });
+      steps.push({ name, expected, diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }], status: "fail", ...own });
       continue;
     }
-    steps.push({ name, expected, request: asWire(o.request!, fixture.url), actual: asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail" });
+    steps.push({ name, expected, request: asWire(o.request!, fixture.url), actual: asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail", ...own });
   }
   for (const u of fixture.unexpected)
     steps.push({
@@ -117,17 +120,15 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
     status: error || resultDiffs.length ? "fail" : "pass",
     ...(error ? { error } : {}),
   });
-  const failed = steps.find((s) => s.status === "fail");
-  const reason = failed ? `${failed.name}: ${failed.error ?? failed.diffs.map((d) => `${d.path || "/"} ${d.message}`).slice(0, 3).join("; ")}` : undefined;
   return {
     id: c.id,
     title: c.title,
     version: c.version,
     binding: c.binding,
     level: c.level,
+    ...(c.spec ? { spec: c.spec } : {}),
     requirements: c.requirements,
-    status: failed ? "fail" : "pass",
-    ...(reason ? { reason } : {}),
+    ...verdict(c.level, steps, opts.strict),
     steps,
     durationMs: Date.now() - started,
   };
@@ -165,7 +166,7 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
     startedAt,
     finishedAt: new Date(),
     discovery,
-    filters: { versions: opts.versions ?? "all", bindings: opts.bindings ?? "all", cases: opts.caseGlobs ?? "all", level: opts.level ?? "may" },
+    filters: { versions: opts.versions ?? "all", bindings: opts.bindings ?? "all", cases: opts.caseGlobs ?? "all", level: opts.level ?? "may", strict: opts.strict ?? false },
     results,
     stale,
     ...(opts.knownFailingFile ? { knownFailingFile: opts.knownFailingFile } : {}),

@@ -1,0 +1,74 @@
+// A request with fallbackMethod: an agent that serves subscribe only by GET (the protos' verb)
+// passes, and the report names the verb it serves; a TaskNotFoundError 404 is no missing route.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Case } from "../../src/compliance/cases.js";
+import type { Discovery } from "../../src/compliance/discovery.js";
+import { runCase } from "../../src/compliance/runner.js";
+
+let server: Server;
+let url = "";
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.setHeader("content-type", "application/json");
+    if (req.url === "/tasks/known:subscribe" && req.method === "GET") return res.end(JSON.stringify({ ok: true }));
+    if (req.url === "/tasks/gone:subscribe") {
+      res.statusCode = 404;
+      return res.end(JSON.stringify({ error: { code: 404, status: "NOT_FOUND", message: "no such task" } }));
+    }
+    res.statusCode = 404;
+    res.end(JSON.stringify({ message: `Route ${req.method}:${req.url} not found`, error: "Not Found", statusCode: 404 }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const mkCase = (path: string, expect: Record<string, unknown>): Case => ({
+  id: "v1_0/rest/streaming/x",
+  file: "x.json",
+  title: "t",
+  requirements: ["S-23"],
+  level: "MUST",
+  version: "1.0",
+  binding: "rest",
+  capabilities: [],
+  behaviours: [],
+  needsOtherPrincipal: false,
+  needsWebhook: false,
+  steps: [
+    {
+      name: "subscribe",
+      request: { method: "POST", fallbackMethod: "GET", path, headers: { "Content-Type": "application/json" }, body: {} },
+      expect,
+    },
+  ],
+});
+const discovery = (): Discovery => ({
+  agentUrl: url,
+  cardUrl: `${url}/.well-known/agent-card.json`,
+  interfaces: [{ version: "1.0", binding: "rest", url, source: "test" }],
+  capabilities: { "1.0": {}, "0.3": {} },
+  notes: [],
+});
+
+describe("fallbackMethod", () => {
+  it("retries with GET (without the body) when POST finds no route, and reports the verb", async () => {
+    seen.length = 0;
+    const r = await runCase(mkCase("/tasks/known:subscribe", { status: 200, body: { ok: true } }), discovery());
+    expect(r.status).toBe("pass");
+    expect(seen).toEqual(["POST /tasks/known:subscribe", "GET /tasks/known:subscribe"]);
+    expect(r.variants).toEqual(["subscribe method: GET (POST answered 404)"]);
+  });
+  it("does not retry an A2A error: a 404 with an AIP-193 body is a TaskNotFoundError", async () => {
+    seen.length = 0;
+    const r = await runCase(mkCase("/tasks/gone:subscribe", { status: 404 }), discovery());
+    expect(r.status).toBe("pass");
+    expect(seen).toEqual(["POST /tasks/gone:subscribe"]);
+    expect(r.variants).toEqual(["subscribe method: POST"]);
+  });
+});
