@@ -281,6 +281,29 @@ export const REWRITES: readonly Rewrite[] = [
         : undefined,
   },
   {
+    name: "subscribe-get-only",
+    kind: "variant",
+    description:
+      "HTTP+JSON `:subscribe` is served by GET only, as the proto's HTTP annotation has it: POST is answered 405 Method Not Allowed (Allow: GET)",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "1.4",
+        quote:
+          "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
+      },
+    ],
+    applies: { bindings: ["rest"], operations: ["SubscribeToTask"] },
+    answer: (ex) =>
+      ex.request.method === "POST"
+        ? {
+            status: 405,
+            headers: { allow: "GET", "content-type": "application/json" },
+            body: { error: { code: 405, status: "UNIMPLEMENTED", message: "POST is not allowed here: subscribe with GET" } },
+          }
+        : undefined,
+  },
+  {
     name: "jsonrpc-error-data-null",
     kind: "variant",
     description: 'JSON-RPC errors that carry no details say so with "data": null instead of leaving data out',

@@ -97,6 +97,11 @@ const SAMPLES: Record<string, Sample> = {
     changes: ["answer 405"],
     untouched: { exchange: restEx("POST", "/tasks/t1:subscribe") },
   },
+  "subscribe-get-only": {
+    exchange: restEx("POST", "/tasks/t1:subscribe"),
+    changes: ["answer 405"],
+    untouched: { exchange: restEx("GET", "/tasks/t1:subscribe") },
+  },
   "jsonrpc-error-data-null": {
     exchange: rpcEx("Nope"),
     reply: okReply({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } }),
