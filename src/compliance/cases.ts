@@ -227,9 +227,46 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       needsOtherPrincipal: raw.steps.some((st) => exchangesOf(st).some((x) => x.request.as === "other")),
       needsWebhook: raw.steps.some((st) => "awaitWebhook" in st) || JSON.stringify(raw.steps).includes("{{webhookUrl}}"),
       ...(raw.when ? { when: raw.when } : {}),
-      steps: raw.steps,
+      steps: raw.version === "1.0" && raw.binding === "rest" ? raw.steps.map(withRestErrorShapes) : raw.steps,
     },
   };
+}
+
+// 1.0 HTTP+JSON error bodies: 1.0.1 §11.6 says "HTTP error responses use the google.rpc.Status JSON
+// representation" (code, message, details; no wrapper, no status name), while its example and 1.0.0
+// §11.6 (AIP-193) show {"error": {"code", "status", "message", "details"}}. A prose/example conflict,
+// so an expected `{"error": {...}}` body accepts either shape and the report names the one the agent
+// uses; the status name, shown only in the example and AIP-193, must be right when present.
+const AIP_193 = "AIP-193 error object (1.0.0 §11.6, 1.0.1 §11.6 example)";
+const RPC_STATUS = "google.rpc.Status (1.0.1 §11.6 prose)";
+
+function errorShapes(body: Record<string, unknown>, prefix = ""): [string, unknown][] | undefined {
+  const { error, ...rest } = body;
+  if (!isPlainObject(error) || Object.keys(error).some((k) => k.startsWith("$"))) return undefined;
+  const { status, ...statusless } = error;
+  const wrapped = status === undefined ? error : { ...statusless, status: { $optional: status } };
+  return [
+    [prefix + AIP_193, { ...rest, error: wrapped }],
+    [prefix + RPC_STATUS, { ...rest, ...statusless, error: { $match: "absent" } }],
+  ];
+}
+
+/** An expected body with both error shapes as `$variants` (alternatives of an existing `$variants` split in two). */
+export function restErrorShapes(body: unknown): unknown {
+  if (!isPlainObject(body)) return body;
+  if (isPlainObject(body.$variants)) {
+    const alts = Object.entries(body.$variants).flatMap(([name, alt]) => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]]);
+    return { ...body, $variants: Object.fromEntries(alts) };
+  }
+  const shapes = errorShapes(body);
+  return shapes ? { $variants: Object.fromEntries(shapes) } : body;
+}
+
+function withRestErrorShapes(step: CaseStep): CaseStep {
+  const ex = (x: CaseExchange): CaseExchange => (x.expect.body === undefined ? x : { ...x, expect: { ...x.expect, body: restErrorShapes(x.expect.body) } });
+  if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
+  if ("awaitWebhook" in step) return step;
+  return ex(step);
 }
 
 function listJson(dir: string): string[] {

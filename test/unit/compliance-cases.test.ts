@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CaseLoadError, globToRegExp, loadCases, parseCase } from "../../src/compliance/cases.js";
+import { CaseLoadError, globToRegExp, loadCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
+import { Scope, match } from "../../src/compliance/match.js";
 import { coverage, loadCatalogue, unknownRequirementIds } from "../../src/compliance/requirements.js";
 
 const good = {
@@ -174,5 +175,45 @@ describe("the committed suite", () => {
     expect(coverage({ ...catalogue, rules: [{ ...catalogue.rules[0], id: "X-01", notApplicable: undefined }] }, cases)[0].status).toBe(
       "not covered",
     );
+  });
+});
+
+describe("1.0 HTTP+JSON error bodies (1.0.1 §11.6 prose: google.rpc.Status; its example and 1.0.0: AIP-193)", () => {
+  const notFound = { code: 404, status: "NOT_FOUND", message: { $match: "string" }, details: { $some: { reason: "TASK_NOT_FOUND" } } };
+  const expectedBody = (binding: string, body: unknown) => {
+    const c = parseCase(`v1_0/${binding}/x/y`, "f.json", {
+      ...good,
+      binding,
+      steps: [{ request: { method: "GET", path: "/tasks/t" }, expect: { body } }],
+    }).case;
+    return (c!.steps[0] as CaseExchange).expect.body;
+  };
+  const judge = (expected: unknown, actual: unknown) => {
+    const scope = new Scope(new Map());
+    return { diffs: match(expected, actual, "/body", scope).map((d) => d.path), chose: scope.chosen.get("/body") };
+  };
+  const details = [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }];
+
+  it("accepts either shape, names the one used, and still checks every member", () => {
+    const exp = expectedBody("rest", { error: notFound });
+    expect(judge(exp, { error: { code: 404, status: "NOT_FOUND", message: "m", details } })).toEqual({
+      diffs: [],
+      chose: expect.stringMatching(/^AIP-193/),
+    });
+    expect(judge(exp, { error: { code: 404, message: "m", details } })).toEqual({ diffs: [], chose: expect.stringMatching(/^AIP-193/) });
+    expect(judge(exp, { code: 404, message: "m", details })).toEqual({ diffs: [], chose: expect.stringMatching(/^google\.rpc\.Status/) });
+    expect(judge(exp, { code: 404, message: "m" }).diffs).not.toEqual([]); // no ErrorInfo
+    expect(judge(exp, { error: { code: 404, status: "INTERNAL", message: "m", details } }).diffs).toEqual(["/body/error/status"]);
+  });
+
+  it("splits the alternatives of an existing $variants and leaves JSON-RPC cases alone", () => {
+    const exp = expectedBody("rest", { $variants: { refused: { error: { code: 400 } }, clamped: { tasks: [] } } });
+    expect(Object.keys((exp as { $variants: object }).$variants)).toEqual([
+      expect.stringMatching(/^refused, AIP-193/),
+      expect.stringMatching(/^refused, google\.rpc\.Status/),
+      "clamped",
+    ]);
+    expect(judge(exp, { code: 400, message: "too big" }).chose).toMatch(/^refused, google\.rpc\.Status/);
+    expect(expectedBody("json-rpc", { error: notFound })).toEqual({ error: notFound });
   });
 });
