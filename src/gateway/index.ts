@@ -44,6 +44,9 @@ export interface GatewayOptions {
   discoveryTimeoutMs?: number;
   /** How long createGateway waits for the backends' cards before it returns (default 250 ms). */
   startWaitMs?: number;
+  /** Per task, as on the reference server: history bytes (oldest messages dropped) and artifact bytes (the task fails); 4 MiB each. */
+  maxHistoryBytes?: number;
+  maxArtifactBytes?: number;
 }
 
 export const DEFAULT_START_WAIT_MS = 250;
@@ -95,7 +98,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       throw new A2AError("InternalError", "the gateway forwards messages; its agent is never called");
     },
   };
-  const runtime = new GatewayRuntime({ agent, backends, defaultBackend: checked.default, store: options.store, logger: log });
+  const runtime = new GatewayRuntime({
+    agent,
+    backends,
+    defaultBackend: checked.default,
+    store: options.store,
+    logger: log,
+    maxHistoryBytes: options.maxHistoryBytes,
+    maxArtifactBytes: options.maxArtifactBytes,
+  });
   const publish = (b: Backend) => {
     for (const s of skillsOf(b)) runtime.addRoute(s.skill.id!, s.backend);
   };
@@ -193,7 +204,16 @@ export interface GatewayPluginOptions extends Omit<
 /** Mounts the gateway's A2A routes (the reference server's) into a fastify app. */
 export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOptions): Promise<void> {
   const { gateway: given, store, fetch: fetchImpl, ...plugin } = opts;
-  const gateway = "runtime" in given ? given : await createGateway(given, { store, logger: app.log, fetch: fetchImpl });
+  const gateway =
+    "runtime" in given
+      ? given
+      : await createGateway(given, {
+          store,
+          logger: app.log,
+          fetch: fetchImpl,
+          maxHistoryBytes: plugin.maxHistoryBytes,
+          maxArtifactBytes: plugin.maxArtifactBytes,
+        });
   if (!("runtime" in given)) app.addHook("preClose", () => gateway.close());
   await app.register(a2aPlugin, { ...plugin, agent: gateway.agent, runtime: gateway.runtime });
 }

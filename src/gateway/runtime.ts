@@ -52,12 +52,15 @@ import {
   isTerminal,
   ownerOf,
   TaskRuntime,
+  TaskTooLargeError,
   TIMEOUT_FAILURE,
+  tooLargeFailure,
   view,
   type CallContext,
   type Logger,
 } from "../server/runtime.js";
 import type { TaskStore } from "../server/store.js";
+import { artifactBytes, artifactsBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 
@@ -85,6 +88,8 @@ interface GatewayTask {
   staleStatusId?: string;
   /** messageId of the last remote status message applied. */
   remoteStatusId?: string;
+  /** Estimated bytes of task.artifacts (task-size.ts), held under the runtime's maxArtifactBytes. */
+  artifactBytes: number;
 }
 
 type RemoteStart =
@@ -114,6 +119,9 @@ export interface GatewayRuntimeOptions {
   store?: TaskStore;
   logger?: Logger;
   maxBufferedEvents?: number;
+  /** Per task, as on the reference server (defaults there): history bytes (oldest dropped), artifact bytes (task fails). */
+  maxHistoryBytes?: number;
+  maxArtifactBytes?: number;
 }
 
 export class GatewayRuntime extends TaskRuntime {
@@ -129,7 +137,14 @@ export class GatewayRuntime extends TaskRuntime {
   private shut = false;
 
   constructor(opts: GatewayRuntimeOptions) {
-    super({ agent: opts.agent, store: opts.store, logger: opts.logger, maxBufferedEvents: opts.maxBufferedEvents });
+    super({
+      agent: opts.agent,
+      store: opts.store,
+      logger: opts.logger,
+      maxBufferedEvents: opts.maxBufferedEvents,
+      maxHistoryBytes: opts.maxHistoryBytes,
+      maxArtifactBytes: opts.maxArtifactBytes,
+    });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
     this.bufferLimit = opts.maxBufferedEvents ?? 100_000;
     for (const b of opts.backends) {
@@ -273,7 +288,7 @@ export class GatewayRuntime extends TaskRuntime {
         this.forgetIfIdle(g);
         throw new A2AError("UnsupportedOperationError", `Task ${localTaskId} was canceled while this message was being forwarded`);
       }
-      g.task.history.push(userMessage);
+      this.addHistory(g.task, userMessage);
       g.staleStatusId = g.task.status?.message?.messageId;
     } else {
       const metadata: JsonObject = { [META_BACKEND]: backend.name };
@@ -457,6 +472,14 @@ export class GatewayRuntime extends TaskRuntime {
       if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
       // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
       if (this.shut) return this.releaseTurn(g);
+      if (e instanceof TaskTooLargeError) {
+        this.logger.warn({ taskId: g.task.id, backend: backend.name, limit: this.maxArtifactBytes }, "task artifacts over the limit");
+        await this.fail(g, e.message).catch((err: unknown) =>
+          this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
+        );
+        if (start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
+        return;
+      }
       this.logger.error(
         { err: e, backend: backend.name, taskId: g.task.id, remoteTaskId: start.task.id, timedOut: deadline.aborted },
         "backend failed while following its task",
@@ -534,7 +557,7 @@ export class GatewayRuntime extends TaskRuntime {
       message = clone(v1_0.MessageSchema, status.message);
       message.taskId = g.task.id;
       message.contextId = g.task.contextId;
-      g.task.history.push(message);
+      this.addHistory(g.task, message);
     }
     g.task.status = create(v1_0.TaskStatusSchema, { state: status.state, timestamp: status.timestamp ?? timestampNow(), message });
     this.publish(
@@ -561,6 +584,13 @@ export class GatewayRuntime extends TaskRuntime {
     const artifact = clone(v1_0.ArtifactSchema, remote);
     const list = g.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const bytes =
+      i >= 0 && append
+        ? g.artifactBytes + partsBytes(artifact.parts)
+        : g.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+    // Nothing of the chunk is kept; follow() fails the task and asks the backend to stop.
+    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
+    g.artifactBytes = bytes;
     const own = clone(v1_0.ArtifactSchema, artifact);
     if (i >= 0 && append) list[i].parts.push(...own.parts);
     else if (i >= 0) list[i] = own;
@@ -587,7 +617,7 @@ export class GatewayRuntime extends TaskRuntime {
           parts: [{ content: { case: "text", value: text } }],
         })
       : undefined;
-    if (message) g.task.history.push(message);
+    if (message) this.addHistory(g.task, message);
     g.task.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), message });
     this.publish(
       g,
@@ -639,6 +669,7 @@ export class GatewayRuntime extends TaskRuntime {
       task,
       busy: false,
       channel: new Channel<v1_0.StreamResponse>(this.bufferLimit, () => this.forgetIfIdle(g), this.bufferBytes),
+      artifactBytes: artifactsBytes(task.artifacts),
     };
     this.tasks.set(task.id, g);
     return g;

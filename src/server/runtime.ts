@@ -132,7 +132,7 @@ export const DEFAULT_LIMITS = {
 } as const;
 
 /** Thrown inside a turn when the agent's artifacts would exceed maxArtifactBytes; fails the task. */
-class TaskTooLargeError extends Error {}
+export class TaskTooLargeError extends Error {}
 
 /** Status message of a task failed by maxArtifactBytes. */
 export const tooLargeFailure = (limit: number) =>
@@ -177,7 +177,7 @@ export class TaskRuntime {
   private readonly maxParts: number;
   private readonly maxPushConfigs: number;
   private readonly maxHistoryBytes: number;
-  private readonly maxArtifactBytes: number;
+  protected readonly maxArtifactBytes: number;
   private readonly maxListBytes: number;
 
   constructor(opts: RuntimeOptions) {
@@ -506,7 +506,7 @@ export class TaskRuntime {
   }
 
   /** Appends to the history, dropping the oldest messages beyond maxHistory or maxHistoryBytes (never the newest). */
-  private addHistory(task: v1_0.Task, message: v1_0.Message): void {
+  protected addHistory(task: v1_0.Task, message: v1_0.Message): void {
     const h = task.history;
     h.push(message);
     let bytes = 0;
