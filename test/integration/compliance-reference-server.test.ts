@@ -81,13 +81,19 @@ describe("compliance suite against the reference server", () => {
       const report = await runSuite({
         target: urlOf(secured),
         ...credentials,
-        caseGlobs: ["**/security/**", "*/*/get-task/**", "*/*/send-message/echo-*", "**/card/**"],
+        knownFailingFile: KNOWN_FAILING,
+        caseGlobs: ["**/security/**", "*/*/get-task/**", "*/*/send-message/echo-*", "**/card/**", "**/extended-card/declared-*"],
       });
       const text = consoleReport(report);
       expect(
         // The card-signature case needs a signed card (cardSigning); this agent's card is unsigned.
         report.results
-          .filter((r) => r.status !== "pass" && !(r.status === "skip" && r.id.endsWith("/card-signatures-are-well-formed-jws")))
+          .filter(
+            (r) =>
+              r.status !== "pass" &&
+              r.status !== "known-failing" &&
+              !(r.status === "skip" && r.id.endsWith("/card-signatures-are-well-formed-jws")),
+          )
           .map((r) => `${r.id}: ${r.reason}`),
         text,
       ).toEqual([]);

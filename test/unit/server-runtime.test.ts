@@ -180,6 +180,20 @@ describe("fixture behaviours through the runtime", () => {
     const rest = await collect(it1);
     expect((rest.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent).status?.state).toBe(S.CANCELED);
   });
+
+  it("refuses a part whose media type its input modes (text/plain) do not cover, and creates no task", async () => {
+    const rt = fixture();
+    const withPart = (mediaType: string) => {
+      const req = send("echo media");
+      req.message!.parts.push(create(v1_0.PartSchema, { mediaType, content: { case: "raw", value: new Uint8Array([1]) } }));
+      return req;
+    };
+    await expect(rt.sendMessage(withPart("application/pdf"), call)).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+    expect((await rt.listTasks(create(v1_0.ListTasksRequestSchema, {}), call)).tasks).toEqual([]);
+    // Parameters and case do not matter; a part without a media type is taken.
+    expect((await task(rt, withPart("Text/Plain; charset=utf-8"))).status?.state).toBe(S.COMPLETED);
+    expect((await task(rt, withPart(""))).status?.state).toBe(S.COMPLETED);
+  });
 });
 
 describe("task rules", () => {
