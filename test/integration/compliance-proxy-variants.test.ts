@@ -64,7 +64,6 @@ const DEPARTS_FROM_SHOULD: Record<string, string[]> = {
 
 /** Variants no case makes the reference server exercise yet (checked by the rewrite-table unit test only). */
 const NOT_EXERCISED: Record<string, string> = {
-  "rest-content-type-not-supported-415": "no case sends a part media type the agent refuses (the verdicts work adds one)",
   "rest-invalid-agent-response-502": "the reference server never answers InvalidAgentResponseError",
   "subscribe-post-only":
     "the suite subscribes with POST first (1.0.1 §11.3.2, 0.3 §7.9) and falls back to GET, so a POST-only agent never sees a GET; a GET-first judge would fail it",

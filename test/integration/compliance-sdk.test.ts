@@ -28,14 +28,16 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
     expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
     expect(report.staleKnownFailing, text).toEqual([]);
     expect(failuresOf(report), text).toEqual([]);
-    expect(report.summary.knownFailing).toBe(7);
-    // Skipped: cases for an agent without streaming or with push (the next test), for cards that
+    // 12: the 7 of before, the unsupported part media type on all four interfaces (SHOULD) and the
+    // card's Last-Modified (MAY).
+    expect(report.summary.knownFailing).toBe(12);
+    // Skipped: cases for an agent without streaming or with push (the next test) or an extended card, for cards that
     // declare security or a required extension, and the kit's messageId-prefix scenarios, which
     // this executor does not implement.
     const reasons = new Set(report.results.filter((r) => r.status === "skip").map((r) => r.reason ?? ""));
     for (const reason of reasons)
       expect(reason).toMatch(
-        /^(capability absent: capabilities\.pushNotifications|capability present: the case checks an agent without capabilities\.streaming|fixture behaviour not declared by the agent: tck$|the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/,
+        /^(capability absent: capabilities\.(pushNotifications|extendedAgentCard)|capability present: the case checks an agent without capabilities\.streaming|fixture behaviour not declared by the agent: tck$|the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/,
       );
     expect(report.summary.passed).toBeGreaterThan(100);
   });
@@ -65,7 +67,8 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
         "v1_0/rest/push-notifications/webhook-calls-use-a2a-json",
         "v1_0/rest/push-notifications/webhook-receives-stream-responses-with-credentials",
       ]);
-      expect(report.summary.knownFailing).toBe(1);
+      // 5: get-without-config-id (SHOULD) and the push config without a URL kept, on all four interfaces (MUST).
+      expect(report.summary.knownFailing).toBe(5);
     } finally {
       await pushTarget.close();
     }
