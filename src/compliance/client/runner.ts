@@ -68,10 +68,11 @@ function checkSteps(c: ClientCase, fixture: FixtureRun, result: unknown): StepRe
   return (c.checks ?? []).map((k) => {
     const own = { level: k.level, spec: k.spec };
     if (k.request) {
-      const rec = fixture.outcomes.find((o) => o.exchange.name === k.exchange)?.request;
-      if (!rec) return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
-      const diffs = compareRequest(k.request, rec, fixture.ifacePath, new Scope(fixture.vars));
-      return { name: k.name, expected: k.request as never, request: asWire(rec, fixture.url), diffs, status: diffs.length ? "fail" : "pass", ...own };
+      const o = fixture.outcomes.find((x) => x.exchange.name === k.exchange);
+      if (!o?.request) return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
+      const diffs = compareRequest(k.request, o.request, fixture.ifacePath, new Scope(fixture.vars));
+      const seen = { request: asWire(o.request, fixture.url), actual: asActual(o.request, o.responseStatus ?? 0) };
+      return { name: k.name, expected: k.request as never, ...seen, diffs, status: diffs.length ? "fail" : "pass", ...own };
     }
     if (result === undefined) return { name: `${k.name} (no driver result)`, expected: { body: k.result }, diffs: [], status: "not run", ...own };
     const diffs = match(k.result, result, "/result", new Scope(new Map()));
