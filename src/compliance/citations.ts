@@ -159,10 +159,15 @@ export function citationProblems(parts: Cited[], caseLevel: Level, dir?: string)
 }
 
 /** The cited parts of a raw case file (server `steps` or client `exchanges`). */
-export function citedParts(data: { level?: Level; spec?: Citation[]; steps?: unknown[]; exchanges?: unknown[] }): Cited[] {
+export function citedParts(data: { level?: Level; spec?: Citation[]; steps?: unknown[]; exchanges?: unknown[]; checks?: unknown[] }): Cited[] {
   const steps = (data.steps ?? data.exchanges ?? []) as { level?: Level; spec?: Citation[] }[];
   const key = data.steps ? "steps" : "exchanges";
-  return [{ at: "/", spec: data.spec }, ...steps.map((s, i) => ({ at: `/${key}/${i}`, level: s.level, spec: s.spec }))];
+  const checks = (data.checks ?? []) as { level?: Level; spec?: Citation[] }[];
+  return [
+    { at: "/", spec: data.spec },
+    ...steps.map((s, i) => ({ at: `/${key}/${i}`, level: s.level, spec: s.spec })),
+    ...checks.map((s, i) => ({ at: `/checks/${i}`, level: s.level, spec: s.spec })),
+  ];
 }
 
 /** A case has a citation when it has case-level citations. */

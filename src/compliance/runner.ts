@@ -84,7 +84,8 @@ export interface RunOptions {
  * the case's). A MUST failure fails; a SHOULD or MAY failure is a warning unless `strict`.
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
-  const failed = steps.find((s) => s.status === "fail");
+  // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
+  const failed = steps.filter((s) => s.status === "fail").sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
   if (!failed) return { status: "pass" };
   const failureLevel = failed.level ?? caseLevel;
   const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");

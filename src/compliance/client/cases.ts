@@ -30,6 +30,16 @@ export interface ClientExchange {
   response: { status?: number; headers?: Record<string, string>; body?: unknown; events?: unknown[]; end?: "close" | "drop" };
 }
 
+/** A further check at its own level: one exchange's request, or the driver's result. */
+export interface ClientCheck {
+  name: string;
+  level: Level;
+  spec: Citation[];
+  exchange?: string;
+  request?: ClientExchange["request"];
+  result?: unknown;
+}
+
 export interface ClientCase {
   id: string;
   file: string;
@@ -47,6 +57,7 @@ export interface ClientCase {
   instruction: Record<string, unknown> & { op: string };
   exchanges: ClientExchange[];
   result: unknown;
+  checks?: ClientCheck[];
 }
 
 export class ClientCaseLoadError extends Error {
@@ -85,6 +96,11 @@ export function parseClientCase(id: string, file: string, data: unknown, knownId
   const problems: string[] = [];
   raw.exchanges.forEach((x, i) => checkMatchers(x.request, `/exchanges/${i}/request`, problems));
   checkMatchers(raw.result, "/result", problems);
+  raw.checks?.forEach((k, i) => {
+    checkMatchers(k.request, `/checks/${i}/request`, problems);
+    checkMatchers(k.result, `/checks/${i}/result`, problems);
+    if (k.exchange !== undefined && !raw.exchanges.some((x) => x.name === k.exchange)) problems.push(`/checks/${i}/exchange: no exchange named "${k.exchange}"`);
+  });
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/`);
   if (bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);

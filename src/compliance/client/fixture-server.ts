@@ -40,6 +40,10 @@ export interface FixtureRun {
   /** Requests that matched no expected exchange. */
   unexpected: { request: RecordedRequest; diffs: Diff[] }[];
   outcomes: ExchangeOutcome[];
+  /** Path of the interface URL the exchange paths are relative to. */
+  ifacePath: string;
+  /** Captures made while matching. */
+  vars: ReadonlyMap<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -84,9 +88,8 @@ function headersOf(req: IncomingMessage): Record<string, string> {
 }
 
 /** Compares one request with an exchange's expectation; captures go into scope. */
-function compareRequest(x: ClientExchange, rec: RecordedRequest, ifacePath: string, scope: Scope): Diff[] {
+export function compareRequest(e: ClientExchange["request"], rec: RecordedRequest, ifacePath: string, scope: Scope): Diff[] {
   const diffs: Diff[] = [];
-  const e = x.request;
   if (e.method !== undefined) diffs.push(...match(e.method, rec.method, "/method", scope));
   if (e.path !== undefined) {
     const [pathname] = rec.url.split("?", 1);
@@ -170,7 +173,7 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
       for (let i = next; i < outcomes.length; i++) {
         const o = outcomes[i];
         const scope = new Scope(vars);
-        const diffs = compareRequest(o.exchange, rec, ifacePath, scope);
+        const diffs = compareRequest(o.exchange.request, rec, ifacePath, scope);
         firstTry ??= diffs;
         if (diffs.length && o.exchange.optional) continue;
         // A mandatory exchange takes the request, matching or not (its differences are the finding).
@@ -204,6 +207,8 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
     cardFetches,
     unexpected,
     outcomes,
+    ifacePath,
+    vars,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

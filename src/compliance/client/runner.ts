@@ -14,7 +14,7 @@ import { coverage, loadCatalogue } from "../requirements.js";
 import { verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
 import { runDriver } from "./driver.js";
-import { startFixtureServer, type RecordedRequest } from "./fixture-server.js";
+import { compareRequest, startFixtureServer, type FixtureRun, type RecordedRequest } from "./fixture-server.js";
 
 export interface ClientSuiteOptions {
   /** The driver command; `{url}` is replaced by the fixture server's URL. */
@@ -61,6 +61,23 @@ function asActual(rec: RecordedRequest, status: number): WireResponse {
 /** The instruction sent to the driver: the case's, with its version and binding unless it names its own. */
 export function instructionFor(c: ClientCase): Record<string, unknown> {
   return { version: c.version, binding: c.binding, ...c.instruction };
+}
+
+/** The case's further checks, each a step at its own level; "not run" when what it checks is missing. */
+function checkSteps(c: ClientCase, fixture: FixtureRun, result: unknown): StepResult[] {
+  return (c.checks ?? []).map((k) => {
+    const own = { level: k.level, spec: k.spec };
+    if (k.request) {
+      const o = fixture.outcomes.find((x) => x.exchange.name === k.exchange);
+      if (!o?.request) return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
+      const diffs = compareRequest(k.request, o.request, fixture.ifacePath, new Scope(fixture.vars));
+      const seen = { request: asWire(o.request, fixture.url), actual: asActual(o.request, o.responseStatus ?? 0) };
+      return { name: k.name, expected: k.request as never, ...seen, diffs, status: diffs.length ? "fail" : "pass", ...own };
+    }
+    if (result === undefined) return { name: `${k.name} (no driver result)`, expected: { body: k.result }, diffs: [], status: "not run", ...own };
+    const diffs = match(k.result, result, "/result", new Scope(new Map()));
+    return { name: k.name, expected: { body: k.result }, actual: { status: 0, headers: {}, json: result }, diffs, status: diffs.length ? "fail" : "pass", ...own };
+  });
 }
 
 export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs" | "strict">): Promise<CaseResult> {
@@ -120,6 +137,7 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
     status: error || resultDiffs.length ? "fail" : "pass",
     ...(error ? { error } : {}),
   });
+  steps.push(...checkSteps(c, fixture, outcome.result));
   return {
     id: c.id,
     title: c.title,
