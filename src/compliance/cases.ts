@@ -312,7 +312,6 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
   return cases;
 }
 
-/** Glob over case IDs: `*` within a segment, `**` across segments, `?` one character. */
 /** A `--case` glob that matches no case of the suite (a usage error: exit code 2). */
 export class CaseSelectionError extends Error {
   constructor(readonly globs: string[]) {
@@ -332,6 +331,7 @@ export function assertGlobsMatch(ids: string[], globs: string[] | undefined): vo
   if (unmatched.length) throw new CaseSelectionError(unmatched);
 }
 
+/** Glob over case IDs: `*` within a segment, `**` across segments, `?` one character. */
 export function globToRegExp(glob: string): RegExp {
   let re = "";
   for (let i = 0; i < glob.length; i++) {
