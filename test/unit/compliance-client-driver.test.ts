@@ -150,3 +150,39 @@ describe("--case that matches nothing", () => {
     }
   });
 });
+
+describe('results in the client\'s own version ("version": "0.3")', () => {
+  const case03 = loadClientCases().find((c) => c.id === "v0_3/json-rpc/send/blocking-send-returns-task")!;
+  // A hand-written 0.3 JSON-RPC client that reports the 0.3 result as it got it.
+  const client03 = (report: string) =>
+    script(
+      `client03-${report.length}`,
+      `let s = ""; process.stdin.on("data", (d) => (s += d)); process.stdin.on("end", async () => {
+  const url = process.argv[2];
+  const card = await (await fetch(url + "/.well-known/agent-card.json")).json();
+  const body = { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: JSON.parse(s).text }] } } };
+  const r = await (await fetch(card.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
+  console.log(JSON.stringify(${report}));
+});`,
+    );
+
+  it("are converted by the suite: a 0.3 Task with kind and lower-case state passes", async () => {
+    const r = await runClientCase(case03, { command: client03(`{ ok: true, version: "0.3", response: r.result }`), timeoutMs: 10_000 });
+    expect(r.reason).toBeUndefined();
+    expect(r.status).toBe("pass");
+  });
+
+  it("the same 0.3 result without the version marker fails, as before", async () => {
+    const r = await runClientCase(case03, { command: client03(`{ ok: true, response: r.result }`), timeoutMs: 10_000 });
+    expect(r.status).toBe("fail");
+  });
+
+  it("a 0.3 result that does not convert fails with the member's path", async () => {
+    const r = await runClientCase(case03, {
+      command: client03(`{ ok: true, version: "0.3", response: { kind: "task", id: 7 } }`),
+      timeoutMs: 10_000,
+    });
+    expect(r.status).toBe("fail");
+    expect(r.reason).toMatch(/^driver result: the driver's "version": "0.3" result does not convert to A2A 1.0: \/response: /);
+  });
+});

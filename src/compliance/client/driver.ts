@@ -12,9 +12,10 @@
 //   {"ok":false,"error":{"code":-32001,"name":"TaskNotFoundError","message":"…"}}   an A2A error
 //   {"ok":false,"error":{"kind":"network","message":"…"}}                           no A2A answer
 //   {"kind":"unsupported","reason":"…"}     the client's API cannot express the instruction: skipped
-// Results are in the A2A 1.0 ProtoJSON shape whatever version the agent spoke. Anything else the
-// driver prints (logs) goes before the last line or to stderr. The driver's exit code is ignored
-// when it printed a result; without one, driverFailure() says why (exit code, signal, stderr).
+// Results are in the A2A 1.0 ProtoJSON shape whatever version the agent spoke, or 0.3 JSON marked
+// "version":"0.3" (converted by results.ts). Anything else the driver prints (logs) goes before
+// the last line or to stderr. The driver's exit code is ignored when it printed a result; without
+// one, driverFailure() says why (exit code, signal, stderr).
 import { spawn } from "node:child_process";
 
 export interface DriverOutcome {

@@ -14,6 +14,7 @@ import { coverage, loadCatalogue } from "../requirements.js";
 import { verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
 import { driverFailure, runDriver, unsupportedReason } from "./driver.js";
+import { resultIn1_0 } from "./results.js";
 import { compareRequest, startFixtureServer, type FixtureRun, type RecordedRequest } from "./fixture-server.js";
 
 export interface ClientSuiteOptions {
@@ -130,19 +131,25 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
       status: "fail",
     });
   // Without a result the driver's failure is the cause (shown first), not the requests it never got to.
-  const error = driverFailure(outcome, timeoutMs);
-  const resultDiffs = error ? [] : match(c.result, outcome.result, "/result", new Scope(new Map()));
+  let error = driverFailure(outcome, timeoutMs);
+  let result: unknown;
+  try {
+    if (!error) result = resultIn1_0(outcome.result);
+  } catch (e) {
+    error = `the driver's "version": "0.3" result does not convert to A2A 1.0: ${(e as Error).message}`;
+  }
+  const resultDiffs = error ? [] : match(c.result, result, "/result", new Scope(new Map()));
   const driverStep: StepResult = {
     name: "driver result",
     expected: { body: c.result },
-    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
+    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(result !== undefined ? { json: result } : outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
     diffs: resultDiffs,
     status: error || resultDiffs.length ? "fail" : "pass",
     ...(error ? { error } : {}),
   };
   if (error) steps.unshift(driverStep);
   else steps.push(driverStep);
-  steps.push(...checkSteps(c, fixture, error ? undefined : outcome.result));
+  steps.push(...checkSteps(c, fixture, error ? undefined : result));
   const judged = verdict(c.level, steps, opts.strict);
   if (error) judged.reason = `driver result: ${error}`;
   return { ...head, ...judged, steps, durationMs: Date.now() - started };
