@@ -29,6 +29,7 @@ const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) =>
 
 export async function runTestClientCommand(command: string[], opts: TestClientOptions, out: Out = processOut): Promise<number> {
   const { ClientCaseLoadError } = await import("../compliance/client/cases.js");
+  const { CaseSelectionError } = await import("../compliance/cases.js");
   const { runClientSuite, clientConsoleReport } = await import("../compliance/client/runner.js");
   const { htmlReport } = await import("../compliance/html-report.js");
   const { jsonReport, junitReport } = await import("../compliance/report.js");
@@ -72,6 +73,7 @@ export async function runTestClientCommand(command: string[], opts: TestClientOp
     if (
       e instanceof UsageError ||
       e instanceof ClientCaseLoadError ||
+      e instanceof CaseSelectionError ||
       (e instanceof Error && /known-failing|not valid JSON|ENOENT/.test(e.message))
     ) {
       out.stderr(`a2a-toolkit test-client: ${e.message}\n`);
@@ -88,13 +90,17 @@ export function registerTestClientCommand(program: Command, setCode: (code: numb
     .argument("<command...>", "the driver command after --; {url} is replaced by the fixture agent's URL")
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
-    .option("--case <glob>", "only cases whose ID matches (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      "--case <glob>",
+      "only cases whose ID matches the glob (repeatable; * stays within one path segment, ** crosses them; no match: exit 2)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option("--level <level>", "highest level to run: must|should|may")
     .option("--strict", "SHOULD and MAY failures fail the run too (default: warnings, exit code 0)")
     .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
     .option("--concurrency <n>", "scenarios run at the same time, each with its own fixture agent (default 1)")
-    .option("--timeout <ms>", "bound for one driver run (default 20000)")
+    .option("--timeout <ms>", "bound for one driver run; a driver still running then is killed (default 20000)")
     .option("--verbose", "list passing cases too")
     .action(async (command: string[], opts: TestClientOptions) => setCode(await runTestClientCommand(command, opts)));
 }

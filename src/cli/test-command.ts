@@ -79,7 +79,7 @@ export async function runTestCommand(url: string | undefined, opts: TestCommandO
 
 async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Promise<number> {
   // Loaded here, not at the top, so `a2a-toolkit --help` does not load the validators.
-  const { CaseLoadError } = await import("../compliance/cases.js");
+  const { CaseLoadError, CaseSelectionError } = await import("../compliance/cases.js");
   const { htmlReport } = await import("../compliance/html-report.js");
   const { consoleReport, jsonReport, junitReport } = await import("../compliance/report.js");
   const { runSuite } = await import("../compliance/suite.js");
@@ -118,7 +118,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof CaseLoadError) {
+    if (e instanceof UsageError || e instanceof CaseLoadError || e instanceof CaseSelectionError) {
       out.stderr(`a2a-toolkit test: ${e.message}\n`);
       return 2;
     }
@@ -142,7 +142,7 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
     .option(
       "--case <glob>",
-      "only cases whose ID matches (repeatable; * within a segment, ** across)",
+      "only cases whose ID matches the glob (repeatable; * stays within one path segment, ** crosses them; no match: exit 2)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option("--level <level>", "highest level to run: must|should|may (default may: everything)")

@@ -312,6 +312,25 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
   return cases;
 }
 
+/** A `--case` glob that matches no case of the suite (a usage error: exit code 2). */
+export class CaseSelectionError extends Error {
+  constructor(readonly globs: string[]) {
+    super(
+      `${globs.map((g) => `--case "${g}"`).join(", ")} matches no case ID (IDs look like v1_0/json-rpc/send/blocking-send-returns-task; * stays within one path segment, ** crosses them)`,
+    );
+    this.name = "CaseSelectionError";
+  }
+}
+
+/** Throws CaseSelectionError naming each glob that matches none of the IDs. */
+export function assertGlobsMatch(ids: string[], globs: string[] | undefined): void {
+  const unmatched = (globs ?? []).filter((g) => {
+    const re = globToRegExp(g);
+    return !ids.some((id) => re.test(id));
+  });
+  if (unmatched.length) throw new CaseSelectionError(unmatched);
+}
+
 /** Glob over case IDs: `*` within a segment, `**` across segments, `?` one character. */
 export function globToRegExp(glob: string): RegExp {
   let re = "";

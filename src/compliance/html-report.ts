@@ -21,7 +21,7 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
 details{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:32rem;font-size:12px;margin:.2rem 0}
-.diff{font-family:ui-monospace,monospace;color:#b3261e;margin:.2rem 0}
+.diff{font-family:ui-monospace,monospace;color:#b3261e;margin:.2rem 0;white-space:pre-wrap}
 .muted{color:#6b6b6b}
 .spec{border-left:3px solid #b3261e;margin:.3rem 0;padding:.1rem .6rem;font-style:italic}`;
 

@@ -144,7 +144,7 @@ export function actualView(step: StepResult, opts: { allHeaders?: boolean } = {}
   // By default only the headers the case looks at, and content-type: the rest is transport noise.
   const wanted = new Set(["content-type", ...Object.keys((step.expected as { headers?: object }).headers ?? {}).map((h) => h.toLowerCase())]);
   const headers = opts.allHeaders ? a.headers : Object.fromEntries(Object.entries(a.headers).filter(([k]) => wanted.has(k)));
-  const view: Record<string, unknown> = { status: a.status, headers };
+  const view: Record<string, unknown> = step.sent ? { method: step.sent.method, path: step.sent.path, headers } : { status: a.status, headers };
   if (a.events) {
     view.events = a.events.map((e) => (e.json !== undefined ? e.json : { rawData: e.data, ...(e.event ? { event: e.event } : {}) }));
     view.closed = a.closed;
@@ -208,7 +208,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     }
     const req = step.request;
     lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
-    if (step.error) lines.push(`    ${step.error}`);
+    if (step.error) lines.push(...step.error.split("\n").map((l) => `    ${l}`));
     for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
     for (const c of failureCitations(r, step)) lines.push(`    spec ${c}`);
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);

@@ -22,6 +22,8 @@ export interface StepResult {
   expected: CaseExpect | WebhookExpect;
   /** The response as received. */
   actual?: WireResponse;
+  /** Client cases: `actual` is a request the client sent; its method and path (path and query), shown with it. */
+  sent?: { method: string; path: string };
   /** Webhook calls received (webhook steps). */
   deliveries?: Delivery[];
   diffs: Diff[];

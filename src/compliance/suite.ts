@@ -1,6 +1,6 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
 import { discover } from "./discovery.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
 import { buildReport, type Report } from "./report.js";
@@ -39,6 +39,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const unknown = unknownRequirementIds(catalogue, all);
   if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
+  assertGlobsMatch(all.map((c) => c.id), opts.caseGlobs);
   const selected = selectCases(all, opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
   const discoveryNotes = discovery.notes;

@@ -18,6 +18,11 @@ function sources(dir: string): string[] {
 
 const ALLOWED = [/^src\/compliance\//, /^generated\/v(1_0|0_3)\//, /^src\/runtime\//, /^src\/versioning\/errors\.ts$/, /^src\/transport\//];
 
+// One exception: a 0.3 client's driver may report its results in 0.3 JSON, which the suite converts
+// with the toolkit's 0.3 translators (issue 19); only that module may import them. The requests the
+// client sends are still judged on the raw wire.
+const RESULTS_0_3 = "src/compliance/client/results.ts";
+
 describe("src/compliance imports", () => {
   it("reach only the allowed layers", () => {
     const bad: string[] = [];
@@ -30,7 +35,8 @@ describe("src/compliance imports", () => {
           .split("\\")
           .join("/")
           .replace(/\.js$/, ".ts");
-        if (!ALLOWED.some((re) => re.test(target))) bad.push(`${relative(ROOT, file)} imports ${spec}`);
+        if (!ALLOWED.some((re) => re.test(target)) && !(relative(ROOT, file) === RESULTS_0_3 && target === "src/versioning/codec.ts"))
+          bad.push(`${relative(ROOT, file)} imports ${spec}`);
       }
     }
     expect(sources(DIR).length).toBeGreaterThan(10);

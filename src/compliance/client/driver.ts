@@ -11,8 +11,11 @@
 //   {"ok":true,"tasks":[…],"nextPageToken":""}            list
 //   {"ok":false,"error":{"code":-32001,"name":"TaskNotFoundError","message":"…"}}   an A2A error
 //   {"ok":false,"error":{"kind":"network","message":"…"}}                           no A2A answer
-// Results are in the A2A 1.0 ProtoJSON shape whatever version the agent spoke. Anything else the
-// driver prints (logs) goes before the last line or to stderr. The driver's exit code is ignored.
+//   {"kind":"unsupported","reason":"…"}     the client's API cannot express the instruction: skipped
+// Results are in the A2A 1.0 ProtoJSON shape whatever version the agent spoke, or 0.3 JSON marked
+// "version":"0.3" (converted by results.ts). Anything else the driver prints (logs) goes before
+// the last line or to stderr. The driver's exit code is ignored when it printed a result; without
+// one, driverFailure() says why (exit code, signal, stderr).
 import { spawn } from "node:child_process";
 
 export interface DriverOutcome {
@@ -21,6 +24,8 @@ export interface DriverOutcome {
   stdout: string;
   stderr: string;
   exitCode: number | null;
+  /** The signal that ended the driver, when one did. */
+  signal?: string;
   /** The driver did not finish in time and was killed. */
   timedOut: boolean;
   /** Could not start the command at all. */
@@ -81,11 +86,39 @@ export async function runDriver(command: string[], url: string, instruction: unk
       clearTimeout(timer);
       resolve({ stdout, stderr, exitCode: null, timedOut, spawnError: e.message });
     });
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ result: lastJsonLine(stdout), stdout, stderr, exitCode: code, timedOut });
+      resolve({ result: lastJsonLine(stdout), stdout, stderr, exitCode: code, timedOut, ...(signal ? { signal } : {}) });
     });
     child.stdin.on("error", () => undefined);
     child.stdin.end(`${JSON.stringify(instruction)}\n`);
   });
+}
+
+/** A driver result saying the client's API cannot express the instruction: its reason, else undefined. */
+export function unsupportedReason(result: unknown): string | undefined {
+  if (typeof result !== "object" || result === null || (result as { kind?: unknown }).kind !== "unsupported") return undefined;
+  const reason = (result as { reason?: unknown }).reason;
+  return typeof reason === "string" && reason.trim() ? reason.trim() : "(the driver gave no reason)";
+}
+
+/**
+ * Why the driver gave no usable result (could not start, timed out, ended without a JSON result
+ * line), with the last lines of its stderr; undefined when it printed a result in time.
+ */
+export function driverFailure(o: DriverOutcome, timeoutMs: number): string | undefined {
+  let cause: string;
+  if (o.spawnError) cause = `the driver could not be started: ${o.spawnError}`;
+  else if (o.timedOut) cause = `the driver did not finish within ${timeoutMs} ms and was killed`;
+  else if (o.result !== undefined) return undefined;
+  else if (o.signal) cause = `the driver was ended by ${o.signal} without printing a JSON result`;
+  else if (o.exitCode !== 0) cause = `the driver exited with code ${o.exitCode} without printing a JSON result`;
+  else cause = "the driver exited with code 0 without printing a JSON result line";
+  const tail = o.stderr
+    .split(/\r?\n/)
+    .filter((l) => l.trim())
+    .slice(-5);
+  return tail.length
+    ? `${cause}; last stderr lines:\n${tail.map((l) => `  ${l.length > 300 ? `${l.slice(0, 300)}…` : l}`).join("\n")}`
+    : `${cause} (stderr empty)`;
 }

@@ -4,7 +4,7 @@
 // the driver reported the expected result. Results use the server suite's CaseResult and Report
 // shapes, so the same console, JSON, JUnit and HTML reporters render them.
 import type { Case, Version } from "../cases.js";
-import { globToRegExp } from "../cases.js";
+import { assertGlobsMatch, globToRegExp } from "../cases.js";
 import type { Discovery } from "../discovery.js";
 import type { WireResponse } from "../http.js";
 import { Scope, match, type Diff } from "../match.js";
@@ -13,7 +13,8 @@ import { buildReport, consoleReport, type ConsoleOptions, type Report } from "..
 import { coverage, loadCatalogue } from "../requirements.js";
 import { verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
-import { runDriver } from "./driver.js";
+import { driverFailure, runDriver, unsupportedReason } from "./driver.js";
+import { resultIn1_0 } from "./results.js";
 import { compareRequest, startFixtureServer, type FixtureRun, type RecordedRequest } from "./fixture-server.js";
 
 export interface ClientSuiteOptions {
@@ -54,8 +55,10 @@ function asWire(rec: RecordedRequest, base: string) {
   return { method: rec.method, url: base + rec.url, headers: rec.headers, ...(rec.body !== undefined ? { body: rec.body } : {}) };
 }
 
-function asActual(rec: RecordedRequest, status: number): WireResponse {
-  return { status, headers: rec.headers, ...(rec.json !== undefined ? { json: rec.json } : rec.body !== undefined ? { text: rec.body } : {}) };
+/** What the client sent, as a step's actual side (with `sent`, so reports show its method and path). */
+function asActual(rec: RecordedRequest, status: number): { actual: WireResponse; sent: { method: string; path: string } } {
+  const actual = { status, headers: rec.headers, ...(rec.json !== undefined ? { json: rec.json } : rec.body !== undefined ? { text: rec.body } : {}) };
+  return { actual, sent: { method: rec.method, path: rec.url } };
 }
 
 /** The instruction sent to the driver: the case's, with its version and binding unless it names its own. */
@@ -71,7 +74,7 @@ function checkSteps(c: ClientCase, fixture: FixtureRun, result: unknown): StepRe
       const o = fixture.outcomes.find((x) => x.exchange.name === k.exchange);
       if (!o?.request) return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
       const diffs = compareRequest(k.request, o.request, fixture.ifacePath, new Scope(fixture.vars));
-      const seen = { request: asWire(o.request, fixture.url), actual: asActual(o.request, o.responseStatus ?? 0) };
+      const seen = { request: asWire(o.request, fixture.url), ...asActual(o.request, o.responseStatus ?? 0) };
       return { name: k.name, expected: k.request as never, ...seen, diffs, status: diffs.length ? "fail" : "pass", ...own };
     }
     if (result === undefined) return { name: `${k.name} (no driver result)`, expected: { body: k.result }, diffs: [], status: "not run", ...own };
@@ -82,13 +85,17 @@ function checkSteps(c: ClientCase, fixture: FixtureRun, result: unknown): StepRe
 
 export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs" | "strict">): Promise<CaseResult> {
   const started = Date.now();
+  const timeoutMs = opts.timeoutMs ?? 20_000;
   const fixture = await startFixtureServer(c);
   let outcome;
   try {
-    outcome = await runDriver(opts.command, fixture.url, instructionFor(c), opts.timeoutMs ?? 20_000);
+    outcome = await runDriver(opts.command, fixture.url, instructionFor(c), timeoutMs);
   } finally {
     await fixture.close();
   }
+  const head = { id: c.id, title: c.title, version: c.version, binding: c.binding, level: c.level, ...(c.spec ? { spec: c.spec } : {}), requirements: c.requirements };
+  const unsupported = outcome.timedOut ? undefined : unsupportedReason(outcome.result);
+  if (unsupported !== undefined) return { ...head, status: "skip", reason: `unsupported by the client: ${unsupported}`, steps: [], durationMs: Date.now() - started };
   const steps: StepResult[] = [];
   const cardDiffs: Diff[] = fixture.cardFetches.length
     ? []
@@ -96,7 +103,7 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
   steps.push({
     name: "agent card",
     expected: { method: "GET", path: "/.well-known/agent-card.json" } as never,
-    ...(fixture.cardFetches[0] ? { request: asWire(fixture.cardFetches[0], fixture.url), actual: asActual(fixture.cardFetches[0], 200) } : {}),
+    ...(fixture.cardFetches[0] ? { request: asWire(fixture.cardFetches[0], fixture.url), ...asActual(fixture.cardFetches[0], 200) } : {}),
     diffs: cardDiffs,
     status: cardDiffs.length ? "fail" : "pass",
   });
@@ -112,50 +119,47 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
       steps.push({ name, expected, diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }], status: "fail", ...own });
       continue;
     }
-    steps.push({ name, expected, request: asWire(o.request!, fixture.url), actual: asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail", ...own });
+    steps.push({ name, expected, request: asWire(o.request!, fixture.url), ...asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail", ...own });
   }
   for (const u of fixture.unexpected)
     steps.push({
       name: "unexpected request",
       expected: { body: "no request here" } as never,
       request: asWire(u.request, fixture.url),
-      actual: asActual(u.request, 500),
+      ...asActual(u.request, 500),
       diffs: [{ path: "", expected: "no request", actual: `${u.request.method} ${u.request.url}`, message: `unexpected request ${u.request.method} ${u.request.url}` }, ...u.diffs],
       status: "fail",
     });
-  const resultDiffs: Diff[] = [];
-  let error: string | undefined;
-  if (outcome.spawnError) error = `the driver could not be started: ${outcome.spawnError}`;
-  else if (outcome.timedOut) error = `the driver did not finish within ${opts.timeoutMs ?? 20_000} ms`;
-  else if (outcome.result === undefined) error = `the driver printed no JSON result (exit code ${outcome.exitCode}); stderr: ${outcome.stderr.trim().slice(-500)}`;
-  else resultDiffs.push(...match(c.result, outcome.result, "/result", new Scope(new Map())));
-  steps.push({
+  // Without a result the driver's failure is the cause (shown first), not the requests it never got to.
+  let error = driverFailure(outcome, timeoutMs);
+  let result: unknown;
+  try {
+    if (!error) result = resultIn1_0(outcome.result);
+  } catch (e) {
+    error = `the driver's "version": "0.3" result does not convert to A2A 1.0: ${(e as Error).message}`;
+  }
+  const resultDiffs = error ? [] : match(c.result, result, "/result", new Scope(new Map()));
+  const driverStep: StepResult = {
     name: "driver result",
     expected: { body: c.result },
-    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
+    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(result !== undefined ? { json: result } : outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
     diffs: resultDiffs,
     status: error || resultDiffs.length ? "fail" : "pass",
     ...(error ? { error } : {}),
-  });
-  steps.push(...checkSteps(c, fixture, outcome.result));
-  return {
-    id: c.id,
-    title: c.title,
-    version: c.version,
-    binding: c.binding,
-    level: c.level,
-    ...(c.spec ? { spec: c.spec } : {}),
-    requirements: c.requirements,
-    ...verdict(c.level, steps, opts.strict),
-    steps,
-    durationMs: Date.now() - started,
   };
+  if (error) steps.unshift(driverStep);
+  else steps.push(driverStep);
+  steps.push(...checkSteps(c, fixture, error ? undefined : result));
+  const judged = verdict(c.level, steps, opts.strict);
+  if (error) judged.reason = `driver result: ${error}`;
+  return { ...head, ...judged, steps, durationMs: Date.now() - started };
 }
 
 export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> {
   const startedAt = new Date();
   const all = loadClientCases(opts.casesDir ?? CLIENT_CASES_DIR, opts.catalogueFile);
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
+  assertGlobsMatch(all.map((c) => c.id), opts.caseGlobs);
   const selected = selectClientCases(all, opts);
   let results: CaseResult[] = new Array<CaseResult>(selected.length);
   let nextIndex = 0;
