@@ -6,6 +6,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["test/properties/**", "node_modules/**"],
     environment: "node",
+    // vitest's default is (cores - 1) workers: one on these 2-core machines. Most files wait on
+    // sockets and child processes, so two workers keep both cores busy (make test: 6m42s -> 3m16s).
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
