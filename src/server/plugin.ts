@@ -25,7 +25,7 @@ import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
-import { negotiate, requestedVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import type { Agent } from "./agent.js";
 import { buildCard } from "./card.js";
 import { TaskRuntime, type CallContext } from "./runtime.js";
