@@ -3,11 +3,12 @@
 // card advertises) exercises every operation the agent advertises, against the `serve` server and
 // through the gateway in front of a 1.0-only backend. Each `it` is one check; a check the card does
 // not advertise (push, extended card, ListTasks in 0.3) is skipped, not passed.
-import { Message, TaskState, type AgentCard, type SendMessageResult, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { Message, TaskState, type AgentCard, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asTask, sdkRequest } from "../support/sdk-client.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
@@ -44,30 +45,6 @@ async function clientFor(base: string, binding: string, version: string): Promis
     transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
   });
   return { client: await factory.createFromAgentCard(only), card };
-}
-
-let n = 0;
-function request(text: string, opts: { taskId?: string; contextId?: string; blocking?: boolean } = {}) {
-  return {
-    tenant: "",
-    message: Message.fromJSON({
-      messageId: `interop-${++n}`,
-      role: "ROLE_USER",
-      parts: [{ text }],
-      ...(opts.taskId ? { taskId: opts.taskId } : {}),
-      ...(opts.contextId ? { contextId: opts.contextId } : {}),
-    }),
-    configuration:
-      opts.blocking === false
-        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
-        : undefined,
-    metadata: undefined,
-  };
-}
-
-function asTask(r: SendMessageResult): Task {
-  expect("id" in r && "status" in r).toBe(true);
-  return r as Task;
 }
 
 const texts = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")));
@@ -108,53 +85,53 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
     });
 
     it("send (blocking): the completed task with its artifact", async () => {
-      const t = asTask(await client.sendMessage(request("echo blocking")));
+      const t = asTask(await client.sendMessage(sdkRequest("echo blocking")));
       expect(t.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(texts(t)).toEqual(["blocking"]);
     });
 
     it("send: a bare Message comes back as a Message", async () => {
-      const r = await client.sendMessage(request("msg plain"));
+      const r = await client.sendMessage(sdkRequest("msg plain"));
       expect("messageId" in r && !("status" in r)).toBe(true);
       expect((r as Message).parts[0].content).toMatchObject({ $case: "text", value: "plain" });
     });
 
     it("send (non-blocking) returns the working task, which then completes", async () => {
-      const t = asTask(await client.sendMessage(request("slow 200", { blocking: false })));
+      const t = asTask(await client.sendMessage(sdkRequest("slow 200", { blocking: false })));
       expect(t.status?.state).toBe(TaskState.TASK_STATE_WORKING);
       const done = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
       expect(stateOf(done.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
 
     it("stream: task first, chunks in order, completed last", async () => {
-      const events = await collect(client.sendMessageStream(request("stream 3")));
+      const events = await collect(client.sendMessageStream(sdkRequest("stream 3")));
       expect(events[0].payload?.$case).toBe("task");
       expect(streamedText(events)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
       expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
 
     it("multi-turn (send): input-required, then the follow-up completes the same task", async () => {
-      const first = asTask(await client.sendMessage(request("ask")));
+      const first = asTask(await client.sendMessage(sdkRequest("ask")));
       expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      const second = asTask(await client.sendMessage(request("blue", { taskId: first.id, contextId: first.contextId })));
+      const second = asTask(await client.sendMessage(sdkRequest("blue", { taskId: first.id, contextId: first.contextId })));
       expect(second.id).toBe(first.id);
       expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(texts(second)).toEqual(["blue"]);
     });
 
     it("multi-turn (stream): the first stream ends at input-required, the streaming follow-up completes", async () => {
-      const first = await collect(client.sendMessageStream(request("ask")));
+      const first = await collect(client.sendMessageStream(sdkRequest("ask")));
       expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       const task = first[0].payload?.$case === "task" ? first[0].payload.value : undefined;
       expect(task).toBeDefined();
-      const more = await collect(client.sendMessageStream(request("green", { taskId: task!.id, contextId: task!.contextId })));
+      const more = await collect(client.sendMessageStream(sdkRequest("green", { taskId: task!.id, contextId: task!.contextId })));
       expect(streamedText(more)).toEqual(["green"]);
       expect(stateOf(more.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
 
     it("get: the task with its history; historyLength 1 and 0 trim it", async () => {
-      const first = asTask(await client.sendMessage(request("ask")));
-      await client.sendMessage(request("red", { taskId: first.id, contextId: first.contextId }));
+      const first = asTask(await client.sendMessage(sdkRequest("ask")));
+      await client.sendMessage(sdkRequest("red", { taskId: first.id, contextId: first.contextId }));
       const all = await get(first.id);
       expect(all.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(all.history.length).toBeGreaterThanOrEqual(2);
@@ -168,7 +145,7 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
 
     it("list (1.0): the tasks, including one just created", async (ctx) => {
       if (version !== "1.0") return ctx.skip(); // 0.3 has no ListTasks
-      const t = asTask(await client.sendMessage(request("echo listed")));
+      const t = asTask(await client.sendMessage(sdkRequest("echo listed")));
       const page = await client.listTasks({
         tenant: "",
         contextId: t.contextId,
@@ -183,14 +160,14 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
     });
 
     it("cancel of a running task: canceled", async () => {
-      const t = asTask(await client.sendMessage(request("slow 60000", { blocking: false })));
+      const t = asTask(await client.sendMessage(sdkRequest("slow 60000", { blocking: false })));
       const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
       expect(c.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       expect((await get(t.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     });
 
     it("cancel of a finished task: TaskNotCancelableError", async () => {
-      const t = asTask(await client.sendMessage(request("echo done")));
+      const t = asTask(await client.sendMessage(sdkRequest("echo done")));
       await expect(client.cancelTask({ tenant: "", id: t.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
     });
 
@@ -199,12 +176,12 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
     });
 
     it("a message to a finished task: UnsupportedOperationError", async () => {
-      const t = asTask(await client.sendMessage(request("echo over")));
-      await expect(client.sendMessage(request("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
+      const t = asTask(await client.sendMessage(sdkRequest("echo over")));
+      await expect(client.sendMessage(sdkRequest("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
     });
 
     it("subscribe to a running task: the task, then its updates to completed", async () => {
-      const t = asTask(await client.sendMessage(request("slow 300", { blocking: false })));
+      const t = asTask(await client.sendMessage(sdkRequest("slow 300", { blocking: false })));
       const events = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
       expect(events[0].payload?.$case).toBe("task");
       expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -213,7 +190,7 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
 
     it("push configs (when declared): create, get, list, delete", async (ctx) => {
       if (!card.capabilities?.pushNotifications) return ctx.skip();
-      const t = asTask(await client.sendMessage(request("echo push")));
+      const t = asTask(await client.sendMessage(sdkRequest("echo push")));
       const cfg = { tenant: "", id: "cfg-1", taskId: t.id, url: "http://127.0.0.1:9/hook", token: "tok", authentication: undefined };
       expect(await client.createTaskPushNotificationConfig(cfg)).toMatchObject({ taskId: t.id, id: "cfg-1", url: cfg.url });
       expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId: t.id, id: "cfg-1" })).toMatchObject({ url: cfg.url });

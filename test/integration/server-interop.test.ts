@@ -1,10 +1,11 @@
 // Interop proof: the official @a2a-js/sdk client drives our server over JSON-RPC and HTTP+JSON at
 // 1.0, and through its 0.3 compat transports at 0.3 — send, stream, multi-turn, cancel, get, errors.
-import { Message, TaskState, type SendMessageResult, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { Message, TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asTask, sdkRequest } from "../support/sdk-client.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 let app: FastifyInstance;
@@ -32,29 +33,6 @@ async function clientFor(binding: "JSONRPC" | "HTTP+JSON", version: "1.0" | "0.3
   return factory.createFromAgentCard(only);
 }
 
-let n = 0;
-function request(text: string, opts: { taskId?: string; blocking?: boolean } = {}) {
-  return {
-    tenant: "",
-    message: Message.fromJSON({
-      messageId: `sdk-${++n}`,
-      role: "ROLE_USER",
-      parts: [{ text }],
-      ...(opts.taskId ? { taskId: opts.taskId } : {}),
-    }),
-    configuration:
-      opts.blocking === false
-        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
-        : undefined,
-    metadata: undefined,
-  };
-}
-
-function asTask(r: SendMessageResult): Task {
-  expect("id" in r && "status" in r).toBe(true);
-  return r as Task;
-}
-
 function artifactText(t: Task): string | undefined {
   const c = t.artifacts[0]?.parts[0]?.content;
   return c?.$case === "text" ? c.value : undefined;
@@ -78,7 +56,7 @@ describe.each([
   });
 
   it("sends a message and gets the completed task; gets it again", async () => {
-    const t = asTask(await client.sendMessage(request("echo from the sdk")));
+    const t = asTask(await client.sendMessage(sdkRequest("echo from the sdk")));
     expect(t.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactText(t)).toBe("from the sdk");
     const again = await client.getTask({ tenant: "", id: t.id, historyLength: undefined });
@@ -87,14 +65,14 @@ describe.each([
   });
 
   it("gets a bare message back for msg", async () => {
-    const r = await client.sendMessage(request("msg hello sdk"));
+    const r = await client.sendMessage(sdkRequest("msg hello sdk"));
     expect("messageId" in r && !("status" in r)).toBe(true);
     const c = (r as Message).parts[0].content;
     expect(c?.$case === "text" && c.value).toBe("hello sdk");
   });
 
   it("streams: task first, chunks in order, completed last", async () => {
-    const events = await collect(client.sendMessageStream(request("stream 5")));
+    const events = await collect(client.sendMessageStream(sdkRequest("stream 5")));
     expect(events[0].payload?.$case).toBe("task");
     const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
     expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(
@@ -106,25 +84,25 @@ describe.each([
   });
 
   it("multi-turn: input-required, then completes in the same task", async () => {
-    const first = asTask(await client.sendMessage(request("ask")));
+    const first = asTask(await client.sendMessage(sdkRequest("ask")));
     expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const second = asTask(await client.sendMessage(request("my reply", { taskId: first.id })));
+    const second = asTask(await client.sendMessage(sdkRequest("my reply", { taskId: first.id })));
     expect(second.id).toBe(first.id);
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactText(second)).toBe("my reply");
   });
 
   it("cancels a running task", async () => {
-    const t = asTask(await client.sendMessage(request("slow 60000", { blocking: false })));
+    const t = asTask(await client.sendMessage(sdkRequest("slow 60000", { blocking: false })));
     expect(t.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
     expect(c.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
   it("surfaces errors: unknown task, cancel of a finished task", async () => {
-    const t = asTask(await client.sendMessage(request("echo done")));
+    const t = asTask(await client.sendMessage(sdkRequest("echo done")));
     await expect(client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
     await expect(client.cancelTask({ tenant: "", id: t.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
-    await expect(client.sendMessage(request("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
+    await expect(client.sendMessage(sdkRequest("more", { taskId: t.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
   });
 });
