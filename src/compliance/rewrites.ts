@@ -208,6 +208,21 @@ const SSE_0_3: Citation = {
     "The body of this HTTP response contains a stream of [Server-Sent Events (SSE)](https://html.spec.whatwg.org/multipage/server-sent-events.html#server-sent-events) as defined by the W3C.",
 };
 
+/** Serves `:subscribe` by one verb only: the other is answered 405 naming the allowed one. */
+function subscribeOnly(allowed: "GET" | "POST"): NonNullable<Rewrite["answer"]> {
+  const refused = allowed === "GET" ? "POST" : "GET";
+  return (ex) =>
+    ex.request.method !== refused
+      ? undefined
+      : {
+          status: 405,
+          headers: { allow: allowed, "content-type": "application/json" },
+          body: {
+            error: { code: 405, status: "UNIMPLEMENTED", message: `${refused} is not allowed here: subscribe with ${allowed}` },
+          },
+        };
+}
+
 export const REWRITES: readonly Rewrite[] = [
   {
     name: "rest-not-cancelable-409",
@@ -271,14 +286,7 @@ export const REWRITES: readonly Rewrite[] = [
       { version: "0.3.0", section: "7.9", quote: "URL: /v1/tasks/{id}:subscribe - HTTP Method: POST" },
     ],
     applies: { bindings: ["rest"], operations: ["SubscribeToTask"] },
-    answer: (ex) =>
-      ex.request.method === "GET"
-        ? {
-            status: 405,
-            headers: { allow: "POST", "content-type": "application/json" },
-            body: { error: { code: 405, status: "UNIMPLEMENTED", message: "GET is not allowed here: subscribe with POST" } },
-          }
-        : undefined,
+    answer: subscribeOnly("POST"),
   },
   {
     name: "subscribe-get-only",
@@ -294,14 +302,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["rest"], operations: ["SubscribeToTask"] },
-    answer: (ex) =>
-      ex.request.method === "POST"
-        ? {
-            status: 405,
-            headers: { allow: "GET", "content-type": "application/json" },
-            body: { error: { code: 405, status: "UNIMPLEMENTED", message: "POST is not allowed here: subscribe with GET" } },
-          }
-        : undefined,
+    answer: subscribeOnly("GET"),
   },
   {
     name: "jsonrpc-error-data-null",

@@ -42,7 +42,7 @@ import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-stor
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
-import { artifactBytes, artifactsBytes, eventBytes, messageBytes, partsBytes } from "./task-size.js";
+import { artifactBytes, artifactsBytes, eventBytes, historyBytes, messageBytes, partsBytes } from "./task-size.js";
 
 const S = v1_0.TaskState;
 
@@ -509,8 +509,7 @@ export class TaskRuntime {
   protected addHistory(task: v1_0.Task, message: v1_0.Message): void {
     const h = task.history;
     h.push(message);
-    let bytes = 0;
-    for (const m of h) bytes += messageBytes(m);
+    let bytes = historyBytes(h);
     let drop = Math.max(0, h.length - this.maxHistory);
     for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
     while (bytes > this.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);

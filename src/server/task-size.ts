@@ -52,10 +52,15 @@ export function partBytes(p: v1_0.Part): number {
   return n;
 }
 
-export function partsBytes(parts: readonly v1_0.Part[]): number {
+/** The sum of `bytes` over `items`. */
+function sum<T>(items: readonly T[], bytes: (item: T) => number): number {
   let n = 0;
-  for (const p of parts) n += partBytes(p);
+  for (const x of items) n += bytes(x);
   return n;
+}
+
+export function partsBytes(parts: readonly v1_0.Part[]): number {
+  return sum(parts, partBytes);
 }
 
 export function messageBytes(m: v1_0.Message): number {
@@ -67,9 +72,7 @@ export function messageBytes(m: v1_0.Message): number {
 }
 
 export function historyBytes(history: readonly v1_0.Message[]): number {
-  let n = 0;
-  for (const m of history) n += messageBytes(m);
-  return n;
+  return sum(history, messageBytes);
 }
 
 export function artifactBytes(a: v1_0.Artifact): number {
@@ -80,9 +83,7 @@ export function artifactBytes(a: v1_0.Artifact): number {
 }
 
 export function artifactsBytes(artifacts: readonly v1_0.Artifact[]): number {
-  let n = 0;
-  for (const a of artifacts) n += artifactBytes(a);
-  return n;
+  return sum(artifacts, artifactBytes);
 }
 
 /**

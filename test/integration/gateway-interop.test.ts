@@ -2,10 +2,11 @@
 // reference server through it, and our 1.0 client reaches a 0.3-only reference server, for send,
 // stream, multi-turn, cancel and get on both bindings; correlation metadata; a backend killed
 // mid-task fails the local task with a generic message.
-import { Message, TaskState as SdkState, type SendMessageResult, type StreamResponse, type Task as SdkTask } from "@a2a-js/sdk";
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import { TaskState as SdkState, type StreamResponse, type Task as SdkTask } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { BACKEND_FAILURE, buildGateway, META_BACKEND, META_REMOTE_CONTEXT, META_REMOTE_TASK } from "../../src/gateway/index.js";
@@ -145,43 +146,8 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("1.0 client over %s to a 0.3-on
 
 // ------------------------------------------------------------------ the official SDK's 0.3 client → gateway → 1.0-only backend
 
-async function sdkClient(binding: "JSONRPC" | "HTTP+JSON"): Promise<Client> {
-  const legacyCompat = { enabled: true };
-  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(gateway);
-  const only = {
-    ...card,
-    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === "0.3"),
-  };
-  expect(only.supportedInterfaces).toHaveLength(1);
-  const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
-  });
-  return factory.createFromAgentCard(only);
-}
-
-let n = 0;
-function sdkRequest(text: string, opts: { taskId?: string; blocking?: boolean } = {}) {
-  return {
-    tenant: "",
-    message: Message.fromJSON({
-      messageId: `gw-sdk-${++n}`,
-      role: "ROLE_USER",
-      parts: [{ text }],
-      metadata: { agent_id: "new" },
-      ...(opts.taskId ? { taskId: opts.taskId } : {}),
-    }),
-    configuration:
-      opts.blocking === false
-        ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
-        : undefined,
-    metadata: undefined,
-  };
-}
-
-function asTask(r: SendMessageResult): SdkTask {
-  expect("id" in r && "status" in r).toBe(true);
-  return r as SdkTask;
-}
+/** A message routed to the 1.0-only backend by its agent_id. */
+const routed = (text: string, opts: Parameters<typeof sdkRequest>[1] = {}) => sdkRequest(text, { ...opts, metadata: { agent_id: "new" } });
 
 function text(t: SdkTask): string | undefined {
   const c = t.artifacts[0]?.parts[0]?.content;
@@ -192,12 +158,12 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s
   let client: Client;
   let direct: A2AClient;
   beforeAll(async () => {
-    client = await sdkClient(binding);
+    client = (await sdkClientFor(gateway, binding, "0.3")).client;
     direct = await createA2AClient(backend1_0, { version: "1.0" });
   });
 
   it("send and get", async () => {
-    const t = asTask(await client.sendMessage(sdkRequest("echo from a 0.3 client")));
+    const t = asTask(await client.sendMessage(routed("echo from a 0.3 client")));
     expect(t.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
     expect(text(t)).toBe("from a 0.3 client");
     const again = await client.getTask({ tenant: "", id: t.id, historyLength: undefined });
@@ -209,7 +175,7 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s
 
   it("stream", async () => {
     const events: StreamResponse[] = [];
-    for await (const e of client.sendMessageStream(sdkRequest("stream 3"))) events.push(e);
+    for await (const e of client.sendMessageStream(routed("stream 3"))) events.push(e);
     expect(events[0].payload?.$case).toBe("task");
     const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
     expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
@@ -218,16 +184,16 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s
   });
 
   it("multi-turn", async () => {
-    const first = asTask(await client.sendMessage(sdkRequest("ask")));
+    const first = asTask(await client.sendMessage(routed("ask")));
     expect(first.status?.state).toBe(SdkState.TASK_STATE_INPUT_REQUIRED);
-    const second = asTask(await client.sendMessage(sdkRequest("sdk reply", { taskId: first.id })));
+    const second = asTask(await client.sendMessage(routed("sdk reply", { taskId: first.id })));
     expect(second.id).toBe(first.id);
     expect(second.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
     expect(text(second)).toBe("sdk reply");
   });
 
   it("cancel reaches the backend", async () => {
-    const t = asTask(await client.sendMessage(sdkRequest("slow 60000", { blocking: false })));
+    const t = asTask(await client.sendMessage(routed("slow 60000", { blocking: false })));
     expect(t.status?.state).toBe(SdkState.TASK_STATE_WORKING);
     const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
     expect(c.status?.state).toBe(SdkState.TASK_STATE_CANCELED);

@@ -4,11 +4,11 @@
 // through the gateway in front of a 1.0-only backend. Each `it` is one check; a check the card does
 // not advertise (push, extended card, ListTasks in 0.3) is skipped, not passed.
 import { Message, TaskState, type AgentCard, type StreamResponse, type Task } from "@a2a-js/sdk";
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asTask, sdkRequest } from "../support/sdk-client.js";
+import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
@@ -30,22 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const a of apps.reverse()) await a.close();
 });
-
-const legacyCompat = { enabled: true };
-
-async function clientFor(base: string, binding: string, version: string): Promise<{ client: Client; card: AgentCard }> {
-  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(base);
-  // Keep only the interface under test, so the SDK cannot pick another one.
-  const only = {
-    ...card,
-    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === version),
-  };
-  expect(only.supportedInterfaces).toHaveLength(1);
-  const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
-  });
-  return { client: await factory.createFromAgentCard(only), card };
-}
 
 const texts = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")));
 
@@ -81,7 +65,7 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (targe
     const get = (id: string, historyLength?: number) => client.getTask({ tenant: "", id, historyLength });
 
     beforeAll(async () => {
-      ({ client, card } = await clientFor(urls[target], binding, version));
+      ({ client, card } = await sdkClientFor(urls[target], binding, version));
     });
 
     it("send (blocking): the completed task with its artifact", async () => {

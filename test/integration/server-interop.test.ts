@@ -1,11 +1,11 @@
 // Interop proof: the official @a2a-js/sdk client drives our server over JSON-RPC and HTTP+JSON at
 // 1.0, and through its 0.3 compat transports at 0.3 — send, stream, multi-turn, cancel, get, errors.
 import { Message, TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asTask, sdkRequest } from "../support/sdk-client.js";
+import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 let app: FastifyInstance;
@@ -17,21 +17,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });
 afterAll(() => app.close());
-
-async function clientFor(binding: "JSONRPC" | "HTTP+JSON", version: "1.0" | "0.3"): Promise<Client> {
-  const legacyCompat = { enabled: true };
-  const card = await new DefaultAgentCardResolver({ legacyCompat }).resolve(base);
-  // Keep only the interface under test, so the SDK cannot pick another one.
-  const only = {
-    ...card,
-    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === version),
-  };
-  expect(only.supportedInterfaces).toHaveLength(1);
-  const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
-  });
-  return factory.createFromAgentCard(only);
-}
 
 function artifactText(t: Task): string | undefined {
   const c = t.artifacts[0]?.parts[0]?.content;
@@ -52,7 +37,7 @@ describe.each([
 ] as const)("@a2a-js/sdk client, %s %s", (binding, version) => {
   let client: Client;
   beforeAll(async () => {
-    client = await clientFor(binding, version);
+    client = (await sdkClientFor(base, binding, version)).client;
   });
 
   it("sends a message and gets the completed task; gets it again", async () => {
