@@ -88,7 +88,7 @@ export interface Case {
   description?: string;
   requirements: string[];
   level: Level;
-  /** The spec sentences the case rests on (compliance/README.md, Citations); absent while uncited. */
+  /** The spec sentences the case rests on (compliance/README.md, Citations); every case has them (test/unit/compliance-citations.test.ts). */
   spec?: Citation[];
   version: Version;
   binding: Binding;

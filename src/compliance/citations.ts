@@ -141,7 +141,7 @@ export function checkCitation(c: Citation, dir?: string): string | undefined {
 /**
  * Every citation problem of a case given as its parts (the case first, then its steps): quotes
  * not in the text, a level above what the citations support. `caseLevel` is the level of steps
- * that have none of their own. Missing case citations are not reported here (see uncited()).
+ * that have none of their own. Missing case citations are not reported here (isCited() tells them).
  */
 export function citationProblems(parts: Cited[], caseLevel: Level, dir?: string): string[] {
   const out: string[] = [];

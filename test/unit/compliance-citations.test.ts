@@ -1,11 +1,8 @@
 // Every compliance case cites the spec sentence it rests on (compliance/README.md, Citations):
 // each quote occurs verbatim under its section of the spec text in $A2A_SPEC_DIR/text/, no level
-// is above its citations' strongest upper-case RFC 2119 keyword, and every case has a citation,
-// except those still listed in compliance/uncited.json (which must be exactly the uncited set).
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+// is above its citations' strongest upper-case RFC 2119 keyword, and every case has a citation.
 import { describe, expect, it } from "vitest";
-import { COMPLIANCE_DIR, CASES_DIR, readCaseFiles, type Level } from "../../src/compliance/cases.js";
+import { CASES_DIR, readCaseFiles, type Level } from "../../src/compliance/cases.js";
 import { CLIENT_CASES_DIR } from "../../src/compliance/client/cases.js";
 import {
   SpecText,
@@ -28,9 +25,6 @@ function allCases(): { id: string; data: RawCase }[] {
     });
   return [...read(CASES_DIR, ""), ...read(CLIENT_CASES_DIR, "client:")];
 }
-
-const UNCITED_FILE = join(COMPLIANCE_DIR, "uncited.json");
-const listed = (): string[] => (JSON.parse(readFileSync(UNCITED_FILE, "utf8")) as { uncited: string[] }).uncited;
 
 describe("citation checks", () => {
   const spec = new SpecText(
@@ -138,14 +132,8 @@ describe("the catalogue's citations", () => {
     const problems = cases.flatMap((c) => citationProblems(citedParts(c.data), c.data.level).map((p) => `${c.id}: ${p}`));
     expect(problems).toEqual([]);
   });
-  it("every case has a citation, except those listed in compliance/uncited.json (exactly the uncited set)", () => {
+  it("every case has a citation", () => {
     const uncited = cases.filter((c) => !isCited(c.data)).map((c) => c.id);
-    const list = new Set(listed());
-    const newlyUncited = uncited.filter((id) => !list.has(id));
-    const citedButListed = [...list].filter((id) => !uncited.includes(id));
-    if (uncited.length)
-      console.log(`${uncited.length} case(s) without a spec citation (compliance/uncited.json):\n  ${uncited.join("\n  ")}`);
-    expect(newlyUncited, "cases without a citation that compliance/uncited.json does not list: cite them").toEqual([]);
-    expect(citedButListed, "compliance/uncited.json lists cases that are cited or do not exist: remove them").toEqual([]);
+    expect(uncited, "cases without a spec citation: cite them").toEqual([]);
   });
 });
