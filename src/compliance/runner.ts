@@ -315,7 +315,8 @@ async function runExchange(
     actual = polled.response;
     if (polled.polls) notes.push(`re-sent ${polled.polls} time(s) until the body matched repeatUntil`);
     if (polled.timedOut) {
-      const skipCase = `the task did not reach ${describe(until)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
+      const what = describe(until);
+      const skipCase = `the task did not reach ${typeof what === "string" ? what : JSON.stringify(what)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
       return { result: { name, request, expected: step.expect, actual, diffs: [], status: "not run", notes, skipCase } };
     }
   }
