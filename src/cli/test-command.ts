@@ -66,7 +66,8 @@ function parseMs(name: string, value: string | undefined): number | undefined {
 function parseCount(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--${name}: expected a whole number (0 or more), got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new UsageError(`--${name}: expected a whole number (0 or more), got "${value}"`);
   return n;
 }
 
@@ -174,8 +175,14 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end; the only bound on a stream step (default 15000)")
-    .option("--task-timeout <ms>", "bound for polling a task until it ends (repeatUntil) and for re-sending a request answered 429 (default 120000)")
-    .option("--max-messages <n>", "send at most n messages in the whole run; a case that needs more than is left is skipped (default: unlimited)")
+    .option(
+      "--task-timeout <ms>",
+      "bound for polling a task until it ends (repeatUntil) and for re-sending a request answered 429 (default 120000)",
+    )
+    .option(
+      "--max-messages <n>",
+      "send at most n messages in the whole run; a case that needs more than is left is skipped (default: unlimited)",
+    )
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -217,6 +217,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
     else {
       checkMatchers(s.expect, `/steps/${i}/expect`, problems);
       if (s.repeatUntil !== undefined) checkMatchers(s.repeatUntil, `/steps/${i}/repeatUntil`, problems);
+      if (s.repeatUntil !== undefined && s.expect.stream) problems.push(`/steps/${i}/repeatUntil: matches a JSON body; a stream step cannot repeat (it is bounded by --stream-timeout)`);
     }
   });
   const [vdir, bdir] = id.split("/");

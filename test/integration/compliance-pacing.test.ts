@@ -76,7 +76,15 @@ const poll: CaseStep = { name: "poll", request: rpc("GetTask", { id: "{{taskId}}
 const cancel: CaseStep = { name: "cancel", cleanup: true, request: rpc("CancelTask", { id: "{{taskId}}" }), expect: { status: 200 } };
 
 function makeCase(name: string, steps: CaseStep[]) {
-  const r = parseCase(`v1_0/json-rpc/pacing/${name}`, "f.json", { title: name, requirements: ["S-23"], level: "MUST", version: "1.0", binding: "json-rpc", agent: "any", steps });
+  const r = parseCase(`v1_0/json-rpc/pacing/${name}`, "f.json", {
+    title: name,
+    requirements: ["S-23"],
+    level: "MUST",
+    version: "1.0",
+    binding: "json-rpc",
+    agent: "any",
+    steps,
+  });
   expect(r.problems).toEqual([]);
   return r.case!;
 }
@@ -133,7 +141,12 @@ describe("runner pacing against an agent that takes time", () => {
 
   it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count", async () => {
     const results = await run(
-      [makeCase("a", [send("limited")]), makeCase("b", [send("echo")]), makeCase("c", [send("echo"), poll]), makeCase("d", [send("echo"), send("echo")])],
+      [
+        makeCase("a", [send("limited")]),
+        makeCase("b", [send("echo")]),
+        makeCase("c", [send("echo"), poll]),
+        makeCase("d", [send("echo"), send("echo")]),
+      ],
       { maxMessages: 3 },
     );
     expect(results.map((r) => `${r.id.split("/").pop()} ${r.status} ${r.reason ?? ""}`.trim())).toEqual([
@@ -151,7 +164,11 @@ describe("runner pacing against an agent that takes time", () => {
       [{ maxMessages: "-1" }, "--max-messages: expected a whole number"],
     ] as const) {
       let stderr = "";
-      const code = await runTestCommand(agent.url, { case: ["v1_0/card/*"], ...opts }, { stdout: () => undefined, stderr: (s) => (stderr += s) });
+      const code = await runTestCommand(
+        agent.url,
+        { case: ["v1_0/card/*"], ...opts },
+        { stdout: () => undefined, stderr: (s) => (stderr += s) },
+      );
       expect(code).toBe(2);
       expect(stderr).toContain(text);
     }

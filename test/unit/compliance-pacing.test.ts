@@ -6,7 +6,11 @@ import type { WireRequest, WireResponse } from "../../src/compliance/http.js";
 import { messagesNeeded, pollUntil, retryAfterMs, sendPaced, sendsMessage } from "../../src/compliance/pacing.js";
 
 const req: WireRequest = { method: "POST", url: "http://127.0.0.1:1/rpc", headers: {} };
-const res = (status: number, headers: Record<string, string> = {}, json?: unknown): WireResponse => ({ status, headers, ...(json ? { json } : {}) });
+const res = (status: number, headers: Record<string, string> = {}, json?: unknown): WireResponse => ({
+  status,
+  headers,
+  ...(json ? { json } : {}),
+});
 
 /** A fake `send` answering from the list in turn (the last one repeats), recording when each call came. */
 function answers(...list: WireResponse[]) {
@@ -134,7 +138,10 @@ describe("polling (repeatUntil)", () => {
 
   it("does not poll a body that already matches", async () => {
     const { send } = answers(working);
-    expect(await pollUntil(send, res(200, {}, { state: "completed" }), done, Date.now() + 1000)).toMatchObject({ polls: 0, timedOut: false });
+    expect(await pollUntil(send, res(200, {}, { state: "completed" }), done, Date.now() + 1000)).toMatchObject({
+      polls: 0,
+      timedOut: false,
+    });
     expect(send).not.toHaveBeenCalled();
   });
 });
@@ -161,7 +168,12 @@ describe("messages a request sends", () => {
       version: "1.0",
       binding: "json-rpc",
       agent: "any",
-      steps: [x("SendMessage"), x("GetTask"), { parallel: [x("SendStreamingMessage"), x("SendMessage")] }, { ...x("CancelTask"), cleanup: true }],
+      steps: [
+        x("SendMessage"),
+        x("GetTask"),
+        { parallel: [x("SendStreamingMessage"), x("SendMessage")] },
+        { ...x("CancelTask"), cleanup: true },
+      ],
     });
     expect(problems).toEqual([]);
     expect(messagesNeeded(c!)).toBe(3);
@@ -171,16 +183,38 @@ describe("messages a request sends", () => {
 describe("case format: repeatUntil and cleanup", () => {
   const exchange = { request: { method: "POST", path: "", body: {} }, expect: {} };
   const problems = (steps: unknown[]) =>
-    parseCase("v1_0/json-rpc/x/y", "f.json", { title: "t", requirements: ["S-23"], level: "MUST", version: "1.0", binding: "json-rpc", agent: "any", steps })
-      .problems;
+    parseCase("v1_0/json-rpc/x/y", "f.json", {
+      title: "t",
+      requirements: ["S-23"],
+      level: "MUST",
+      version: "1.0",
+      binding: "json-rpc",
+      agent: "any",
+      steps,
+    }).problems;
 
   it("accepts them on exchanges, and cleanup on parallel and webhook steps", () => {
-    expect(problems([{ ...exchange, repeatUntil: { result: { status: { state: "TASK_STATE_COMPLETED" } } } }, { ...exchange, cleanup: true }])).toEqual([]);
-    expect(problems([{ parallel: [exchange, exchange], cleanup: true }, { awaitWebhook: { until: {} }, cleanup: true }])).toEqual([]);
+    expect(
+      problems([
+        { ...exchange, repeatUntil: { result: { status: { state: "TASK_STATE_COMPLETED" } } } },
+        { ...exchange, cleanup: true },
+      ]),
+    ).toEqual([]);
+    expect(
+      problems([
+        { parallel: [exchange, exchange], cleanup: true },
+        { awaitWebhook: { until: {} }, cleanup: true },
+      ]),
+    ).toEqual([]);
   });
 
   it("rejects a bad matcher in repeatUntil, a non-boolean cleanup and cleanup on one exchange of a parallel step", () => {
-    expect(problems([{ ...exchange, repeatUntil: { $nope: 1 } }])).toEqual([expect.stringMatching(/\/steps\/0\/repeatUntil: unknown operator "\$nope"/)]);
+    expect(problems([{ ...exchange, repeatUntil: { $nope: 1 } }])).toEqual([
+      expect.stringMatching(/\/steps\/0\/repeatUntil: unknown operator "\$nope"/),
+    ]);
+    expect(problems([{ ...exchange, expect: { stream: {} }, repeatUntil: {} }])).toEqual([
+      expect.stringMatching(/\/steps\/0\/repeatUntil: matches a JSON body/),
+    ]);
     expect(problems([{ ...exchange, cleanup: "yes" }])).toEqual([expect.stringMatching(/\/steps\/0\/cleanup: must be boolean/)]);
     expect(problems([{ parallel: [{ ...exchange, cleanup: true }, exchange] }])).toEqual([
       expect.stringMatching(/\/steps\/0\/parallel\/0: cleanup belongs to the parallel step/),
