@@ -201,7 +201,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     }
     if (r.status !== "fail" && r.status !== "warn") continue;
     lines.push(`  ${r.title}`);
-    const step = r.steps.find((s) => s.status === "fail");
+    const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
     if (!step) {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
@@ -249,7 +249,7 @@ export function xmlEscape(s: string): string {
 }
 
 function failureText(r: CaseResult): string {
-  const step = r.steps.find((s) => s.status === "fail");
+  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
   if (!step) return r.reason ?? "";
   const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
   if (step.error) parts.push(step.error);
