@@ -50,6 +50,8 @@ export function messagesNeeded(c: Case): number {
 /** What --max-messages leaves for the rest of the run (left: Infinity when unlimited). */
 export interface MessageBudget {
   left: number;
+  /** First sends the running case still has to make (counted statically): a 429 re-send may not take them. */
+  reserved?: number;
 }
 
 export interface PacedOptions {
@@ -69,10 +71,11 @@ export async function sendPaced(
   opts: PacedOptions,
 ): Promise<{ response: WireResponse; notes: string[] }> {
   const notes: string[] = [];
-  const charge = () => {
-    if (opts.budget) opts.budget.left--;
-  };
-  charge();
+  const b = opts.budget;
+  if (b) {
+    b.left--;
+    b.reserved = Math.max(0, (b.reserved ?? 0) - 1);
+  }
   let response = await send(request);
   for (let retry = 0; response.status === 429 && retry < MAX_429_RETRIES; retry++) {
     const given = retryAfterMs(response.headers["retry-after"]);
@@ -82,12 +85,12 @@ export async function sendPaced(
       notes.push(`HTTP 429 (${why}): not re-sent, the wait of ${wait} ms would pass --task-timeout`);
       break;
     }
-    if (opts.budget && opts.budget.left <= 0) {
+    if (b && b.left - (b.reserved ?? 0) <= 0) {
       notes.push(`HTTP 429 (${why}): not re-sent, the --max-messages budget is spent`);
       break;
     }
     await sleep(wait);
-    charge();
+    if (b) b.left--;
     response = await send(request);
     notes.push(`HTTP 429 (${why}): re-sent after ${wait} ms, answered ${response.status}`);
   }

@@ -404,6 +404,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
   const needed = messagesNeeded(c);
   if (needed > budget.left) return { ...base, status: "skip", reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`, steps: [], durationMs: 0 };
+  budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();

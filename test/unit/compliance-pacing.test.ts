@@ -92,6 +92,15 @@ describe("429 re-sends", () => {
     expect(budget.left).toBe(2);
   });
 
+  it("does not take for a 429 re-send the messages the case still has to send", async () => {
+    const budget = { left: 2, reserved: 2 }; // this send and one more of the same case
+    const { send } = answers(res(429, { "retry-after": "0" }), res(200));
+    const { response, notes } = await sendPaced(send, req, { deadline: Date.now() + 10_000, budget });
+    expect(response.status).toBe(429);
+    expect(budget).toEqual({ left: 1, reserved: 1 });
+    expect(notes[0]).toMatch(/budget is spent/);
+  });
+
   it("leaves a non-429 answer alone", async () => {
     const { send } = answers(res(503, { "retry-after": "1" }));
     const { response, notes } = await sendPaced(send, req, { deadline: Date.now() + 10_000 });
