@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { parseChoice, parseReports, UsageError } from "./options.js";
 import type { Version } from "../compliance/cases.js";
+import type { RunMessage } from "../compliance/message.js";
 import type { Report } from "../compliance/report.js";
 
 export interface TestCommandOptions {
@@ -25,6 +26,9 @@ export interface TestCommandOptions {
   otherHeader?: string[];
   webhookListen?: string;
   webhookUrl?: string;
+  message?: string;
+  messageFile?: string;
+  followUp?: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -52,6 +56,28 @@ function parseListen(
   const m = /^(.*):(\d+)$/.exec(listen);
   if (!m || !m[1]) throw new UsageError(`--webhook-listen: expected <host>:<port> (port 0: any free port), got "${listen}"`);
   return { host: m[1].replace(/^\[(.*)\]$/, "$1"), port: Number(m[2]), ...(publicUrl ? { publicUrl } : {}) };
+}
+
+/** `--message`, `--message-file`, `--follow-up`: what the agent-agnostic cases send (src/compliance/message.ts). */
+async function parseMessage(opts: TestCommandOptions): Promise<RunMessage> {
+  if (opts.message !== undefined && opts.messageFile !== undefined)
+    throw new UsageError("--message and --message-file exclude each other (the text is the file's first text part)");
+  for (const [flag, v] of [
+    ["message", opts.message],
+    ["follow-up", opts.followUp],
+  ] as const)
+    if (v !== undefined && !v.trim()) throw new UsageError(`--${flag}: expected a non-empty text`);
+  const out: RunMessage = {
+    ...(opts.message !== undefined ? { message: opts.message } : {}),
+    ...(opts.followUp !== undefined ? { followUp: opts.followUp } : {}),
+  };
+  if (opts.messageFile === undefined) return out;
+  const { loadMessageFile, MessageFileError } = await import("../compliance/message.js");
+  try {
+    return { ...out, ...loadMessageFile(opts.messageFile) };
+  } catch (e) {
+    throw e instanceof MessageFileError ? new UsageError(e.message) : e;
+  }
 }
 
 function parseMs(name: string, value: string | undefined): number | undefined {
@@ -94,6 +120,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
     } catch {
       throw new UsageError(`not a URL: "${url}"`);
     }
+    const message = await parseMessage(opts);
     const tty = process.stderr.isTTY;
     report = await runSuite({
       target: url,
@@ -108,6 +135,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       webhook: parseListen(opts.webhookListen, opts.webhookUrl),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
+      ...message,
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -163,6 +191,12 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
+    .option("--message <text>", "text of the message the agent-agnostic cases send (default: hello)")
+    .option(
+      "--message-file <json>",
+      'message to send instead: {"parts": [1.0 ProtoJSON parts], "metadata"?: {...}}, sent in each case\'s dialect',
+    )
+    .option("--follow-up <text>", "text sent once to a task that asks for input (default: yes)")
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }
