@@ -473,7 +473,7 @@ function matchBranch(alts: BranchAlternative[], actual: unknown, path: string, s
 }
 
 /** A short description of an actual value: its type, and an object's member names. */
-export function summarise(v: unknown): string {
+function summarise(v: unknown): string {
   if (isPlainObject(v)) {
     const keys = Object.keys(v);
     return keys.length ? `an object with ${keys.slice(0, 6).join(", ")}${keys.length > 6 ? ", …" : ""}` : "an empty object";

@@ -128,7 +128,8 @@ mkdirSync(join(casesDir, "v1_0/json-rpc/f12"), { recursive: true });
 for (const [name, c] of Object.entries(CASES)) writeFileSync(join(casesDir, `v1_0/json-rpc/f12/${name}.json`), JSON.stringify(c));
 
 const run = (opts: Partial<SuiteOptions> = {}) => runSuite({ target: url, casesDir, streamTimeoutMs: 2000, ...opts });
-const byId = (results: { id: string }[]) => Object.fromEntries(results.map((r) => [r.id.split("/").pop(), r]));
+const byId = <T extends { id: string }>(results: T[]) =>
+  Object.fromEntries(results.map((r) => [r.id.split("/").pop() ?? r.id, r] as const));
 
 describe("issue 12 primitives against an in-test agent", () => {
   it("a Task reply: the task branch is taken and recorded, the task is fetched again; default message hello", async () => {
