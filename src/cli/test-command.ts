@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { parseChoice, parseReports, UsageError } from "./options.js";
 import type { Version } from "../compliance/cases.js";
+import type { RunMessage } from "../compliance/message.js";
 import type { Report } from "../compliance/report.js";
 
 export interface TestCommandOptions {
@@ -27,6 +28,9 @@ export interface TestCommandOptions {
   otherHeader?: string[];
   webhookListen?: string;
   webhookUrl?: string;
+  message?: string;
+  messageFile?: string;
+  followUp?: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -54,6 +58,28 @@ function parseListen(
   const m = /^(.*):(\d+)$/.exec(listen);
   if (!m || !m[1]) throw new UsageError(`--webhook-listen: expected <host>:<port> (port 0: any free port), got "${listen}"`);
   return { host: m[1].replace(/^\[(.*)\]$/, "$1"), port: Number(m[2]), ...(publicUrl ? { publicUrl } : {}) };
+}
+
+/** `--message`, `--message-file`, `--follow-up`: what the agent-agnostic cases send (src/compliance/message.ts). */
+async function parseMessage(opts: TestCommandOptions): Promise<RunMessage> {
+  if (opts.message !== undefined && opts.messageFile !== undefined)
+    throw new UsageError("--message and --message-file exclude each other (the text is the file's first text part)");
+  for (const [flag, v] of [
+    ["message", opts.message],
+    ["follow-up", opts.followUp],
+  ] as const)
+    if (v !== undefined && !v.trim()) throw new UsageError(`--${flag}: expected a non-empty text`);
+  const out: RunMessage = {
+    ...(opts.message !== undefined ? { message: opts.message } : {}),
+    ...(opts.followUp !== undefined ? { followUp: opts.followUp } : {}),
+  };
+  if (opts.messageFile === undefined) return out;
+  const { loadMessageFile, MessageFileError } = await import("../compliance/message.js");
+  try {
+    return { ...out, ...loadMessageFile(opts.messageFile) };
+  } catch (e) {
+    throw e instanceof MessageFileError ? new UsageError(e.message) : e;
+  }
 }
 
 function parseMs(name: string, value: string | undefined): number | undefined {
@@ -104,6 +130,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
     } catch {
       throw new UsageError(`not a URL: "${url}"`);
     }
+    const message = await parseMessage(opts);
     const tty = process.stderr.isTTY;
     report = await runSuite({
       target: url,
@@ -120,6 +147,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
       taskTimeoutMs: parseMs("task-timeout", opts.taskTimeout),
       maxMessages: parseCount("max-messages", opts.maxMessages),
+      ...message,
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -183,6 +211,12 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "--max-messages <n>",
       "send at most n messages in the whole run; a case that needs more than is left is skipped (default: unlimited)",
     )
+    .option("--message <text>", "text of the message the agent-agnostic cases send (default: hello)")
+    .option(
+      "--message-file <json>",
+      'message to send instead: {"parts": [1.0 ProtoJSON parts], "metadata"?: {...}}, sent in each case\'s dialect',
+    )
+    .option("--follow-up <text>", "text sent once to a task that asks for input (default: yes)")
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -29,9 +29,9 @@ function stepHtml(r: CaseResult): string {
   return r.steps
     .map((s) => {
       const diffs = s.diffs.length ? `<div class="diff">${s.diffs.map((d) => `✗ ${esc(formatDiff(d))}`).join("<br>")}</div>` : "";
-      const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : "";
+      const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : s.reason ? `<div class="muted">${esc(s.reason)}</div>` : "";
       const cites = s.status === "fail" ? failureCitations(r, s).map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("") : "";
-      return `<h4>${esc(s.name)} <span class="${s.status === "not run" ? "skip" : s.status}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
+      return `<h4>${esc(s.name)} <span class="${s.status === "pass" || s.status === "fail" ? s.status : "skip"}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
 <div class="muted">request</div>${pre(requestView(s))}
 <div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s, { allHeaders: true }))}</div></div>`;
     })

@@ -182,6 +182,11 @@ export interface ConsoleOptions {
   verbose?: boolean;
 }
 
+/** One line per step that did not run because its `when` did not hold. */
+export function notApplicableSteps(r: CaseResult): string[] {
+  return r.steps.filter((s) => s.status === "not applicable").map((s) => `${s.name}: not applicable (${s.reason ?? "its condition did not hold"})`);
+}
+
 export function consoleReport(report: Report, opts: ConsoleOptions = {}): string {
   const max = opts.maxLines ?? 40;
   const lines: string[] = [];
@@ -195,6 +200,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
+    lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
     if (r.status === "skip" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
@@ -290,6 +296,8 @@ export function junitReport(report: Report): string {
       else if (r.status === "warn") out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
+      const na = notApplicableSteps(r);
+      if (na.length) out.push(`      <system-out>${xmlEscape(na.join("\n"))}</system-out>`);
       out.push("    </testcase>");
     }
     out.push("  </testsuite>");

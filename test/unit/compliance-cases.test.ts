@@ -224,3 +224,77 @@ describe("1.0 HTTP+JSON error bodies (1.0.1 §11.6 prose: google.rpc.Status; its
     expect(expectedBody("json-rpc", { error: notFound })).toEqual({ error: notFound });
   });
 });
+
+describe("case loader: issue 12 primitives", () => {
+  const req = good.steps[0].request;
+  const capturing = { request: req, expect: { body: { result: { task: { id: { $capture: "taskId" } } } } } };
+  const withSteps = (...steps: unknown[]) => ({ ...good, steps });
+
+  it("accepts when/otherwise on steps that name what an earlier step captures", () => {
+    expect(
+      problems(
+        withSteps(
+          capturing,
+          { request: req, expect: {}, when: { captured: "taskId" } },
+          { request: req, expect: {}, when: { notCaptured: "taskId" }, otherwise: { skip: "the agent made task {{taskId}}" } },
+          { request: req, expect: {}, when: { capture: "taskId", matches: { $match: "nonEmptyString" } } },
+          { request: req, expect: {}, when: { captured: "message" } },
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses a when that names no earlier capture, a capture without matches, an otherwise without when", () => {
+    expect(problems(withSteps({ request: req, expect: {}, when: { captured: "taskId" } }, capturing))).toEqual([
+      'v1_0/json-rpc/x/y: /steps/0/when/captured: no earlier step captures "taskId" (captured so far: none)',
+    ]);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: { capture: "taskId" } }))[0]).toMatch(/\/steps\/1\/when/);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: {} }))[0]).toMatch(/\/steps\/1\/when/);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: { captured: "taskId", extra: 1 } }))).toEqual([
+      'v1_0/json-rpc/x/y: /steps/1/when: unknown property "extra"',
+    ]);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, otherwise: { skip: "x" } }))).toEqual([
+      "v1_0/json-rpc/x/y: /steps/1/otherwise: needs a when",
+    ]);
+    expect(
+      problems(withSteps(capturing, { request: req, expect: {}, when: { capture: "taskId", matches: { $match: "guid" } } }))[0],
+    ).toMatch(/\/steps\/1\/when\/matches\/\$match: unknown kind "guid"/);
+  });
+
+  it("checks the shape of $branch", () => {
+    const body = (b: unknown) => withSteps({ request: req, expect: { body: { result: { $branch: b } } } });
+    expect(
+      problems(
+        body([
+          { name: "task", if: { task: {} }, then: { task: { id: { $capture: "taskId" } } } },
+          { name: "message", if: {} },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(problems(body([{ name: "task" }]))[0]).toMatch(/\/result\/\$branch: must be an array of \{"name"/);
+    expect(problems(body([{ name: "a", if: 1, else: 2 }]))[0]).toMatch(/\$branch: must be an array/);
+    expect(
+      problems(
+        body([
+          { name: "a", if: 1 },
+          { name: "a", if: 2 },
+        ]),
+      )[0],
+    ).toMatch(/branch names must differ/);
+    // a capture inside a branch counts for later conditions
+    const branchCapture = { request: req, expect: { body: { $branch: [{ name: "t", if: { id: { $capture: "taskId" } } }] } } };
+    expect(problems(withSteps(branchCapture, { request: req, expect: {}, when: { captured: "taskId" } }))).toEqual([]);
+  });
+
+  it("accepts the new stream members and refuses a trailer without endsAfter or a pointer that is none", () => {
+    const stream = (s: unknown) => withSteps({ request: req, expect: { stream: s } });
+    expect(
+      problems(
+        stream({ sameValue: ["/result/task/id"], nonDecreasing: ["/result/statusUpdate/status/timestamp"], endsAfter: {}, trailer: {} }),
+      ),
+    ).toEqual([]);
+    expect(problems(stream({ trailer: {} }))[0]).toMatch(/\/steps\/0\/expect\/stream/);
+    expect(problems(stream({ sameValue: ["result/task/id"] }))[0]).toMatch(/\/sameValue\/0: "result\/task\/id" does not match/);
+    expect(problems(stream({ nonDecreasing: [] }))[0]).toMatch(/\/nonDecreasing/);
+  });
+});
