@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { parseChoice, parseReports, UsageError } from "./options.js";
-import type { Version } from "../compliance/cases.js";
+import type { Behaviour, Version } from "../compliance/cases.js";
+import type { Profile } from "../compliance/profiles.js";
 import type { Report } from "../compliance/report.js";
 
 export interface TestCommandOptions {
@@ -25,6 +26,8 @@ export interface TestCommandOptions {
   otherHeader?: string[];
   webhookListen?: string;
   webhookUrl?: string;
+  profile?: string;
+  behaviours?: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -52,6 +55,21 @@ function parseListen(
   const m = /^(.*):(\d+)$/.exec(listen);
   if (!m || !m[1]) throw new UsageError(`--webhook-listen: expected <host>:<port> (port 0: any free port), got "${listen}"`);
   return { host: m[1].replace(/^\[(.*)\]$/, "$1"), port: Number(m[2]), ...(publicUrl ? { publicUrl } : {}) };
+}
+
+/** --profile and --behaviours, checked against the suite's lists (loaded with the suite, not for --help). */
+async function parseBehaviourOptions(opts: TestCommandOptions): Promise<{ profile?: Profile; behaviours?: Behaviour[] }> {
+  const { ALL_BEHAVIOURS } = await import("../compliance/discovery.js");
+  const { PROFILES } = await import("../compliance/profiles.js");
+  if (opts.profile !== undefined && !(PROFILES as readonly string[]).includes(opts.profile))
+    throw new UsageError(`--profile: expected ${PROFILES.join("|")}, got "${opts.profile}"`);
+  const list = opts.behaviours
+    ?.split(",")
+    .map((b) => b.trim())
+    .filter(Boolean);
+  if (list && (!list.length || list.some((b) => !(ALL_BEHAVIOURS as string[]).includes(b))))
+    throw new UsageError(`--behaviours: expected a comma-separated list of ${ALL_BEHAVIOURS.join(", ")}, got "${opts.behaviours}"`);
+  return { profile: opts.profile as Profile | undefined, behaviours: list as Behaviour[] | undefined };
 }
 
 function parseMs(name: string, value: string | undefined): number | undefined {
@@ -108,6 +126,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       webhook: parseListen(opts.webhookListen, opts.webhookUrl),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
+      ...(await parseBehaviourOptions(opts)),
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -126,7 +145,8 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
   }
   out.stdout(consoleReport(report, { verbose: opts.verbose }));
   if (!report.discovery.interfaces.length) {
-    out.stderr(`a2a-toolkit test: no usable interface found at ${report.discovery.cardUrl}\n`);
+    const tried = report.discovery.notes.find((n) => n.startsWith("no agent card found"));
+    out.stderr(`a2a-toolkit test: ${tried ?? `no usable interface found in the card at ${report.discovery.cardUrl}`}\n`);
     return 2;
   }
   return report.summary.failed > 0 ? 1 : 0;
@@ -137,7 +157,10 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
   program
     .command("test")
     .description("run the compliance suite against an A2A agent (server conformance, 1.0 and 0.3)")
-    .argument("[url]", "the agent's base URL or its agent-card URL (default: the embedded reference server)")
+    .argument(
+      "[url]",
+      "the agent's base URL (a path prefix is fine), its agent-card URL (any path) or an interface URL (default: the embedded reference server)",
+    )
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
     .option(
@@ -163,6 +186,15 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
+    .option(
+      "--profile <name>",
+      "scripted behaviours the agent implements: tck (the official TCK's messageId conventions), fixture (this toolkit's fixture agent), " +
+        "none (only what the card declares, no TCK probe). Default: the card's fixture extension, plus tck when a probe message shows the agent honours it",
+    )
+    .option(
+      "--behaviours <list>",
+      "fixture behaviours the agent implements, comma-separated (echo,ask,stream,fail,slow,msg,auth,parts,tck); the card is left as it is",
+    )
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -47,13 +47,19 @@ describe("interface selection", () => {
     expect((err as Error).message).toMatch(/pinned to A2A 1\.0.*does not fall back.*JSONRPC 0\.3/);
   });
 
-  it("derives the well-known card URL", () => {
-    expect(cardUrls("http://h:1")).toEqual(["http://h:1/.well-known/agent-card.json"]);
+  it("derives the card URLs to try: the URL itself, then the well-known names up to the origin", () => {
+    expect(cardUrls("http://h:1")).toEqual(["http://h:1/.well-known/agent-card.json", "http://h:1/.well-known/agent.json"]);
     expect(cardUrls("http://h:1/agents/a/")).toEqual([
+      "http://h:1/agents/a/",
       "http://h:1/agents/a/.well-known/agent-card.json",
+      "http://h:1/agents/.well-known/agent-card.json",
       "http://h:1/.well-known/agent-card.json",
+      "http://h:1/agents/a/.well-known/agent.json",
+      "http://h:1/agents/.well-known/agent.json",
+      "http://h:1/.well-known/agent.json",
     ]);
-    expect(cardUrls("http://h:1/my-card.json")).toEqual(["http://h:1/my-card.json"]);
+    expect(cardUrls("http://h:1/my-card.json")[0]).toBe("http://h:1/my-card.json");
+    expect(() => cardUrls("ftp://h/x")).toThrow(/unsupported URL scheme/);
   });
 });
 
