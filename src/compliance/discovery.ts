@@ -12,8 +12,6 @@ import { exchange, type WireResponse } from "./http.js";
 import { isPlainObject } from "./match.js";
 import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../transport/card-urls.js";
 
-export { cardCandidates };
-
 export const FIXTURE_EXTENSION_URI = "urn:a2a-toolkit:fixture-agent:v1";
 export const ALL_BEHAVIOURS: Behaviour[] = ["echo", "ask", "stream", "fail", "slow", "msg", "auth", "parts", "tck"];
 

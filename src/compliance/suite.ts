@@ -11,7 +11,7 @@ import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOpt
 import { startWebhookSink } from "./webhook-sink.js";
 
 export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">, Pick<BehaviourOptions, "profile" | "behaviours"> {
-  /** The agent's base URL (any path prefix), its card URL (any path) or an interface URL: discovery.ts cardCandidates. */
+  /** The agent's base URL (any path prefix), its card URL (any path) or an interface URL (src/transport/card-urls.ts). */
   target: string;
   /** Start a webhook receiver for the push-delivery cases (publicUrl: the URL agents should use, default http://host:port). */
   webhook?: { host: string; port: number; publicUrl?: string };
