@@ -1,5 +1,5 @@
-// `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL or
-// its agent-card URL), prints progress on stderr and the console report on stdout, writes the
+// `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL, its
+// card URL at any path or an interface URL: src/transport/card-urls.ts), prints progress on stderr and the console report on stdout, writes the
 // requested report files and returns the exit code: 0 no MUST case failed (SHOULD and MAY failures
 // are warnings, unless --strict), 1 a case failed (or a known-failing entry is stale), 2 the suite
 // or the agent card could not be used. Last line: `N passed, N failed, N warnings, N skipped`.
