@@ -61,7 +61,8 @@ export async function resolveBehaviours(d: Discovery, opts: BehaviourOptions): P
   if (opts.profile === "fixture") ALL_BEHAVIOURS.forEach((b) => claimed.add(b));
   if (opts.profile === "tck") claimed.add("tck");
   const merged = new Set<Behaviour>([...(d.behaviours ?? []), ...claimed]);
-  if (claimed.size) d.notes.push(`behaviours claimed for the agent (${opts.profile ? `--profile ${opts.profile}` : "--behaviours"}): ${[...claimed].join(", ")}`);
+  const by = [opts.profile === "tck" || opts.profile === "fixture" ? `--profile ${opts.profile}` : "", opts.behaviours?.length ? "--behaviours" : ""];
+  if (claimed.size) d.notes.push(`behaviours claimed for the agent (${by.filter(Boolean).join(" and ")}): ${[...claimed].join(", ")}`);
   if (!opts.profile && !merged.has("tck") && opts.probe !== false) {
     const iface = d.interfaces.find((i) => i.version === "1.0" && i.binding === "json-rpc") ?? d.interfaces.find((i) => i.version === "1.0");
     if (iface) {

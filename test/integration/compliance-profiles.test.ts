@@ -68,7 +68,7 @@ describe("profiles for scripted agents", () => {
       const echo = await run(url, { profile: "none", behaviours: ["echo"] });
       expect(byStatus(echo, "v1_0/json-rpc/send-message/echo-")).toEqual(["pass"]);
       expect(byStatus(echo, "v1_0/json-rpc/send-message/tck-")).toEqual(["skip"]);
-      expect(echo.discovery.notes).toContain("behaviours claimed for the agent (--profile none): echo");
+      expect(echo.discovery.notes).toContain("behaviours claimed for the agent (--behaviours): echo");
       const fixture = await run(url, { profile: "fixture" });
       expect(probeNote(fixture)).toBeUndefined();
       expect(byStatus(fixture, "v1_0/json-rpc/send-message/")).toEqual(["pass"]);
