@@ -119,7 +119,7 @@ export function applicability(
   // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
   if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
     iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
-  if (!iface && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
+  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
