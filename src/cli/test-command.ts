@@ -1,5 +1,5 @@
-// `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL or
-// its agent-card URL), prints progress on stderr and the console report on stdout, writes the
+// `a2a-toolkit test <url>`: runs the compliance suite against the agent at <url> (its base URL, its
+// card URL at any path or an interface URL: src/transport/card-urls.ts), prints progress on stderr and the console report on stdout, writes the
 // requested report files and returns the exit code: 0 no MUST case failed (SHOULD and MAY failures
 // are warnings, unless --strict), 1 a case failed (or a known-failing entry is stale), 2 the suite
 // or the agent card could not be used. Last line: `N passed, N failed, N warnings, N skipped`.
@@ -7,8 +7,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { parseChoice, parseReports, UsageError } from "./options.js";
-import type { Version } from "../compliance/cases.js";
 import type { RunMessage } from "../compliance/message.js";
+import type { Behaviour, Version } from "../compliance/cases.js";
+import type { Profile } from "../compliance/profiles.js";
 import type { Report } from "../compliance/report.js";
 
 export interface TestCommandOptions {
@@ -31,6 +32,8 @@ export interface TestCommandOptions {
   message?: string;
   messageFile?: string;
   followUp?: string;
+  profile?: string;
+  behaviours?: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -80,6 +83,21 @@ async function parseMessage(opts: TestCommandOptions): Promise<RunMessage> {
   } catch (e) {
     throw e instanceof MessageFileError ? new UsageError(e.message) : e;
   }
+}
+
+/** --profile and --behaviours, checked against the suite's lists (loaded with the suite, not for --help). */
+async function parseBehaviourOptions(opts: TestCommandOptions): Promise<{ profile?: Profile; behaviours?: Behaviour[] }> {
+  const { ALL_BEHAVIOURS } = await import("../compliance/discovery.js");
+  const { PROFILES } = await import("../compliance/profiles.js");
+  if (opts.profile !== undefined && !(PROFILES as readonly string[]).includes(opts.profile))
+    throw new UsageError(`--profile: expected ${PROFILES.join("|")}, got "${opts.profile}"`);
+  const list = opts.behaviours
+    ?.split(",")
+    .map((b) => b.trim())
+    .filter(Boolean);
+  if (list && (!list.length || list.some((b) => !(ALL_BEHAVIOURS as string[]).includes(b))))
+    throw new UsageError(`--behaviours: expected a comma-separated list of ${ALL_BEHAVIOURS.join(", ")}, got "${opts.behaviours}"`);
+  return { profile: opts.profile as Profile | undefined, behaviours: list as Behaviour[] | undefined };
 }
 
 function parseMs(name: string, value: string | undefined): number | undefined {
@@ -148,6 +166,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       taskTimeoutMs: parseMs("task-timeout", opts.taskTimeout),
       maxMessages: parseCount("max-messages", opts.maxMessages),
       ...message,
+      ...(await parseBehaviourOptions(opts)),
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -166,7 +185,8 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
   }
   out.stdout(consoleReport(report, { verbose: opts.verbose }));
   if (!report.discovery.interfaces.length) {
-    out.stderr(`a2a-toolkit test: no usable interface found at ${report.discovery.cardUrl}\n`);
+    const tried = report.discovery.notes.find((n) => n.startsWith("no agent card found"));
+    out.stderr(`a2a-toolkit test: ${tried ?? `no usable interface found in the card at ${report.discovery.cardUrl}`}\n`);
     return 2;
   }
   return report.summary.failed > 0 ? 1 : 0;
@@ -177,7 +197,10 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
   program
     .command("test")
     .description("run the compliance suite against an A2A agent (server conformance, 1.0 and 0.3)")
-    .argument("[url]", "the agent's base URL or its agent-card URL (default: the embedded reference server)")
+    .argument(
+      "[url]",
+      "the agent's base URL (a path prefix is fine), its agent-card URL (any path) or an interface URL (default: the embedded reference server)",
+    )
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
     .option("--binding <b>", "binding: json-rpc|rest|all", "all")
     .option(
@@ -217,6 +240,15 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       'message to send instead: {"parts": [1.0 ProtoJSON parts], "metadata"?: {...}}, sent in each case\'s dialect',
     )
     .option("--follow-up <text>", "text sent once to a task that asks for input (default: yes)")
+    .option(
+      "--profile <name>",
+      "scripted behaviours the agent implements: tck (the official TCK's messageId conventions), fixture (this toolkit's fixture agent), " +
+        "none (only what the card declares, no TCK probe). Default: the card's fixture extension, plus tck when a probe message shows the agent honours it",
+    )
+    .option(
+      "--behaviours <list>",
+      "fixture behaviours the agent implements, comma-separated (echo,ask,stream,fail,slow,msg,auth,parts,tck); the card is left as it is",
+    )
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

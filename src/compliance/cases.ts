@@ -18,7 +18,7 @@ export type Behaviour = "echo" | "ask" | "stream" | "fail" | "slow" | "msg" | "a
 export interface CaseRequest {
   method: string;
   path: string;
-  base?: "interface" | "agent";
+  base?: "interface" | "agent" | "card";
   headers?: Record<string, string>;
   body?: unknown;
   rawBody?: string;

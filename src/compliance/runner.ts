@@ -132,6 +132,7 @@ export function applicability(
   // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
   if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
     iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
+  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
@@ -145,7 +146,8 @@ export function applicability(
     if (negated && on) return { skip: `capability present: the case checks an agent without capabilities.${name}` };
   }
   if (c.behaviours.length) {
-    if (!d.behaviours) return { skip: `needs the fixture agent (${c.behaviours.join(", ")}); the card does not declare the fixture extension` };
+    if (!d.behaviours)
+      return { skip: `needs scripted behaviour (${c.behaviours.join(", ")}): neither the card (fixture extension) nor --profile/--behaviours claims it` };
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
@@ -350,17 +352,19 @@ function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope):
     ];
   return match(trailer, data[k + 1], `/events/${k + 1}`, scope);
 }
+/** What a request path is relative to (CaseRequest.base). */
+type BaseUrls = Record<"interface" | "agent" | "card", string>;
 
 async function runExchange(
   step: CaseExchange,
   name: string,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts);
+    request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
@@ -455,7 +459,7 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
 export async function runStep(
   step: CaseStep,
   index: number,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<StepResult[]> {
@@ -516,7 +520,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
       continue;
     }
     const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}), ...(step.cleanup ? { cleanup: true } : {}) };
-    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
     if (step.cleanup) continue;
     failed ??= rs.find((r) => r.status === "fail");

@@ -240,7 +240,7 @@ describe("compliance suite against an in-test agent", () => {
     let stderr = "";
     const code = await runTestCommand(url, { case: ["v1_0/card/*"] }, { stdout: () => undefined, stderr: (s) => (stderr += s) });
     expect(code).toBe(2);
-    expect(stderr).toMatch(/no usable interface found at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
+    expect(stderr).toMatch(/no agent card found; tried: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json \(.*ECONNREFUSED/);
   });
 
   it("exits 2 on bad options", async () => {
@@ -252,5 +252,16 @@ describe("compliance suite against an in-test agent", () => {
     );
     expect(code).toBe(2);
     expect(stderr).toContain("--level: expected must|should|may");
+    for (const [opts, message] of [
+      [{ profile: "tk" }, '--profile: expected tck|fixture|none, got "tk"'],
+      [
+        { behaviours: "echo,nope" },
+        '--behaviours: expected a comma-separated list of echo, ask, stream, fail, slow, msg, auth, parts, tck, got "echo,nope"',
+      ],
+    ] as const) {
+      let err = "";
+      expect(await runTestCommand("http://127.0.0.1:9", opts, { stdout: () => undefined, stderr: (s) => (err += s) })).toBe(2);
+      expect(err).toContain(message);
+    }
   });
 });
