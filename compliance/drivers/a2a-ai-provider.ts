@@ -10,7 +10,8 @@
 // body of generateText and the raw chunks of streamText (includeRawChunks), 0.3 JSON the suite
 // converts. Everything else is `unsupported`, decided before the provider is called: A2A 1.0,
 // HTTP+JSON, every operation but send, and the send options it has no parameter for (taskId,
-// returnImmediately, historyLength, extensions, credentials).
+// returnImmediately, historyLength, extensions). Credentials go where an AI SDK application puts
+// headers, the call's `headers`.
 import { generateText, streamText } from "ai";
 import { a2a } from "a2a-ai-provider";
 
@@ -25,7 +26,7 @@ interface Instruction {
   returnImmediately?: boolean;
   historyLength?: number;
   extensions?: string[];
-  token?: string;
+  credentialHeaders?: Record<string, string>;
 }
 
 /** What the provider offers no way to ask for, or undefined. */
@@ -33,7 +34,7 @@ function unsupported(ins: Instruction): string | undefined {
   if (ins.version === "1.0") return "a2a-ai-provider speaks only A2A 0.3";
   if (ins.binding === "rest") return "a2a-ai-provider speaks only JSON-RPC";
   if (ins.op !== "send") return `a2a-ai-provider can only send a message (generateText, streamText), not ${ins.op}`;
-  const options = (["taskId", "returnImmediately", "historyLength", "extensions", "token"] as const).filter((k) => ins[k] !== undefined);
+  const options = (["taskId", "returnImmediately", "historyLength", "extensions"] as const).filter((k) => ins[k] !== undefined);
   if (options.length) return `a2a-ai-provider has no parameter for ${options.join(", ")}`;
   return undefined;
 }
@@ -43,6 +44,8 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
     model: a2a(`${url}/.well-known/agent-card.json`),
     prompt: ins.text ?? "hello",
     ...(ins.contextId ? { providerOptions: { a2a: { contextId: ins.contextId } } } : {}),
+    // Credentials: the AI SDK's way for an application to set headers (the provider ignores them).
+    ...(ins.credentialHeaders ? { headers: ins.credentialHeaders } : {}),
   };
   if (!ins.stream) {
     const r = await generateText(call);

@@ -8,9 +8,9 @@
 // suite converts them to 1.0. What the 0.3 API cannot express is answered `unsupported` before
 // the client is called: A2A 1.0, ListTasks. binding picks the transport factories handed to the
 // ClientFactory (JSON-RPC, HTTP+JSON, or both in the card's preference); returnImmediately is
-// ClientConfig.polling (blocking: false). A token goes into an Authorization header through the
-// SDK's createAuthenticatingFetchWithRetry (the application supplies the header, the SDK adds it
-// to every request). Errors: the SDK's error classes, or the JSON-RPC error it keeps in
+// ClientConfig.polling (blocking: false). Credentials are set by the application: the
+// instruction's credentialHeaders go to the SDK's createAuthenticatingFetchWithRetry, which adds
+// them to every request. Errors: the SDK's error classes, or the JSON-RPC error it keeps in
 // `errorResponse`, give the code; anything else is reported without one.
 import {
   AuthenticatedExtendedCardNotConfiguredError,
@@ -40,7 +40,8 @@ interface Instruction {
   returnImmediately?: boolean;
   historyLength?: number;
   extensions?: string[];
-  token?: string;
+  /** With `token`: the header(s) the card's declared scheme puts it in, for the application to set. */
+  credentialHeaders?: Record<string, string>;
 }
 
 const ERROR_CODES: [new (...a: never[]) => Error, number][] = [
@@ -70,9 +71,10 @@ function unsupported(ins: Instruction): string | undefined {
 }
 
 async function run(url: string, ins: Instruction): Promise<unknown> {
-  const fetchImpl = ins.token
-    ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => ({ Authorization: `Bearer ${ins.token}` }), shouldRetryWithHeaders: async () => undefined })
-    : fetch;
+  // The SDK does not read the card's securitySchemes: the application sets the auth header, here
+  // the one the suite says the declared scheme asks for, through the SDK's authenticating fetch.
+  const auth = ins.credentialHeaders;
+  const fetchImpl = auth ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => auth, shouldRetryWithHeaders: async () => undefined }) : fetch;
   const transports = [];
   if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ fetchImpl }));
   if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ fetchImpl }));
