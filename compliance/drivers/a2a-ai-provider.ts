@@ -11,9 +11,8 @@
 // converts. Everything else is `unsupported`, decided before the provider is called: A2A 1.0,
 // HTTP+JSON, every operation but send, and the send options it has no parameter for (taskId,
 // returnImmediately, historyLength, extensions). Credentials go where an AI SDK application puts
-// headers, the call's `headers`.
-import { generateText, streamText } from "ai";
-import { a2a } from "a2a-ai-provider";
+// headers, the call's `headers`. The provider and the AI SDK are imported only for a supported
+// instruction, so a skip is fast.
 
 interface Instruction {
   op: string;
@@ -40,6 +39,7 @@ function unsupported(ins: Instruction): string | undefined {
 }
 
 async function run(url: string, ins: Instruction): Promise<unknown> {
+  const [{ generateText, streamText }, { a2a }] = await Promise.all([import("ai"), import("a2a-ai-provider")]);
   const call = {
     model: a2a(`${url}/.well-known/agent-card.json`),
     prompt: ins.text ?? "hello",
