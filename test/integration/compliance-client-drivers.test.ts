@@ -1,5 +1,5 @@
 // The shipped drivers of clients nobody here wrote give the verdicts the spec supports: the
-// official SDK 0.3.14 client fails nothing (its warnings are its SHOULD/MAY gaps), a2a-ai-provider
+// official SDK 1.3.0 client fails only its listed defect, the 0.3.14 client fails nothing (its warnings are its SHOULD/MAY gaps), a2a-ai-provider
 // (send and stream only) gets skips for what it cannot express and one genuine failure, listed
 // with its sentence in its known-failing file. A bounded selection of cases per driver, so each
 // run takes seconds; the whole-suite numbers are in compliance/drivers/README.md's measurements.
@@ -16,6 +16,20 @@ const ids = (report: Report, status: string) =>
     .filter((r) => r.status === status)
     .map((r) => r.id)
     .sort();
+
+describe("client compliance: official @a2a-js/sdk 1.3.0 client (a2a-js-sdk.ts)", () => {
+  it("fails only its listed defect: statusTimestampAfter not in ISO 8601 on HTTP+JSON", { timeout: 60_000 }, async () => {
+    const report = await runClientSuite({
+      command: driver("a2a-js-sdk.ts"),
+      concurrency: 2,
+      knownFailingFile: join(root, "compliance/drivers/a2a-js-sdk.known-failing.json"),
+      caseGlobs: ["v1_0/*/list/timestamps-in-utc", "*/rest/extended-card/fetched-with-declared-credentials"],
+    });
+    expect(report.summary).toMatchObject({ total: 4, passed: 3, failed: 0, warnings: 0, knownFailing: 1 });
+    expect(ids(report, "known-failing")).toEqual(["v1_0/rest/list/timestamps-in-utc"]);
+    expect(report.staleKnownFailing).toEqual([]);
+  });
+});
 
 describe("client compliance: official @a2a-js/sdk 0.3.14 client (a2a-js-sdk-0.3.ts)", () => {
   it("fails nothing; its warnings are the dropped append flag and the SHOULD/MAY gaps", { timeout: 90_000 }, async () => {
