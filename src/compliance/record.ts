@@ -207,7 +207,7 @@ function typeOnly(v: unknown, key?: string): unknown {
  * (`append`, `lastChunk` are optional), metadata, error messages and details beyond ErrorInfo's
  * reason, and 0.3 HTTP+JSON error bodies (0.3 §3.2.3 only asks for "a consistent JSON format").
  */
-function loosen(v: unknown, conv: Conversation, status: number, key?: string): unknown {
+function loosen(v: unknown, conv: Conversation, status: number, nonBlocking: boolean): unknown {
   if (conv.version === "0.3" && conv.binding === "rest" && status >= 400) return { $match: "object" };
   const walk = (x: unknown, k?: string): unknown => {
     if (Array.isArray(x)) return k === "artifacts" ? x.map(artifact) : x.map((y) => walk(y));
@@ -220,6 +220,7 @@ function loosen(v: unknown, conv: Conversation, status: number, key?: string): u
       else if (m === "metadata") out[m] = optional({ $match: "object" });
       else if ((m === "append" || m === "lastChunk") && typeof y === "boolean") out[m] = optional({ $match: "boolean" });
       else if (m === "error" && isPlainObject(y)) out[m] = error(y);
+      else if (m === "status" && nonBlocking && isPlainObject(y) && typeof y.state === "string") out[m] = { ...(walk(y) as object), state: inProgress(y.state) };
       else out[m] = walk(y, m);
     }
     return out;
@@ -241,7 +242,30 @@ function loosen(v: unknown, conv: Conversation, status: number, key?: string): u
     if (known) out.status = oneOrOneOf(known.status);
     return out;
   };
-  return walk(v, key);
+  return walk(v);
+}
+
+/**
+ * The reply to a non-blocking send: 1.0.1 §3.2.2 "The returned task will have an in-progress state
+ * (e.g., TASK_STATE_WORKING, TASK_STATE_INPUT_REQUIRED)": which one depends on timing (the SDK
+ * answers submitted, ours working). 0.3 says nothing more precise. Spelled as recorded.
+ */
+function inProgress(recorded: string): unknown {
+  const names = ["SUBMITTED", "WORKING", "INPUT_REQUIRED", "AUTH_REQUIRED"];
+  return { $oneOf: recorded.startsWith("TASK_STATE_") ? names.map((n) => `TASK_STATE_${n}`) : names.map((n) => n.toLowerCase().replace("_", "-")) };
+}
+
+/**
+ * A send that asks not to wait: 1.0 returnImmediately, 0.3 blocking: false, and in 0.3 HTTP+JSON
+ * also no `blocking` (ProtoJSON omits a false bool; the v0.3.0 proto comment reads it as "return
+ * immediately", docs/policies.md L22).
+ */
+function isNonBlocking(body: unknown, conv: Conversation): boolean {
+  const params = isPlainObject(body) && body.jsonrpc === "2.0" ? body.params : body;
+  if (!isPlainObject(params) || !isPlainObject(params.message)) return false;
+  const config = isPlainObject(params.configuration) ? params.configuration : {};
+  if (conv.version === "0.3" && conv.binding === "rest") return config.blocking !== true;
+  return config.returnImmediately === true || config.blocking === false;
 }
 
 /** Turns recorded exchanges into one case with volatile values masked and reused. */
@@ -334,7 +358,8 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     const streamed = x.response.events !== undefined;
     const expect: Record<string, unknown> = { status: exact ? x.response.status : statusExpectation(x.response.status, streamed, conv, x.response.json) };
     if (ct) expect.headers = { "content-type": exact ? { $regex: `^${escapeRegex(mediaType(ct))}` } : contentTypeExpectation(ct, conv) };
-    const expected = (v: unknown) => (exact ? maskResponse(v) : loosen(maskResponse(v), conv, x.response.status));
+    const nonBlocking = isNonBlocking(x.request.body, conv);
+    const expected = (v: unknown) => (exact ? maskResponse(v) : loosen(maskResponse(v), conv, x.response.status, nonBlocking));
     if (x.response.events) {
       const events = x.response.events.map(expected);
       expect.stream = {
