@@ -199,6 +199,35 @@ describe.concurrent("a conversation recorded between the official SDK client and
     );
   }, 30_000);
 
+  it("a client that never fetched the card through the proxy still gets interface-relative paths", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-rec-nocard-"));
+    const rec = await startRecorder({ target: sdk.url, outDir: dir });
+    try {
+      // The SDK server's JSON-RPC interface is /a2a/jsonrpc; the recorder reads the card itself.
+      const res = await fetch(`${rec.url}/a2a/jsonrpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "no-such-task" } }),
+      });
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32001);
+    } finally {
+      await rec.close();
+    }
+    const [c] = loadExtraCases([dir]);
+    expect(c.steps.map((st) => ("request" in st ? st.request.path : undefined))).toEqual([""]);
+  });
+
+  it("test: --only-cases without --cases, or a --cases directory that is not there, is a usage error (exit 2)", async () => {
+    const err: string[] = [];
+    const out = { stdout: () => {}, stderr: (s: string) => err.push(s) };
+    expect(await runTestCommand("http://127.0.0.1:9", { onlyCases: true }, out)).toBe(2);
+    expect(await runTestCommand("http://127.0.0.1:9", { cases: [join(strictDir, "nope")] }, out)).toBe(2);
+    expect(err).toEqual([
+      "a2a-toolkit test: --only-cases needs at least one --cases <dir>\n",
+      expect.stringMatching(/nope: cannot read the cases directory/),
+    ]);
+  });
+
   it("--exact cases pass on the SDK server and fail on ours for the values the spec leaves open", async () => {
     const onSdk = await runSuite({ target: sdk.url, extraCasesDirs: [exactDir], onlyExtraCases: true, streamTimeoutMs: 5000 });
     expect(failuresOf(onSdk)).toEqual([]);
