@@ -187,17 +187,20 @@ const AGENT_ROLES = new Set(["ROLE_AGENT", "agent"]);
 /** Members of parts and artifacts the spec makes optional: absent on another agent is fine. */
 const OPTIONAL_CONTENT = new Set(["name", "description", "filename", "mediaType", "mimeType", "metadata", "extensions"]);
 
+/** The JSON type of a value as a matcher (null stays null, which also matches absent). */
+function jsonType(v: unknown): unknown {
+  if (v === null || v === undefined) return v;
+  return { $match: Array.isArray(v) ? "array" : isPlainObject(v) ? "object" : typeof v };
+}
+
 /** A value the agent chose freely: kept only as its JSON type (and its `kind`, which 0.3 fixes). */
 function typeOnly(v: unknown, key?: string): unknown {
   if (isOperator(v) || (typeof v === "string" && v.includes("{{"))) return v;
   let m: unknown;
   if (Array.isArray(v)) m = v.map((x) => typeOnly(x));
   else if (isPlainObject(v))
-    m = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "kind" ? x : k === "data" || k === "metadata" ? { $match: "object" } : typeOnly(x, k)]));
-  else if (typeof v === "string") m = { $match: "string" };
-  else if (typeof v === "number") m = { $match: "number" };
-  else if (typeof v === "boolean") m = { $match: "boolean" };
-  else m = v;
+    m = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "kind" ? x : k === "data" || k === "metadata" ? jsonType(x) : typeOnly(x, k)]));
+  else m = jsonType(v);
   return key && OPTIONAL_CONTENT.has(key) ? optional(m) : m;
 }
 
@@ -238,8 +241,8 @@ function loosen(v: unknown, conv: Conversation, status: number, nonBlocking: boo
       const info = e.details.find((d) => isPlainObject(d) && d["@type"] === ERROR_INFO) as Record<string, unknown> | undefined;
       out.details = info ? { $some: { "@type": ERROR_INFO, reason: info.reason, domain: info.domain } } : { $match: "array" };
     }
-    const known = REST_ERROR_STATUS[typeof e.status === "string" ? (restErrorReason({ error: e }) ?? "") : ""];
-    if (known) out.status = oneOrOneOf(known.status);
+    const known = typeof e.status === "string" ? REST_ERROR_STATUS[restErrorReason({ error: e }) ?? ""] : undefined;
+    if (known?.status.includes(e.status as string)) out.status = oneOrOneOf(known.status);
     return out;
   };
   return walk(v);
