@@ -42,7 +42,7 @@ const lastState = (events: StreamResponse[]) => {
   return p?.$case === "task" || p?.$case === "statusUpdate" ? p.value.status?.state : undefined;
 };
 
-describe.concurrent("a conversation recorded between the official SDK client and server", () => {
+describe("a conversation recorded between the official SDK client and server", () => {
   const strictDir = join(mkdtempSync(join(tmpdir(), "a2a-rec-sdk-")), "recorded");
   const exactDir = join(mkdtempSync(join(tmpdir(), "a2a-rec-sdk-")), "exact");
   let sdk: SdkTarget;
