@@ -7,7 +7,7 @@
 // the embedded reference server and pass there, and against the recorded SDK server itself; the
 // exact cases pass on the SDK server and fail on ours for the incidental values the issue names
 // (HTTP 201, the artifact's name, the agent's texts).
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -103,6 +103,7 @@ describe("a conversation recorded between the official SDK client and server", (
     await strict?.close();
     await exact?.close();
     await sdk?.close();
+    for (const dir of [strictDir, exactDir]) rmSync(join(dir, ".."), { recursive: true, force: true });
   });
 
   it("writes one case per conversation on every interface, paths relative to the interface URL", () => {
@@ -200,7 +201,7 @@ describe("a conversation recorded between the official SDK client and server", (
   }, 30_000);
 
   it("a client that never fetched the card through the proxy still gets interface-relative paths", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "a2a-rec-nocard-"));
+    const dir = join(strictDir, "..", "nocard");
     const rec = await startRecorder({ target: sdk.url, outDir: dir });
     try {
       // The SDK server's JSON-RPC interface is /a2a/jsonrpc; the recorder reads the card itself.

@@ -99,6 +99,7 @@ describe("case loader", () => {
     const cases = loadExtraCases([join(root, "a/recorded"), join(root, "b/recorded")]);
     expect(cases.map((c) => c.id)).toEqual(["recorded:v1_0/json-rpc/recorded/001-send", "recorded~2:v1_0/json-rpc/recorded/001-send"]);
     expect(cases.every((c) => c.spec === undefined && c.version === "1.0")).toBe(true);
+    expect(cases.map((c) => globToRegExp("recorded:**").test(c.id))).toEqual([true, false]);
     write("bad/v1_0/rest/x.json", "{ nope");
     const problemsOf = (dirs: string[]) => {
       try {
