@@ -19,6 +19,10 @@
 // the client made up (message ids, its own context ids) become "{{uuid:…}}" so each replay sends
 // fresh ones; timestamps become {"$match": "timestamp"} (1.0) or "datetime" (0.3). Credentials are
 // not written: Authorization, API keys and cookies stay out of the files.
+//
+// Expectations are only as strict as the spec, so the cases replay on another agent that does the
+// same thing (`a2a-toolkit test <url> --cases <dir>`): see loosen() and docs/policies.md,
+// "Recorded cases". `exact: true` (`record --exact`) keeps every recorded value instead.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -271,6 +275,18 @@ function isNonBlocking(body: unknown, conv: Conversation): boolean {
   return config.returnImmediately === true || config.blocking === false;
 }
 
+/** The extended card operations (1.0 GetExtendedAgentCard, 0.3 agent/getAuthenticatedExtendedCard, REST). */
+const CARD_OPERATION = /ExtendedAgentCard|AuthenticatedExtendedCard|extendedAgentCard|\/card$/;
+
+/**
+ * An extended card describes the agent that answered: another agent's card differs in every
+ * value, so the replay checks only that it is a valid card of the version (in its envelope).
+ */
+function cardExpectation(v: unknown, conv: Conversation): unknown {
+  const valid = { $valid: conv.version === "1.0" ? "v1_0.AgentCard" : conv.binding === "rest" ? "v0_3.rest.AgentCard" : "v0_3.AgentCard" };
+  return conv.binding === "json-rpc" && isPlainObject(v) && "result" in v ? { ...v, result: valid } : isPlainObject(v) && "error" in v ? v : valid;
+}
+
 /** Turns recorded exchanges into one case with volatile values masked and reused. */
 export function toCase(conv: Conversation, requirements: string[], exact = false): Record<string, unknown> {
   const names = new Map<string, string>(); // raw value → variable name
@@ -362,7 +378,9 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     const expect: Record<string, unknown> = { status: exact ? x.response.status : statusExpectation(x.response.status, streamed, conv, x.response.json) };
     if (ct) expect.headers = { "content-type": exact ? { $regex: `^${escapeRegex(mediaType(ct))}` } : contentTypeExpectation(ct, conv) };
     const nonBlocking = isNonBlocking(x.request.body, conv);
-    const expected = (v: unknown) => (exact ? maskResponse(v) : loosen(maskResponse(v), conv, x.response.status, nonBlocking));
+    const card = !exact && x.response.status < 300 && CARD_OPERATION.test(x.operation);
+    const expected = (v: unknown) =>
+      exact ? maskResponse(v) : card ? cardExpectation(maskResponse(v), conv) : loosen(maskResponse(v), conv, x.response.status, nonBlocking);
     if (x.response.events) {
       const events = x.response.events.map(expected);
       expect.stream = {

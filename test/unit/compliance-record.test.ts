@@ -7,11 +7,17 @@ import { toCase, type RecordedExchange } from "../../src/compliance/record.js";
 
 type Conv = Parameters<typeof toCase>[0];
 
-function caseOf(version: "1.0" | "0.3", binding: "json-rpc" | "rest", response: RecordedExchange["response"], exact = false) {
+function caseOf(
+  version: "1.0" | "0.3",
+  binding: "json-rpc" | "rest",
+  response: RecordedExchange["response"],
+  exact = false,
+  operation = "op",
+) {
   const x: RecordedExchange = {
     version,
     binding,
-    operation: "op",
+    operation,
     request: {
       method: "POST",
       path: "/x",
@@ -68,6 +74,21 @@ describe("record: expectations only as strict as the spec", () => {
       body: { $match: "object" },
     });
     expect(caseOf("0.3", "rest", { status: 201, headers: json, json: {} }).status).toEqual({ $range: [200, 299] });
+  });
+
+  it("an extended card is checked as a valid card of its version, not value by value", () => {
+    const card = { name: "SDK agent", description: "d", version: "1.0.0", supportedInterfaces: [] };
+    const rpc = caseOf(
+      "1.0",
+      "json-rpc",
+      { status: 200, headers: json, json: { jsonrpc: "2.0", id: 9, result: card } },
+      false,
+      "GetExtendedAgentCard",
+    );
+    expect(rpc.body).toEqual({ jsonrpc: "2.0", id: 9, result: { $valid: "v1_0.AgentCard" } });
+    expect(caseOf("0.3", "rest", { status: 200, headers: json, json: card }, false, "GET /card").body).toEqual({
+      $valid: "v0_3.rest.AgentCard",
+    });
   });
 
   it("agent content: parts by JSON type, data of any JSON type, optional names; roles, kind and states exact", () => {
