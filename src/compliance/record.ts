@@ -294,18 +294,19 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
   const fresh = (prefix: string) => `${prefix}${++counter}`;
   const stamp = conv.version === "1.0" ? "timestamp" : "datetime";
 
-  const replaceKnown = (s: string, inRequest: boolean): string | undefined => {
-    if (names.has(s)) {
-      const n = names.get(s)!;
-      return `{{${n}}}`;
-    }
+  /** A known id, or a string holding one (a resource name "tasks/<id>/pushNotificationConfigs/<id>"), templated. */
+  const replaceKnown = (s: string): string | undefined => {
+    if (names.has(s)) return `{{${names.get(s)!}}}`;
     let out = s;
     let hit = false;
-    for (const [raw, n] of names)
-      if (raw.length >= 8 && out.includes(raw)) {
-        out = out.split(raw).join(inRequest ? `{{${n}}}` : `{{${n}}}`);
-        hit = true;
-      }
+    for (const [raw, n] of names) {
+      // Long ids anywhere in the string; short ones (a client's "cfg-1") only as a whole path segment.
+      const t = `{{${n}}}`;
+      if (raw.length >= 8 && out.includes(raw)) out = out.split(raw).join(t);
+      else if (raw.length < 8 && out.split("/").includes(raw)) out = out.split("/").map((seg) => (seg === raw ? t : seg)).join("/");
+      else continue;
+      hit = true;
+    }
     return hit ? out : undefined;
   };
 
@@ -317,7 +318,7 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskRequest(x, k, taskLike || parentTaskLike)]));
     }
     if (typeof v !== "string" || !v) return v;
-    const known = replaceKnown(v, true);
+    const known = replaceKnown(v);
     if (known !== undefined) return known;
     if (key && (ID_KEYS.has(key) || key === "id") && !TIMESTAMP_KEYS.has(key)) {
       const n = `uuid:${fresh("c")}`;
@@ -343,7 +344,7 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     if (typeof v !== "string") return v;
     if (key && TIMESTAMP_KEYS.has(key)) return { $match: stamp };
     if (!v) return v;
-    const known = replaceKnown(v, false);
+    const known = replaceKnown(v);
     if (known !== undefined) return known;
     if (key === "id:volatile" || (key && ID_KEYS.has(key))) {
       const n = fresh(key === "contextId" ? "context" : key === "messageId" ? "message" : key === "artifactId" ? "artifact" : key === "id:volatile" ? "task" : "token");
@@ -378,9 +379,16 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     const expect: Record<string, unknown> = { status: exact ? x.response.status : statusExpectation(x.response.status, streamed, conv, x.response.json) };
     if (ct) expect.headers = { "content-type": exact ? { $regex: `^${escapeRegex(mediaType(ct))}` } : contentTypeExpectation(ct, conv) };
     const nonBlocking = isNonBlocking(x.request.body, conv);
-    const card = !exact && x.response.status < 300 && CARD_OPERATION.test(x.operation);
-    const expected = (v: unknown) =>
-      exact ? maskResponse(v) : card ? cardExpectation(maskResponse(v), conv) : loosen(maskResponse(v), conv, x.response.status, nonBlocking);
+    const card = x.response.status < 300 && CARD_OPERATION.test(x.operation);
+    const deleted = x.response.status < 300 && conv.version === "1.0" && /DeleteTaskPushNotificationConfig|^DELETE /.test(x.operation);
+    const expected = (v: unknown) => {
+      const m = maskResponse(v);
+      if (exact) return m;
+      if (card) return cardExpectation(m, conv);
+      // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)" (0.3 §7.8: result null, kept).
+      if (deleted) return isPlainObject(m) && "result" in m ? { ...m, result: optional({ $match: "any" }) } : optional({ $match: "any" });
+      return loosen(m, conv, x.response.status, nonBlocking);
+    };
     if (x.response.events) {
       const events = x.response.events.map(expected);
       expect.stream = {
@@ -391,7 +399,13 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     return { name: `${i + 1} ${x.operation}`, request, expect };
   });
   const ops = [...new Set(conv.exchanges.map((x) => x.operation))];
-  const streaming = conv.exchanges.some((x) => x.response.events);
+  // The card capabilities the conversation used successfully: on an agent without them the case is skipped, not failed.
+  const succeeded = (x: RecordedExchange) => x.response.status < 300 && !(isPlainObject(x.response.json) && "error" in x.response.json);
+  const capabilities = [
+    ...(conv.exchanges.some((x) => x.response.events) ? ["streaming"] : []),
+    ...(conv.exchanges.some((x) => succeeded(x) && /pushNotificationConfig/i.test(x.operation)) ? ["pushNotifications"] : []),
+    ...(conv.exchanges.some((x) => succeeded(x) && CARD_OPERATION.test(x.operation)) ? ["extendedAgentCard"] : []),
+  ];
   return {
     title: `Recorded ${conv.version} ${conv.binding === "rest" ? "HTTP+JSON" : "JSON-RPC"} conversation: ${ops.join(", ")}`,
     description: `Recorded by a2a-toolkit record${exact ? " --exact" : ""} (${conv.exchanges.length} exchange(s)); replays the conversation with volatile values masked${exact ? " and every other value kept" : ", expecting only what the spec fixes"}.`,
@@ -399,7 +413,7 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     level: "MUST",
     version: conv.version,
     binding: conv.binding,
-    ...(streaming ? { capabilities: ["streaming"] } : {}),
+    ...(capabilities.length ? { capabilities } : {}),
     agent: "any",
     steps,
   };

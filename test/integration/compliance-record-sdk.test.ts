@@ -2,8 +2,8 @@
 // @a2a-js/sdk 1.3.0 client talks to the official SDK server (its fixture-behaviour executor, so
 // both agents do the same thing for the same text) through two recording proxies in a row, one
 // writing cases as strict as the spec (the default) and one with `--exact`. Every operation on
-// all four interfaces: send, multi-turn, get, list (1.0), stream, subscribe, cancel, and the error
-// paths. The default cases then replay with `a2a-toolkit test --cases <dir> --only-cases` against
+// all four interfaces: send, multi-turn, get, list (1.0), push configs, stream, subscribe, cancel,
+// and the error paths. The default cases then replay with `a2a-toolkit test --cases <dir> --only-cases` against
 // the embedded reference server and pass there, and against the recorded SDK server itself; the
 // exact cases pass on the SDK server and fail on ours for the incidental values the issue names
 // (HTTP 201, the artifact's name, the agent's texts).
@@ -50,7 +50,7 @@ describe("a conversation recorded between the official SDK client and server", (
   let strict: Recorder;
 
   beforeAll(async () => {
-    sdk = await startSdkTarget();
+    sdk = await startSdkTarget({ push: true });
     // client → strict recorder → exact recorder → SDK server: both write the same traffic.
     exact = await startRecorder({ target: sdk.url, outDir: exactDir, exact: true });
     strict = await startRecorder({ target: exact.url, outDir: strictDir });
@@ -58,7 +58,7 @@ describe("a conversation recorded between the official SDK client and server", (
       const { client } = await sdkClientFor(strict.url, binding, version);
       const get = (id: string) => client.getTask({ tenant: "", id, historyLength: undefined });
       const cancel = (id: string) => client.cancelTask({ tenant: "", id, metadata: undefined });
-      // send, get, list (1.0), cancel of a finished task, a message to it: one conversation.
+      // send, get, list (1.0), push configs, cancel of a finished task, a message to it: one conversation.
       const done = asTask(await client.sendMessage(sdkRequest("echo hello")));
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect((await get(done.id)).id).toBe(done.id);
@@ -75,6 +75,13 @@ describe("a conversation recorded between the official SDK client and server", (
         });
         expect(page.tasks.map((t) => t.id)).toEqual([done.id]);
       }
+      // push config: create, get, list, delete (both servers declare push)
+      const cfg = { tenant: "", id: "cfg-1", taskId: done.id, url: "http://127.0.0.1:9/hook", token: "tok", authentication: undefined };
+      expect(await client.createTaskPushNotificationConfig(cfg)).toMatchObject({ id: "cfg-1", url: cfg.url });
+      expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId: done.id, id: "cfg-1" })).toMatchObject({ url: cfg.url });
+      const listed = await client.listTaskPushNotificationConfig({ tenant: "", taskId: done.id, pageSize: 0, pageToken: "" });
+      expect(listed.configs.map((c) => c.id)).toEqual(["cfg-1"]);
+      await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: done.id, id: "cfg-1" });
       await expect(cancel(done.id)).rejects.toThrow();
       await expect(client.sendMessage(sdkRequest("more", { taskId: done.id }))).rejects.toThrow();
       // multi-turn: input-required, then the follow-up completes it.
@@ -108,7 +115,8 @@ describe("a conversation recorded between the official SDK client and server", (
 
   it("writes one case per conversation on every interface, paths relative to the interface URL", () => {
     const cases = loadExtraCases([strictDir]);
-    // per interface: echo (send, get, [list,] cancel, send), multi-turn, stream, cancel, subscribe, unknown
+    // per interface: echo (send, get, [list,] push create/get/list/delete, cancel, send), multi-turn,
+    // stream, cancel, subscribe, unknown
     expect(cases).toHaveLength(24);
     expect(loadExtraCases([exactDir])).toHaveLength(24);
     const count = (v: string, b: string) => cases.filter((c) => c.version === v && c.binding === b).length;
@@ -117,7 +125,7 @@ describe("a conversation recorded between the official SDK client and server", (
     const paths = cases.flatMap((c) => c.steps.flatMap((s) => ("request" in s ? [s.request.path] : [])));
     expect(paths.length).toBeGreaterThan(24);
     expect(paths.filter((p) => p.includes("/a2a/"))).toEqual([]);
-    expect(new Set(paths.filter((p) => p.startsWith("/v1/")).map((p) => p.replace(/\{\{url:\w+\}\}/, "{id}")))).toEqual(
+    expect(new Set(paths.filter((p) => p.startsWith("/v1/")).map((p) => p.replace(/\{\{(url|uuid):\w+\}\}/g, "{id}")))).toEqual(
       // an id the client made up for the unknown task stays literal: unknown to any agent
       new Set([
         "/v1/message:send",
@@ -125,6 +133,8 @@ describe("a conversation recorded between the official SDK client and server", (
         "/v1/tasks/{id}",
         "/v1/tasks/{id}:cancel",
         "/v1/tasks/{id}:subscribe",
+        "/v1/tasks/{id}/pushNotificationConfigs",
+        "/v1/tasks/{id}/pushNotificationConfigs/{id}",
         "/v1/tasks/no-such-task",
       ]),
     );
@@ -178,7 +188,10 @@ describe("a conversation recorded between the official SDK client and server", (
     expect([errorCases.size, unknownTaskCases.size]).toEqual([4, 4]);
     const failed = await Promise.all(
       expected.map(async ([fault]) => {
-        const app = await buildServer({ agent: createFixtureAgent() });
+        const app = await buildServer({
+          agent: createFixtureAgent({ pushNotifications: true }),
+          push: { allow: ["127.0.0.1"], maxAttempts: 1 },
+        });
         await app.register(faultsPlugin, { fault });
         await app.listen({ port: 0, host: "127.0.0.1" });
         try {

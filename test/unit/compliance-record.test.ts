@@ -76,6 +76,27 @@ describe("record: expectations only as strict as the spec", () => {
     expect(caseOf("0.3", "rest", { status: 201, headers: json, json: {} }).status).toEqual({ $range: [200, 299] });
   });
 
+  it("a short id the client chose is templated where it is a path segment of a resource name; push needs the capability", () => {
+    const x: RecordedExchange = {
+      version: "0.3",
+      binding: "rest",
+      operation: "POST pushNotificationConfigs",
+      request: {
+        method: "POST",
+        path: "/v1/tasks/t-123456789/pushNotificationConfigs",
+        base: "interface",
+        headers: {},
+        body: { id: "cfg-1" },
+      },
+      response: { status: 200, headers: json, json: { name: "tasks/t-123456789/pushNotificationConfigs/cfg-1", url: "http://h/x" } },
+    };
+    const written = toCase({ index: 1, version: "0.3", binding: "rest", exchanges: [x], ids: new Set() }, ["S-03"]);
+    const step = (written.steps as { request: { body: unknown }; expect: { body: unknown } }[])[0];
+    expect(step.request.body).toEqual({ id: "{{uuid:c1}}" });
+    expect(step.expect.body).toEqual({ name: "tasks/t-123456789/pushNotificationConfigs/{{uuid:c1}}", url: "http://h/x" });
+    expect(written.capabilities).toEqual(["pushNotifications"]);
+  });
+
   it("an extended card is checked as a valid card of its version, not value by value", () => {
     const card = { name: "SDK agent", description: "d", version: "1.0.0", supportedInterfaces: [] };
     const rpc = caseOf(
