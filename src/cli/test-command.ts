@@ -16,6 +16,8 @@ export interface TestCommandOptions {
   version?: string;
   binding?: string;
   case?: string[];
+  cases?: string[];
+  onlyCases?: boolean;
   level?: string;
   strict?: boolean;
   knownFailing?: string;
@@ -125,7 +127,9 @@ export async function runTestCommand(url: string | undefined, opts: TestCommandO
   const target = await startEmbeddedTarget();
   out.stderr(`a2a-toolkit test: no URL given; testing the embedded reference server at ${target.url}\n`);
   try {
-    return await runAgainst(target.url, { knownFailing: target.knownFailingFile, webhookListen: "127.0.0.1:0", ...opts }, out);
+    // Its known-failing list names built-in cases: with --only-cases they are not part of the run.
+    const knownFailing = opts.onlyCases ? {} : { knownFailing: target.knownFailingFile };
+    return await runAgainst(target.url, { ...knownFailing, webhookListen: "127.0.0.1:0", ...opts }, out);
   } finally {
     await target.close();
   }
@@ -149,12 +153,15 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       throw new UsageError(`not a URL: "${url}"`);
     }
     const message = await parseMessage(opts);
+    if (opts.onlyCases && !opts.cases?.length) throw new UsageError("--only-cases needs at least one --cases <dir>");
     const tty = process.stderr.isTTY;
     report = await runSuite({
       target: url,
       versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
       bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
+      extraCasesDirs: opts.cases,
+      onlyExtraCases: opts.onlyCases === true,
       level: level as "must" | "should" | "may" | undefined,
       strict: opts.strict === true,
       knownFailingFile: opts.knownFailing,
@@ -208,6 +215,12 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "only cases whose ID matches the glob (repeatable; * stays within one path segment, ** crosses them; no match: exit 2)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option(
+      "--cases <dir>",
+      "add the case files of this directory (e.g. `record` output; repeatable); their IDs become <dir name>:<path>",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--only-cases", "run only the cases of the --cases directories, not the built-in ones")
     .option("--level <level>", "highest level to run: must|should|may (default may: everything)")
     .option("--strict", "SHOULD and MAY failures fail the run too (default: warnings, exit code 0)")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")

@@ -3,7 +3,7 @@
 // for what a schema cannot say (known operators and validators, the ID matches version and
 // binding). Problems are reported per file with a JSON Pointer, all at once.
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { Citation } from "./citations.js";
@@ -378,6 +378,39 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
     const r = parseCase(entry.id, entry.file, entry.data);
     problems.push(...r.problems);
     if (r.case) cases.push(r.case);
+  }
+  if (problems.length) throw new CaseLoadError(problems);
+  return cases;
+}
+
+/**
+ * Cases of extra directories (`a2a-toolkit test --cases <dir>`, SuiteOptions.extraCasesDirs), such
+ * as `a2a-toolkit record` output: loaded and validated like the built-in ones, each ID put in the
+ * namespace of its directory, `<dir name>:<path>` (`recorded:v1_0/json-rpc/recorded/001-sendmessage`;
+ * a second directory of the same name gets `<name>~2:`), so it cannot collide with a built-in ID,
+ * which never contains ":". They are user data: `spec` citations are optional there (the citation
+ * test covers compliance/cases/ only). Problems name the directory.
+ */
+export function loadExtraCases(dirs: string[]): Case[] {
+  const problems: string[] = [];
+  const cases: Case[] = [];
+  const used = new Map<string, number>();
+  for (const dir of dirs) {
+    const name = basename(resolve(dir)).replace(/:/g, "_") || "cases";
+    const n = (used.get(name) ?? 0) + 1;
+    used.set(name, n);
+    const ns = n === 1 ? name : `${name}~${n}`;
+    let loaded: Case[];
+    try {
+      if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+      loaded = loadCases(dir);
+    } catch (e) {
+      if (e instanceof CaseLoadError) problems.push(...e.problems.map((p) => `${dir}: ${p}`));
+      else problems.push(`${dir}: cannot read the cases directory: ${(e as Error).message}`);
+      continue;
+    }
+    if (!loaded.length) problems.push(`${dir}: no case files (*.json below <v1_0|v0_3>/<binding>/)`);
+    cases.push(...loaded.map((c) => ({ ...c, id: `${ns}:${c.id}` })));
   }
   if (problems.length) throw new CaseLoadError(problems);
   return cases;

@@ -1,6 +1,6 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases } from "./cases.js";
 import { discover } from "./discovery.js";
 import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
@@ -15,7 +15,12 @@ export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">
   target: string;
   /** Start a webhook receiver for the push-delivery cases (publicUrl: the URL agents should use, default http://host:port). */
   webhook?: { host: string; port: number; publicUrl?: string };
+  /** Replaces the built-in cases directory (compliance/cases/). */
   casesDir?: string;
+  /** More case directories (`test --cases`), IDs namespaced by directory (cases.ts loadExtraCases). */
+  extraCasesDirs?: string[];
+  /** Run only the cases of extraCasesDirs (`test --only-cases`). */
+  onlyExtraCases?: boolean;
   catalogueFile?: string;
   knownFailingFile?: string;
 }
@@ -36,7 +41,9 @@ function clientCases(notes: string[]): Citing[] {
 
 export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const startedAt = new Date();
-  const all = loadCases(opts.casesDir ?? CASES_DIR);
+  if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
+  const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
+  const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
   const catalogue = loadCatalogue(opts.catalogueFile);
   const unknown = unknownRequirementIds(catalogue, all);
   if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CaseLoadError, globToRegExp, loadCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
+import { CaseLoadError, globToRegExp, loadCases, loadExtraCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
 import { Scope, match } from "../../src/compliance/match.js";
 import { coverage, loadCatalogue, unknownRequirementIds } from "../../src/compliance/requirements.js";
 
@@ -85,6 +85,35 @@ describe("case loader", () => {
       expect(p[0]).toMatch(/^v1_0\/json-rpc\/a\/bad: \/level/);
       expect(p[1]).toMatch(/^v1_0\/json-rpc\/a\/broken: not valid JSON/);
     }
+  });
+
+  it("--cases directories: IDs namespaced by directory name, uncited cases accepted, problems name the directory", () => {
+    const root = mkdtempSync(join(tmpdir(), "extra-cases-"));
+    const write = (rel: string, data: unknown) => {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), typeof data === "string" ? data : JSON.stringify(data));
+    };
+    // `good` has no `spec`: a recorded case is user data, not held to the built-in citation rule.
+    write("a/recorded/v1_0/json-rpc/recorded/001-send.json", good);
+    write("b/recorded/v1_0/json-rpc/recorded/001-send.json", good);
+    const cases = loadExtraCases([join(root, "a/recorded"), join(root, "b/recorded")]);
+    expect(cases.map((c) => c.id)).toEqual(["recorded:v1_0/json-rpc/recorded/001-send", "recorded~2:v1_0/json-rpc/recorded/001-send"]);
+    expect(cases.every((c) => c.spec === undefined && c.version === "1.0")).toBe(true);
+    expect(cases.map((c) => globToRegExp("recorded:**").test(c.id))).toEqual([true, false]);
+    write("bad/v1_0/rest/x.json", "{ nope");
+    const problemsOf = (dirs: string[]) => {
+      try {
+        loadExtraCases(dirs);
+      } catch (e) {
+        expect(e).toBeInstanceOf(CaseLoadError);
+        return (e as CaseLoadError).problems;
+      }
+      return [];
+    };
+    expect(problemsOf([join(root, "bad")])).toEqual([expect.stringMatching(/\/bad: v1_0\/rest\/x: not valid JSON: /)]);
+    expect(problemsOf([join(root, "missing")])[0]).toMatch(/missing: cannot read the cases directory/);
+    mkdirSync(join(root, "empty"));
+    expect(problemsOf([join(root, "empty")])).toEqual([`${join(root, "empty")}: no case files (*.json below <v1_0|v0_3>/<binding>/)`]);
   });
 
   it("globs: * stays within a segment, ** crosses segments", () => {
