@@ -163,6 +163,6 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
     .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
-    .option("--verbose", "list passing cases too")
+    .option("--verbose", "list passing cases too, and every skipped case with its reason (default: one line per reason)")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }
