@@ -3,7 +3,8 @@
 // step's expected and actual wire side by side with the differences (JSON Pointer paths); then a
 // version × binding × area matrix of the counts, the rules exercised, the other cases, skips by
 // reason, and the coverage table of every catalogued rule.
-import { actualView, failureCitations, formatDiff, interfaceLabel, requestView, skipGroups, summaryLine, type Report } from "./report.js";
+import { actualView, failureCitations, formatDiff, interfaceLabel, requestView, skipGroups, subjectOf, summaryLine, type Report } from "./report.js";
+import { byVersionBinding } from "./requirements.js";
 import type { CaseResult } from "./runner.js";
 
 function esc(s: unknown): string {
@@ -58,38 +59,31 @@ function caseHtml(r: CaseResult, open: boolean): string {
 ${stepHtml(r)}</details>`;
 }
 
-type Counts = Record<"pass" | "fail" | "warn" | "known-failing" | "skip", number>;
-const COUNTED: [keyof Counts, string][] = [
-  ["fail", "fail"],
-  ["warn", "warn"],
-  ["known-failing", "known failing"],
-  ["pass", "pass"],
-  ["skip", "skip"],
-];
+/** Cases per status; statuses listed worst first. */
+type Counts = Partial<Record<string, number>>;
+const COUNTED = ["fail", "warn", "known-failing", "pass", "skip"];
 
 function cellHtml(c: Counts | undefined): string {
   if (!c) return '<td class="muted">–</td>';
   const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? "pass" : "skip";
-  const text = COUNTED.filter(([k]) => c[k]).map(([k, label]) => `${c[k]} ${label}`);
-  return `<td class="cell-${tone}">${text.join("<br>")}</td>`;
+  const statuses = [...COUNTED.filter((k) => c[k]), ...Object.keys(c).filter((k) => !COUNTED.includes(k))];
+  return `<td class="cell-${tone}">${statuses.map((k) => `${c[k]} ${esc(k.replace("-", " "))}`).join("<br>")}</td>`;
 }
 
 /** Rows: areas; columns: version × binding; cells: the counts, coloured by the worst outcome. */
 function matrixHtml(report: Report): string {
   const cols = new Map<string, string>();
   const cells = new Map<string, Counts>();
-  const empty = (): Counts => ({ pass: 0, fail: 0, warn: 0, "known-failing": 0, skip: 0 });
-  const order = ["1.0|json-rpc", "1.0|rest", "1.0|any", "0.3|json-rpc", "0.3|rest", "0.3|any"];
   for (const r of report.results) {
     const col = `${r.version}|${r.binding}`;
     cols.set(col, interfaceLabel(r.version, r.binding));
     for (const key of [`${areaOf(r.id)}\n${col}`, `\n${col}`]) {
-      const c = cells.get(key) ?? empty();
-      c[r.status]++;
+      const c = cells.get(key) ?? {};
+      c[r.status] = (c[r.status] ?? 0) + 1;
       cells.set(key, c);
     }
   }
-  const colKeys = [...cols.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  const colKeys = [...cols.keys()].sort(byVersionBinding);
   const areas = [...new Set(report.results.map((r) => areaOf(r.id)))].sort();
   const row = (area: string, label: string) => `<tr><th>${label}</th>${colKeys.map((k) => cellHtml(cells.get(`${area}\n${k}`))).join("")}</tr>`;
   return `<table class="matrix"><tr><th>Area</th>${colKeys.map((k) => `<th>${esc(cols.get(k))}</th>`).join("")}</tr>
@@ -99,14 +93,13 @@ ${row("", "all areas")}</table>`;
 
 function exercisedHtml(report: Report): string {
   const { overall, byInterface } = report.exercised;
-  const who = report.tool === "a2a-toolkit test-client" ? "client" : "agent";
   const rows = byInterface
     .map(
       (t) =>
         `<tr><td>${esc(interfaceLabel(t.version, t.binding))}</td><td>${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}</td><td>${t.notExercised.map(esc).join(", ")}</td></tr>`,
     )
     .join("");
-  return `<p class="rules">Rules exercised on this ${who}: <strong>${overall.exercised} of ${overall.applicable} applicable</strong> catalogued rules.</p>
+  return `<p class="rules">Rules exercised on this ${subjectOf(report)}: <strong>${overall.exercised} of ${overall.applicable} applicable</strong> catalogued rules.</p>
 <table><tr><th>Version and binding</th><th>Exercised</th><th>Applicable, every case skipped</th></tr>${rows}</table>`;
 }
 

@@ -223,11 +223,15 @@ export function interfaceLabel(version: string, binding: string): string {
   return `${version} ${binding === "rest" ? "HTTP+JSON" : binding === "json-rpc" ? "JSONRPC" : "any binding"}`;
 }
 
+/** What the report judged: the agent (`test`) or the client (`test-client`). */
+export function subjectOf(report: Pick<Report, "tool">): "agent" | "client" {
+  return report.tool === "a2a-toolkit test-client" ? "client" : "agent";
+}
+
 /** What the console says of the exercised rules: overall, per version × binding, the rules only skipped. */
 export function exercisedLines(report: Pick<Report, "exercised" | "tool">): string[] {
   const { overall, byInterface } = report.exercised;
-  const who = report.tool === "a2a-toolkit test-client" ? "client" : "agent";
-  const lines = [`rules exercised on this ${who}: ${overall.exercised} of ${overall.applicable} applicable`];
+  const lines = [`rules exercised on this ${subjectOf(report)}: ${overall.exercised} of ${overall.applicable} applicable`];
   for (const t of byInterface)
     lines.push(`  ${interfaceLabel(t.version, t.binding)}: ${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}`);
   if (overall.notExercised.length) lines.push(`  not exercised (every case skipped): ${overall.notExercised.join(", ")}`);

@@ -115,6 +115,12 @@ export function tallyRules<R extends RunResult>(results: readonly R[], rows: rea
 
 const CELL_ORDER = ["1.0|json-rpc", "1.0|rest", "1.0|any", "0.3|json-rpc", "0.3|rest", "0.3|any"];
 
+/** Orders "<version>|<binding>" keys: 1.0 before 0.3, JSON-RPC, HTTP+JSON, then the binding-independent cases. */
+export function byVersionBinding(a: string, b: string): number {
+  const rank = (k: string) => (CELL_ORDER.includes(k) ? CELL_ORDER.indexOf(k) : CELL_ORDER.length);
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
 /** The tally over the whole run and per version × binding of the cases (binding "any" on its own). */
 export function exercisedRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): Exercised {
   const cells = new Map<string, R[]>();
@@ -122,9 +128,8 @@ export function exercisedRules<R extends RunResult>(results: readonly R[], rows:
     const k = `${r.version}|${r.binding}`;
     cells.set(k, [...(cells.get(k) ?? []), r]);
   }
-  const rank = (k: string) => (CELL_ORDER.includes(k) ? CELL_ORDER.indexOf(k) : CELL_ORDER.length);
   const byInterface = [...cells]
-    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .sort(([a], [b]) => byVersionBinding(a, b))
     .map(([k, rs]) => {
       const [version, binding] = k.split("|") as [string, string];
       return { version, binding, declared: rs.some(declared), ...tallyRules(rs, rows, declared) };
