@@ -28,7 +28,7 @@ pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:32rem;font-size:12
 .muted{color:#6b6b6b}
 .spec{border-left:3px solid #b3261e;margin:.3rem 0;padding:.1rem .6rem;font-style:italic}
 table.matrix{width:auto}.matrix td,.matrix th{text-align:center;min-width:7rem}.matrix th:first-child,.matrix td:first-child{text-align:left}
-.cell-fail{background:#f9d6d3}.cell-warn{background:#fbe7b5}.cell-pass{background:#d3f0da}.cell-skip{background:#ececec;color:#6b6b6b}
+.cell-fail{background:#f9d6d3}.cell-warn{background:#fbe7b5}.cell-pass{background:#d3f0da}.cell-partial{background:#eef7f0}.cell-skip{background:#ececec;color:#6b6b6b}
 .rules{font-size:1.05rem}`;
 
 function stepHtml(r: CaseResult): string {
@@ -65,7 +65,8 @@ const COUNTED = ["fail", "warn", "known-failing", "pass", "skip"];
 
 function cellHtml(c: Counts | undefined): string {
   if (!c) return '<td class="muted">–</td>';
-  const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? "pass" : "skip";
+  // Red: a failure; amber: a warning or known failure; green: everything ran and passed; pale: some skipped; grey: none ran.
+  const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? (c.skip ? "partial" : "pass") : "skip";
   const statuses = [...COUNTED.filter((k) => c[k]), ...Object.keys(c).filter((k) => !COUNTED.includes(k))];
   return `<td class="cell-${tone}">${statuses.map((k) => `${c[k]} ${esc(k.replace("-", " "))}`).join("<br>")}</td>`;
 }
@@ -88,7 +89,8 @@ function matrixHtml(report: Report): string {
   const row = (area: string, label: string) => `<tr><th>${label}</th>${colKeys.map((k) => cellHtml(cells.get(`${area}\n${k}`))).join("")}</tr>`;
   return `<table class="matrix"><tr><th>Area</th>${colKeys.map((k) => `<th>${esc(cols.get(k))}</th>`).join("")}</tr>
 ${areas.map((a) => row(a, esc(a))).join("\n")}
-${row("", "all areas")}</table>`;
+${row("", "all areas")}</table>
+<p class="muted">Cells: <span class="cell-fail">a failure</span> <span class="cell-warn">a warning or known failure</span> <span class="cell-pass">all ran and passed</span> <span class="cell-partial">passed, some skipped</span> <span class="cell-skip">all skipped</span>; the area is the operation folder of the case ID.</p>`;
 }
 
 function exercisedHtml(report: Report): string {

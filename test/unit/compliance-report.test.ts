@@ -492,7 +492,8 @@ describe("how much was judged", () => {
         },
       ],
     });
-    const html = htmlReport({ ...report, results: [...report.results, quoted] });
+    const partly = [mkResult("v1_0/json-rpc/list-tasks/a", "pass"), mkResult("v1_0/json-rpc/list-tasks/b", "skip", { reason: "r" })];
+    const html = htmlReport({ ...report, results: [...report.results, quoted, ...partly] });
     expect(html).not.toMatch(/<script|<link|src=|href=|<area|<i>/);
     const pos = (s: string) => {
       expect(html).toContain(s);
@@ -517,8 +518,9 @@ describe("how much was judged", () => {
     expect(matrix).toContain('<tr><th>streaming</th><td class="cell-warn">1 warn<br>1 pass<br>1 skip</td>');
     expect(matrix).toContain('<tr><th>card</th><td class="muted">–</td><td class="muted">–</td><td class="cell-pass">1 pass</td></tr>');
     expect(matrix).toContain('<tr><th>&lt;area&amp;&gt;</th><td class="cell-fail">1 fail</td>');
+    expect(matrix).toContain('<tr><th>list-tasks</th><td class="cell-partial">1 pass<br>1 skip</td>');
     expect(matrix).toContain(
-      '<tr><th>all areas</th><td class="cell-fail">2 fail<br>1 warn<br>1 known failing<br>2 pass<br>4 skip</td><td class="cell-skip">3 skip</td><td class="cell-pass">1 pass</td></tr>',
+      '<tr><th>all areas</th><td class="cell-fail">2 fail<br>1 warn<br>1 known failing<br>3 pass<br>5 skip</td><td class="cell-skip">3 skip</td><td class="cell-pass">1 pass</td></tr>',
     );
     expect(html).toContain("Rules exercised on this agent: <strong>4 of 5 applicable</strong>");
     expect(html).toContain("<tr><td>2</td><td>fixture behaviour not declared by the agent</td></tr>");
