@@ -208,10 +208,11 @@ export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
   for (const r of results) {
     if (r.status !== "skip") continue;
     const reason = r.reason ?? "no reason given";
-    const g = groups.get(skipGroup(reason)) ?? { cases: [], reasons: new Set<string>() };
+    const key = skipGroup(reason);
+    const g = groups.get(key) ?? { cases: [], reasons: new Set<string>() };
     g.cases.push(r.id);
     g.reasons.add(reason);
-    groups.set(skipGroup(reason), g);
+    groups.set(key, g);
   }
   return [...groups]
     .map(([stable, g]) => ({ reason: g.reasons.size === 1 ? [...g.reasons][0] : stable, cases: g.cases }))
@@ -287,7 +288,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   }
   const skips = skipGroups(report.results);
   if (skips.length && !opts.verbose) {
-    lines.push("skipped cases by reason (--verbose lists each case):");
+    lines.push("", "skipped cases by reason (--verbose lists each case):");
     for (const g of skips) lines.push(`  SKIP (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
   }
   for (const s of report.staleKnownFailing) lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
