@@ -262,6 +262,6 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "--behaviours <list>",
       "fixture behaviours the agent implements, comma-separated (echo,ask,stream,fail,slow,msg,auth,parts,tck); the card is left as it is",
     )
-    .option("--verbose", "list passing cases too")
+    .option("--verbose", "list passing cases too, and every skipped case with its reason (default: one line per reason)")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }
