@@ -56,7 +56,11 @@ describe("compliance suite against the reference server", () => {
     expect(failuresOf(report), text).toEqual([]);
     expect(report.summary.passed).toBeGreaterThan(150);
     expect(report.results.filter((r) => r.id.includes("/push-notifications/webhook-") && r.status === "pass").length).toBe(6);
-    expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
+    // Agent-agnostic cases that need an interrupted task skip: "hello" completes on the fixture agent.
+    expectSkipsFor(
+      report,
+      /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal|the agent did not answer with a task)/,
+    );
   });
 
   async function securedServer(principalOf: (authorization: string | undefined) => string | undefined): Promise<FastifyInstance> {
