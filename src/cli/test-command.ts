@@ -20,6 +20,8 @@ export interface TestCommandOptions {
   report?: string;
   timeout?: string;
   streamTimeout?: string;
+  taskTimeout?: string;
+  maxMessages?: string;
   verbose?: boolean;
   header?: string[];
   otherHeader?: string[];
@@ -58,6 +60,14 @@ function parseMs(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name}: expected a positive number of milliseconds, got "${value}"`);
+  return n;
+}
+
+function parseCount(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new UsageError(`--${name}: expected a whole number (0 or more), got "${value}"`);
   return n;
 }
 
@@ -108,6 +118,8 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       webhook: parseListen(opts.webhookListen, opts.webhookUrl),
       timeoutMs: parseMs("timeout", opts.timeout),
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
+      taskTimeoutMs: parseMs("task-timeout", opts.taskTimeout),
+      maxMessages: parseCount("max-messages", opts.maxMessages),
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -162,7 +174,15 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--webhook-listen <host:port>", "run a webhook receiver there for the push-delivery cases (e.g. 127.0.0.1:0)")
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
     .option("--timeout <ms>", "bound for each response (default 10000)")
-    .option("--stream-timeout <ms>", "bound for reading a stream to its end (default 15000)")
+    .option("--stream-timeout <ms>", "bound for reading a stream to its end; the only bound on a stream step (default 15000)")
+    .option(
+      "--task-timeout <ms>",
+      "bound for polling a task until it ends (repeatUntil) and for re-sending a request answered 429 (default 120000)",
+    )
+    .option(
+      "--max-messages <n>",
+      "send at most n messages in the whole run; a case that needs more than is left is skipped (default: unlimited)",
+    )
     .option("--verbose", "list passing cases too")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -56,9 +56,16 @@ export interface StepCitation {
   level?: Level;
 }
 
-export interface CaseExchange extends StepCitation {
+/** A step that runs even after an earlier step failed (or the case ended as SKIP); its failure does not change the verdict. */
+export interface StepCleanup {
+  cleanup?: boolean;
+}
+
+export interface CaseExchange extends StepCitation, StepCleanup {
   name?: string;
   request: CaseRequest;
+  /** Re-send the request until the response body matches this (bounded by --task-timeout), then check `expect`. */
+  repeatUntil?: unknown;
   expect: CaseExpect;
 }
 
@@ -71,7 +78,10 @@ export interface WebhookExpect {
 }
 
 /** One exchange, several sent at the same time, or a wait for webhook deliveries. */
-export type CaseStep = CaseExchange | ({ name?: string; parallel: CaseExchange[] } & StepCitation) | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation);
+export type CaseStep =
+  | CaseExchange
+  | ({ name?: string; parallel: CaseExchange[] } & StepCitation & StepCleanup)
+  | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation & StepCleanup);
 
 /** The exchanges of a step (none for a webhook wait). */
 export function exchangesOf(step: CaseStep): CaseExchange[] {
@@ -199,10 +209,16 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
     if ("parallel" in s)
       s.parallel.forEach((x, j) => {
         checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems);
+        if (x.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `/steps/${i}/parallel/${j}/repeatUntil`, problems);
         if (x.spec || x.level) problems.push(`/steps/${i}/parallel/${j}: spec and level belong to the parallel step, not to one of its exchanges`);
+        if (x.cleanup) problems.push(`/steps/${i}/parallel/${j}: cleanup belongs to the parallel step, not to one of its exchanges`);
       });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
-    else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
+    else {
+      checkMatchers(s.expect, `/steps/${i}/expect`, problems);
+      if (s.repeatUntil !== undefined) checkMatchers(s.repeatUntil, `/steps/${i}/repeatUntil`, problems);
+      if (s.repeatUntil !== undefined && s.expect.stream) problems.push(`/steps/${i}/repeatUntil: matches a JSON body; a stream step cannot repeat (it is bounded by --stream-timeout)`);
+    }
   });
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);

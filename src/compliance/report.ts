@@ -201,7 +201,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     }
     if (r.status !== "fail" && r.status !== "warn") continue;
     lines.push(`  ${r.title}`);
-    const step = r.steps.find((s) => s.status === "fail");
+    const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
     if (!step) {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
@@ -209,6 +209,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     const req = step.request;
     lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
     if (step.error) lines.push(...step.error.split("\n").map((l) => `    ${l}`));
+    for (const n of step.notes ?? []) lines.push(`    note: ${n}`);
     for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
     for (const c of failureCitations(r, step)) lines.push(`    spec ${c}`);
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
@@ -248,10 +249,11 @@ export function xmlEscape(s: string): string {
 }
 
 function failureText(r: CaseResult): string {
-  const step = r.steps.find((s) => s.status === "fail");
+  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
   if (!step) return r.reason ?? "";
   const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
   if (step.error) parts.push(step.error);
+  parts.push(...(step.notes ?? []).map((n) => `note: ${n}`));
   parts.push(...step.diffs.map(formatDiff));
   parts.push(...failureCitations(r, step).map((c) => `spec ${c}`));
   parts.push("expected:", JSON.stringify(step.expected, null, 2), "actual:", JSON.stringify(actualView(step), null, 2) ?? "");

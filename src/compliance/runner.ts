@@ -9,6 +9,7 @@ import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
 import { Scope, describe, isPlainObject, match, render, type Diff } from "./match.js";
+import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
@@ -35,6 +36,12 @@ export interface StepResult {
   spec?: Citation[];
   /** Choices the spec leaves open that the agent made here: `$variants` names by JSON Pointer, the HTTP method used. */
   variants?: Record<string, string>;
+  /** A `cleanup` step: it ran even after a failure, and its own failure does not change the verdict. */
+  cleanup?: boolean;
+  /** What the runner did beyond one exchange: 429 re-sends, polls of `repeatUntil`. */
+  notes?: string[];
+  /** The case ends as SKIP with this reason (`repeatUntil` not reached within --task-timeout). */
+  skipCase?: string;
 }
 
 export interface CaseResult {
@@ -76,6 +83,10 @@ export interface RunOptions {
   webhook?: WebhookSink;
   timeoutMs?: number;
   streamTimeoutMs?: number;
+  /** Bound for polling a task (`repeatUntil`) and for 429 re-sends of one request (default 120000). */
+  taskTimeoutMs?: number;
+  /** At most this many message-sending requests in the whole run (default unlimited). */
+  maxMessages?: number;
   /** SHOULD and MAY failures fail the run too (else they are warnings). */
   strict?: boolean;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -87,7 +98,7 @@ export interface RunOptions {
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
   // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
-  const failed = steps.filter((s) => s.status === "fail").sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
+  const failed = steps.filter((s) => s.status === "fail" && !s.cleanup).sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
   if (!failed) return { status: "pass" };
   const failureLevel = failed.level ?? caseLevel;
   const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");
@@ -274,7 +285,15 @@ async function runExchange(
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
-  const send = (r: WireRequest) => exchange(r, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  const notes: string[] = [];
+  const deadline = Date.now() + opts.taskTimeoutMs;
+  const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
+  const send = async (r: WireRequest) => {
+    const once = (x: WireRequest) => exchange(x, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+    const { response, notes: n } = await sendPaced(once, r, paced);
+    notes.push(...n);
+    return response;
+  };
   let actual = await send(request);
   const chosen: Record<string, string> = {};
   const fallback = step.request.fallbackMethod;
@@ -289,11 +308,24 @@ async function runExchange(
       actual = retry;
     }
   } else if (fallback) chosen.method = request.method;
+  if (step.repeatUntil !== undefined) {
+    const until = step.repeatUntil;
+    const done = (res: WireResponse) => res.json !== undefined && match(until, res.json, "/body", new Scope(vars)).length === 0;
+    const polled = await pollUntil(() => send(request), actual, done, deadline);
+    actual = polled.response;
+    if (polled.polls) notes.push(`re-sent ${polled.polls} time(s) until the body matched repeatUntil`);
+    if (polled.timedOut) {
+      const what = describe(until);
+      const skipCase = `the task did not reach ${typeof what === "string" ? what : JSON.stringify(what)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
+      return { result: { name, request, expected: step.expect, actual, diffs: [], status: "not run", notes, skipCase } };
+    }
+  }
   const scope = new Scope(vars);
   const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
   for (const [k, v] of scope.chosen) chosen[k] = v;
   const variants = Object.keys(chosen).length ? { variants: chosen } : {};
-  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants }, scope };
+  const noted = notes.length ? { notes } : {};
+  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants, ...noted }, scope };
 }
 
 /**
@@ -307,7 +339,8 @@ function routeMissing(res: WireResponse): boolean {
   return !(isPlainObject(j) && (isPlainObject(j.error) || j.code !== undefined));
 }
 
-type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string };
+type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "taskTimeoutMs">> &
+  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string; budget?: MessageBudget };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
   const sink = opts.webhook;
@@ -355,7 +388,8 @@ export async function runStep(
   return outcomes.map((o) => o.result);
 }
 
-export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Promise<CaseResult> {
+/** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
+export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budget: MessageBudget = { left: opts.maxMessages ?? Infinity }): Promise<CaseResult> {
   const started = Date.now();
   const base: Omit<CaseResult, "status" | "steps" | "durationMs"> = {
     id: c.id,
@@ -368,6 +402,9 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
   };
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
+  const needed = messagesNeeded(c);
+  if (needed > budget.left) return { ...base, status: "skip", reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`, steps: [], durationMs: 0 };
+  budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();
@@ -375,31 +412,38 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
   const timeouts: StepOptions = {
     timeoutMs: opts.timeoutMs ?? 10_000,
     streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
+    taskTimeoutMs: opts.taskTimeoutMs ?? 120_000,
+    budget,
     headers: opts.headers,
     otherHeaders: opts.otherHeaders,
     webhook: opts.webhook,
     runId,
   };
   let failed: StepResult | undefined;
+  let skipped: string | undefined;
   for (const [i, step] of c.steps.entries()) {
-    if (failed) {
+    if ((failed || skipped) && !step.cleanup) {
       if ("awaitWebhook" in step) steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
       for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}) };
+    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}), ...(step.cleanup ? { cleanup: true } : {}) };
     const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
-    failed = rs.find((r) => r.status === "fail");
+    if (step.cleanup) continue;
+    failed ??= rs.find((r) => r.status === "fail");
+    skipped ??= rs.find((r) => r.skipCase)?.skipCase;
   }
+  if (skipped && !failed) return { ...base, status: "skip", reason: skipped, interface: iface, steps, durationMs: Date.now() - started };
   const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
   return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
+  const budget: MessageBudget = { left: opts.maxMessages ?? Infinity };
   for (const [index, c] of cases.entries()) {
-    const result = await runCase(c, d, opts);
+    const result = await runCase(c, d, opts, budget);
     results.push(result);
     opts.onProgress?.({ index, total: cases.length, result });
   }

@@ -60,7 +60,7 @@ import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
 import type { Dialect0_3, RestWire0_3, RpcWire0_3, Wire0_3 } from "./dialect.js";
 import { ends0_3Stream } from "./stream.js";
-import { takeValidated, trusted } from "./translate/common.js";
+import { trusted } from "./translate/common.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -249,7 +249,7 @@ class Codec0_3 implements Codec {
   decodeRequest<O extends Operation>(op: O, wire: unknown, opts: DecodeRequestOptions = {}): Translated<RequestOf<O>> {
     if (op === "ListTasks") throw listTasksUnsupported();
     const up = this.t.upgradeRequest(op, wire, opts);
-    const value = decode1_0(OPERATIONS[op].request, up.value, "request", takeValidated(up.value));
+    const value = decode1_0(OPERATIONS[op].request, up.value, "request", validatorOf(up));
     return { value: value as RequestOf<O>, losses: up.losses };
   }
   // Downgrades of what encode1_0 wrote are `trusted`: validating the toolkit's own output finds only
@@ -272,13 +272,13 @@ class Codec0_3 implements Codec {
   }
   decodeResponse<O extends Operation>(op: O, wire: unknown, opts: DecodeResponseOptions = {}): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
-    const value = decode1_0(OPERATIONS[op].response, up.value, "response", takeValidated(up.value));
+    const value = decode1_0(OPERATIONS[op].response, up.value, "response", validatorOf(up));
     if (opts.sent?.some((l) => l.id === "L10")) trimHistory(value as ResponseOf<O>);
     return { value: value as ResponseOf<O>, losses: up.losses };
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
     const up = asAgentResponse(() => this.t.upgradeEvent(wire));
-    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response", takeValidated(up.value));
+    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response", validatorOf(up));
     return { value, losses: up.losses, final: ends0_3Stream(value, up.final) };
   }
   decodeError(wire: unknown, status?: number): A2AError {
@@ -531,6 +531,11 @@ function makeTranslator(binding: Binding): Translator0_3 {
     upgradeEvent: (wire) => ({ ...call(entry("SendStreamingMessage").response.up, wire), final: finalOf(wire, isRpc) }),
     downgradeEvent: (json, final) => call(entry("SendStreamingMessage").response.down, json, { final }),
   };
+}
+
+/** The validator a translation already checked its output with, if the output is still that value. */
+function validatorOf(up: Translated<unknown>): ValidateFunction | undefined {
+  return up.validated && up.validated.value === up.value ? up.validated.validator : undefined;
 }
 
 const translators = new Map<Binding, Translator0_3>();
