@@ -15,9 +15,14 @@ export function failuresOf(report: Report): string[] {
   return report.results.filter((r) => r.status === "fail" || r.status === "warn").map((r) => `${r.id}: ${r.reason}`);
 }
 
-/** Every skipped case was skipped for a reason `allowed` matches. */
+/** Skips of agent-agnostic cases where the agent chose otherwise (a message, a task in another state): never a defect. */
+export const AGENT_CHOSE_OTHERWISE =
+  /^(the agent answered with a message|the agent did not answer with a task|the stream carried a message)/;
+
+/** Every skipped case was skipped for a reason `allowed` (or AGENT_CHOSE_OTHERWISE) matches. */
 export function expectSkipsFor(report: Report, allowed: RegExp): void {
-  for (const r of report.results.filter((x) => x.status === "skip")) expect(r.reason, r.id).toMatch(allowed);
+  for (const r of report.results.filter((x) => x.status === "skip"))
+    expect(r.reason, r.id).toMatch(new RegExp(`${allowed.source}|${AGENT_CHOSE_OTHERWISE.source}`));
 }
 
 /** Skip reasons that come from what the card declares (binding, capabilities, security, principals), not from behaviour. */
