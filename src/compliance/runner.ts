@@ -3,12 +3,13 @@
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
 import type { Citation } from "./citations.js";
-import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version, WebhookExpect } from "./cases.js";
+import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
-import { Scope, describe, isPlainObject, match, render, type Diff } from "./match.js";
+import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
+import { messageVars, type RunMessage } from "./message.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
@@ -28,8 +29,9 @@ export interface StepResult {
   /** Webhook calls received (webhook steps). */
   deliveries?: Delivery[];
   diffs: Diff[];
-  /** "not run" when an earlier step failed. */
-  status: "pass" | "fail" | "not run";
+  /** "not run" when an earlier step failed; "not applicable" when its `when` did not hold (`reason` says why). */
+  status: "pass" | "fail" | "not run" | "not applicable";
+  reason?: string;
   error?: string;
   /** The step's own level and citations, when it rests on another sentence than the case. */
   level?: Level;
@@ -74,7 +76,7 @@ export interface SelectOptions {
   level?: "must" | "should" | "may";
 }
 
-export interface RunOptions {
+export interface RunOptions extends RunMessage {
   /** Headers added to every request (credentials such as Authorization), unless a request says withoutCredentials. */
   headers?: Record<string, string>;
   /** Credentials of a second principal, for requests a case sends "as": "other". */
@@ -130,6 +132,7 @@ export function applicability(
   // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
   if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
     iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
+  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
@@ -143,7 +146,8 @@ export function applicability(
     if (negated && on) return { skip: `capability present: the case checks an agent without capabilities.${name}` };
   }
   if (c.behaviours.length) {
-    if (!d.behaviours) return { skip: `needs the fixture agent (${c.behaviours.join(", ")}); the card does not declare the fixture extension` };
+    if (!d.behaviours)
+      return { skip: `needs scripted behaviour (${c.behaviours.join(", ")}): neither the card (fixture extension) nor --profile/--behaviours claims it` };
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
@@ -234,12 +238,11 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     });
   const data = events.map((e) => e.json);
   if (!events.length) {
-    if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length)
+    if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length || s.endsAfter !== undefined)
       diffs.push({ path: "/events", expected: "at least one event", actual: "no events", message: "the stream carried no events" });
     return diffs;
   }
   if (s.first !== undefined) diffs.push(...match(s.first, data[0], "/events/0", scope));
-  if (s.each !== undefined) data.forEach((d, i) => diffs.push(...match(s.each, d, `/events/${i}`, scope)));
   if (s.inOrder) {
     let j = 0;
     let lastHit = -1;
@@ -260,6 +263,7 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
       });
     }
   }
+  if (s.each !== undefined) data.forEach((d, i) => diffs.push(...match(s.each, d, `/events/${i}`, scope)));
   if (s.exactly) diffs.push(...match(s.exactly, data, "/events", scope));
   for (const c of s.counts ?? []) {
     const n = data.filter((d) => match(c.where, d, "", scope.fork()).length === 0).length;
@@ -269,19 +273,98 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     }
   }
   if (s.last !== undefined) diffs.push(...match(s.last, data[data.length - 1], `/events/${data.length - 1}`, scope));
+  if (s.sameValue) diffs.push(...sameValue(s.sameValue, data));
+  if (s.nonDecreasing) diffs.push(...nonDecreasing(s.nonDecreasing, data));
+  if (s.endsAfter !== undefined) diffs.push(...endsAfter(s.endsAfter, s.trailer, data, scope));
   return diffs;
 }
+
+/** The value of the first of `pointers` present in an event, with the pointer. */
+function firstPresent(pointers: string[], event: unknown): { at: string; value: unknown } | undefined {
+  for (const at of pointers) {
+    const value = valueAt(event, at);
+    if (value !== undefined) return { at, value };
+  }
+  return undefined;
+}
+
+/** `sameValue`: every event that has one of the pointers gives the same value as the first such event. */
+function sameValue(pointers: string[], data: unknown[]): Diff[] {
+  let ref: { i: number; at: string; value: unknown } | undefined;
+  const diffs: Diff[] = [];
+  data.forEach((e, i) => {
+    const hit = firstPresent(pointers, e);
+    if (!hit) return;
+    if (!ref) ref = { i, ...hit };
+    else if (!deepEqual(ref.value, hit.value))
+      diffs.push({
+        path: `/events/${i}${hit.at}`,
+        expected: ref.value,
+        actual: hit.value,
+        message: `expected the same value as event ${ref.i} at ${ref.at} (${JSON.stringify(ref.value)}), got ${JSON.stringify(hit.value)}`,
+      });
+  });
+  return diffs;
+}
+
+/** `nonDecreasing`: the values at the pointers (timestamps as instants) never go backwards over the events. */
+function nonDecreasing(pointers: string[], data: unknown[]): Diff[] {
+  let prev: { i: number; at: string; value: unknown; key: number | string } | undefined;
+  for (const [i, e] of data.entries()) {
+    const hit = firstPresent(pointers, e);
+    if (!hit) continue;
+    const key = orderKey(hit.value);
+    const path = `/events/${i}${hit.at}`;
+    if (key === undefined) return [{ path, expected: "a timestamp or number", actual: hit.value, message: `not a timestamp or number: ${JSON.stringify(hit.value)}` }];
+    if (prev && (typeof prev.key !== typeof key || key < prev.key))
+      return [
+        {
+          path,
+          expected: `at least ${JSON.stringify(prev.value)} (event ${prev.i})`,
+          actual: hit.value,
+          message: `goes backwards: ${JSON.stringify(hit.value)} after ${JSON.stringify(prev.value)} at event ${prev.i}${prev.at}`,
+        },
+      ];
+    prev = { i, ...hit, key };
+  }
+  return [];
+}
+
+/** `endsAfter` (+ `trailer`): the stream ends after the first event matching m, or after one trailer event. */
+function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope): Diff[] {
+  const k = data.findIndex((d, i) => {
+    const trial = scope.fork();
+    if (match(m, d, `/events/${i}`, trial).length) return false;
+    scope.adopt(trial);
+    return true;
+  });
+  if (k < 0) return [{ path: "/events", expected: describe(m), actual: `${data.length} event(s)`, message: `no event matched endsAfter ${JSON.stringify(m)}` }];
+  const after = data.length - k - 1;
+  if (after === 0) return [];
+  if (after > 1 || trailer === undefined)
+    return [
+      {
+        path: `/events/${k + 1}`,
+        expected: trailer === undefined ? `the end of the stream after event ${k}` : `at most one event after event ${k}`,
+        actual: `${after} more event(s)`,
+        message: `the stream goes on after event ${k} (which matched endsAfter) with ${after} more event(s)${trailer === undefined ? "" : "; at most one trailer may follow"}`,
+      },
+    ];
+  return match(trailer, data[k + 1], `/events/${k + 1}`, scope);
+}
+/** What a request path is relative to (CaseRequest.base). */
+type BaseUrls = Record<"interface" | "agent" | "card", string>;
 
 async function runExchange(
   step: CaseExchange,
   name: string,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts);
+    request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
@@ -376,7 +459,7 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
 export async function runStep(
   step: CaseStep,
   index: number,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<StepResult[]> {
@@ -406,6 +489,7 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   if (needed > budget.left) return { ...base, status: "skip", reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`, steps: [], durationMs: 0 };
   budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
+  for (const [k, v] of messageVars(opts, c.version, iface.binding)) if (!vars.has(k)) vars.set(k, v);
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();
   if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));
@@ -427,8 +511,16 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
       for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
+    const unmet = step.when && unmetCondition(step.when, vars);
+    if (unmet) {
+      // otherwise.skip ends the case as SKIP (its cleanup steps still run); else the step does not apply.
+      const reason = !step.cleanup && step.otherwise ? renderReason(step.otherwise.skip, vars) : undefined;
+      if (reason) skipped = reason;
+      else steps.push(...notApplicable(step, i, unmet));
+      continue;
+    }
     const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}), ...(step.cleanup ? { cleanup: true } : {}) };
-    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
     if (step.cleanup) continue;
     failed ??= rs.find((r) => r.status === "fail");
@@ -436,7 +528,37 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   }
   if (skipped && !failed) return { ...base, status: "skip", reason: skipped, interface: iface, steps, durationMs: Date.now() - started };
   const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
+  const checks = steps.filter((st) => !st.cleanup);
+  if (checks.every((st) => st.status === "not applicable"))
+    return { ...base, status: "skip", reason: `no step applied (${checks[0]?.reason ?? "no steps"})`, interface: iface, steps, durationMs: Date.now() - started };
   return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
+}
+
+/** Why a step's `when` does not hold (undefined: it holds). */
+export function unmetCondition(w: StepWhen, vars: ReadonlyMap<string, unknown>): string | undefined {
+  if (w.captured !== undefined && !vars.has(w.captured)) return `when: "${w.captured}" was not captured`;
+  if (w.notCaptured !== undefined && vars.has(w.notCaptured)) return `when: "${w.notCaptured}" was captured`;
+  if (w.capture !== undefined) {
+    if (!vars.has(w.capture)) return `when: "${w.capture}" was not captured`;
+    const value = vars.get(w.capture);
+    if (match(w.matches, value, "", new Scope(vars)).length) return `when: "${w.capture}" is ${JSON.stringify(value)}, not ${JSON.stringify(describe(w.matches))}`;
+  }
+  return undefined;
+}
+
+function renderReason(reason: string, vars: Map<string, unknown>): string {
+  try {
+    return String(render(reason, vars));
+  } catch {
+    return reason;
+  }
+}
+
+/** The results of a step whose `when` did not hold. */
+function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] {
+  const name = step.name ?? `step ${i + 1}`;
+  if ("awaitWebhook" in step) return [{ name, expected: step.awaitWebhook, diffs: [], status: "not applicable", reason }];
+  return exchangesOf(step).map((x, j) => ({ name: "parallel" in step ? `${name} [${x.name ?? j + 1}]` : name, expected: x.expect, diffs: [], status: "not applicable" as const, reason }));
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
