@@ -6,8 +6,8 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runSuite } from "../../src/compliance/suite.js";
-import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { loadCatalogue } from "../../src/compliance/requirements.js";
+import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { startSdk03EchoTarget, startSdkEchoTarget, type EchoTarget } from "../support/sdk-echo-target.js";
 import { ALL_INTERFACES, expectSkipsFor, failuresOf, interfacesOf, rulesExercised } from "../support/compliance.js";
 
@@ -19,13 +19,23 @@ function ranBy(report: Report): Record<string, number> {
   for (const r of report.results) if (r.status !== "skip") out[`${r.version} ${r.binding}`] = (out[`${r.version} ${r.binding}`] ?? 0) + 1;
   return out;
 }
+/** At least `share` of the rules applicable to what the card declares are exercised; the report's own tally is shown beside. */
+function expectRulesExercised(report: Report, share: number): void {
+  const { applicable, exercised } = rulesExercised(report, loadCatalogue().rules);
+  const missing = applicable.filter((id) => !exercised.includes(id));
+  const tally = report.exercised.overall;
+  expect(
+    exercised.length / applicable.length,
+    `${exercised.length} of ${applicable.length} (report: ${tally.exercised} of ${tally.applicable}); not exercised: ${missing.join(", ")}`,
+  ).toBeGreaterThanOrEqual(share);
+}
 const ran = (report: Report) => report.results.filter((r) => r.status !== "skip").length;
 
 // What an echo agent legitimately skips: cases for behaviour it does not have (fixture, TCK), what
 // its card leaves out (push, extended card, security, a second principal); expectSkipsFor also
 // allows the agent-agnostic cases for a task it does not make (it never asks for input).
 const ECHO_SKIPS =
-  /^(needs the fixture agent \(|binding not declared: |capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/;
+  /^(needs scripted behaviour \(|binding not declared: |capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/;
 
 describe("compliance suite against the official SDK servers around an echo executor", () => {
   let target: EchoTarget | undefined;
@@ -53,20 +63,18 @@ describe("compliance suite against the official SDK servers around an echo execu
     expect(ran(report)).toBeGreaterThanOrEqual(150);
     const by = ranBy(report);
     for (const i of ["1.0 json-rpc", "1.0 rest", "0.3 json-rpc", "0.3 rest"]) expect(by[i], i).toBeGreaterThanOrEqual(30);
-    const { applicable, exercised } = rulesExercised(report, loadCatalogue().rules);
-    expect(
-      exercised.length / applicable.length,
-      `not exercised: ${applicable.filter((id) => !exercised.includes(id)).join(", ")}`,
-    ).toBeGreaterThanOrEqual(0.8);
+    expectRulesExercised(report, 0.8);
   });
 
   it("@a2a-js/sdk 1.3.0 answering with bare messages: the task cases skip, the rest holds", { timeout: 60_000 }, async () => {
     target = await startSdkEchoTarget({ reply: "message" });
+    // profile none: an agent that answers every message with a bare Message is what the TCK probe
+    // looks for (profiles.ts), and this one does not follow the kit's messageId conventions.
     const report = await runSuite({
       target: target.url,
       knownFailingFile: knownFailing("a2a-js-sdk-1.3.0-echo.json"),
       streamTimeoutMs: 5_000,
-      caseGlobs: ["**"],
+      profile: "none",
     });
     const text = consoleReport(report);
     // The same list holds: a case that skips here (subscribe-to-ended-task needs a task) is not stale.
@@ -95,10 +103,6 @@ describe("compliance suite against the official SDK servers around an echo execu
     expect(failuresOf(report), text).toEqual([]);
     expectSkipsFor(report, ECHO_SKIPS);
     expect(ran(report)).toBeGreaterThanOrEqual(60);
-    const { applicable, exercised } = rulesExercised(report, loadCatalogue().rules);
-    expect(
-      exercised.length / applicable.length,
-      `not exercised: ${applicable.filter((id) => !exercised.includes(id)).join(", ")}`,
-    ).toBeGreaterThanOrEqual(0.8);
+    expectRulesExercised(report, 0.8);
   });
 });

@@ -30,9 +30,11 @@ const CARD_SKIP =
   /^(binding not declared|capability (absent|present): |the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/;
 
 /**
- * Catalogue rules exercised on an agent: a rule is applicable when a case citing it could run
- * against this card (it was not skipped for what the card declares) and exercised when one of
- * those cases ran. Rules the catalogue marks not applicable are left out.
+ * Catalogue rules exercised on an agent, counted against what its card declares: a rule is
+ * applicable when a case citing it was not skipped for the card (a binding, capability, security or
+ * principal it does not declare) and exercised when one of those cases ran. The report's own tally
+ * (report.exercised) also counts rules whose every case the card rules out, such as the push rules
+ * of an agent without push. Rules the catalogue marks not applicable are left out.
  */
 export function rulesExercised(
   report: Report,
