@@ -65,13 +65,11 @@ describe("compliance suite against the official SDK servers around an echo execu
 
   it("@a2a-js/sdk 1.3.0 answering with bare messages: the task cases skip, the rest holds", { timeout: 60_000 }, async () => {
     target = await startSdkEchoTarget({ reply: "message" });
-    // profile none: an agent that answers every message with a bare Message is what the TCK probe
-    // looks for (profiles.ts), and this one does not follow the kit's messageId conventions.
+    // No profile: the TCK probe must see that bare messages without the kit's text are no TCK agent.
     const report = await runSuite({
       target: target.url,
       knownFailingFile: knownFailing("a2a-js-sdk-1.3.0-echo.json"),
       streamTimeoutMs: 5_000,
-      profile: "none",
     });
     const text = consoleReport(report);
     // The same list holds: a case that skips here (subscribe-to-ended-task needs a task) is not stale.
