@@ -45,8 +45,11 @@ export function createA2AHttpServer(options: A2ARequestListenerOptions & HttpLim
   limitConnectionsPerAddress(server, Math.max(1, Math.floor(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)));
   const close = server.close.bind(server);
   server.close = (cb?: (err?: Error) => void) => {
-    void listener.close().finally(() => close(cb));
-    server.closeAllConnections();
+    // Like fastify's preClose: open streams end before the connections are closed.
+    void listener.close().finally(() => {
+      close(cb);
+      server.closeAllConnections();
+    });
     return server;
   };
   return server;
