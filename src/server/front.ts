@@ -158,6 +158,7 @@ const CARD_PATH = "/.well-known/agent-card.json";
 /** The methods the A2A routes answer; any other gets MethodNotFound. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const TICK = Symbol("keep-alive");
+const GONE = Symbol("client gone");
 
 export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
@@ -352,12 +353,20 @@ export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string;
 
   /** SSE frames of one stream; comments keep proxies from cutting a stream that is quiet while the agent works. */
   async function* pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): AsyncGenerator<string> {
-    const stop = () => void events.return?.();
-    signal.addEventListener("abort", stop, { once: true });
+    // The client going away ends the wait for the next event even when the handler's iterator
+    // does not settle a pending next() on return() (an async generator's return waits behind it).
+    const gone = deferred<typeof GONE>();
+    const stop = () => {
+      gone.resolve(GONE);
+      void events.return?.();
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
     let tick = deferred<typeof TICK>();
     const timer = keepAliveMs > 0 ? setInterval(() => tick.resolve(TICK), keepAliveMs) : undefined;
     try {
-      // A rejection is read where the race reads it; the handler keeps a stream that ends while a comment is written from going unhandled.
+      // A pending next() may reject while a comment is out: the empty catch keeps that from counting
+      // as unhandled; the rejection still reaches the race that awaits it.
       const pull = () => {
         const p = events.next();
         p.catch(() => {});
@@ -365,7 +374,8 @@ export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string;
       };
       let pending = pull();
       for (;;) {
-        const next = timer ? await Promise.race([pending, tick.promise]) : await pending;
+        const next = await Promise.race(timer ? [pending, gone.promise, tick.promise] : [pending, gone.promise]);
+        if (next === GONE) break;
         if (next === TICK) {
           tick = deferred();
           if (!signal.aborted) yield sseComment();

@@ -33,7 +33,8 @@ export type A2ARequestListener = RequestListener & {
 /** A node:http request listener serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON. */
 export function a2aRequestListener(options: A2ARequestListenerOptions): A2ARequestListener {
   const front = createFront<IncomingMessage>(options);
-  const listener: RequestListener = (req, res) => void serve(front, req, res);
+  // serve() answers every failure itself; a throw from writing (a socket gone mid-write) ends the response.
+  const listener: RequestListener = (req, res) => void serve(front, req, res).catch(() => res.destroy());
   return Object.assign(listener, { close: () => front.close() });
 }
 
