@@ -15,6 +15,7 @@
 //   chosen the way the plugin routes: `<prefix>/` is JSON-RPC, every other path HTTP+JSON; the
 //   version from A2A-Version (none: 0.3 when it is served, as negotiation decides). Node closes
 //   the connection after a client error, so those replies say `Connection: close`.
+import type * as http from "node:http";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from "fastify";
@@ -101,12 +102,7 @@ export function versionOf(
  * HTTP+JSON's AIP-193 body carries the status as its `code` (and `grpcStatus` when given).
  */
 export function errorWithStatus(ctx: CallContext, err: A2AError, status: number, grpcStatus?: string): HttpReply {
-  const r = encodeError({ rpcId: null, ...ctx }, err);
-  if (ctx.binding === "JSONRPC") return { ...r, status };
-  const body = JSON.parse(r.body) as { error: { code: number; status: string } };
-  body.error.code = status;
-  if (grpcStatus) body.error.status = grpcStatus;
-  return { ...r, status, body: JSON.stringify(body) };
+  return encodeError({ rpcId: null, ...ctx }, err, {}, { status, grpcStatus });
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -153,28 +149,44 @@ export function endSocket(socket: Socket, data?: string): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
+/** node:http server options for the A2A routes: the headers and idle timeouts above (buildServer, createA2AHttpServer). */
+export function a2aNodeServerOptions(opts: HttpLimitOptions): http.ServerOptions {
+  const headersTimeout = Math.max(1, Math.floor(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS));
+  return {
+    requestTimeout: headersTimeout,
+    keepAliveTimeout: Math.max(1, Math.floor(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)),
+    headersTimeout,
+    // node checks request deadlines every connectionsCheckingInterval (default 30 s).
+    connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+}
+
+/** node's 'clientError' (malformed HTTP, the headers timeout …) answered in the binding's shape, then the connection closed. */
+export function a2aClientErrorHandler(scope: RouteScope): (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void {
+  return (err, socket) => {
+    if (err.code === "ECONNRESET" || socket.destroyed) return;
+    const { url, headers } = readPacket(err.rawPacket);
+    const { status, message } = clientErrorOf(err.code);
+    const r = errorWithStatus(errorScope(url, headers, scope), new A2AError("InvalidRequestError", message), status);
+    endSocket(socket, rawResponse(r));
+  };
+}
+
 /**
  * fastify server options for an app serving the A2A routes: the timeouts above, the client-error
  * and bad-URL answers in the A2A shape. `buildServer` and `buildGateway` use them; an application
  * mounting `a2aPlugin` itself can spread them into its own `Fastify({...})` call.
  */
 export function a2aServerOptions(opts: HttpLimitOptions & RouteScope & { bodyLimit?: number }): FastifyHttpOptions<Server> {
-  const headersTimeout = Math.max(1, Math.floor(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS));
+  const { requestTimeout, keepAliveTimeout, headersTimeout, connectionsCheckingInterval } = a2aNodeServerOptions(opts);
   const scope: RouteScope = { prefix: opts.prefix, versions: opts.versions };
   return {
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: true,
-    requestTimeout: headersTimeout,
-    keepAliveTimeout: Math.max(1, Math.floor(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)),
-    // node checks request deadlines every connectionsCheckingInterval (default 30 s).
-    http: { headersTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))) },
-    clientErrorHandler(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
-      if (err.code === "ECONNRESET" || socket.destroyed) return;
-      const { url, headers } = readPacket(err.rawPacket);
-      const { status, message } = clientErrorOf(err.code);
-      const r = errorWithStatus(errorScope(url, headers, scope), new A2AError("InvalidRequestError", message), status);
-      endSocket(socket, rawResponse(r));
-    },
+    requestTimeout,
+    keepAliveTimeout,
+    http: { headersTimeout, connectionsCheckingInterval },
+    clientErrorHandler: a2aClientErrorHandler(scope),
     frameworkErrors(err: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
       const message = err.code === "FST_ERR_BAD_URL" ? "The request path is not valid percent-encoding" : "The request cannot be routed";
       const r = errorWithStatus(errorScope(request.url, request.headers, scope), new A2AError("InvalidRequestError", message), 400);

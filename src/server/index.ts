@@ -1,7 +1,9 @@
 // The reference A2A server: `buildServer(options)` for a ready fastify app, `a2aPlugin` to mount
-// the same into an existing fastify app (with a prefix), and the agent programming model.
+// the same into an existing fastify app (with a prefix), `a2aRequestListener` / `createA2AHttpServer`
+// for node:http, `createFront` and `A2AHandler` for other frameworks and handlers, and the agent
+// programming model.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
-import { a2aPlugin, type A2APluginOptions } from "./plugin.js";
+import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
 import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
 
 export * from "./agent.js";
@@ -11,7 +13,10 @@ export { toPart, toParts, firstText, type PartInit } from "./parts.js";
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage, type MemoryTaskStoreOptions } from "./store.js";
 export { TaskRuntime, type CallContext, type RuntimeOptions } from "./runtime.js";
 export { createFixtureAgent } from "./fixture-agent.js";
-export { a2aPlugin, type A2APluginOptions } from "./plugin.js";
+export { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
+export { a2aRequestListener, createA2AHttpServer, type A2ARequestListener, type A2ARequestListenerOptions } from "./adapters/node-http.js";
+export { createFront, type A2AServeOptions, type Front, type FrontRequest, type FrontStream } from "./front.js";
+export type { A2AHandler, HandlerContext, EventStream } from "./handler.js";
 export { buildCard } from "./card.js";
 export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./http-limits.js";
 

@@ -36,7 +36,8 @@ import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp }
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
-import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
+import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
+import type { A2AHandler } from "./handler.js";
 import { Channel, Subscription, type ChannelByteLimit } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
@@ -153,7 +154,7 @@ export const TIMEOUT_FAILURE = "The task did not finish in time.";
 const PAGE_SIZE_DEFAULT = 50;
 const PAGE_SIZE_MAX = 100;
 
-export class TaskRuntime {
+export class TaskRuntime implements A2AHandler {
   private readonly clock = new StatusClock();
   readonly agent: Agent;
   readonly store: TaskStore;
@@ -698,7 +699,10 @@ export class TaskRuntime {
     return task;
   }
 
-  async createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    req: v1_0.TaskPushNotificationConfig,
+    call: CallContext,
+  ): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
     await this.checkWebhook(req.url);
     await this.checkPushConfigRoom(ownerOf(call), req.taskId, req.id);
@@ -707,7 +711,10 @@ export class TaskRuntime {
     return stored.config;
   }
 
-  async getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    req: v1_0.GetTaskPushNotificationConfigRequest,
+    call: CallContext,
+  ): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
     // 0.3 `tasks/pushNotificationConfig/get` with only the task id (TaskIdParams, the legacy
     // single-config form) arrives with id "" (loss L23): it means the task's sole (or first) config [V-06].
@@ -723,7 +730,7 @@ export class TaskRuntime {
     return stored.config;
   }
 
-  async listPushConfigs(
+  async listTaskPushNotificationConfigs(
     req: v1_0.ListTaskPushNotificationConfigsRequest,
     call: CallContext,
   ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
@@ -743,10 +750,40 @@ export class TaskRuntime {
     });
   }
 
-  async deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
+  async deleteTaskPushNotificationConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
     await this.pushTask(req.taskId, call);
     await this.pushConfigs.delete(ownerOf(call), req.taskId, req.id);
     return create(EmptySchema);
+  }
+
+  /** @deprecated the A2AHandler name is createTaskPushNotificationConfig */
+  createPushConfig(req: v1_0.TaskPushNotificationConfig, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+    return this.createTaskPushNotificationConfig(req, call);
+  }
+  /** @deprecated the A2AHandler name is getTaskPushNotificationConfig */
+  getPushConfig(req: v1_0.GetTaskPushNotificationConfigRequest, call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+    return this.getTaskPushNotificationConfig(req, call);
+  }
+  /** @deprecated the A2AHandler name is listTaskPushNotificationConfigs */
+  listPushConfigs(
+    req: v1_0.ListTaskPushNotificationConfigsRequest,
+    call: CallContext,
+  ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
+    return this.listTaskPushNotificationConfigs(req, call);
+  }
+  /** @deprecated the A2AHandler name is deleteTaskPushNotificationConfig */
+  deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
+    return this.deleteTaskPushNotificationConfig(req, call);
+  }
+
+  /** The agent's public card declaration, and whether it has an extended one (the front publishes both). */
+  card(): { declaration: AgentCardInit; extended: boolean } {
+    return { declaration: this.agent.card, extended: this.agent.extendedCard !== undefined };
+  }
+
+  /** The agent's extended card declaration; UnsupportedOperationError when it has none. */
+  async getExtendedAgentCard(_req: v1_0.GetExtendedAgentCardRequest, _call: CallContext): Promise<AgentCardInit> {
+    return this.extendedCardInit();
   }
 
   /** The agent's extended card (interfaces are filled in by the caller). */
@@ -754,7 +791,7 @@ export class TaskRuntime {
     return this.agent.extendedCard !== undefined;
   }
 
-  extendedCardInit(): Agent["extendedCard"] {
+  extendedCardInit(): AgentCardInit {
     if (!this.agent.extendedCard) throw new A2AError("UnsupportedOperationError", "This agent has no extended agent card");
     return this.agent.extendedCard;
   }

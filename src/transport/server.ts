@@ -6,7 +6,8 @@
 // API
 //   decodeCall(req, {binding, versions?, basePath?}) → DecodedCall | HttpReply   (discriminate on `kind`)
 //   encodeResult(call, result, {extensions?})        → HttpReply  (200, JSON-RPC envelope or REST body)
-//   encodeError(callOrPartial, err)                  → HttpReply  (JSON-RPC error envelope / AIP-193 body)
+//   encodeError(callOrPartial, err, headers?, {status, grpcStatus}?) → HttpReply  (JSON-RPC envelope / AIP-193 body;
+//                                                      the override: a transport-level refusal's status)
 //   openStream(call, {extensions?, onLoss?})         → SseStream  ({headers, event(e), end(), error(err), closed})
 //
 // Losses (LOSSY.md) reach the caller: DecodedCall.losses (the upgrade of a 0.3 request),
@@ -155,14 +156,28 @@ export function toA2AError(e: unknown): A2AError {
   return new A2AError("InternalError");
 }
 
-export function encodeError(ctx: CallContext, err: A2AError, extraHeaders: Record<string, string> = {}): HttpReply {
+/**
+ * A transport-level refusal (405, 408, 413, 415, 429 …): the HTTP status of the reply, which on
+ * HTTP+JSON is also the AIP-193 body's `code` (and `grpcStatus` its `status`, when given).
+ */
+export interface StatusOverride {
+  status: number;
+  grpcStatus?: string;
+}
+
+export function encodeError(
+  ctx: CallContext,
+  err: A2AError,
+  extraHeaders: Record<string, string> = {},
+  override?: StatusOverride,
+): HttpReply {
   const codec = codecFor(ctx.version, ctx.binding);
   const headers = { "content-type": jsonContentType(ctx), ...extraHeaders };
   const encoded = codec.encodeError(err);
   if (ctx.binding === "JSONRPC") {
     const r: HttpReply = {
       kind: "reply",
-      status: 200,
+      status: override?.status ?? 200,
       headers,
       body: JSON.stringify(jsonRpcErrorEnvelope(ctx.rpcId ?? null, encoded as { code: number; message: string; data?: unknown })),
     };
@@ -170,7 +185,13 @@ export function encodeError(ctx: CallContext, err: A2AError, extraHeaders: Recor
     return losses.length ? { ...r, losses } : r;
   }
   const rest = encoded as RestErrorReply;
-  return { kind: "reply", status: rest.status, headers, body: JSON.stringify(rest.body) };
+  if (override) {
+    // Both REST dialects carry the AIP-193 object under `error` (0.3 beside its own code/message).
+    const error = (rest.body as { error: { code: number; status: string } }).error;
+    error.code = override.status;
+    if (override.grpcStatus) error.status = override.grpcStatus;
+  }
+  return { kind: "reply", status: override?.status ?? rest.status, headers, body: JSON.stringify(rest.body) };
 }
 
 export function encodeResult<O extends Operation>(
@@ -295,13 +316,7 @@ export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): Sse
 // decodeCall
 
 function reply(ctx: CallContext, err: A2AError, status?: number): HttpReply {
-  const r = encodeError(ctx, err);
-  if (!status) return r;
-  if (ctx.binding === "JSONRPC") return { ...r, status };
-  // REST: the body's `error.code` is the HTTP status (AIP-193).
-  const body = JSON.parse(r.body) as { error: { code: number } };
-  body.error.code = status;
-  return { ...r, status, body: JSON.stringify(body) };
+  return encodeError(ctx, err, {}, status ? { status } : undefined);
 }
 
 /** Client-supplied text echoed in an error message, cut to a readable length. */

@@ -1,6 +1,7 @@
 // The whole suite against this project's reference server with its built-in fixture agent:
 // every applicable case must pass, except those in compliance/known-failing/reference-server.json. The judge (src/compliance) never imports the server; only this
-// test brings the two together, over a real socket.
+// test brings the two together, over a real socket. The full run goes over both HTTP adapters (fastify,
+// node:http); the narrower runs below use the fastify one.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FastifyInstance } from "fastify";
@@ -11,11 +12,12 @@ import { consoleReport } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import { loadCases } from "../../src/compliance/cases.js";
 import { ALL_INTERFACES, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
+import { ADAPTERS, startServer, type Adapter, type RunningServer } from "../support/servers.js";
 
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
 
 describe("compliance suite against the reference server", () => {
-  let app: FastifyInstance;
+  const servers: Partial<Record<Adapter, RunningServer>> = {};
   let url: string;
 
   beforeAll(async () => {
@@ -36,18 +38,16 @@ describe("compliance suite against the reference server", () => {
       maxAttempts: 1,
       timeoutMs: 500,
     };
-    app = await buildServer({ agent, push });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const addr = app.server.address();
-    url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+    for (const adapter of ADAPTERS) servers[adapter] = await startServer(adapter, { agent, push });
+    url = servers.fastify!.url;
   });
   afterAll(async () => {
-    await app?.close();
+    for (const s of Object.values(servers)) await s.close();
   });
 
-  it("passes every applicable case on every interface", { timeout: 180_000 }, async () => {
+  it.each(ADAPTERS)("passes every applicable case on every interface (over %s)", { timeout: 180_000 }, async (adapter) => {
     const report = await runSuite({
-      target: url,
+      target: servers[adapter]!.url,
       streamTimeoutMs: 10_000,
       knownFailingFile: KNOWN_FAILING,
       webhook: { host: "127.0.0.1", port: 0 },

@@ -1,7 +1,7 @@
 // Interop, judged from outside: the official @a2a-js/sdk 1.3.0 client (its ClientFactory with the
 // 1.0 transports and their 0.3 compat transports, JSON-RPC and REST; one client per interface the
 // card advertises) exercises every operation the agent advertises, against the `serve` server and
-// through the gateway in front of a 1.0-only backend. Each `it` is one check; a check the card does
+// through the gateway in front of a 1.0-only backend; `serve` over the fastify and the node:http adapter. Each `it` is one check; a check the card does
 // not advertise (push, extended card, ListTasks in 0.3) is skipped, not passed.
 import { Message, TaskState, type AgentCard, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
@@ -9,11 +9,14 @@ import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } 
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
+import { startServer } from "../support/servers.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 const apps: FastifyInstance[] = [];
-const urls: Record<"serve" | "gateway", string> = { serve: "", gateway: "" };
+const TARGETS = ["serve", "serve over node:http", "gateway"] as const;
+const urls: Record<(typeof TARGETS)[number], string> = { serve: "", "serve over node:http": "", gateway: "" };
+const closers: (() => Promise<void>)[] = [];
 
 async function listen(app: FastifyInstance): Promise<string> {
   apps.push(app);
@@ -24,11 +27,18 @@ async function listen(app: FastifyInstance): Promise<string> {
 beforeAll(async () => {
   // What `a2a-toolkit serve --push --allow-webhook 127.0.0.1` starts: the fixture agent, 1.0 and 0.3 on one port.
   urls.serve = await listen(await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } }));
+  const overNode = await startServer("node:http", {
+    agent: createFixtureAgent({ pushNotifications: true }),
+    push: { allow: ["127.0.0.1"] },
+  });
+  closers.push(() => overNode.close());
+  urls["serve over node:http"] = overNode.url;
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
   urls.gateway = await listen(await buildGateway({ gateway: { backends: [{ name: "new", url: backend }] } }));
 });
 afterAll(async () => {
   for (const a of apps.reverse()) await a.close();
+  for (const c of closers) await c();
 });
 
 const texts = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")));
@@ -58,7 +68,7 @@ const interfaces = [
   ["HTTP+JSON", "0.3"],
 ] as const;
 
-describe.each(["serve", "gateway"] as const)("@a2a-js/sdk client → %s", (target) => {
+describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
   describe.each(interfaces)("%s %s", (binding, version) => {
     let client: Client;
     let card: AgentCard;

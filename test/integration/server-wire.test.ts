@@ -1,19 +1,12 @@
 // The reference server over real sockets, the same scenarios in all four wire forms:
-// 1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC, 0.3 HTTP+JSON.
-import type { FastifyInstance } from "fastify";
+// 1.0 JSON-RPC, 1.0 HTTP+JSON, 0.3 JSON-RPC, 0.3 HTTP+JSON; over the fastify and the node:http adapter.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { ADAPTERS, startServer, type RunningServer } from "../support/servers.js";
 import { SseDecoder } from "../../src/transport/sse.js";
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
-
-beforeAll(async () => {
-  app = await buildServer({ agent: createFixtureAgent() });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-});
-afterAll(() => app.close());
 
 type Json = Record<string, unknown>;
 interface Outcome {
@@ -275,133 +268,141 @@ function restWire(version: "1.0" | "0.3"): Wire {
 
 const wires = [rpcWire("1.0"), restWire("1.0"), rpcWire("0.3"), restWire("0.3")];
 
-describe.each(wires.map((w) => [w.name, w] as const))("%s", (_name, w) => {
-  it("echo completes with the text as an artifact; GetTask returns the same task", async () => {
-    const t = await w.send("echo hello there");
-    expect(t).toMatchObject({ kind: "task", state: "completed", artifactTexts: ["hello there"] });
-    expect(t.id).toBeTruthy();
-    expect(t.contextId).toBeTruthy();
-    const g = await w.get(t.id!);
-    expect(g).toMatchObject({ kind: "task", id: t.id, state: "completed", artifactTexts: ["hello there"] });
+describe.each(ADAPTERS)("over %s", (adapter) => {
+  beforeAll(async () => {
+    server = await startServer(adapter, { agent: createFixtureAgent() });
+    base = server.url;
   });
+  afterAll(() => server.close());
 
-  it("msg answers with a bare message, no task", async () => {
-    expect(await w.send("msg plain words")).toEqual({ kind: "message", text: "plain words" });
-  });
-
-  it("ask is input-required; the follow-up in the same task completes it with the follow-up's text", async () => {
-    const t = await w.send("ask");
-    expect(t).toMatchObject({ state: "input-required", statusText: "What should I echo back?" });
-    const done = await w.send("the follow-up", { taskId: t.id });
-    expect(done).toMatchObject({ id: t.id, contextId: t.contextId, state: "completed", artifactTexts: ["the follow-up"] });
-  });
-
-  it("auth is auth-required, then completes", async () => {
-    const t = await w.send("auth");
-    expect(t.state).toBe("auth-required");
-    expect((await w.send("creds", { taskId: t.id })).state).toBe("completed");
-  });
-
-  it("fail fails with a status message; parts returns four parts", async () => {
-    expect(await w.send("fail")).toMatchObject({ state: "failed", statusText: "The fixture agent failed as requested." });
-    const p = await w.send("parts");
-    expect(p.state).toBe("completed");
-    expect(p.artifactTexts).toEqual(["Here are four kinds of part."]);
-  });
-
-  it("historyLength limits the returned history", async () => {
-    const t = await w.send("ask");
-    await w.send("answer", { taskId: t.id });
-    expect((await w.get(t.id!)).historyLength).toBe(3);
-    expect((await w.get(t.id!, 1)).historyLength).toBe(1);
-  });
-
-  it("errors: unknown task, message to a terminal task, cancel of a terminal task", async () => {
-    expect((await w.get("no-such-task")).error).toBe("TaskNotFound");
-    const t = await w.send("echo x");
-    expect((await w.send("more", { taskId: t.id })).error).toBe("UnsupportedOperation");
-    expect((await w.cancel(t.id!)).error).toBe("TaskNotCancelable");
-    expect((await w.cancel("no-such-task")).error).toBe("TaskNotFound");
-  });
-
-  it("slow with returnImmediately (0.3: blocking false) answers working; cancel ends it canceled", async () => {
-    const t = await w.send("slow 60000", { immediate: true });
-    expect(t.state).toBe("working");
-    const c = await w.cancel(t.id!);
-    expect(c).toMatchObject({ id: t.id, state: "canceled" });
-    expect((await w.get(t.id!)).state).toBe("canceled");
-  });
-
-  it("stream 3: task first, working, three chunks of one artifact, completed", async () => {
-    const events = await w.stream("stream 3");
-    expect(events.map((e) => e.kind)).toEqual(["task", "status", "artifact", "artifact", "artifact", "status"]);
-    expect(events.filter((e) => e.kind === "artifact").map((e) => [e.text, e.append, e.lastChunk])).toEqual([
-      ["chunk 1/3", false, false],
-      ["chunk 2/3", true, false],
-      ["chunk 3/3", true, true],
-    ]);
-    expect(events.at(-1)?.state).toBe("completed");
-    if (w.name.startsWith("0.3")) expect(events.at(-1)?.final).toBe(true);
-  });
-
-  it("a message-only stream is exactly one message", async () => {
-    expect(await w.stream("msg hi")).toEqual([{ kind: "message", text: "hi" }]);
-  });
-
-  it("subscribe to a running task: the current task first, then live events to the end", async () => {
-    const t = await w.send("slow 300", { immediate: true });
-    const events = (await w.subscribe(t.id!)) as Event[];
-    expect(events[0]).toMatchObject({ kind: "task", id: t.id, state: "working" });
-    expect(events.at(-1)).toMatchObject({ kind: "status", state: "completed" });
-  });
-
-  it("subscribe to a finished task: 1.0 UnsupportedOperation, 0.3 the task then close", async () => {
-    const t = await w.send("echo done");
-    const r = await w.subscribe(t.id!);
-    if (w.name.startsWith("1.0")) expect(r).toMatchObject({ kind: "error", error: "UnsupportedOperation" });
-    else expect(r).toEqual([{ kind: "task", id: t.id, state: "completed" }]);
-  });
-
-  it("TCK scenarios selected by messageId prefix", async () => {
-    expect(await w.send("hi", { messageId: "tck-complete-task-1" })).toMatchObject({ state: "completed", statusText: "Hello from TCK" });
-    expect(await w.send("hi", { messageId: "tck-artifact-text-1" })).toMatchObject({ artifactTexts: ["Generated text content"] });
-    expect(await w.send("hi", { messageId: "tck-message-response-1" })).toEqual({ kind: "message", text: "Direct message response" });
-    expect((await w.send("hi", { messageId: "tck-input-required-1" })).state).toBe("input-required");
-    expect((await w.send("hi", { messageId: "tck-reject-task-1" })).state).toBe("rejected");
-    const chunked = await w.stream("hi", { messageId: "tck-stream-artifact-chunked-1" });
-    expect(chunked.filter((e) => e.kind === "artifact").map((e) => [e.text, e.lastChunk])).toEqual([
-      ["chunk-1 ", false],
-      ["chunk-2", true],
-    ]);
-  });
-});
-
-describe("ListTasks", () => {
-  it("1.0 (both bindings): filters by context, pages with an always-present nextPageToken, omits artifacts unless asked", async () => {
-    for (const w of [wires[0], wires[1]]) {
-      const ctx = `list-${w.name.replace(/\W/g, "")}`;
-      for (let i = 0; i < 3; i++) await w.send(`echo ${i}`, { contextId: ctx });
-      const p1 = (await w.list!(`contextId=${ctx}&pageSize=2`)) as Json;
-      expect(p1.totalSize).toBe(3);
-      expect((p1.tasks as Json[]).length).toBe(2);
-      expect((p1.tasks as Json[])[0]).not.toHaveProperty("artifacts");
-      expect(typeof p1.nextPageToken).toBe("string");
-      expect(p1.nextPageToken).not.toBe("");
-      const p2 = (await w.list!(
-        `contextId=${ctx}&pageSize=2&pageToken=${encodeURIComponent(p1.nextPageToken as string)}&includeArtifacts=true`,
-      )) as Json;
-      expect((p2.tasks as Json[]).length).toBe(1);
-      expect(p2.nextPageToken).toBe("");
-      expect((p2.tasks as Json[])[0]).toHaveProperty("artifacts");
-    }
-  });
-
-  it("0.3 has no ListTasks: UnsupportedOperation", async () => {
-    const res = await fetch(`${base}/`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tasks/list", params: {} }),
+  describe.each(wires.map((w) => [w.name, w] as const))("%s", (_name, w) => {
+    it("echo completes with the text as an artifact; GetTask returns the same task", async () => {
+      const t = await w.send("echo hello there");
+      expect(t).toMatchObject({ kind: "task", state: "completed", artifactTexts: ["hello there"] });
+      expect(t.id).toBeTruthy();
+      expect(t.contextId).toBeTruthy();
+      const g = await w.get(t.id!);
+      expect(g).toMatchObject({ kind: "task", id: t.id, state: "completed", artifactTexts: ["hello there"] });
     });
-    expect(((await res.json()) as Json).error).toMatchObject({ code: -32004 });
+
+    it("msg answers with a bare message, no task", async () => {
+      expect(await w.send("msg plain words")).toEqual({ kind: "message", text: "plain words" });
+    });
+
+    it("ask is input-required; the follow-up in the same task completes it with the follow-up's text", async () => {
+      const t = await w.send("ask");
+      expect(t).toMatchObject({ state: "input-required", statusText: "What should I echo back?" });
+      const done = await w.send("the follow-up", { taskId: t.id });
+      expect(done).toMatchObject({ id: t.id, contextId: t.contextId, state: "completed", artifactTexts: ["the follow-up"] });
+    });
+
+    it("auth is auth-required, then completes", async () => {
+      const t = await w.send("auth");
+      expect(t.state).toBe("auth-required");
+      expect((await w.send("creds", { taskId: t.id })).state).toBe("completed");
+    });
+
+    it("fail fails with a status message; parts returns four parts", async () => {
+      expect(await w.send("fail")).toMatchObject({ state: "failed", statusText: "The fixture agent failed as requested." });
+      const p = await w.send("parts");
+      expect(p.state).toBe("completed");
+      expect(p.artifactTexts).toEqual(["Here are four kinds of part."]);
+    });
+
+    it("historyLength limits the returned history", async () => {
+      const t = await w.send("ask");
+      await w.send("answer", { taskId: t.id });
+      expect((await w.get(t.id!)).historyLength).toBe(3);
+      expect((await w.get(t.id!, 1)).historyLength).toBe(1);
+    });
+
+    it("errors: unknown task, message to a terminal task, cancel of a terminal task", async () => {
+      expect((await w.get("no-such-task")).error).toBe("TaskNotFound");
+      const t = await w.send("echo x");
+      expect((await w.send("more", { taskId: t.id })).error).toBe("UnsupportedOperation");
+      expect((await w.cancel(t.id!)).error).toBe("TaskNotCancelable");
+      expect((await w.cancel("no-such-task")).error).toBe("TaskNotFound");
+    });
+
+    it("slow with returnImmediately (0.3: blocking false) answers working; cancel ends it canceled", async () => {
+      const t = await w.send("slow 60000", { immediate: true });
+      expect(t.state).toBe("working");
+      const c = await w.cancel(t.id!);
+      expect(c).toMatchObject({ id: t.id, state: "canceled" });
+      expect((await w.get(t.id!)).state).toBe("canceled");
+    });
+
+    it("stream 3: task first, working, three chunks of one artifact, completed", async () => {
+      const events = await w.stream("stream 3");
+      expect(events.map((e) => e.kind)).toEqual(["task", "status", "artifact", "artifact", "artifact", "status"]);
+      expect(events.filter((e) => e.kind === "artifact").map((e) => [e.text, e.append, e.lastChunk])).toEqual([
+        ["chunk 1/3", false, false],
+        ["chunk 2/3", true, false],
+        ["chunk 3/3", true, true],
+      ]);
+      expect(events.at(-1)?.state).toBe("completed");
+      if (w.name.startsWith("0.3")) expect(events.at(-1)?.final).toBe(true);
+    });
+
+    it("a message-only stream is exactly one message", async () => {
+      expect(await w.stream("msg hi")).toEqual([{ kind: "message", text: "hi" }]);
+    });
+
+    it("subscribe to a running task: the current task first, then live events to the end", async () => {
+      const t = await w.send("slow 300", { immediate: true });
+      const events = (await w.subscribe(t.id!)) as Event[];
+      expect(events[0]).toMatchObject({ kind: "task", id: t.id, state: "working" });
+      expect(events.at(-1)).toMatchObject({ kind: "status", state: "completed" });
+    });
+
+    it("subscribe to a finished task: 1.0 UnsupportedOperation, 0.3 the task then close", async () => {
+      const t = await w.send("echo done");
+      const r = await w.subscribe(t.id!);
+      if (w.name.startsWith("1.0")) expect(r).toMatchObject({ kind: "error", error: "UnsupportedOperation" });
+      else expect(r).toEqual([{ kind: "task", id: t.id, state: "completed" }]);
+    });
+
+    it("TCK scenarios selected by messageId prefix", async () => {
+      expect(await w.send("hi", { messageId: "tck-complete-task-1" })).toMatchObject({ state: "completed", statusText: "Hello from TCK" });
+      expect(await w.send("hi", { messageId: "tck-artifact-text-1" })).toMatchObject({ artifactTexts: ["Generated text content"] });
+      expect(await w.send("hi", { messageId: "tck-message-response-1" })).toEqual({ kind: "message", text: "Direct message response" });
+      expect((await w.send("hi", { messageId: "tck-input-required-1" })).state).toBe("input-required");
+      expect((await w.send("hi", { messageId: "tck-reject-task-1" })).state).toBe("rejected");
+      const chunked = await w.stream("hi", { messageId: "tck-stream-artifact-chunked-1" });
+      expect(chunked.filter((e) => e.kind === "artifact").map((e) => [e.text, e.lastChunk])).toEqual([
+        ["chunk-1 ", false],
+        ["chunk-2", true],
+      ]);
+    });
+  });
+
+  describe("ListTasks", () => {
+    it("1.0 (both bindings): filters by context, pages with an always-present nextPageToken, omits artifacts unless asked", async () => {
+      for (const w of [wires[0], wires[1]]) {
+        const ctx = `list-${w.name.replace(/\W/g, "")}`;
+        for (let i = 0; i < 3; i++) await w.send(`echo ${i}`, { contextId: ctx });
+        const p1 = (await w.list!(`contextId=${ctx}&pageSize=2`)) as Json;
+        expect(p1.totalSize).toBe(3);
+        expect((p1.tasks as Json[]).length).toBe(2);
+        expect((p1.tasks as Json[])[0]).not.toHaveProperty("artifacts");
+        expect(typeof p1.nextPageToken).toBe("string");
+        expect(p1.nextPageToken).not.toBe("");
+        const p2 = (await w.list!(
+          `contextId=${ctx}&pageSize=2&pageToken=${encodeURIComponent(p1.nextPageToken as string)}&includeArtifacts=true`,
+        )) as Json;
+        expect((p2.tasks as Json[]).length).toBe(1);
+        expect(p2.nextPageToken).toBe("");
+        expect((p2.tasks as Json[])[0]).toHaveProperty("artifacts");
+      }
+    });
+
+    it("0.3 has no ListTasks: UnsupportedOperation", async () => {
+      const res = await fetch(`${base}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tasks/list", params: {} }),
+      });
+      expect(((await res.json()) as Json).error).toMatchObject({ code: -32004 });
+    });
   });
 });

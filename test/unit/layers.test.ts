@@ -168,7 +168,7 @@ describe("import directions of ARCHITECTURE.md", () => {
     // The parser sees each kind of import: a value import, a type-only import, export-from.
     const has = (from: string, to: string, typeOnly: boolean) =>
       edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
-    expect(has("src/server/plugin.ts", "src/transport/server.ts", false)).toBe(true);
+    expect(has("src/server/front.ts", "src/transport/server.ts", false)).toBe(true);
     expect(has("codegen/methods.ts", "src/runtime/methods.ts", true)).toBe(true);
     expect(has("generated/v1_0/index.ts", "generated/v1_0/a2a_pb.ts", false)).toBe(true);
   });

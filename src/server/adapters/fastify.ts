@@ -1,0 +1,50 @@
+// The fastify adapter of the reference server: `a2aPlugin` mounts the A2A routes (front.ts) into a
+// fastify app, under the prefix it is registered with. Bodies reach the front raw (every content
+// type: the front answers -32700 for bad JSON, 415 for wrong types); fastify's own errors (an
+// oversized or malformed body) get the front's A2A-shaped answers. The plugin is encapsulated: its
+// content-type parser, error and not-found handlers do not leak into the application it is mounted in.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { HttpReply } from "../../transport/server.js";
+import { createFront, type A2AServeOptions } from "../front.js";
+import { abortOnClose, guard, send } from "./node-http.js";
+
+export type A2APluginOptions = A2AServeOptions<FastifyRequest>;
+
+export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): Promise<void> {
+  const front = createFront<FastifyRequest>({ ...opts, prefix: app.prefix, logger: app.log });
+  // preClose: open streams must end before fastify waits for connections to drain.
+  app.addHook("preClose", () => front.close());
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: front.bodyLimit }, (_req, body, done) => done(null, body));
+
+  // A connection beyond its address's limit is answered 429 and closed; a body that has not
+  // arrived bodyTimeoutMs after the headers is answered 408 and its connection closed.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (guard(front, request.raw, reply.raw, request, () => reply.hijack())) done();
+  });
+
+  const reply = (r: FastifyReply, a: HttpReply) => r.code(a.status).headers(a.headers).send(a.body);
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, r) =>
+    reply(r, err.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? front.tooLarge(request) : front.failure(request, err)),
+  );
+
+  const route = async (request: FastifyRequest, r: FastifyReply) => {
+    const answer = await front.handle({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: request.body as string | undefined,
+      origin: `${request.protocol}://${request.host}`,
+      clientAddress: request.ip,
+      signal: abortOnClose(r.raw),
+      raw: request,
+    });
+    if (answer.kind === "reply") return reply(r, answer);
+    r.hijack();
+    await send(r.raw, answer);
+  };
+  app.all("/", route);
+  app.all("/*", route);
+  app.setNotFoundHandler(route);
+}

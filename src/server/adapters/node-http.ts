@@ -1,0 +1,171 @@
+// The node:http adapter of the reference server: a `(req, res)` listener for http.createServer (or
+// any server emitting node's 'request' event) that carries requests into the front (front.ts) and
+// its replies and SSE streams out. `createA2AHttpServer` is the node:http twin of buildServer: the
+// listener on a server with the same timeouts, per-address connection limit and A2A-shaped answers
+// to malformed HTTP (http-limits.ts). The writing helpers are shared with the fastify adapter.
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
+import type { HttpReply } from "../../transport/server.js";
+import { createFront, type A2AServeOptions, type Front, type FrontStream } from "../front.js";
+import {
+  a2aNodeServerOptions,
+  a2aClientErrorHandler,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  endSocket,
+  isOverConnectionLimit,
+  limitConnectionsPerAddress,
+  type HttpLimitOptions,
+} from "../http-limits.js";
+import type { Logger } from "../runtime.js";
+
+export interface A2ARequestListenerOptions extends A2AServeOptions<IncomingMessage> {
+  /** Mount point of the A2A routes (default: the root); other paths get MethodNotFound. */
+  prefix?: string;
+  /** Where unexpected errors are logged (default: the console). */
+  logger?: Logger;
+}
+
+export type A2ARequestListener = RequestListener & {
+  /** Ends the runtime's tasks and open streams (the one it built; a given `runtime` is the caller's). */
+  close(): Promise<void>;
+};
+
+/** A node:http request listener serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON. */
+export function a2aRequestListener(options: A2ARequestListenerOptions): A2ARequestListener {
+  const front = createFront<IncomingMessage>(options);
+  // serve() answers every failure itself; a throw from writing (a socket gone mid-write) ends the response.
+  const listener: RequestListener = (req, res) => void serve(front, req, res).catch(() => res.destroy());
+  return Object.assign(listener, { close: () => front.close() });
+}
+
+/** A node:http server with the A2A listener and the limits of http-limits.ts; `close()` also ends the runtime. */
+export function createA2AHttpServer(options: A2ARequestListenerOptions & HttpLimitOptions): http.Server {
+  const listener = a2aRequestListener(options);
+  const server = http.createServer(a2aNodeServerOptions(options), listener);
+  server.on("clientError", a2aClientErrorHandler({ prefix: options.prefix, versions: options.versions }));
+  limitConnectionsPerAddress(server, Math.max(1, Math.floor(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)));
+  const close = server.close.bind(server);
+  server.close = (cb?: (err?: Error) => void) => {
+    // Like fastify's preClose: open streams end before the connections are closed.
+    void listener.close().finally(() => {
+      close(cb);
+      server.closeAllConnections();
+    });
+    return server;
+  };
+  return server;
+}
+
+async function serve(front: Front<IncomingMessage>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? "/";
+  const request = { url, headers: req.headers };
+  if (!guard(front, req, res, request)) return;
+  let body: Buffer | undefined;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const read = await readBody(req, front.bodyLimit);
+    if (read === "too large") {
+      const r = front.tooLarge(request);
+      return sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
+    }
+    if (read === "aborted") return;
+    body = read;
+  }
+  const encrypted = (req.socket as TLSSocket).encrypted === true;
+  const r = await front.handle({
+    method: req.method ?? "GET",
+    url,
+    headers: req.headers,
+    body,
+    origin: `${encrypted ? "https" : "http"}://${req.headers.host ?? "localhost"}`,
+    clientAddress: req.socket.remoteAddress ?? "",
+    signal: abortOnClose(res),
+    raw: req,
+  });
+  await send(res, r);
+}
+
+/**
+ * Refuses a connection beyond its address's limit (429) and times the body (408, `bodyTimeoutMs`
+ * after the headers); false when the request was answered. `takeOver` runs before the adapter
+ * writes to `res` itself (fastify: reply.hijack()).
+ */
+export function guard<Req>(
+  front: Front<Req>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: { url: string; headers: IncomingMessage["headers"] },
+  takeOver: () => void = () => {},
+): boolean {
+  if (isOverConnectionLimit(req.socket)) {
+    takeOver();
+    const r = front.tooManyConnections(request);
+    sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } });
+    return false;
+  }
+  if (front.bodyTimeoutMs > 0 && !req.complete) {
+    const timer = setTimeout(() => {
+      if (req.complete || res.headersSent) return;
+      takeOver();
+      const r = front.bodyTimedOut(request);
+      sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
+    }, front.bodyTimeoutMs);
+    res.once("close", () => clearTimeout(timer));
+    req.once("end", () => clearTimeout(timer));
+  }
+  return true;
+}
+
+/** An AbortSignal aborted when the response closes before it finished (the client went away). */
+export function abortOnClose(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+/** Writes a reply or a stream (after its headers, each frame, waiting for the socket to drain). */
+export async function send(res: ServerResponse, r: HttpReply | FrontStream): Promise<void> {
+  if (r.kind === "reply") return sendReply(res, r);
+  res.writeHead(r.status, r.headers);
+  for await (const frames of r.frames) if (!res.write(frames) && !res.destroyed) await drained(res);
+  res.end();
+}
+
+function sendReply(res: ServerResponse, r: HttpReply, then?: () => void): void {
+  if (res.headersSent) return;
+  res.writeHead(r.status, { ...r.headers, "content-length": Buffer.byteLength(r.body) });
+  res.end(r.body, then);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too large" | "aborted"> {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limit) return Promise.resolve("too large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners("data");
+        req.pause();
+        resolve("too large");
+      } else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", () => resolve("aborted"));
+    req.once("close", () => resolve(req.complete ? Buffer.concat(chunks) : "aborted"));
+  });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}

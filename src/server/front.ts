@@ -1,0 +1,504 @@
+// The framework-neutral HTTP front of the reference server: one request in (method, target,
+// headers, raw body) → a reply (status, headers, body) or a stream (status, headers, SSE frames).
+// Everything between an HTTP framework and an A2AHandler happens here, once: routing by path,
+// content types and version negotiation (decodeCall), authentication, extension checks, the
+// dispatch table (handler.ts), stream quotas and keep-alive comments, the card route with its
+// signing and caching, and errors in the binding's and version's shape. The adapters
+// (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out.
+//
+// Routes, relative to `prefix`:
+//   GET|HEAD /.well-known/agent-card.json  the card, in the shape of the requested version
+//                                          (A2A-Version header or query; none = 0.3 when 0.3 is served)
+//   *        /                             JSON-RPC, 1.0 (PascalCase methods) and 0.3 (slash methods)
+//   *        /*                            HTTP+JSON: 1.0 (`/message:send`, `/tasks/{id}` …, tenant forms)
+//                                          and 0.3 (`/v1/message:send` …), by the negotiated version
+//
+// Every reply is JSON in the binding's error shape, including malformed JSON, unknown routes,
+// wrong content types, oversized bodies and internal failures. Authentication (`authenticators`)
+// covers every route but the public card; each principal may hold `maxStreamsPerPrincipal` SSE
+// streams at once (then HTTP 429 in the binding's shape).
+import { createHash } from "node:crypto";
+import type * as v1_0 from "../../generated/v1_0/index.js";
+import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type HttpReply, type SseStream } from "../transport/server.js";
+import { splitUrl } from "../transport/rest.js";
+import { sseComment } from "../transport/sse.js";
+import { agentCardReply, askedCardVersion } from "../versioning/card.js";
+import { A2AError } from "../versioning/errors.js";
+import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import type { Agent, AgentCardInit } from "./agent.js";
+import { buildCard } from "./card.js";
+import {
+  dispatchStream,
+  dispatchUnary,
+  isExtendedCardCall,
+  isStreaming,
+  isUnary,
+  type A2AHandler,
+  type EventStream,
+  type HandlerContext,
+} from "./handler.js";
+import { TaskRuntime, type Logger } from "./runtime.js";
+import type { PushConfigStore } from "../push/config-store.js";
+import type { PushDeliveryOptions } from "../push/delivery.js";
+import type { TaskStore } from "./store.js";
+import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
+import { signAgentCard, type SigningKey } from "../security/card-signing.js";
+import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
+
+/** What the server serves and how; `Req` is the framework's request, handed to `authenticate`. */
+export interface A2AServeOptions<Req> {
+  agent: Agent;
+  /** Default: a MemoryTaskStore with its default retention. */
+  store?: TaskStore;
+  /** Versions served (default 1.0 and 0.3); the card lists every binding at each. */
+  versions?: readonly ProtocolVersion[];
+  /** Public base URL of the interfaces (default: from the request's Host and the prefix). */
+  publicUrl?: string;
+  /**
+   * The caller's principal, or undefined to refuse the request with HTTP 401. Without this hook
+   * every caller is "anonymous" (and shares one task space).
+   */
+  authenticate?: (request: Req) => string | undefined | Promise<string | undefined>;
+  /**
+   * Authenticators (src/security: bearerAuth, apiKeyAuth …), tried in order on every request except
+   * the public agent card; the first principal wins. Without a principal the request is refused in
+   * its binding's shape (unauthenticatedReply: HTTP 401 with `WWW-Authenticate`). The public and the
+   * extended card declare their schemes (withCardSecurity). Replaces `authenticate` when both are given.
+   */
+  authenticators?: readonly Authenticator[];
+  /**
+   * Sign the 1.0 card (public and extended) with this private key (JWS, A2A 1.0 §8.4; src/security/
+   * card-signing.ts): `signatures` lists the signature, verifiable with verifyAgentCard and the public
+   * key. The 0.3 card carries no signatures (loss L9); the dual card served to a request without
+   * A2A-Version carries the 1.0 card's (docs/policies.md).
+   */
+  cardSigning?: { key: SigningKey; kid: string; alg: string; jku?: string };
+  /** Largest request body in bytes (default 1 MiB); larger ones get a spec-shaped 413. */
+  bodyLimit?: number;
+  /**
+   * Time a request's body has to arrive after its headers, in ms (default 30,000; 0 = no limit);
+   * then HTTP 408 in the binding's error shape, `Connection: close`, and the connection is closed.
+   */
+  bodyTimeoutMs?: number;
+  /** Seconds the agent card may be cached (Cache-Control max-age, default 300). */
+  cardMaxAge?: number;
+  /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
+  sseKeepAliveMs?: number;
+  /** Webhook delivery settings: retries, timeouts, and the SSRF allow-list (`allow: ["127.0.0.1"]` …). */
+  push?: PushDeliveryOptions;
+  /** Longest time one turn of a task may take, in ms (default: none); then the task fails. */
+  taskTimeoutMs?: number;
+  /** Push-notification config storage (default in memory). */
+  pushConfigs?: PushConfigStore;
+  /** Messages kept in a task's history (default 1,000; the oldest are dropped). */
+  maxHistory?: number;
+  /** Parts one incoming message may have (default 1,000; more: InvalidParams). */
+  maxPartsPerMessage?: number;
+  /** Push-notification configs per task (default 10; another: InvalidParams). */
+  maxPushConfigsPerTask?: number;
+  /** Estimated bytes of one task's history (default 4 MiB; the oldest messages are dropped). */
+  maxHistoryBytes?: number;
+  /** Estimated bytes of one task's artifacts (default 4 MiB; beyond it the task fails). */
+  maxArtifactBytes?: number;
+  /** Estimated bytes of tasks in one ListTasks page (default 4 MiB; the page ends early, nextPageToken goes on). */
+  maxListBytes?: number;
+  /**
+   * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once
+   * (default 100; without authentication, one client address); beyond it a new one is refused
+   * with HTTP 429 in the binding's error shape.
+   */
+  maxStreamsPerPrincipal?: number;
+  /** Serve this handler (a TaskRuntime …) instead of building a TaskRuntime from `agent` and `store`. */
+  runtime?: A2AHandler;
+}
+
+/** One HTTP request as the front sees it. */
+export interface FrontRequest<Req> {
+  method: string;
+  /** Request target: path and query. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body (undefined when the framework read none, e.g. on GET). */
+  body?: string | Uint8Array;
+  /** `scheme://host[:port]` the request was sent to: the card's interface URLs without `publicUrl`. */
+  origin: string;
+  /** The client's address: the stream quota's key without authentication. */
+  clientAddress: string;
+  /** Aborted when the client goes away before the reply ends. */
+  signal: AbortSignal;
+  /** The framework's request, handed to `authenticate`. */
+  raw: Req;
+}
+
+/** A stream reply: write `status` and `headers`, then every frame (backpressure: pull the next after a write drains). */
+export interface FrontStream {
+  kind: "stream";
+  status: number;
+  headers: Record<string, string>;
+  frames: AsyncIterable<string>;
+}
+
+export interface Front<Req> {
+  handle(request: FrontRequest<Req>): Promise<HttpReply | FrontStream>;
+  /** A failure before the front saw the request (a framework's error, e.g. a bad Content-Length): a 4xx/500 in the route's shape. */
+  failure(request: Pick<FrontRequest<Req>, "url" | "headers">, err: Error & { statusCode?: number }): HttpReply;
+  /** HTTP 413 for a body over `bodyLimit`. */
+  tooLarge(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
+  /** HTTP 408 for a body that did not arrive within `bodyTimeoutMs`. */
+  bodyTimedOut(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
+  /** HTTP 429 for a connection beyond its address's limit (http-limits.ts). */
+  tooManyConnections(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
+  readonly bodyLimit: number;
+  readonly bodyTimeoutMs: number;
+  /** Closes the runtime the front built (not a given `runtime`). */
+  close(): Promise<void>;
+}
+
+const CARD_PATH = "/.well-known/agent-card.json";
+/** The methods the A2A routes answer; any other gets MethodNotFound. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const TICK = Symbol("keep-alive");
+const GONE = Symbol("client gone");
+
+export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
+  const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
+  for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
+  const log: Logger = opts.logger ?? {
+    error: (obj, msg) => console.error(msg ?? "", obj),
+    warn: (obj, msg) => console.warn(msg ?? "", obj),
+  };
+  const handler: A2AHandler =
+    opts.runtime ??
+    new TaskRuntime({
+      agent: opts.agent,
+      store: opts.store,
+      logger: opts.logger,
+      push: opts.push,
+      pushConfigs: opts.pushConfigs,
+      taskTimeoutMs: opts.taskTimeoutMs,
+      maxHistory: opts.maxHistory,
+      maxPartsPerMessage: opts.maxPartsPerMessage,
+      maxPushConfigsPerTask: opts.maxPushConfigsPerTask,
+      maxHistoryBytes: opts.maxHistoryBytes,
+      maxArtifactBytes: opts.maxArtifactBytes,
+      maxListBytes: opts.maxListBytes,
+    });
+  const prefix = (opts.prefix ?? "").replace(/\/+$/, "");
+  const scope = { prefix, versions };
+  const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
+  const cardMaxAge = opts.cardMaxAge ?? 300;
+  const keepAliveMs = opts.sseKeepAliveMs ?? 15_000;
+  const maxStreams =
+    opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
+  const openStreams = new Map<string, number>();
+  const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
+  const signing = opts.cardSigning;
+
+  // The handler's card may change while serving (the gateway's, when a backend is discovered late):
+  // what depends on it is derived again when its declaration is another object.
+  let declaration: AgentCardInit | undefined;
+  let hasExtended = false;
+  let declaredUris = new Set<string>();
+  let requiredUris: string[] = [];
+  // Signing costs a few ms: each card is built once per base URL, so every shape of the public
+  // card (1.0, dual) carries the same signature.
+  const builtCards = new Map<string, Promise<v1_0.AgentCard>>();
+  // One entry per shape and base URL; its ETag and Last-Modified (the time it was built, to the
+  // second) last as long as the entry, so a validator never outlives the body it names.
+  const cardCache = new Map<string, { reply: HttpReply; etag: string; modified: number }>();
+  const currentCard = (): AgentCardInit => {
+    const now = handler.card();
+    if (now.declaration !== declaration) {
+      declaration = now.declaration;
+      hasExtended = now.extended;
+      builtCards.clear();
+      cardCache.clear();
+      const declared = declaration.capabilities?.extensions ?? [];
+      declaredUris = new Set(declared.map((e) => e.uri ?? ""));
+      requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
+    }
+    return declaration;
+  };
+
+  /** The 1.0 card as served: the declaration, its interfaces and the schemes we check, signed last. */
+  const cardFor = (url: string, extended: AgentCardInit | undefined): Promise<v1_0.AgentCard> => {
+    const publicInit = currentCard();
+    const key = `${extended ? "extended" : "public"} ${url}`;
+    let card = builtCards.get(key);
+    if (!card) {
+      card = (async () => {
+        let c = buildCard(extended ?? publicInit, url, versions, extended !== undefined || hasExtended);
+        if (authenticators) c = withCardSecurity(c, authenticators);
+        if (signing) c = await signAgentCard(c, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
+        return c;
+      })();
+      if (builtCards.size > 64) builtCards.clear();
+      builtCards.set(key, card);
+      card.catch(() => builtCards.delete(key));
+    }
+    return card;
+  };
+
+  const baseUrl = (request: FrontRequest<Req>) => (opts.publicUrl ?? `${request.origin}${prefix}`).replace(/\/+$/, "");
+
+  const serveCard = async (request: FrontRequest<Req>): Promise<HttpReply> => {
+    // The seam picks the shape (1.0 / 0.3 / dual) from A2A-Version; the key covers what it looks at.
+    const asked = askedCardVersion({ headers: request.headers, url: request.url });
+    const url = baseUrl(request);
+    const key = `${asked === "" || asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    currentCard();
+    let cached = cardCache.get(key);
+    if (!cached) {
+      const card = await cardFor(url, undefined);
+      const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
+      const etag = `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"`;
+      cached = { reply: r, etag, modified: Math.floor(Date.now() / 1000) * 1000 };
+      if (cardCache.size > 64) cardCache.clear();
+      cardCache.set(key, cached);
+    }
+    const headers = {
+      ...cached.reply.headers,
+      "cache-control": `public, max-age=${cardMaxAge}`,
+      etag: cached.etag,
+      "last-modified": new Date(cached.modified).toUTCString(),
+    };
+    return notModified(request.headers, cached) ? { kind: "reply", status: 304, headers, body: "" } : { ...cached.reply, headers };
+  };
+
+  /** The principal, or the 401 reply. */
+  const principalOf = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<string | HttpReply> => {
+    if (authenticators) {
+      const who = await authenticate(authenticators, request);
+      if (who.ok) return who.principal;
+      return unauthenticatedReply(
+        { ...errorScope(request.url, request.headers, scope), rpcId: rpcIdOf(binding, request.body) },
+        who,
+        authenticators,
+      );
+    }
+    if (!opts.authenticate) return "anonymous";
+    const who = await opts.authenticate(request.raw);
+    if (who !== undefined) return who;
+    const r = encodeError(
+      { ...errorScope(request.url, request.headers, scope), rpcId: null },
+      new A2AError("InvalidRequestError", "Authentication required"),
+    );
+    return { ...r, status: 401, headers: { ...r.headers, "www-authenticate": "Bearer" } };
+  };
+
+  const call = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<HttpReply | FrontStream> => {
+    const principal = await principalOf(binding, request);
+    if (typeof principal !== "string") return principal;
+    const decoded = decodeCall(request, { binding, versions, basePath: prefix });
+    if (decoded.kind === "reply") return decoded;
+
+    currentCard();
+    const missing = requiredUris.filter((u) => !decoded.extensions.includes(u));
+    if (missing.length)
+      return encodeError(
+        decoded,
+        new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {
+          extensions: missing.join(","),
+        }),
+      );
+    const extensions = decoded.extensions.filter((u) => declaredUris.has(u));
+    const ctx: HandlerContext = { principal, version: decoded.version, extensions, tenant: decoded.tenant, signal: request.signal };
+    const failed = (e: unknown, what: string) => {
+      if (!(e instanceof A2AError)) log.error({ err: e }, what);
+      return encodeError(decoded, toA2AError(e), extensionsHeader(decoded.version, extensions));
+    };
+
+    if (isStreaming(decoded)) {
+      // Without authentication every caller is "anonymous": count per client address instead.
+      const who = authenticators || opts.authenticate ? `principal:${principal}` : `address:${request.clientAddress}`;
+      const open = openStreams.get(who) ?? 0;
+      if (open >= maxStreams)
+        return errorWithStatus(
+          decoded,
+          new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`),
+          429,
+          "RESOURCE_EXHAUSTED",
+        );
+      openStreams.set(who, open + 1);
+      const release = () => {
+        const n = (openStreams.get(who) ?? 1) - 1;
+        if (n > 0) openStreams.set(who, n);
+        else openStreams.delete(who);
+      };
+      let events: EventStream;
+      try {
+        events = await dispatchStream(handler, decoded, ctx);
+      } catch (e) {
+        release();
+        return failed(e, "A2A stream failed to start");
+      }
+      const sse = openStream(decoded, { extensions });
+      return { kind: "stream", status: 200, headers: sse.headers, frames: pump(events, sse, request.signal, release) };
+    }
+    try {
+      if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
+      if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
+      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, 1.0 answers
+      // UnsupportedOperationError (1.0 §3.3.4); 0.3 defines AuthenticatedExtendedCardNotConfiguredError,
+      // -32007 (0.3 §8.2).
+      currentCard();
+      if (decoded.version === "0.3" && !hasExtended)
+        throw new A2AError("ExtendedAgentCardNotConfiguredError", "This agent has no authenticated extended card");
+      const init = await handler.getExtendedAgentCard(decoded.request, ctx);
+      return encodeResult(decoded, await cardFor(baseUrl(request), init), { extensions });
+    } catch (e) {
+      return failed(e, "A2A operation failed");
+    }
+  };
+
+  /** SSE frames of one stream; comments keep proxies from cutting a stream that is quiet while the agent works. */
+  async function* pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): AsyncGenerator<string> {
+    // The client going away ends the wait for the next event even when the handler's iterator
+    // does not settle a pending next() on return() (an async generator's return waits behind it).
+    const gone = deferred<typeof GONE>();
+    const stop = () => {
+      gone.resolve(GONE);
+      void events.return?.();
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+    let tick = deferred<typeof TICK>();
+    const timer = keepAliveMs > 0 ? setInterval(() => tick.resolve(TICK), keepAliveMs) : undefined;
+    try {
+      // A pending next() may reject while a comment is out: the empty catch keeps that from counting
+      // as unhandled; the rejection still reaches the race that awaits it.
+      const pull = () => {
+        const p = events.next();
+        p.catch(() => {});
+        return p;
+      };
+      let pending = pull();
+      for (;;) {
+        const next = await Promise.race(timer ? [pending, gone.promise, tick.promise] : [pending, gone.promise]);
+        if (next === GONE) break;
+        if (next === TICK) {
+          tick = deferred();
+          if (!signal.aborted) yield sseComment();
+          continue;
+        }
+        if (next.done || signal.aborted) break;
+        const { frames, close } = sse.event(next.value);
+        if (frames) yield frames;
+        if (close) break;
+        pending = pull();
+      }
+      if (!signal.aborted) {
+        const tail = sse.end();
+        if (tail) yield tail;
+      }
+    } catch (e) {
+      if (!(e instanceof A2AError)) log.error({ err: e }, "A2A stream failed");
+      if (!signal.aborted) yield sse.error(toA2AError(e));
+    } finally {
+      clearInterval(timer);
+      signal.removeEventListener("abort", stop);
+      stop();
+      release();
+    }
+  }
+
+  const notFound = (request: Pick<FrontRequest<Req>, "url" | "headers" | "method">) =>
+    encodeError(
+      { version: versionOf(request.headers, safeQuery(request.url), versions), binding: "HTTP+JSON", rpcId: null },
+      new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${clip(request.url)}`),
+    );
+
+  const failure = (request: Pick<FrontRequest<Req>, "url" | "headers">, err: Error & { statusCode?: number }): HttpReply => {
+    const ctx = errorScope(request.url, request.headers, scope);
+    if (err instanceof A2AError) return encodeError({ ...ctx, rpcId: null }, err);
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status < 500) return errorWithStatus(ctx, new A2AError("InvalidRequestError", err.message), status);
+    log.error({ err }, "unexpected error in the A2A server");
+    // JSON-RPC answers its errors with HTTP 200; only transport-level refusals (413 …) differ.
+    if (ctx.binding === "JSONRPC") return encodeError({ ...ctx, rpcId: null }, new A2AError("InternalError"));
+    return errorWithStatus(ctx, new A2AError("InternalError"), 500);
+  };
+
+  const bodyTimeoutMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
+  return {
+    bodyLimit,
+    bodyTimeoutMs,
+    async handle(request) {
+      try {
+        const method = request.method.toUpperCase();
+        const { path } = splitUrl(request.url);
+        if (!METHODS.has(method) || !(path === prefix || path.startsWith(`${prefix}/`))) return notFound(request);
+        if ((method === "GET" || method === "HEAD") && path === prefix + CARD_PATH) return await serveCard(request);
+        return await call(path === prefix || path === `${prefix}/` ? "JSONRPC" : "HTTP+JSON", request);
+      } catch (e) {
+        return failure(request, e as Error);
+      }
+    },
+    failure,
+    tooLarge: (request) =>
+      errorWithStatus(
+        errorScope(request.url, request.headers, scope),
+        new A2AError("InvalidRequestError", `Request body is larger than ${bodyLimit} bytes`),
+        413,
+      ),
+    bodyTimedOut: (request) =>
+      errorWithStatus(
+        errorScope(request.url, request.headers, scope),
+        new A2AError("InvalidRequestError", `The request body did not arrive within ${bodyTimeoutMs} ms`),
+        408,
+      ),
+    tooManyConnections: (request) =>
+      errorWithStatus(
+        errorScope(request.url, request.headers, scope),
+        new A2AError("InvalidRequestError", "Too many connections from this address; close one and retry"),
+        429,
+        "RESOURCE_EXHAUSTED",
+      ),
+    close: async () => {
+      if (!opts.runtime) await handler.close();
+    },
+  };
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function safeQuery(url: string): URLSearchParams {
+  try {
+    return splitUrl(url).query;
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+/** The JSON-RPC id of a raw request body, when it can be read (for the 401 envelope). */
+function rpcIdOf(binding: "JSONRPC" | "HTTP+JSON", body: unknown): string | number | null {
+  if (binding !== "JSONRPC" || body === undefined) return null;
+  try {
+    const text = typeof body === "string" ? body : new TextDecoder().decode(body as Uint8Array);
+    const id = (JSON.parse(text) as { id?: unknown }).id;
+    return typeof id === "string" || typeof id === "number" ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Client-supplied text echoed in an error message, cut to a sane length. */
+function clip(s: string, max = 200): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+/**
+ * RFC 9110 §13.1: If-None-Match (weak comparison, `*`) decides when present; otherwise
+ * If-Modified-Since, when it is a valid date no earlier than the entry's Last-Modified.
+ */
+function notModified(headers: FrontRequest<unknown>["headers"], entry: { etag: string; modified: number }): boolean {
+  const inm = headers["if-none-match"];
+  const ifNoneMatch = Array.isArray(inm) ? inm.join(",") : inm;
+  if (ifNoneMatch !== undefined) return ifNoneMatch.split(",").some((t) => ["*", entry.etag].includes(t.trim().replace(/^W\//, "")));
+  const ims = headers["if-modified-since"];
+  return typeof ims === "string" && Date.parse(ims) >= entry.modified;
+}

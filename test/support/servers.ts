@@ -1,0 +1,42 @@
+// The reference server over each HTTP adapter, listening on 127.0.0.1 port 0: integration tests
+// run their scenarios over both with describe.each(ADAPTERS).
+import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
+import { buildServer, createA2AHttpServer, type BuildServerOptions } from "../../src/server/index.js";
+
+const SILENT = { error: () => {}, warn: () => {} };
+
+export const ADAPTERS = ["fastify", "node:http"] as const;
+export type Adapter = (typeof ADAPTERS)[number];
+
+export interface RunningServer {
+  /** http://127.0.0.1:<port> (plus the prefix, when given). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** buildServer's options; `authenticate` reads what both adapters' requests have. */
+export type ServerOptions = Omit<BuildServerOptions, "authenticate"> & {
+  authenticate?: (request: { headers: IncomingHttpHeaders; url?: string }) => string | undefined | Promise<string | undefined>;
+};
+
+export async function startServer(adapter: Adapter, options: ServerOptions): Promise<RunningServer> {
+  const prefix = (options.prefix ?? "").replace(/\/+$/, "");
+  if (adapter === "fastify") {
+    const app = await buildServer(options);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const port = (app.server.address() as AddressInfo).port;
+    return { url: `http://127.0.0.1:${port}${prefix}`, port, close: () => app.close() };
+  }
+  // fastify's `logger: false` (buildServer's default) is silent: so is this one, unless a logger is given.
+  const { logger, ...rest } = options;
+  const server = createA2AHttpServer({ ...rest, logger: logger ? undefined : SILENT });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    port,
+    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}
