@@ -38,6 +38,8 @@ interface Instruction {
   statusTimestampAfter?: string;
   allPages?: boolean;
   token?: string;
+  /** With `token`: the header(s) the card's declared scheme puts it in, for the application to set. */
+  credentialHeaders?: Record<string, string>;
 }
 
 async function readStdin(): Promise<string> {
@@ -61,10 +63,10 @@ function errorResult(e: unknown): unknown {
 
 async function run(url: string, ins: Instruction): Promise<unknown> {
   const legacyCompat = { enabled: ins.version === "0.3" };
-  // Credentials the SDK's way: an authentication handler around fetch.
-  const fetchImpl = ins.token
-    ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => ({ Authorization: `Bearer ${ins.token}` }), shouldRetryWithHeaders: async () => undefined })
-    : fetch;
+  // Credentials the SDK's way: the application's headers (the ones the suite says the card's
+  // declared scheme asks for) through an authentication handler around fetch.
+  const auth = ins.credentialHeaders;
+  const fetchImpl = auth ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => auth, shouldRetryWithHeaders: async () => undefined }) : fetch;
   const transports = [];
   if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ legacyCompat, fetchImpl }));
   if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ legacyCompat, fetchImpl }));

@@ -11,6 +11,9 @@
 //   6  the agent refused the credentials (HTTP 401 or 403)
 import { Command, CommanderError, Option } from "commander";
 
+/** Where the card is found from (src/transport/card-urls.ts). */
+const URL_HELP = "the agent's base URL (a path prefix is fine), its card URL (any path) or an interface URL";
+
 export const EXIT = { ok: 0, protocol: 1, usage: 2, connection: 3, card: 4, taskFailed: 5, auth: 6 } as const;
 
 interface CommonOpts {
@@ -119,7 +122,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
       program
         .command("card")
         .description("fetch an agent card and show it, with the interface the client would use")
-        .argument("<url>")
+        .argument("<url>", URL_HELP)
         .option("--extended", "fetch the extended (authenticated) card through the chosen interface"),
     ),
   ).action((url: string, o: CommonOpts & { extended?: boolean }) =>
@@ -157,7 +160,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
       program
         .command("send")
         .description("send a text message; waits for the task unless --no-wait")
-        .argument("<url>")
+        .argument("<url>", URL_HELP)
         .argument("<text>")
         .option("--stream", "stream events as they arrive")
         .option("--task <id>", "continue this task (multi-turn)")
@@ -197,7 +200,12 @@ export function registerClientCommands(program: Command, setCode: (code: number)
 
   usageExit(
     common(
-      program.command("get").description("show a task").argument("<url>").argument("<task-id>").option("--history <n>", "history length"),
+      program
+        .command("get")
+        .description("show a task")
+        .argument("<url>", URL_HELP)
+        .argument("<task-id>")
+        .option("--history <n>", "history length"),
     ),
   ).action((url: string, id: string, o: CommonOpts & { history?: string }) =>
     run(async () => {
@@ -211,7 +219,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
     })(),
   );
 
-  usageExit(common(program.command("cancel").description("cancel a task").argument("<url>").argument("<task-id>"))).action(
+  usageExit(common(program.command("cancel").description("cancel a task").argument("<url>", URL_HELP).argument("<task-id>"))).action(
     (url: string, id: string, o: CommonOpts) =>
       run(async () => {
         const { formatTask, toJson } = await import("../client/format.js");
@@ -228,7 +236,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
       program
         .command("list")
         .description("list tasks (A2A 1.0 only)")
-        .argument("<url>")
+        .argument("<url>", URL_HELP)
         .option("--context <id>", "only tasks of this context")
         .option("--status <state>", "only tasks in this state (e.g. working, completed)")
         .option("--page-size <n>", "tasks per page (1-100)")
@@ -264,7 +272,9 @@ export function registerClientCommands(program: Command, setCode: (code: number)
   );
 
   usageExit(
-    common(program.command("subscribe").description("stream the events of an existing task").argument("<url>").argument("<task-id>")),
+    common(
+      program.command("subscribe").description("stream the events of an existing task").argument("<url>", URL_HELP).argument("<task-id>"),
+    ),
   ).action((url: string, id: string, o: CommonOpts) =>
     run(async () => {
       const { StreamPrinter, toJson } = await import("../client/format.js");

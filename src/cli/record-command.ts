@@ -1,8 +1,8 @@
 // `a2a-toolkit record --target <url> --port <port> --out <dir>`: a recording proxy. Point any A2A
 // client at the printed URL instead of the agent; every conversation that passes through is
-// written to <dir> as compliance case files (volatile ids and timestamps masked), which
-// `a2a-toolkit test <agent-url>` can replay once the directory is used as the cases directory.
-// Runs until SIGINT or SIGTERM.
+// written to <dir> as compliance case files (volatile ids and timestamps captured, what the spec
+// leaves to the agent as matchers; `--exact` keeps every other value), which
+// `a2a-toolkit test <agent-url> --cases <dir>` replays against any agent. Runs until SIGINT or SIGTERM.
 import { parsePort } from "./options.js";
 import type { Command } from "commander";
 
@@ -12,6 +12,7 @@ export interface RecordOptions {
   host: string;
   out: string;
   requirement?: string[];
+  exact?: boolean;
 }
 
 export function registerRecordCommand(program: Command, setCode: (code: number) => void): void {
@@ -26,6 +27,7 @@ export function registerRecordCommand(program: Command, setCode: (code: number) 
       ...prev,
       v,
     ])
+    .option("--exact", "keep every recorded value (status, names, texts), for regression runs against the same agent")
     .action(async (opts: RecordOptions) => {
       try {
         new URL(opts.target);
@@ -41,10 +43,12 @@ export function registerRecordCommand(program: Command, setCode: (code: number) 
         host: opts.host,
         outDir: opts.out,
         requirements: opts.requirement,
+        exact: opts.exact === true,
         onExchange: (x) => process.stderr.write(`recorded ${x.version} ${x.binding} ${x.operation} → ${x.response.status}\n`),
       });
       process.stdout.write(
-        `recording proxy for ${opts.target} listening on ${rec.url}\npoint the client at ${rec.url}; cases go to ${opts.out}\n`,
+        `recording proxy for ${opts.target} listening on ${rec.url}\npoint the client at ${rec.url}; cases go to ${opts.out}\n` +
+          `replay: a2a-toolkit test <agent url> --cases ${opts.out} --only-cases\n`,
       );
       await new Promise<void>((done) => {
         const stop = () => {

@@ -101,6 +101,6 @@ export function registerTestClientCommand(program: Command, setCode: (code: numb
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
     .option("--concurrency <n>", "scenarios run at the same time, each with its own fixture agent (default 1)")
     .option("--timeout <ms>", "bound for one driver run; a driver still running then is killed (default 20000)")
-    .option("--verbose", "list passing cases too")
+    .option("--verbose", "list passing cases too, and every skipped case with its reason (default: one line per reason)")
     .action(async (command: string[], opts: TestClientOptions) => setCode(await runTestClientCommand(command, opts)));
 }

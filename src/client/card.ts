@@ -2,8 +2,9 @@
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import type { Binding, ClientWire, ProtocolVersion, Target } from "./wire.js";
+import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../transport/card-urls.js";
 
-export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
+export const WELL_KNOWN_CARD_PATH = WELL_KNOWN_CARD;
 export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
 export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = ["1.0", "0.3"];
 
@@ -20,7 +21,11 @@ export interface InterfacePolicy {
   version?: ProtocolVersion;
 }
 
-/** Where the card of an agent lives: a URL ending in `.json` is the card itself. */
+/**
+ * Where the card of an agent may be, in the order tried (src/transport/card-urls.ts): the URL
+ * itself (a card at any path, or an interface URL), then the well-known card under its path and
+ * each parent path up to the origin, then the pre-0.3 `/.well-known/agent.json` the same way.
+ */
 export function cardUrls(input: string): string[] {
   let u: URL;
   try {
@@ -30,11 +35,7 @@ export function cardUrls(input: string): string[] {
   }
   if (u.protocol !== "http:" && u.protocol !== "https:")
     throw new A2ATransportError("network", `unsupported URL scheme ${u.protocol} (use http: or https:)`, { url: input });
-  if (u.pathname.endsWith(".json")) return [u.toString()];
-  const base = u.pathname.replace(/\/+$/, "");
-  const urls = [`${u.origin}${base}${WELL_KNOWN_CARD_PATH}`];
-  if (base) urls.push(`${u.origin}${WELL_KNOWN_CARD_PATH}`);
-  return urls;
+  return cardCandidates(u.toString());
 }
 
 /** "1.0.1" → "1.0"; anything unrecognisable → undefined. */
@@ -143,13 +144,24 @@ export interface FetchedCard {
   url: string;
 }
 
+/** A JSON object in either card shape: a name and 1.0 `supportedInterfaces` or a 0.3 `url`. */
+function looksLikeCard(json: unknown): boolean {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return false;
+  const c = json as Record<string, unknown>;
+  return typeof c.name === "string" && (Array.isArray(c.supportedInterfaces) || typeof c.url === "string");
+}
+
 /** Fetches and parses an agent card (either version's shape; 0.3 cards come back as 1.0 cards). */
 export async function fetchAgentCard(input: string, opts: FetchCardOptions = {}): Promise<FetchedCard> {
   const wire = opts.wire ?? (await import("./default-wire.js")).defaultWire;
   const doFetch = opts.fetch ?? fetch;
   const urls = cardUrls(input);
   let last: A2ATransportError | undefined;
+  const tried: string[] = [];
   for (const url of urls) {
+    // The URL as given may be an interface URL: whatever it answers that is not a card, the next one is tried.
+    // At a well-known location the answer is the card, and an unusable one is an error.
+    const wellKnown = [WELL_KNOWN_CARD, LEGACY_WELL_KNOWN_CARD].some((w) => new URL(url).pathname.endsWith(w));
     const timeout = opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined;
     const signal = timeout && opts.signal ? AbortSignal.any([timeout, opts.signal]) : (timeout ?? opts.signal);
     const headers: Record<string, string> = {
@@ -184,14 +196,21 @@ export async function fetchAgentCard(input: string, opts: FetchCardOptions = {})
         url,
         status: res.status,
       });
-      if (res.status === 404) continue;
+      tried.push(`${url} (HTTP ${res.status})`);
+      if (res.status === 404 || !wellKnown) continue;
       throw last;
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (e) {
+      tried.push(`${url} (not JSON)`);
+      if (!wellKnown) continue;
       throw new A2ACardError("invalid", `agent card at ${url} is not JSON: ${(e as Error).message}`, { url, cause: e });
+    }
+    if (!wellKnown && !looksLikeCard(raw)) {
+      tried.push(`${url} (JSON, not an agent card)`);
+      continue;
     }
     let card: v1_0.AgentCard;
     try {
@@ -204,5 +223,5 @@ export async function fetchAgentCard(input: string, opts: FetchCardOptions = {})
     }
     return { card, raw, url };
   }
-  throw last ?? new A2ATransportError("http", `no agent card found for ${input}`, { url: input });
+  throw new A2ATransportError("http", `no agent card found for ${input}; tried ${tried.join(", ")}`, { url: input, status: last?.status });
 }

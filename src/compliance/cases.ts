@@ -3,7 +3,7 @@
 // for what a schema cannot say (known operators and validators, the ID matches version and
 // binding). Problems are reported per file with a JSON Pointer, all at once.
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { Citation } from "./citations.js";
@@ -18,7 +18,7 @@ export type Behaviour = "echo" | "ask" | "stream" | "fail" | "slow" | "msg" | "a
 export interface CaseRequest {
   method: string;
   path: string;
-  base?: "interface" | "agent";
+  base?: "interface" | "agent" | "card";
   headers?: Record<string, string>;
   body?: unknown;
   rawBody?: string;
@@ -40,6 +40,13 @@ export interface StreamExpect {
   closes?: boolean;
   /** The client disconnects after this many events. */
   stopAfter?: number;
+  /** JSON Pointers: per event the first present one gives a value; all events that have one give the same. */
+  sameValue?: string[];
+  /** JSON Pointers: per event the first present one gives a value (timestamps as instants); never goes backwards. */
+  nonDecreasing?: string[];
+  /** The stream ends after the first event matching this; at most `trailer` may follow it. */
+  endsAfter?: unknown;
+  trailer?: unknown;
 }
 
 export interface CaseExpect {
@@ -50,15 +57,33 @@ export interface CaseExpect {
   acceptSingleEventStream?: boolean;
 }
 
+/** A step's condition on the captures of earlier steps: every key given must hold. */
+export interface StepWhen {
+  captured?: string;
+  notCaptured?: string;
+  capture?: string;
+  matches?: unknown;
+}
+
 /** A step that rests on its own sentence: failures in it are reported at its level. */
 export interface StepCitation {
   spec?: Citation[];
   level?: Level;
+  /** Run the step only when this holds (else "not applicable", or the case skips per `otherwise`). */
+  when?: StepWhen;
+  otherwise?: { skip: string };
 }
 
-export interface CaseExchange extends StepCitation {
+/** A step that runs even after an earlier step failed (or the case ended as SKIP); its failure does not change the verdict. */
+export interface StepCleanup {
+  cleanup?: boolean;
+}
+
+export interface CaseExchange extends StepCitation, StepCleanup {
   name?: string;
   request: CaseRequest;
+  /** Re-send the request until the response body matches this (bounded by --task-timeout), then check `expect`. */
+  repeatUntil?: unknown;
   expect: CaseExpect;
 }
 
@@ -71,7 +96,10 @@ export interface WebhookExpect {
 }
 
 /** One exchange, several sent at the same time, or a wait for webhook deliveries. */
-export type CaseStep = CaseExchange | ({ name?: string; parallel: CaseExchange[] } & StepCitation) | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation);
+export type CaseStep =
+  | CaseExchange
+  | ({ name?: string; parallel: CaseExchange[] } & StepCitation & StepCleanup)
+  | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation & StepCleanup);
 
 /** The exchanges of a step (none for a webhook wait). */
 export function exchangesOf(step: CaseStep): CaseExchange[] {
@@ -179,11 +207,46 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
         problems.push(`${at}/$range: must be [low, high]`);
       if (k === "$sorted" && !(isPlainObject(v) && typeof v.by === "string" && (v.by === "" || v.by.startsWith("/")) && (v.order === "asc" || v.order === "desc")))
         problems.push(`${at}/$sorted: must be {"by": "<JSON Pointer>", "order": "asc" | "desc"}`);
+      if (k === "$branch") checkBranch(v, `${at}/$branch`, problems);
       if (k === "$length" && typeof v !== "number" && !(isPlainObject(v) && Object.keys(v).every((x) => (x === "min" || x === "max") && typeof v[x] === "number")))
         problems.push(`${at}/$length: must be a number or {"min": a, "max": b}`);
     }
     checkMatchers(v, `${at}/${k}`, problems);
   }
+}
+
+function checkBranch(v: unknown, at: string, problems: string[]): void {
+  const alts = Array.isArray(v) ? v : [];
+  const wellFormed = (a: unknown) => isPlainObject(a) && typeof a.name === "string" && a.name !== "" && "if" in a && Object.keys(a).every((k) => ["name", "if", "then"].includes(k));
+  if (!alts.length || !alts.every(wellFormed)) problems.push(`${at}: must be an array of {"name": "<name>", "if": m, "then"?: m}`);
+  else if (new Set(alts.map((a: { name: string }) => a.name)).size < alts.length) problems.push(`${at}: branch names must differ`);
+}
+
+/** Names a matcher captures (`$capture` anywhere inside it). */
+function captureNames(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => captureNames(v, into));
+  else if (isPlainObject(value))
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$capture" && typeof v === "string") into.add(v);
+      captureNames(v, into);
+    }
+  return into;
+}
+
+/** Variables every case has without capturing them (src/compliance/message.ts, the webhook receiver). */
+const RUN_VARIABLES = ["message", "followUp", "parts:message", "parts:followUp", "metadata:message", "webhookUrl"];
+
+/** A step's `when` may only name variables that the card precondition or an earlier step can capture. */
+function checkStepConditions(raw: { when?: { card?: unknown }; steps: CaseStep[] }, problems: string[]): void {
+  const known = captureNames(raw.when?.card, new Set(RUN_VARIABLES));
+  raw.steps.forEach((s, i) => {
+    for (const [key, name] of Object.entries(s.when ?? {}))
+      if (key !== "matches" && !known.has(name as string))
+        problems.push(`/steps/${i}/when/${key}: no earlier step captures "${String(name)}" (captured so far: ${[...known].slice(RUN_VARIABLES.length).join(", ") || "none"})`);
+    if (s.when?.matches !== undefined) checkMatchers(s.when.matches, `/steps/${i}/when/matches`, problems);
+    if (s.otherwise && !s.when) problems.push(`/steps/${i}/otherwise: needs a when`);
+    captureNames("awaitWebhook" in s ? s.awaitWebhook : exchangesOf(s).map((x) => x.expect), known);
+  });
 }
 
 const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
@@ -199,11 +262,19 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
     if ("parallel" in s)
       s.parallel.forEach((x, j) => {
         checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems);
-        if (x.spec || x.level) problems.push(`/steps/${i}/parallel/${j}: spec and level belong to the parallel step, not to one of its exchanges`);
+        if (x.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `/steps/${i}/parallel/${j}/repeatUntil`, problems);
+        if (x.spec || x.level || x.when || x.otherwise)
+          problems.push(`/steps/${i}/parallel/${j}: spec, level, when and otherwise belong to the parallel step, not to one of its exchanges`);
+        if (x.cleanup) problems.push(`/steps/${i}/parallel/${j}: cleanup belongs to the parallel step, not to one of its exchanges`);
       });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
-    else checkMatchers(s.expect, `/steps/${i}/expect`, problems);
+    else {
+      checkMatchers(s.expect, `/steps/${i}/expect`, problems);
+      if (s.repeatUntil !== undefined) checkMatchers(s.repeatUntil, `/steps/${i}/repeatUntil`, problems);
+      if (s.repeatUntil !== undefined && s.expect.stream) problems.push(`/steps/${i}/repeatUntil: matches a JSON body; a stream step cannot repeat (it is bounded by --stream-timeout)`);
+    }
   });
+  checkStepConditions(raw, problems);
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
   if (raw.binding !== "any" && bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
@@ -307,6 +378,39 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
     const r = parseCase(entry.id, entry.file, entry.data);
     problems.push(...r.problems);
     if (r.case) cases.push(r.case);
+  }
+  if (problems.length) throw new CaseLoadError(problems);
+  return cases;
+}
+
+/**
+ * Cases of extra directories (`a2a-toolkit test --cases <dir>`, SuiteOptions.extraCasesDirs), such
+ * as `a2a-toolkit record` output: loaded and validated like the built-in ones, each ID put in the
+ * namespace of its directory, `<dir name>:<path>` (`recorded:v1_0/json-rpc/recorded/001-sendmessage`;
+ * a second directory of the same name gets `<name>~2:`), so it cannot collide with a built-in ID,
+ * which never contains ":". They are user data: `spec` citations are optional there (the citation
+ * test covers compliance/cases/ only). Problems name the directory.
+ */
+export function loadExtraCases(dirs: string[]): Case[] {
+  const problems: string[] = [];
+  const cases: Case[] = [];
+  const used = new Map<string, number>();
+  for (const dir of dirs) {
+    const name = basename(resolve(dir)).replace(/:/g, "_") || "cases";
+    const n = (used.get(name) ?? 0) + 1;
+    used.set(name, n);
+    const ns = n === 1 ? name : `${name}~${n}`;
+    let loaded: Case[];
+    try {
+      if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+      loaded = loadCases(dir);
+    } catch (e) {
+      if (e instanceof CaseLoadError) problems.push(...e.problems.map((p) => `${dir}: ${p}`));
+      else problems.push(`${dir}: cannot read the cases directory: ${(e as Error).message}`);
+      continue;
+    }
+    if (!loaded.length) problems.push(`${dir}: no case files (*.json below <v1_0|v0_3>/<binding>/)`);
+    cases.push(...loaded.map((c) => ({ ...c, id: `${ns}:${c.id}` })));
   }
   if (problems.length) throw new CaseLoadError(problems);
   return cases;

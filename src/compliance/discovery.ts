@@ -10,6 +10,7 @@
 import type { Behaviour, Binding, Version } from "./cases.js";
 import { exchange, type WireResponse } from "./http.js";
 import { isPlainObject } from "./match.js";
+import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../transport/card-urls.js";
 
 export const FIXTURE_EXTENSION_URI = "urn:a2a-toolkit:fixture-agent:v1";
 export const ALL_BEHAVIOURS: Behaviour[] = ["echo", "ask", "stream", "fail", "slow", "msg", "auth", "parts", "tck"];
@@ -47,15 +48,14 @@ function majorMinor(v: unknown): Version | undefined {
   return mm === "1.0" || mm === "0.3" ? mm : undefined;
 }
 
-/** The well-known card URL for an agent URL (a URL that already names the card is kept). */
-export function cardUrlFor(agentUrl: string): { agentUrl: string; cardUrl: string } {
-  const u = new URL(agentUrl);
-  if (u.pathname.endsWith("/.well-known/agent-card.json")) {
-    const base = new URL(u);
-    base.pathname = u.pathname.slice(0, -"/.well-known/agent-card.json".length) || "/";
-    return { agentUrl: base.toString(), cardUrl: u.toString() };
-  }
-  return { agentUrl: u.toString(), cardUrl: new URL("/.well-known/agent-card.json", u).toString() };
+/** For a URL that names a well-known card, the base URL it stands for (the path before the well-known name). */
+function wellKnownBase(cardUrl: string): string | undefined {
+  const u = new URL(cardUrl);
+  const wk = [WELL_KNOWN_CARD, LEGACY_WELL_KNOWN_CARD].find((w) => u.pathname.endsWith(w));
+  if (!wk) return undefined;
+  u.pathname = u.pathname.slice(0, -wk.length) || "/";
+  u.search = "";
+  return u.toString();
 }
 
 function isCard1_0(c: unknown): c is Record<string, unknown> {
@@ -118,17 +118,50 @@ async function fetchCard(url: string, headers: Record<string, string>, timeoutMs
   return { res };
 }
 
+function cardShaped(json: unknown): boolean {
+  return isCard1_0(json) || isCard0_3(json);
+}
+
+/**
+ * Reads the agent's card the way a client finds it (cardCandidates): the first URL that answers
+ * with a JSON agent card (asked with `A2A-Version: 1.0`, else without) is the card. When none does,
+ * the first URL that answered the 1.0 request with a JSON object is kept (its card cases then say
+ * what is wrong with it). The notes say which URLs were tried and which one answered.
+ */
 export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<Discovery> {
-  const { agentUrl, cardUrl } = cardUrlFor(agentUrlIn);
   const notes: string[] = [];
-  const withVersion = await fetchCard(cardUrl, { ...headers, "A2A-Version": "1.0" }, timeoutMs);
-  const without = await fetchCard(cardUrl, headers, timeoutMs);
-  for (const r of [withVersion, without]) if (r.note) notes.push(r.note);
-  const cards = [withVersion.res.json, without.res.json];
+  const tried: string[] = [];
+  const candidates = cardCandidates(agentUrlIn);
+  const outcome = (r: { res: WireResponse; note?: string }) => r.note?.replace(/^GET \S+( \(A2A-Version 1\.0\))?: /, "") ?? "JSON, not an agent card";
+  type Answer = Awaited<ReturnType<typeof fetchCard>>;
+  let found: { url: string; withVersion: Answer; without: Answer } | undefined;
+  let firstObject: typeof found;
+  for (const url of candidates) {
+    const withVersion = await fetchCard(url, { ...headers, "A2A-Version": "1.0" }, timeoutMs);
+    const without = withVersion.res.status === 404 ? withVersion : await fetchCard(url, headers, timeoutMs);
+    if (cardShaped(withVersion.res.json) || cardShaped(without.res.json)) {
+      found = { url, withVersion, without };
+      break;
+    }
+    tried.push(`${url} (${outcome(withVersion)})`);
+    if (withVersion.res.status === 0) break; // no HTTP answer at all: the other paths on this origin fare no better
+    if (!firstObject && isPlainObject(withVersion.res.json) && wellKnownBase(url)) firstObject = { url, withVersion, without };
+  }
+  const chosen = found ?? firstObject;
+  if (found) notes.push(`agent card read from ${found.url}${tried.length ? `; tried first: ${tried.join(", ")}` : ""}`);
+  else notes.push(`no agent card found; tried: ${tried.join(", ")}`);
+  const cardUrl = chosen?.url ?? candidates.find((c) => c.endsWith(WELL_KNOWN_CARD)) ?? candidates[0];
+  const agentUrl = wellKnownBase(cardUrl) ?? cardUrl;
+  const withVersion = chosen?.withVersion;
+  const without = chosen?.without;
+  if (found) for (const r of [withVersion!, without!]) if (r.note) notes.push(r.note);
+  const cards = [withVersion?.res.json, without?.res.json];
   const card1_0 = cards.find(isCard1_0);
   const card0_3 = cards.find(isCard0_3);
   if (!card1_0 && !card0_3) notes.push("no agent card in either the 1.0 or the 0.3 shape");
-  const asked1_0 = withVersion.res.json;
+  if (card0_3 && card0_3.protocolVersion === undefined && !isCard1_0(card0_3))
+    notes.push("the 0.3 card omits the REQUIRED protocolVersion; read as 0.3.0 (the 0.3 JSON Schema's default)");
+  const asked1_0 = withVersion?.res.json;
   const unrecognisedCard1_0 = isPlainObject(asked1_0) && !isCard1_0(asked1_0) && !isCard0_3(asked1_0) ? asked1_0 : undefined;
   if (unrecognisedCard1_0) notes.push("the card served for A2A-Version: 1.0 is in neither card shape (no supportedInterfaces, no url)");
   const caps = (c: Record<string, unknown> | undefined) => (isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {});

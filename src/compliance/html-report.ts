@@ -1,7 +1,10 @@
-// A self-contained HTML report: one file, inline CSS, no scripts or remote resources. Failing
-// cases open by default and show each step's expected and actual wire side by side with the
-// differences (JSON Pointer paths) above them; the coverage table lists every catalogued rule.
-import { actualView, failureCitations, formatDiff, requestView, summaryLine, type Report } from "./report.js";
+// A self-contained HTML report: one file, inline CSS, no scripts or remote resources, everything
+// escaped. Failures first (then warnings), open, each with the sentences it rests on and each
+// step's expected and actual wire side by side with the differences (JSON Pointer paths); then a
+// version × binding × area matrix of the counts, the rules exercised, the other cases, skips by
+// reason, and the coverage table of every catalogued rule.
+import { actualView, failureCitations, formatDiff, interfaceLabel, requestView, skipGroups, subjectOf, summaryLine, type Report } from "./report.js";
+import { byVersionBinding } from "./requirements.js";
 import type { CaseResult } from "./runner.js";
 
 function esc(s: unknown): string {
@@ -23,38 +26,103 @@ details{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6r
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:32rem;font-size:12px;margin:.2rem 0}
 .diff{font-family:ui-monospace,monospace;color:#b3261e;margin:.2rem 0;white-space:pre-wrap}
 .muted{color:#6b6b6b}
-.spec{border-left:3px solid #b3261e;margin:.3rem 0;padding:.1rem .6rem;font-style:italic}`;
+.spec{border-left:3px solid #b3261e;margin:.3rem 0;padding:.1rem .6rem;font-style:italic}
+table.matrix{width:auto}.matrix td,.matrix th{text-align:center;min-width:7rem}.matrix th:first-child,.matrix td:first-child{text-align:left}
+.cell-fail{background:#f9d6d3}.cell-warn{background:#fbe7b5}.cell-pass{background:#d3f0da}.cell-partial{background:#eef7f0}.cell-skip{background:#ececec;color:#6b6b6b}
+.rules{font-size:1.05rem}`;
 
 function stepHtml(r: CaseResult): string {
   return r.steps
     .map((s) => {
       const diffs = s.diffs.length ? `<div class="diff">${s.diffs.map((d) => `✗ ${esc(formatDiff(d))}`).join("<br>")}</div>` : "";
-      const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : "";
+      const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : s.reason ? `<div class="muted">${esc(s.reason)}</div>` : "";
       const cites = s.status === "fail" ? failureCitations(r, s).map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("") : "";
-      return `<h4>${esc(s.name)} <span class="${s.status === "not run" ? "skip" : s.status}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
+      return `<h4>${esc(s.name)} <span class="${s.status === "pass" || s.status === "fail" ? s.status : "skip"}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
 <div class="muted">request</div>${pre(requestView(s))}
 <div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s, { allHeaders: true }))}</div></div>`;
     })
     .join("\n");
 }
 
+/** The operation folder of a case ID: v1_0/json-rpc/get-task/x → get-task; v1_0/card/x → card. */
+export function areaOf(id: string): string {
+  const [, b, ...rest] = id.split("/");
+  return (b === "json-rpc" || b === "rest") && rest.length > 1 ? rest[0] : (b ?? id);
+}
+
+function caseHtml(r: CaseResult, open: boolean): string {
+  // The sentences the failure rests on, once each, above the steps (the failing steps' own, else the case's).
+  const quoted = [...new Set(r.steps.filter((st) => st.status === "fail").flatMap((st) => failureCitations(r, st)))];
+  const cites = quoted.length ? `<div class="muted">the rule:</div>${quoted.map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("")}` : "";
+  return `<details${open ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
+<span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
+<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${cites}${r.variants?.length ? `<p class="muted">follows: ${r.variants.map(esc).join("; ")}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
+${stepHtml(r)}</details>`;
+}
+
+/** Cases per status; statuses listed worst first. */
+type Counts = Partial<Record<string, number>>;
+const COUNTED = ["fail", "warn", "known-failing", "pass", "skip"];
+
+function cellHtml(c: Counts | undefined): string {
+  if (!c) return '<td class="muted">–</td>';
+  // Red: a failure; amber: a warning or known failure; green: everything ran and passed; pale: some skipped; grey: none ran.
+  const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? (c.skip ? "partial" : "pass") : "skip";
+  const statuses = [...COUNTED.filter((k) => c[k]), ...Object.keys(c).filter((k) => !COUNTED.includes(k))];
+  return `<td class="cell-${tone}">${statuses.map((k) => `${c[k]} ${esc(k.replace("-", " "))}`).join("<br>")}</td>`;
+}
+
+/** Rows: areas; columns: version × binding; cells: the counts, coloured by the worst outcome. */
+function matrixHtml(report: Report): string {
+  const cols = new Map<string, string>();
+  const cells = new Map<string, Counts>();
+  for (const r of report.results) {
+    const col = `${r.version}|${r.binding}`;
+    cols.set(col, interfaceLabel(r.version, r.binding));
+    for (const key of [`${areaOf(r.id)}\n${col}`, `\n${col}`]) {
+      const c = cells.get(key) ?? {};
+      c[r.status] = (c[r.status] ?? 0) + 1;
+      cells.set(key, c);
+    }
+  }
+  const colKeys = [...cols.keys()].sort(byVersionBinding);
+  const areas = [...new Set(report.results.map((r) => areaOf(r.id)))].sort();
+  const row = (area: string, label: string) => `<tr><th>${label}</th>${colKeys.map((k) => cellHtml(cells.get(`${area}\n${k}`))).join("")}</tr>`;
+  return `<table class="matrix"><tr><th>Area</th>${colKeys.map((k) => `<th>${esc(cols.get(k))}</th>`).join("")}</tr>
+${areas.map((a) => row(a, esc(a))).join("\n")}
+${row("", "all areas")}</table>
+<p class="muted">Cells: <span class="cell-fail">a failure</span> <span class="cell-warn">a warning or known failure</span> <span class="cell-pass">all ran and passed</span> <span class="cell-partial">passed, some skipped</span> <span class="cell-skip">all skipped</span>; the area is the operation folder of the case ID.</p>`;
+}
+
+function exercisedHtml(report: Report): string {
+  const { overall, byInterface } = report.exercised;
+  const rows = byInterface
+    .map(
+      (t) =>
+        `<tr><td>${esc(interfaceLabel(t.version, t.binding))}</td><td>${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}</td><td>${t.notExercised.map(esc).join(", ")}</td></tr>`,
+    )
+    .join("");
+  return `<p class="rules">Rules exercised on this ${subjectOf(report)}: <strong>${overall.exercised} of ${overall.applicable} applicable</strong> catalogued rules.</p>
+<table><tr><th>Version and binding</th><th>Exercised</th><th>Applicable, every case skipped</th></tr>${rows}</table>`;
+}
+
 export function htmlReport(report: Report): string {
   const s = report.summary;
-  const rows = report.results
-    .map(
-      (r) => `<details${r.status === "fail" || r.status === "warn" ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
-<span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
-<p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${r.variants?.length ? `<p class="muted">follows: ${r.variants.map(esc).join("; ")}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
-${stepHtml(r)}</details>`,
-    )
-    .join("\n");
+  const failures = report.results.filter((r) => r.status === "fail");
+  const warnings = report.results.filter((r) => r.status === "warn");
+  const others = report.results.filter((r) => r.status !== "fail" && r.status !== "warn");
   const stale = report.staleKnownFailing
     .map((e) => `<li class="fail">known-failing entry ${esc(e.case)} matches no case: remove it from ${esc(report.knownFailingFile ?? "the list")}</li>`)
     .join("");
+  const skips = skipGroups(report.results)
+    .map((g) => `<tr><td>${g.cases.length}</td><td>${esc(g.reason)}</td></tr>`)
+    .join("");
+  const exercisedRule = new Set(report.exercised.overall.exercisedRules);
+  const onAgent = new Set(report.exercised.overall.notExercised);
   const coverage = report.coverage
     .map(
       (c) =>
-        `<tr><td>${esc(c.id)}</td><td>${esc(c.level)}</td><td>${esc(c.role)}</td><td>${esc(c.text)}</td><td class="${c.status.replace(/ /g, "-")}">${esc(c.status)}${c.notApplicable ? `<br><span class="muted">${esc(c.notApplicable)}</span>` : ""}</td><td>${c.cases.map(esc).join("<br>")}</td></tr>`,
+        `<tr><td>${esc(c.id)}</td><td>${esc(c.level)}</td><td>${esc(c.role)}</td><td>${esc(c.text)}</td><td class="${c.status.replace(/ /g, "-")}">${esc(c.status)}${c.notApplicable ? `<br><span class="muted">${esc(c.notApplicable)}</span>` : ""}</td><td>${exercisedRule.has(c.id) ? '<span class="pass">exercised</span>' : onAgent.has(c.id) ? '<span class="skip">only skipped</span>' : ""}</td><td>${c.cases.map(esc).join("<br>")}</td></tr>`,
     )
     .join("\n");
   const ifaces = report.discovery.interfaces
@@ -66,13 +134,21 @@ ${stepHtml(r)}</details>`,
 <h1>A2A compliance report</h1>
 <p>Target <code>${esc(report.target)}</code>, ${esc(report.startedAt)} to ${esc(report.finishedAt)}.</p>
 <p><strong>${esc(summaryLine(s))}</strong>${s.knownFailing ? `, ${s.knownFailing} known failing` : ""}</p>
+<h2 id="failures">Failures (${failures.length + report.staleKnownFailing.length})</h2>
+${stale ? `<ul>${stale}</ul>` : ""}
+${failures.length || stale ? failures.map((r) => caseHtml(r, true)).join("\n") : '<p class="muted">none</p>'}
+<h2 id="warnings">Warnings (${warnings.length})</h2>
+${warnings.length ? warnings.map((r) => caseHtml(r, true)).join("\n") : '<p class="muted">none</p>'}
+<h2 id="matrix">Cases by version, binding and area</h2>
+${matrixHtml(report)}
+${exercisedHtml(report)}
 <h2>Interfaces</h2>
 <table><tr><th>Version</th><th>Binding</th><th>URL</th><th>Declared by</th></tr>${ifaces}</table>
 <p class="muted">Fixture agent: ${esc(report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no")}</p>
 ${report.discovery.notes.map((n) => `<p class="muted">note: ${esc(n)}</p>`).join("")}
-<h2>Cases</h2>
-${stale ? `<ul>${stale}</ul>` : ""}
-${rows}
+${skips ? `<h2>Skipped, by reason</h2><table><tr><th>Cases</th><th>Reason</th></tr>${skips}</table>` : ""}
+<h2>Other cases</h2>
+${others.map((r) => caseHtml(r, false)).join("\n")}
 ${
   report.divergences.length
     ? `<h2>Twins that disagree</h2><table><tr><th>Scenario</th><th>Across</th><th>Passes</th><th>Fails</th></tr>${report.divergences
@@ -81,7 +157,7 @@ ${
     : ""
 }
 <h2>Coverage of the conformance catalogue</h2>
-<table><tr><th>Rule</th><th>Level</th><th>Role</th><th>Summary</th><th>Status</th><th>Cases</th></tr>
+<table><tr><th>Rule</th><th>Level</th><th>Role</th><th>Summary</th><th>Status</th><th>This run</th><th>Cases</th></tr>
 ${coverage}</table>
 </body></html>
 `;

@@ -24,6 +24,9 @@
 //   {"$not": M}             present and not matching M (e.g. {"$not": "{{taskId}}"}: a different id)
 //   {"$sorted": {"by": "/status/timestamp", "order": "desc"}}
 //                           an array ordered by the value at that pointer in each item (timestamps as instants)
+//   {"$branch": [{"name": "task", "if": M1, "then": M2}, …]}
+//                           the first alternative whose `if` matches is taken (recorded like $variants) and
+//                           the value must then match its `then` too
 //   {"$base64urlJson": M}   a base64url string (no padding, RFC 7515 §2) whose decoded UTF-8 text is JSON matching M
 //                           (a JWS protected header: {"$base64urlJson": {"alg": …, "kid": …}})
 // Operators combine in one object ({"$capture": "id", "$match": "nonEmptyString"}); ordinary
@@ -79,7 +82,15 @@ export const OPERATORS = [
   "$not",
   "$sorted",
   "$base64urlJson",
+  "$branch",
 ] as const;
+
+/** One alternative of `$branch`: taken when `if` matches; the value must then match `then` as well. */
+export interface BranchAlternative {
+  name: string;
+  if: unknown;
+  then?: unknown;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 /** RFC 3339 in UTC with a literal Z, as A2A 1.0 requires (1.0 §5.6.1). */
@@ -231,6 +242,7 @@ function acceptsAbsent(expected: unknown): boolean {
   if (expected.$match === "absent") return true;
   if (Array.isArray(expected.$oneOf)) return expected.$oneOf.some(acceptsAbsent);
   if (isPlainObject(expected.$variants)) return Object.values(expected.$variants).some(acceptsAbsent);
+  if (Array.isArray(expected.$branch)) return (expected.$branch as BranchAlternative[]).some((b) => acceptsAbsent(b.if));
   return false;
 }
 
@@ -313,6 +325,7 @@ export function describe(expected: unknown): unknown {
   if ("$not" in expected) parts.push(`not ${show(expected.$not)}`);
   if ("$sorted" in expected) parts.push(`sorted ${show(expected.$sorted)}`);
   if ("$base64urlJson" in expected) parts.push(`base64url JSON ${show(expected.$base64urlJson)}`);
+  if (Array.isArray(expected.$branch)) parts.push(`one of the branches ${(expected.$branch as BranchAlternative[]).map((b) => b.name).join(", ")}`);
   const rest = Object.keys(expected).filter((k) => !k.startsWith("$"));
   if (rest.length) parts.push(`object with ${rest.join(", ")}`);
   return parts.join("; ");
@@ -369,6 +382,7 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
   }
   if (Array.isArray(exp.$oneOf)) diffs.push(...firstMatching(exp.$oneOf.map((alt) => [undefined, alt]), actual, path, scope));
   if (isPlainObject(exp.$variants)) diffs.push(...firstMatching(Object.entries(exp.$variants), actual, path, scope));
+  if (Array.isArray(exp.$branch)) diffs.push(...matchBranch(exp.$branch as BranchAlternative[], actual, path, scope));
   if ("$each" in exp) {
     if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
     else actual.forEach((item, i) => diffs.push(...match(exp.$each, item, pointer(path, i), scope)));
@@ -390,11 +404,7 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     const desc = exp.$sorted.order === "desc";
     if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
     else {
-      const key = (v: unknown): number | string | undefined => {
-        const x = valueAt(v, by);
-        if (typeof x === "string" && DATETIME.test(x) && !Number.isNaN(Date.parse(x))) return Date.parse(x);
-        return typeof x === "number" || typeof x === "string" ? x : undefined;
-      };
+      const key = (v: unknown) => orderKey(valueAt(v, by));
       for (let i = 1; i < actual.length; i++) {
         const a = key(actual[i - 1]);
         const b = key(actual[i]);
@@ -440,6 +450,36 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     else if (diffs.length === 0) scope.staged.set(exp.$capture, actual);
   }
   return diffs;
+}
+
+/** A value to order by: a date-time as its instant, a number or a string as itself; else undefined. */
+export function orderKey(x: unknown): number | string | undefined {
+  if (typeof x === "string" && DATETIME.test(x) && !Number.isNaN(Date.parse(x))) return Date.parse(x);
+  return typeof x === "number" || typeof x === "string" ? x : undefined;
+}
+
+/** `$branch`: the first alternative whose `if` matches is taken (its name recorded at the path), then `then` must match. */
+function matchBranch(alts: BranchAlternative[], actual: unknown, path: string, scope: Scope): Diff[] {
+  for (const alt of alts) {
+    const trial = scope.fork();
+    if (match(alt.if, actual, path, trial).length) continue;
+    trial.chosen.set(path, alt.name);
+    const diffs = alt.then === undefined ? [] : match(alt.then, actual, path, trial);
+    scope.adopt(trial);
+    return diffs;
+  }
+  const names = alts.map((a) => a.name).join(", ");
+  return [{ path, expected: `one of: ${names}`, actual, message: `matches none of: ${names} (got ${summarise(actual)})` }];
+}
+
+/** A short description of an actual value: its type, and an object's member names. */
+function summarise(v: unknown): string {
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v);
+    return keys.length ? `an object with ${keys.slice(0, 6).join(", ")}${keys.length > 6 ? ", …" : ""}` : "an empty object";
+  }
+  if (Array.isArray(v)) return `an array of ${v.length} item(s)`;
+  return show(v);
 }
 
 /**

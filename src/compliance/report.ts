@@ -4,7 +4,7 @@ import type { Case } from "./cases.js";
 import type { Discovery } from "./discovery.js";
 import type { KnownFailingEntry } from "./known-failing.js";
 import type { Diff } from "./match.js";
-import type { CoverageRow } from "./requirements.js";
+import { exercisedRules, type CoverageRow, type Exercised } from "./requirements.js";
 import type { CaseResult, StepResult } from "./runner.js";
 
 export interface Summary {
@@ -30,6 +30,8 @@ export interface Report {
   knownFailingFile?: string;
   staleKnownFailing: KnownFailingEntry[];
   coverage: CoverageRow[];
+  /** Catalogued rules exercised on this agent, of those applicable, overall and per version × binding. */
+  exercised: Exercised;
   /** Case IDs of the whole suite, for the coverage table's links. */
   suite: string[];
   /** Twins whose outcomes differ: the same scenario passing on one binding or version and failing on another. */
@@ -102,8 +104,16 @@ export function buildReport(input: {
   knownFailingFile?: string;
   coverage: CoverageRow[];
   suite: Case[];
+  /**
+   * Whether a result's case was selected for an interface the agent declares (default: the
+   * discovery has an interface of its version and binding, or the case ran on one).
+   */
+  declared?: (r: CaseResult) => boolean;
 }): Report {
   const d = input.discovery;
+  const declared =
+    input.declared ??
+    ((r: CaseResult) => r.interface !== undefined || d.interfaces.some((i) => i.version === r.version && (r.binding === "any" || i.binding === r.binding)));
   return {
     tool: "a2a-toolkit test",
     target: input.target,
@@ -116,6 +126,7 @@ export function buildReport(input: {
     ...(input.knownFailingFile ? { knownFailingFile: input.knownFailingFile } : {}),
     staleKnownFailing: input.stale,
     coverage: input.coverage,
+    exercised: exercisedRules(input.results, input.coverage, declared),
     suite: input.suite.map((c) => c.id),
     divergences: divergences(input.results),
   };
@@ -168,6 +179,69 @@ export function requestView(step: StepResult): unknown {
   return { method: r.method, url: r.url, headers: r.headers, ...(r.body !== undefined ? { body } : {}) };
 }
 
+/**
+ * Skip reasons that end in a case-specific detail, and the stable text the console groups them
+ * under (runner.ts's reasons; a new reason with a detail needs a line here). A client driver's own
+ * "unsupported" reason is its words, kept whole.
+ */
+const SKIP_GROUPS: [RegExp, string][] = [
+  [/^needs the fixture agent \(.*\); (.*)$/s, "needs the fixture agent; $1"],
+  [/^(fixture behaviour not declared by the agent): .*$/s, "$1"],
+  [/^(the card does not declare what the case checks): .*$/s, "$1"],
+  [/^needs \d+ messages?; (--max-messages budget) left: \d+$/s, "$1 spent"],
+  [/^the task did not reach .* (within --task-timeout) \(\d+ ms\)$/s, "the task did not end $1"],
+  [/^(no step applied) \(.*\)$/s, "$1"],
+];
+
+/** The stable part of a skip reason, under which the console counts it. */
+export function skipGroup(reason: string): string {
+  const hit = SKIP_GROUPS.find(([re]) => re.test(reason));
+  return hit ? reason.replace(hit[0], hit[1]) : reason;
+}
+
+export interface SkipGroup {
+  /** The stable part of the reason; the whole reason when every case of the group gives the same. */
+  reason: string;
+  cases: string[];
+}
+
+/** Skipped cases grouped by the stable part of their reason, largest group first. */
+export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
+  const groups = new Map<string, { cases: string[]; reasons: Set<string> }>();
+  for (const r of results) {
+    if (r.status !== "skip") continue;
+    const reason = r.reason ?? "no reason given";
+    const key = skipGroup(reason);
+    const g = groups.get(key) ?? { cases: [], reasons: new Set<string>() };
+    g.cases.push(r.id);
+    g.reasons.add(reason);
+    groups.set(key, g);
+  }
+  return [...groups]
+    .map(([stable, g]) => ({ reason: g.reasons.size === 1 ? [...g.reasons][0] : stable, cases: g.cases }))
+    .sort((a, b) => b.cases.length - a.cases.length);
+}
+
+/** "1.0 JSONRPC", "0.3 HTTP+JSON", "1.0 any binding" (the binding-independent cases: the card). */
+export function interfaceLabel(version: string, binding: string): string {
+  return `${version} ${binding === "rest" ? "HTTP+JSON" : binding === "json-rpc" ? "JSONRPC" : "any binding"}`;
+}
+
+/** What the report judged: the agent (`test`) or the client (`test-client`). */
+export function subjectOf(report: Pick<Report, "tool">): "agent" | "client" {
+  return report.tool === "a2a-toolkit test-client" ? "client" : "agent";
+}
+
+/** What the console says of the exercised rules: overall, per version × binding, the rules only skipped. */
+export function exercisedLines(report: Pick<Report, "exercised" | "tool">): string[] {
+  const { overall, byInterface } = report.exercised;
+  const lines = [`rules exercised on this ${subjectOf(report)}: ${overall.exercised} of ${overall.applicable} applicable`];
+  for (const t of byInterface)
+    lines.push(`  ${interfaceLabel(t.version, t.binding)}: ${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}`);
+  if (overall.notExercised.length) lines.push(`  not exercised (every case skipped): ${overall.notExercised.join(", ")}`);
+  return lines;
+}
+
 function sideBySide(left: string[], right: string[], width = 70): string[] {
   const cut = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
   const n = Math.max(left.length, right.length);
@@ -182,6 +256,11 @@ export interface ConsoleOptions {
   verbose?: boolean;
 }
 
+/** One line per step that did not run because its `when` did not hold. */
+export function notApplicableSteps(r: CaseResult): string[] {
+  return r.steps.filter((s) => s.status === "not applicable").map((s) => `${s.name}: not applicable (${s.reason ?? "its condition did not hold"})`);
+}
+
 export function consoleReport(report: Report, opts: ConsoleOptions = {}): string {
   const max = opts.maxLines ?? 40;
   const lines: string[] = [];
@@ -191,17 +270,18 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   for (const n of report.discovery.notes) lines.push(`  note: ${n}`);
   lines.push("");
   for (const r of report.results) {
-    if (r.status === "pass" && !opts.verbose) continue;
+    if ((r.status === "pass" || r.status === "skip") && !opts.verbose) continue;
     const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
+    lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
     if (r.status === "skip" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
     if (r.status !== "fail" && r.status !== "warn") continue;
     lines.push(`  ${r.title}`);
-    const step = r.steps.find((s) => s.status === "fail");
+    const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
     if (!step) {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
@@ -209,11 +289,17 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     const req = step.request;
     lines.push(`  ${step.name}: ${req ? `${req.method} ${req.url}` : "(not sent)"}`);
     if (step.error) lines.push(...step.error.split("\n").map((l) => `    ${l}`));
+    for (const n of step.notes ?? []) lines.push(`    note: ${n}`);
     for (const d of step.diffs) lines.push(`    ✗ ${formatDiff(d)}`);
     for (const c of failureCitations(r, step)) lines.push(`    spec ${c}`);
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
     const right = (JSON.stringify(actualView(step), null, 2) ?? "").split("\n").slice(0, max);
     lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
+  }
+  const skips = skipGroups(report.results);
+  if (skips.length && !opts.verbose) {
+    lines.push("", "skipped cases by reason (--verbose lists each case):");
+    for (const g of skips) lines.push(`  SKIP (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
   }
   for (const s of report.staleKnownFailing) lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
   if (report.divergences.length) {
@@ -231,6 +317,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   const covered = report.coverage.filter((c) => c.status === "covered");
   const na = report.coverage.filter((c) => c.status === "not applicable");
   lines.push("");
+  lines.push(...exercisedLines(report));
   lines.push(`coverage: ${covered.length} of ${report.coverage.length} catalogued rules have cases, ${na.length} not applicable, ${notCovered.length} not covered`);
   if (notCovered.length) lines.push(`  not covered: ${notCovered.map((c) => c.id).join(", ")}`);
   if (report.summary.knownFailing) lines.push(`${report.summary.knownFailing} known failing (expected, not counted below)`);
@@ -248,10 +335,11 @@ export function xmlEscape(s: string): string {
 }
 
 function failureText(r: CaseResult): string {
-  const step = r.steps.find((s) => s.status === "fail");
+  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
   if (!step) return r.reason ?? "";
   const parts = [`${step.name}: ${step.request ? `${step.request.method} ${step.request.url}` : "(not sent)"}`];
   if (step.error) parts.push(step.error);
+  parts.push(...(step.notes ?? []).map((n) => `note: ${n}`));
   parts.push(...step.diffs.map(formatDiff));
   parts.push(...failureCitations(r, step).map((c) => `spec ${c}`));
   parts.push("expected:", JSON.stringify(step.expected, null, 2), "actual:", JSON.stringify(actualView(step), null, 2) ?? "");
@@ -288,6 +376,8 @@ export function junitReport(report: Report): string {
       else if (r.status === "warn") out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
+      const na = notApplicableSteps(r);
+      if (na.length) out.push(`      <system-out>${xmlEscape(na.join("\n"))}</system-out>`);
       out.push("    </testcase>");
     }
     out.push("  </testsuite>");

@@ -1,10 +1,11 @@
 // The requirement catalogue (compliance/requirements.json: the rules of a2a-wire.md §8.1, §8.2,
 // §8.3 in this project's words, plus the official kit's requirement IDs) and the coverage table
 // derived from the cases: every rule maps to the cases that cite it; a rule with no case is
-// "not covered" in every report.
+// "not covered" in every report. Per run, the rules exercised on the agent: N of M applicable.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { COMPLIANCE_DIR, type Case } from "./cases.js";
+import type { CaseResult } from "./runner.js";
 
 export interface Rule {
   id: string;
@@ -64,4 +65,74 @@ export function coverage(catalogue: Catalogue, cases: readonly Citing[]): Covera
 export function unknownRequirementIds(catalogue: Catalogue, cases: Case[]): { case: string; id: string }[] {
   const known = new Set([...catalogue.rules.map((r) => r.id), ...catalogue.tckIds]);
   return cases.flatMap((c) => c.requirements.filter((id) => !known.has(id)).map((id) => ({ case: c.id, id })));
+}
+
+/** A run's result as the exercised-rules count reads it. */
+export type RunResult = Pick<CaseResult, "version" | "binding" | "requirements" | "status">;
+
+/** Catalogued rules a run exercised of those applicable to the agent (compliance/README.md "Coverage"). */
+export interface RuleTally {
+  exercised: number;
+  applicable: number;
+  /** The exercised rules, in catalogue order. */
+  exercisedRules: string[];
+  /** Applicable rules whose every selected case was skipped, in catalogue order. */
+  notExercised: string[];
+}
+
+export interface InterfaceTally extends RuleTally {
+  version: string;
+  /** json-rpc, rest, or any: the binding-independent cases (the agent card). */
+  binding: string;
+  /** Whether the agent declares an interface of this version (and binding). */
+  declared: boolean;
+}
+
+export interface Exercised {
+  overall: RuleTally;
+  byInterface: InterfaceTally[];
+}
+
+/**
+ * A rule is applicable when a selected case on an interface the agent declares cites it and the
+ * catalogue does not mark it not applicable; it is exercised when one of those cases ran (pass,
+ * fail, warn or known-failing: anything but skip). IDs outside the catalogue (the kit's) are not counted.
+ */
+export function tallyRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): RuleTally {
+  const cited = new Set<string>();
+  const ran = new Set<string>();
+  for (const r of results) {
+    if (!declared(r)) continue;
+    for (const id of r.requirements) {
+      cited.add(id);
+      if (r.status !== "skip") ran.add(id);
+    }
+  }
+  const applicable = rows.filter((row) => !row.notApplicable && cited.has(row.id)).map((row) => row.id);
+  const exercisedRules = applicable.filter((id) => ran.has(id));
+  return { exercised: exercisedRules.length, applicable: applicable.length, exercisedRules, notExercised: applicable.filter((id) => !ran.has(id)) };
+}
+
+const CELL_ORDER = ["1.0|json-rpc", "1.0|rest", "1.0|any", "0.3|json-rpc", "0.3|rest", "0.3|any"];
+
+/** Orders "<version>|<binding>" keys: 1.0 before 0.3, JSON-RPC, HTTP+JSON, then the binding-independent cases. */
+export function byVersionBinding(a: string, b: string): number {
+  const rank = (k: string) => (CELL_ORDER.includes(k) ? CELL_ORDER.indexOf(k) : CELL_ORDER.length);
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+/** The tally over the whole run and per version × binding of the cases (binding "any" on its own). */
+export function exercisedRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): Exercised {
+  const cells = new Map<string, R[]>();
+  for (const r of results) {
+    const k = `${r.version}|${r.binding}`;
+    cells.set(k, [...(cells.get(k) ?? []), r]);
+  }
+  const byInterface = [...cells]
+    .sort(([a], [b]) => byVersionBinding(a, b))
+    .map(([k, rs]) => {
+      const [version, binding] = k.split("|") as [string, string];
+      return { version, binding, declared: rs.some(declared), ...tallyRules(rs, rows, declared) };
+    });
+  return { overall: tallyRules(results, rows, declared), byInterface };
 }

@@ -3,12 +3,14 @@
 // response with the case's expectations and records expected and actual wire side by side with
 // the differences. Cases run one after another in ID order, so runs are reproducible.
 import type { Citation } from "./citations.js";
-import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, Version, WebhookExpect } from "./cases.js";
+import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
-import { Scope, describe, isPlainObject, match, render, type Diff } from "./match.js";
+import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
+import { messageVars, type RunMessage } from "./message.js";
+import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
@@ -27,14 +29,21 @@ export interface StepResult {
   /** Webhook calls received (webhook steps). */
   deliveries?: Delivery[];
   diffs: Diff[];
-  /** "not run" when an earlier step failed. */
-  status: "pass" | "fail" | "not run";
+  /** "not run" when an earlier step failed; "not applicable" when its `when` did not hold (`reason` says why). */
+  status: "pass" | "fail" | "not run" | "not applicable";
+  reason?: string;
   error?: string;
   /** The step's own level and citations, when it rests on another sentence than the case. */
   level?: Level;
   spec?: Citation[];
   /** Choices the spec leaves open that the agent made here: `$variants` names by JSON Pointer, the HTTP method used. */
   variants?: Record<string, string>;
+  /** A `cleanup` step: it ran even after a failure, and its own failure does not change the verdict. */
+  cleanup?: boolean;
+  /** What the runner did beyond one exchange: 429 re-sends, polls of `repeatUntil`. */
+  notes?: string[];
+  /** The case ends as SKIP with this reason (`repeatUntil` not reached within --task-timeout). */
+  skipCase?: string;
 }
 
 export interface CaseResult {
@@ -67,7 +76,7 @@ export interface SelectOptions {
   level?: "must" | "should" | "may";
 }
 
-export interface RunOptions {
+export interface RunOptions extends RunMessage {
   /** Headers added to every request (credentials such as Authorization), unless a request says withoutCredentials. */
   headers?: Record<string, string>;
   /** Credentials of a second principal, for requests a case sends "as": "other". */
@@ -76,6 +85,10 @@ export interface RunOptions {
   webhook?: WebhookSink;
   timeoutMs?: number;
   streamTimeoutMs?: number;
+  /** Bound for polling a task (`repeatUntil`) and for 429 re-sends of one request (default 120000). */
+  taskTimeoutMs?: number;
+  /** At most this many message-sending requests in the whole run (default unlimited). */
+  maxMessages?: number;
   /** SHOULD and MAY failures fail the run too (else they are warnings). */
   strict?: boolean;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -87,7 +100,7 @@ export interface RunOptions {
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
   // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
-  const failed = steps.filter((s) => s.status === "fail").sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
+  const failed = steps.filter((s) => s.status === "fail" && !s.cleanup).sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
   if (!failed) return { status: "pass" };
   const failureLevel = failed.level ?? caseLevel;
   const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");
@@ -119,6 +132,7 @@ export function applicability(
   // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
   if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
     iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
+  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
     const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
@@ -132,7 +146,8 @@ export function applicability(
     if (negated && on) return { skip: `capability present: the case checks an agent without capabilities.${name}` };
   }
   if (c.behaviours.length) {
-    if (!d.behaviours) return { skip: `needs the fixture agent (${c.behaviours.join(", ")}); the card does not declare the fixture extension` };
+    if (!d.behaviours)
+      return { skip: `needs scripted behaviour (${c.behaviours.join(", ")}): neither the card (fixture extension) nor --profile/--behaviours claims it` };
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
@@ -223,12 +238,11 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     });
   const data = events.map((e) => e.json);
   if (!events.length) {
-    if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length)
+    if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length || s.endsAfter !== undefined)
       diffs.push({ path: "/events", expected: "at least one event", actual: "no events", message: "the stream carried no events" });
     return diffs;
   }
   if (s.first !== undefined) diffs.push(...match(s.first, data[0], "/events/0", scope));
-  if (s.each !== undefined) data.forEach((d, i) => diffs.push(...match(s.each, d, `/events/${i}`, scope)));
   if (s.inOrder) {
     let j = 0;
     let lastHit = -1;
@@ -249,6 +263,7 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
       });
     }
   }
+  if (s.each !== undefined) data.forEach((d, i) => diffs.push(...match(s.each, d, `/events/${i}`, scope)));
   if (s.exactly) diffs.push(...match(s.exactly, data, "/events", scope));
   for (const c of s.counts ?? []) {
     const n = data.filter((d) => match(c.where, d, "", scope.fork()).length === 0).length;
@@ -258,23 +273,110 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     }
   }
   if (s.last !== undefined) diffs.push(...match(s.last, data[data.length - 1], `/events/${data.length - 1}`, scope));
+  if (s.sameValue) diffs.push(...sameValue(s.sameValue, data));
+  if (s.nonDecreasing) diffs.push(...nonDecreasing(s.nonDecreasing, data));
+  if (s.endsAfter !== undefined) diffs.push(...endsAfter(s.endsAfter, s.trailer, data, scope));
   return diffs;
 }
+
+/** The value of the first of `pointers` present in an event, with the pointer. */
+function firstPresent(pointers: string[], event: unknown): { at: string; value: unknown } | undefined {
+  for (const at of pointers) {
+    const value = valueAt(event, at);
+    if (value !== undefined) return { at, value };
+  }
+  return undefined;
+}
+
+/** `sameValue`: every event that has one of the pointers gives the same value as the first such event. */
+function sameValue(pointers: string[], data: unknown[]): Diff[] {
+  let ref: { i: number; at: string; value: unknown } | undefined;
+  const diffs: Diff[] = [];
+  data.forEach((e, i) => {
+    const hit = firstPresent(pointers, e);
+    if (!hit) return;
+    if (!ref) ref = { i, ...hit };
+    else if (!deepEqual(ref.value, hit.value))
+      diffs.push({
+        path: `/events/${i}${hit.at}`,
+        expected: ref.value,
+        actual: hit.value,
+        message: `expected the same value as event ${ref.i} at ${ref.at} (${JSON.stringify(ref.value)}), got ${JSON.stringify(hit.value)}`,
+      });
+  });
+  return diffs;
+}
+
+/** `nonDecreasing`: the values at the pointers (timestamps as instants) never go backwards over the events. */
+function nonDecreasing(pointers: string[], data: unknown[]): Diff[] {
+  let prev: { i: number; at: string; value: unknown; key: number | string } | undefined;
+  for (const [i, e] of data.entries()) {
+    const hit = firstPresent(pointers, e);
+    if (!hit) continue;
+    const key = orderKey(hit.value);
+    const path = `/events/${i}${hit.at}`;
+    if (key === undefined) return [{ path, expected: "a timestamp or number", actual: hit.value, message: `not a timestamp or number: ${JSON.stringify(hit.value)}` }];
+    if (prev && (typeof prev.key !== typeof key || key < prev.key))
+      return [
+        {
+          path,
+          expected: `at least ${JSON.stringify(prev.value)} (event ${prev.i})`,
+          actual: hit.value,
+          message: `goes backwards: ${JSON.stringify(hit.value)} after ${JSON.stringify(prev.value)} at event ${prev.i}${prev.at}`,
+        },
+      ];
+    prev = { i, ...hit, key };
+  }
+  return [];
+}
+
+/** `endsAfter` (+ `trailer`): the stream ends after the first event matching m, or after one trailer event. */
+function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope): Diff[] {
+  const k = data.findIndex((d, i) => {
+    const trial = scope.fork();
+    if (match(m, d, `/events/${i}`, trial).length) return false;
+    scope.adopt(trial);
+    return true;
+  });
+  if (k < 0) return [{ path: "/events", expected: describe(m), actual: `${data.length} event(s)`, message: `no event matched endsAfter ${JSON.stringify(m)}` }];
+  const after = data.length - k - 1;
+  if (after === 0) return [];
+  if (after > 1 || trailer === undefined)
+    return [
+      {
+        path: `/events/${k + 1}`,
+        expected: trailer === undefined ? `the end of the stream after event ${k}` : `at most one event after event ${k}`,
+        actual: `${after} more event(s)`,
+        message: `the stream goes on after event ${k} (which matched endsAfter) with ${after} more event(s)${trailer === undefined ? "" : "; at most one trailer may follow"}`,
+      },
+    ];
+  return match(trailer, data[k + 1], `/events/${k + 1}`, scope);
+}
+/** What a request path is relative to (CaseRequest.base). */
+type BaseUrls = Record<"interface" | "agent" | "card", string>;
 
 async function runExchange(
   step: CaseExchange,
   name: string,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
   try {
-    request = buildRequest(step.request, step.request.base === "agent" ? baseUrls.agent : baseUrls.interface, vars, opts);
+    request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
   } catch (e) {
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
-  const send = (r: WireRequest) => exchange(r, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+  const notes: string[] = [];
+  const deadline = Date.now() + opts.taskTimeoutMs;
+  const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
+  const send = async (r: WireRequest) => {
+    const once = (x: WireRequest) => exchange(x, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+    const { response, notes: n } = await sendPaced(once, r, paced);
+    notes.push(...n);
+    return response;
+  };
   let actual = await send(request);
   const chosen: Record<string, string> = {};
   const fallback = step.request.fallbackMethod;
@@ -289,11 +391,24 @@ async function runExchange(
       actual = retry;
     }
   } else if (fallback) chosen.method = request.method;
+  if (step.repeatUntil !== undefined) {
+    const until = step.repeatUntil;
+    const done = (res: WireResponse) => res.json !== undefined && match(until, res.json, "/body", new Scope(vars)).length === 0;
+    const polled = await pollUntil(() => send(request), actual, done, deadline);
+    actual = polled.response;
+    if (polled.polls) notes.push(`re-sent ${polled.polls} time(s) until the body matched repeatUntil`);
+    if (polled.timedOut) {
+      const what = describe(until);
+      const skipCase = `the task did not reach ${typeof what === "string" ? what : JSON.stringify(what)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
+      return { result: { name, request, expected: step.expect, actual, diffs: [], status: "not run", notes, skipCase } };
+    }
+  }
   const scope = new Scope(vars);
   const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
   for (const [k, v] of scope.chosen) chosen[k] = v;
   const variants = Object.keys(chosen).length ? { variants: chosen } : {};
-  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants }, scope };
+  const noted = notes.length ? { notes } : {};
+  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants, ...noted }, scope };
 }
 
 /**
@@ -307,7 +422,8 @@ function routeMissing(res: WireResponse): boolean {
   return !(isPlainObject(j) && (isPlainObject(j.error) || j.code !== undefined));
 }
 
-type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs">> & Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string };
+type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "taskTimeoutMs">> &
+  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string; budget?: MessageBudget };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
   const sink = opts.webhook;
@@ -343,7 +459,7 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
 export async function runStep(
   step: CaseStep,
   index: number,
-  baseUrls: { interface: string; agent: string },
+  baseUrls: BaseUrls,
   vars: Map<string, unknown>,
   opts: StepOptions,
 ): Promise<StepResult[]> {
@@ -355,7 +471,8 @@ export async function runStep(
   return outcomes.map((o) => o.result);
 }
 
-export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Promise<CaseResult> {
+/** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
+export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budget: MessageBudget = { left: opts.maxMessages ?? Infinity }): Promise<CaseResult> {
   const started = Date.now();
   const base: Omit<CaseResult, "status" | "steps" | "durationMs"> = {
     id: c.id,
@@ -368,38 +485,87 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}): Pro
   };
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
+  const needed = messagesNeeded(c);
+  if (needed > budget.left) return { ...base, status: "skip", reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`, steps: [], durationMs: 0 };
+  budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
+  for (const [k, v] of messageVars(opts, c.version, iface.binding)) if (!vars.has(k)) vars.set(k, v);
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();
   if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));
   const timeouts: StepOptions = {
     timeoutMs: opts.timeoutMs ?? 10_000,
     streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
+    taskTimeoutMs: opts.taskTimeoutMs ?? 120_000,
+    budget,
     headers: opts.headers,
     otherHeaders: opts.otherHeaders,
     webhook: opts.webhook,
     runId,
   };
   let failed: StepResult | undefined;
+  let skipped: string | undefined;
   for (const [i, step] of c.steps.entries()) {
-    if (failed) {
+    if ((failed || skipped) && !step.cleanup) {
       if ("awaitWebhook" in step) steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
       for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}) };
-    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
+    const unmet = step.when && unmetCondition(step.when, vars);
+    if (unmet) {
+      // otherwise.skip ends the case as SKIP (its cleanup steps still run); else the step does not apply.
+      const reason = !step.cleanup && step.otherwise ? renderReason(step.otherwise.skip, vars) : undefined;
+      if (reason) skipped = reason;
+      else steps.push(...notApplicable(step, i, unmet));
+      continue;
+    }
+    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}), ...(step.cleanup ? { cleanup: true } : {}) };
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
     steps.push(...rs);
-    failed = rs.find((r) => r.status === "fail");
+    if (step.cleanup) continue;
+    failed ??= rs.find((r) => r.status === "fail");
+    skipped ??= rs.find((r) => r.skipCase)?.skipCase;
   }
+  if (skipped && !failed) return { ...base, status: "skip", reason: skipped, interface: iface, steps, durationMs: Date.now() - started };
   const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
+  const checks = steps.filter((st) => !st.cleanup);
+  if (checks.every((st) => st.status === "not applicable"))
+    return { ...base, status: "skip", reason: `no step applied (${checks[0]?.reason ?? "no steps"})`, interface: iface, steps, durationMs: Date.now() - started };
   return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
+}
+
+/** Why a step's `when` does not hold (undefined: it holds). */
+export function unmetCondition(w: StepWhen, vars: ReadonlyMap<string, unknown>): string | undefined {
+  if (w.captured !== undefined && !vars.has(w.captured)) return `when: "${w.captured}" was not captured`;
+  if (w.notCaptured !== undefined && vars.has(w.notCaptured)) return `when: "${w.notCaptured}" was captured`;
+  if (w.capture !== undefined) {
+    if (!vars.has(w.capture)) return `when: "${w.capture}" was not captured`;
+    const value = vars.get(w.capture);
+    if (match(w.matches, value, "", new Scope(vars)).length) return `when: "${w.capture}" is ${JSON.stringify(value)}, not ${JSON.stringify(describe(w.matches))}`;
+  }
+  return undefined;
+}
+
+function renderReason(reason: string, vars: Map<string, unknown>): string {
+  try {
+    return String(render(reason, vars));
+  } catch {
+    return reason;
+  }
+}
+
+/** The results of a step whose `when` did not hold. */
+function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] {
+  const name = step.name ?? `step ${i + 1}`;
+  if ("awaitWebhook" in step) return [{ name, expected: step.awaitWebhook, diffs: [], status: "not applicable", reason }];
+  return exchangesOf(step).map((x, j) => ({ name: "parallel" in step ? `${name} [${x.name ?? j + 1}]` : name, expected: x.expect, diffs: [], status: "not applicable" as const, reason }));
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
+  const budget: MessageBudget = { left: opts.maxMessages ?? Infinity };
   for (const [index, c] of cases.entries()) {
-    const result = await runCase(c, d, opts);
+    const result = await runCase(c, d, opts, budget);
     results.push(result);
     opts.onProgress?.({ index, total: cases.length, result });
   }

@@ -1,7 +1,8 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases } from "./cases.js";
 import { discover } from "./discovery.js";
+import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
 import { buildReport, type Report } from "./report.js";
 import { coverage, loadCatalogue, unknownRequirementIds, type Citing } from "./requirements.js";
@@ -9,11 +10,17 @@ import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
 import { startWebhookSink } from "./webhook-sink.js";
 
-export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook"> {
+export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">, Pick<BehaviourOptions, "profile" | "behaviours"> {
+  /** The agent's base URL (any path prefix), its card URL (any path) or an interface URL (src/transport/card-urls.ts). */
   target: string;
   /** Start a webhook receiver for the push-delivery cases (publicUrl: the URL agents should use, default http://host:port). */
   webhook?: { host: string; port: number; publicUrl?: string };
+  /** Replaces the built-in cases directory (compliance/cases/). */
   casesDir?: string;
+  /** More case directories (`test --cases`), IDs namespaced by directory (cases.ts loadExtraCases). */
+  extraCasesDirs?: string[];
+  /** Run only the cases of extraCasesDirs (`test --only-cases`). */
+  onlyExtraCases?: boolean;
   catalogueFile?: string;
   knownFailingFile?: string;
 }
@@ -34,7 +41,9 @@ function clientCases(notes: string[]): Citing[] {
 
 export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const startedAt = new Date();
-  const all = loadCases(opts.casesDir ?? CASES_DIR);
+  if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
+  const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
+  const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
   const catalogue = loadCatalogue(opts.catalogueFile);
   const unknown = unknownRequirementIds(catalogue, all);
   if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));
@@ -42,11 +51,14 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   assertGlobsMatch(all.map((c) => c.id), opts.caseGlobs);
   const selected = selectCases(all, opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
+  // The probe is a message too: it is sent only when a tck case is selected and the budget allows one.
+  const probeAllowed = selected.some((c) => c.behaviours.includes("tck")) && (opts.maxMessages ?? Infinity) > 0;
+  const probed = await resolveBehaviours(discovery, { ...opts, probe: probeAllowed });
   const discoveryNotes = discovery.notes;
   const sink = opts.webhook ? await startWebhookSink(opts.webhook, opts.webhook.publicUrl) : undefined;
   let results: CaseResult[];
   try {
-    results = await runCases(selected, discovery, { ...opts, webhook: sink });
+    results = await runCases(selected, discovery, { ...opts, webhook: sink, ...(probed && opts.maxMessages !== undefined ? { maxMessages: opts.maxMessages - 1 } : {}) });
   } finally {
     await sink?.close();
   }

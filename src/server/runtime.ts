@@ -159,6 +159,7 @@ const PAGE_SIZE_DEFAULT = 50;
 const PAGE_SIZE_MAX = 100;
 
 export class TaskRuntime {
+  private readonly clock = new StatusClock();
   readonly agent: Agent;
   readonly store: TaskStore;
   private readonly log: Logger;
@@ -336,7 +337,7 @@ export class TaskRuntime {
     } else {
       // Filled in field by field: create() with nested initialisers checks and converts each one.
       const task = create(v1_0.TaskSchema, { id: taskId, contextId });
-      task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: statusTime() });
+      task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: this.clock.now() });
       task.history.push(userMessage);
       live = this.track(ownerOf(call), task);
       live.busy = true;
@@ -495,7 +496,7 @@ export class TaskRuntime {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
     if (message) this.addHistory(live.task, message);
-    const status = create(v1_0.TaskStatusSchema, { state, timestamp: statusTime() });
+    const status = create(v1_0.TaskStatusSchema, { state, timestamp: this.clock.now() });
     if (message) status.message = message;
     live.task.status = status;
     this.emit(live, () =>
@@ -827,19 +828,23 @@ class LazyAbort {
   }
 }
 
-let lastStatusMs = -1;
-let lastStatusTime: Timestamp | undefined;
 /**
  * Now, as a status timestamp. Statuses set within the same millisecond share one Timestamp (never
- * changed after creation): a blocking SendMessage sets three, and making each costs a BigInt.
+ * changed after creation): a blocking SendMessage sets three, and making each costs a BigInt. One
+ * clock per runtime, so no state is shared across servers in one process.
  */
-function statusTime(): Timestamp {
-  const ms = Date.now();
-  if (ms !== lastStatusMs || !lastStatusTime) {
-    lastStatusMs = ms;
-    lastStatusTime = timestampFromMs(ms);
+class StatusClock {
+  private lastMs = -1;
+  private last: Timestamp | undefined;
+
+  now(): Timestamp {
+    const ms = Date.now();
+    if (ms !== this.lastMs || !this.last) {
+      this.lastMs = ms;
+      this.last = timestampFromMs(ms);
+    }
+    return this.last;
   }
-  return lastStatusTime;
 }
 
 function taskNotFound(id: string): A2AError {

@@ -11,7 +11,8 @@
 //   detectCardVersion(json)                     → "1.0" | "0.3" (heuristics below)
 //   parseAgentCard(json)                        → Translated<v1_0.AgentCard> & {version}: either shape → 1.0 card
 //                                                 (a card of both: its 1.0 members, security it lacks read
-//                                                 from the 0.3 ones); throws A2AError InvalidAgentResponse
+//                                                 from the 0.3 ones; a 0.3 card without protocolVersion
+//                                                 as 0.3.0, its schema default); throws A2AError InvalidAgentResponse
 //                                                 on a card of neither shape
 //
 // Which card a request gets (docs/policies.md):
@@ -196,8 +197,10 @@ export function parseAgentCard(json: unknown): Translated<v1_0.AgentCard> & { ve
     return { value: decode1_0(v1_0.AgentCardSchema, filled.value, "response"), losses: filled.losses, version };
   }
   let up: Translated<v1_0.AgentCardJson>;
+  // protocolVersion is REQUIRED in the 0.3 schema, with the default "0.3.0": a card without it is read as 0.3.0.
+  const card0_3 = json.protocolVersion === undefined ? { ...json, protocolVersion: "0.3.0" } : json;
   try {
-    up = rpc0_3.upgradeAgentCard(json as unknown as v0_3.AgentCard);
+    up = rpc0_3.upgradeAgentCard(card0_3 as unknown as v0_3.AgentCard);
   } catch (e) {
     if (e instanceof A2AError)
       throw new A2AError("InvalidAgentResponseError", `Invalid 0.3 agent card: ${e.message}`, e.metadata, e.details);

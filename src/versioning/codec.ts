@@ -58,8 +58,9 @@ import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
 import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
+import type { Dialect0_3, RestWire0_3, RpcWire0_3, Wire0_3 } from "./dialect.js";
 import { ends0_3Stream } from "./stream.js";
-import { takeValidated, trusted } from "./translate/common.js";
+import { trusted } from "./translate/common.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -248,7 +249,7 @@ class Codec0_3 implements Codec {
   decodeRequest<O extends Operation>(op: O, wire: unknown, opts: DecodeRequestOptions = {}): Translated<RequestOf<O>> {
     if (op === "ListTasks") throw listTasksUnsupported();
     const up = this.t.upgradeRequest(op, wire, opts);
-    const value = decode1_0(OPERATIONS[op].request, up.value, "request", takeValidated(up.value));
+    const value = decode1_0(OPERATIONS[op].request, up.value, "request", validatorOf(up));
     return { value: value as RequestOf<O>, losses: up.losses };
   }
   // Downgrades of what encode1_0 wrote are `trusted`: validating the toolkit's own output finds only
@@ -271,13 +272,13 @@ class Codec0_3 implements Codec {
   }
   decodeResponse<O extends Operation>(op: O, wire: unknown, opts: DecodeResponseOptions = {}): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
-    const value = decode1_0(OPERATIONS[op].response, up.value, "response", takeValidated(up.value));
+    const value = decode1_0(OPERATIONS[op].response, up.value, "response", validatorOf(up));
     if (opts.sent?.some((l) => l.id === "L10")) trimHistory(value as ResponseOf<O>);
     return { value: value as ResponseOf<O>, losses: up.losses };
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {
     const up = asAgentResponse(() => this.t.upgradeEvent(wire));
-    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response", takeValidated(up.value));
+    const value = decode1_0(v1_0.StreamResponseSchema, up.value, "response", validatorOf(up));
     return { value, losses: up.losses, final: ends0_3Stream(value, up.final) };
   }
   decodeError(wire: unknown, status?: number): A2AError {
@@ -424,56 +425,54 @@ export interface Translator0_3 {
   downgradeEvent(json: JsonValue, final: boolean): Translated<JsonValue>;
 }
 
-type Fn = (x: never, ...rest: never[]) => Translated<unknown>;
+/**
+ * One operation's translators with the wire types erased: method syntax (bivariant parameters) lets
+ * every typed translator of a dialect stand here as it is; the types were checked at the join below.
+ */
 interface Pair {
-  up: Fn;
-  down: Fn;
+  up(wire: never, ...opts: never[]): Translated<unknown>;
+  down(json: never, ...opts: never[]): Translated<unknown>;
 }
-const pair = (up: Fn, down: Fn): Pair => ({ up, down });
-const identity: Pair = pair(
-  () => ({ value: {}, losses: [] }),
-  () => ({ value: {}, losses: [] }),
-);
+const identity: Pair = { up: () => ({ value: {}, losses: [] }), down: () => ({ value: {}, losses: [] }) };
 
 /** Per operation: request and response translators of one 0.3 dialect. */
 type Table = Record<Operation, { request: Pair; response: Pair } | undefined>;
 
-function tableOf(t: typeof rpc0_3 | typeof rest0_3): Table {
-  const send = { request: pair(t.upgradeSendMessageRequest as Fn, t.downgradeSendMessageRequest as Fn) };
-  const stream = pair(t.upgradeStreamResponse as Fn, t.downgradeStreamResponse as Fn);
+function tableOf<W extends Wire0_3>(t: Dialect0_3<W>): Table {
+  const send = { request: { up: t.upgradeSendMessageRequest, down: t.downgradeSendMessageRequest } };
+  const stream = { up: t.upgradeStreamResponse, down: t.downgradeStreamResponse };
+  const task = { up: t.upgradeTask, down: t.downgradeTask };
   return {
-    SendMessage: { ...send, response: pair(t.upgradeSendMessageResponse as Fn, t.downgradeSendMessageResponse as Fn) },
+    SendMessage: { ...send, response: { up: t.upgradeSendMessageResponse, down: t.downgradeSendMessageResponse } },
     SendStreamingMessage: { ...send, response: stream },
-    GetTask: {
-      request: pair(t.upgradeGetTaskRequest as Fn, t.downgradeGetTaskRequest as Fn),
-      response: pair(t.upgradeTask as Fn, t.downgradeTask as Fn),
-    },
+    GetTask: { request: { up: t.upgradeGetTaskRequest, down: t.downgradeGetTaskRequest }, response: task },
     ListTasks: undefined,
-    CancelTask: {
-      request: pair(t.upgradeCancelTaskRequest as Fn, t.downgradeCancelTaskRequest as Fn),
-      response: pair(t.upgradeTask as Fn, t.downgradeTask as Fn),
-    },
-    SubscribeToTask: { request: pair(t.upgradeSubscribeToTaskRequest as Fn, t.downgradeSubscribeToTaskRequest as Fn), response: stream },
+    CancelTask: { request: { up: t.upgradeCancelTaskRequest, down: t.downgradeCancelTaskRequest }, response: task },
+    SubscribeToTask: { request: { up: t.upgradeSubscribeToTaskRequest, down: t.downgradeSubscribeToTaskRequest }, response: stream },
     CreateTaskPushNotificationConfig: {
-      request: pair(t.upgradeCreatePushConfigParams as Fn, t.downgradeCreatePushConfigParams as Fn),
-      response: pair(t.upgradeCreatePushConfigResult as Fn, t.downgradeCreatePushConfigResult as Fn),
+      request: { up: t.upgradeCreatePushConfigParams, down: t.downgradeCreatePushConfigParams },
+      response: { up: t.upgradeCreatePushConfigResult, down: t.downgradeCreatePushConfigResult },
     },
     GetTaskPushNotificationConfig: {
-      request: pair(t.upgradeGetPushConfigParams as Fn, t.downgradeGetPushConfigParams as Fn),
-      response: pair(t.upgradeGetPushConfigResult as Fn, t.downgradeGetPushConfigResult as Fn),
+      request: { up: t.upgradeGetPushConfigParams, down: t.downgradeGetPushConfigParams },
+      response: { up: t.upgradeGetPushConfigResult, down: t.downgradeGetPushConfigResult },
     },
     ListTaskPushNotificationConfigs: {
-      request: pair(t.upgradeListPushConfigParams as Fn, t.downgradeListPushConfigParams as Fn),
-      response: pair(t.upgradeListPushConfigResult as Fn, t.downgradeListPushConfigResult as Fn),
+      request: { up: t.upgradeListPushConfigParams, down: t.downgradeListPushConfigParams },
+      response: { up: t.upgradeListPushConfigResult, down: t.downgradeListPushConfigResult },
     },
     DeleteTaskPushNotificationConfig: {
-      request: pair(t.upgradeDeletePushConfigParams as Fn, t.downgradeDeletePushConfigParams as Fn),
-      response: pair(t.upgradeDeletePushConfigResult as Fn, t.downgradeDeletePushConfigResult as Fn),
+      request: { up: t.upgradeDeletePushConfigParams, down: t.downgradeDeletePushConfigParams },
+      response: { up: t.upgradeDeletePushConfigResult, down: t.downgradeDeletePushConfigResult },
     },
     // 0.3 JSON-RPC sends no params; D03-PB GetAgentCardRequest and 1.0 GetExtendedAgentCardRequest are both empty.
-    GetExtendedAgentCard: { request: identity, response: pair(t.upgradeAgentCard as Fn, t.downgradeAgentCard as Fn) },
+    GetExtendedAgentCard: { request: identity, response: { up: t.upgradeAgentCard, down: t.downgradeAgentCard } },
   };
 }
+
+// The join: each module must satisfy the contract for its wire types, or this does not compile.
+const RPC: Dialect0_3<RpcWire0_3> = rpc0_3;
+const REST: Dialect0_3<RestWire0_3> = rest0_3;
 
 /** The `final` flag of a 0.3 stream item of either dialect. */
 function finalOf(wire: unknown, isRpc: boolean): boolean {
@@ -510,13 +509,15 @@ function restFixups0_3(op: Operation, wire: unknown): unknown {
 
 function makeTranslator(binding: Binding): Translator0_3 {
   const isRpc = binding === "JSONRPC";
-  const table = tableOf(isRpc ? rpc0_3 : rest0_3);
+  const table = isRpc ? tableOf(RPC) : tableOf(REST);
   const entry = (op: Operation) => {
     const e = table[op];
     if (!e) throw listTasksUnsupported();
     return e;
   };
-  const call = (f: Fn, ...args: unknown[]) => (f as (...a: unknown[]) => Translated<JsonValue>)(...args);
+  // The wire side is whatever the caller decoded; the erased Pair takes it as it comes.
+  const call = (f: (...a: never[]) => Translated<unknown>, ...args: unknown[]) =>
+    (f as (...a: unknown[]) => Translated<JsonValue>)(...args);
   return {
     upgradeRequest: (op, wire, opts = {}) => {
       const input = isRpc ? (wire ?? {}) : restFixups0_3(op, wire);
@@ -530,6 +531,11 @@ function makeTranslator(binding: Binding): Translator0_3 {
     upgradeEvent: (wire) => ({ ...call(entry("SendStreamingMessage").response.up, wire), final: finalOf(wire, isRpc) }),
     downgradeEvent: (json, final) => call(entry("SendStreamingMessage").response.down, json, { final }),
   };
+}
+
+/** The validator a translation already checked its output with, if the output is still that value. */
+function validatorOf(up: Translated<unknown>): ValidateFunction | undefined {
+  return up.validated && up.validated.value === up.value ? up.validated.validator : undefined;
 }
 
 const translators = new Map<Binding, Translator0_3>();

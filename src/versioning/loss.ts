@@ -1,6 +1,8 @@
 // Every translation between 0.3 and 1.0 returns the value and the list of what it could not
 // carry. The ids are the rows of the loss register (LOSSY.md; a2a-wire.md §2.15).
 
+import type { ValidateFunction } from "ajv";
+
 export type LossDirection = "to-0.3" | "to-1.0";
 
 export interface Loss {
@@ -16,6 +18,11 @@ export interface Loss {
 export interface Translated<T> {
   value: T;
   losses: Loss[];
+  /**
+   * The validator the translation checked its output with, beside that output: a later decode of
+   * the same value (`validated.value === value`) need not validate it again.
+   */
+  validated?: { value: unknown; validator: ValidateFunction };
 }
 
 /** Collects losses while a translation walks a value. */

@@ -31,6 +31,9 @@ let secured: FastifyInstance;
 let securedUrl: string;
 let junk: Server;
 let junkUrl: string;
+/** A 0.3 agent by hand: its well-known card omits protocolVersion; /cards/a holds a full card; POST /rpc answers with a Message. */
+let plain: Server;
+let plainUrl: string;
 beforeAll(async () => {
   app = await buildServer({ agent: createFixtureAgent() });
   url = await app.listen({ port: 0, host: "127.0.0.1" });
@@ -44,12 +47,44 @@ beforeAll(async () => {
   junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
   await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
   junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
+  plain = createServer((req, res) => {
+    const card = {
+      name: "plain 0.3 agent",
+      description: "hand-written",
+      url: `${plainUrl}/rpc`,
+      version: "1",
+      capabilities: {},
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [],
+    };
+    const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url === "/.well-known/agent-card.json") return json(card);
+    if (req.method === "GET" && req.url === "/cards/a") return json({ ...card, name: "card at a custom path", protocolVersion: "0.3.0" });
+    if (req.method === "POST" && req.url === "/rpc") {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const id = (JSON.parse(body) as { id: unknown }).id;
+        json({
+          jsonrpc: "2.0",
+          id,
+          result: { kind: "message", messageId: "m-1", role: "agent", parts: [{ kind: "text", text: "plain reply" }] },
+        });
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
+  plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await app.close();
   await old.close();
   await secured.close();
   junk.close();
+  plain.close();
 });
 
 describe("a2a-toolkit client commands", () => {
@@ -145,6 +180,35 @@ describe("a2a-toolkit client commands", () => {
     expect(refused.err).toMatch(/not authorized: .*HTTP 401/);
     expect((await cli("send", securedUrl, "echo x", "--token", "t0k")).code).toBe(EXIT.ok);
     expect((await cli("send", securedUrl, "echo x", "--header", "Authorization: Bearer t0k")).code).toBe(EXIT.ok);
+  });
+
+  it("card and send read a 0.3 card without protocolVersion as 0.3.0 (its schema default)", async () => {
+    const card = await cli("card", plainUrl);
+    expect(card.code, card.err).toBe(EXIT.ok);
+    expect(card.out).toMatch(/\* JSONRPC\s+0\.3/);
+    const sent = await cli("send", plainUrl, "hi");
+    expect(sent.code, sent.err).toBe(EXIT.ok);
+    expect(sent.out).toContain("plain reply");
+  });
+
+  it("card and send find a card at a custom path, and say which URLs they tried when there is none", async () => {
+    const card = await cli("card", `${plainUrl}/cards/a`);
+    expect(card.code, card.err).toBe(EXIT.ok);
+    expect(card.out).toContain("card at a custom path");
+    expect((await cli("send", `${plainUrl}/cards/a`, "hi")).out).toContain("plain reply");
+    const empty = createServer((_req, res) => res.writeHead(404).end());
+    await new Promise<void>((r) => empty.listen(0, "127.0.0.1", r));
+    const at = `http://127.0.0.1:${(empty.address() as AddressInfo).port}`;
+    try {
+      const none = await cli("card", `${at}/agents/x`);
+      expect(none.code).toBe(EXIT.connection);
+      expect(none.err).toContain(
+        `no agent card found for ${at}/agents/x; tried ${at}/agents/x (HTTP 404), ${at}/agents/x/.well-known/agent-card.json (HTTP 404), ` +
+          `${at}/agents/.well-known/agent-card.json (HTTP 404), ${at}/.well-known/agent-card.json (HTTP 404), ${at}/agents/x/.well-known/agent.json (HTTP 404)`,
+      );
+    } finally {
+      empty.close();
+    }
   });
 
   it("is registered on the a2a-toolkit command", async () => {

@@ -115,6 +115,7 @@ interface Captured {
   stderr: string;
   report: {
     summary: Record<string, number>;
+    exercised: { overall: { exercised: number; applicable: number; notExercised: string[] } };
     results: { id: string; status: string; reason?: string; steps: { diffs: { path: string; message: string }[] }[] }[];
   };
   dir: string;
@@ -160,6 +161,15 @@ describe("compliance suite against an in-test agent", () => {
     expect(run.stderr).toMatch(/\[1\/\d+\] PASS v1_0\/card\//);
     expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
+    // What the run judged: skips one line per reason, and the exercised rules as the JSON report counts them.
+    expect(run.stdout).toContain("  SKIP (1 case) fixture behaviour not declared by the agent: slow\n");
+    expect(run.stdout).toContain("  SKIP (1 case) binding not declared: the agent card declares no 1.0 HTTP+JSON interface\n");
+    expect(run.stdout).not.toMatch(/^SKIP /m);
+    const { exercised, applicable } = run.report.exercised.overall;
+    expect(exercised).toBeGreaterThan(0);
+    expect(run.stdout).toContain(`rules exercised on this agent: ${exercised} of ${applicable} applicable\n  1.0 JSONRPC: `);
+    expect(run.stdout).toContain("  1.0 HTTP+JSON: not declared by the agent\n");
+    expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain('<table class="matrix">');
   });
 
   it("fails exactly the case whose rule the agent breaks, pointing at the wrong member", async () => {
@@ -240,7 +250,7 @@ describe("compliance suite against an in-test agent", () => {
     let stderr = "";
     const code = await runTestCommand(url, { case: ["v1_0/card/*"] }, { stdout: () => undefined, stderr: (s) => (stderr += s) });
     expect(code).toBe(2);
-    expect(stderr).toMatch(/no usable interface found at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
+    expect(stderr).toMatch(/no agent card found; tried: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json \(.*ECONNREFUSED/);
   });
 
   it("exits 2 on bad options", async () => {
@@ -252,5 +262,16 @@ describe("compliance suite against an in-test agent", () => {
     );
     expect(code).toBe(2);
     expect(stderr).toContain("--level: expected must|should|may");
+    for (const [opts, message] of [
+      [{ profile: "tk" }, '--profile: expected tck|fixture|none, got "tk"'],
+      [
+        { behaviours: "echo,nope" },
+        '--behaviours: expected a comma-separated list of echo, ask, stream, fail, slow, msg, auth, parts, tck, got "echo,nope"',
+      ],
+    ] as const) {
+      let err = "";
+      expect(await runTestCommand("http://127.0.0.1:9", opts, { stdout: () => undefined, stderr: (s) => (err += s) })).toBe(2);
+      expect(err).toContain(message);
+    }
   });
 });

@@ -7,6 +7,7 @@ import {
   apiKey,
   cardUrls,
   createA2AClient,
+  fetchAgentCard,
   selectInterface,
   textMessage,
 } from "../../src/client/index.js";
@@ -47,13 +48,46 @@ describe("interface selection", () => {
     expect((err as Error).message).toMatch(/pinned to A2A 1\.0.*does not fall back.*JSONRPC 0\.3/);
   });
 
-  it("derives the well-known card URL", () => {
-    expect(cardUrls("http://h:1")).toEqual(["http://h:1/.well-known/agent-card.json"]);
+  it("derives the card URLs to try: the URL itself, then the well-known names up to the origin", () => {
+    expect(cardUrls("http://h:1")).toEqual(["http://h:1/.well-known/agent-card.json", "http://h:1/.well-known/agent.json"]);
     expect(cardUrls("http://h:1/agents/a/")).toEqual([
+      "http://h:1/agents/a/",
       "http://h:1/agents/a/.well-known/agent-card.json",
+      "http://h:1/agents/.well-known/agent-card.json",
       "http://h:1/.well-known/agent-card.json",
+      "http://h:1/agents/a/.well-known/agent.json",
+      "http://h:1/agents/.well-known/agent.json",
+      "http://h:1/.well-known/agent.json",
     ]);
-    expect(cardUrls("http://h:1/my-card.json")).toEqual(["http://h:1/my-card.json"]);
+    expect(cardUrls("http://h:1/my-card.json")[0]).toBe("http://h:1/my-card.json");
+    expect(() => cardUrls("ftp://h/x")).toThrow(/unsupported URL scheme/);
+  });
+});
+
+describe("card discovery", () => {
+  const stub = card([{ url: RPC, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]);
+
+  it("an interface URL that answers something else is passed over; the base's well-known card is read", async () => {
+    const { fetch, seen } = stubFetch((req) =>
+      req.url.pathname === "/a2a/.well-known/agent-card.json"
+        ? json(stub)
+        : json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "no" } }, 405),
+    );
+    const got = await fetchAgentCard("http://h:1/a2a", { fetch });
+    expect(got.url).toBe("http://h:1/a2a/.well-known/agent-card.json");
+    expect(seen.map((r) => r.url.pathname)).toEqual(["/a2a", "/a2a/.well-known/agent-card.json"]);
+  });
+
+  it("a card at a custom path is the card; the pre-0.3 agent.json is found last", async () => {
+    expect((await fetchAgentCard("http://h:1/cards/x", { fetch: stubFetch(() => json(stub)).fetch })).url).toBe("http://h:1/cards/x");
+    const legacy = stubFetch((req) => (req.url.pathname === "/.well-known/agent.json" ? json(stub) : new Response("", { status: 404 })));
+    expect((await fetchAgentCard("http://h:1", { fetch: legacy.fetch })).url).toBe("http://h:1/.well-known/agent.json");
+  });
+
+  it("at a well-known location, an answer that is not a card is an error, not a reason to look further", async () => {
+    const { fetch, seen } = stubFetch(() => json({ hello: "world" }));
+    await expect(fetchAgentCard("http://h:1", { fetch })).rejects.toBeInstanceOf(A2ACardError);
+    expect(seen).toHaveLength(1);
   });
 });
 

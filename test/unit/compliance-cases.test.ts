@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CaseLoadError, globToRegExp, loadCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
+import { CaseLoadError, globToRegExp, loadCases, loadExtraCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
 import { Scope, match } from "../../src/compliance/match.js";
 import { coverage, loadCatalogue, unknownRequirementIds } from "../../src/compliance/requirements.js";
 
@@ -85,6 +85,35 @@ describe("case loader", () => {
       expect(p[0]).toMatch(/^v1_0\/json-rpc\/a\/bad: \/level/);
       expect(p[1]).toMatch(/^v1_0\/json-rpc\/a\/broken: not valid JSON/);
     }
+  });
+
+  it("--cases directories: IDs namespaced by directory name, uncited cases accepted, problems name the directory", () => {
+    const root = mkdtempSync(join(tmpdir(), "extra-cases-"));
+    const write = (rel: string, data: unknown) => {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), typeof data === "string" ? data : JSON.stringify(data));
+    };
+    // `good` has no `spec`: a recorded case is user data, not held to the built-in citation rule.
+    write("a/recorded/v1_0/json-rpc/recorded/001-send.json", good);
+    write("b/recorded/v1_0/json-rpc/recorded/001-send.json", good);
+    const cases = loadExtraCases([join(root, "a/recorded"), join(root, "b/recorded")]);
+    expect(cases.map((c) => c.id)).toEqual(["recorded:v1_0/json-rpc/recorded/001-send", "recorded~2:v1_0/json-rpc/recorded/001-send"]);
+    expect(cases.every((c) => c.spec === undefined && c.version === "1.0")).toBe(true);
+    expect(cases.map((c) => globToRegExp("recorded:**").test(c.id))).toEqual([true, false]);
+    write("bad/v1_0/rest/x.json", "{ nope");
+    const problemsOf = (dirs: string[]) => {
+      try {
+        loadExtraCases(dirs);
+      } catch (e) {
+        expect(e).toBeInstanceOf(CaseLoadError);
+        return (e as CaseLoadError).problems;
+      }
+      return [];
+    };
+    expect(problemsOf([join(root, "bad")])).toEqual([expect.stringMatching(/\/bad: v1_0\/rest\/x: not valid JSON: /)]);
+    expect(problemsOf([join(root, "missing")])[0]).toMatch(/missing: cannot read the cases directory/);
+    mkdirSync(join(root, "empty"));
+    expect(problemsOf([join(root, "empty")])).toEqual([`${join(root, "empty")}: no case files (*.json below <v1_0|v0_3>/<binding>/)`]);
   });
 
   it("globs: * stays within a segment, ** crosses segments", () => {
@@ -222,5 +251,79 @@ describe("1.0 HTTP+JSON error bodies (1.0.1 §11.6 prose: google.rpc.Status; its
     ]);
     expect(judge(exp, { code: 400, message: "too big" }).chose).toMatch(/^refused, google\.rpc\.Status/);
     expect(expectedBody("json-rpc", { error: notFound })).toEqual({ error: notFound });
+  });
+});
+
+describe("case loader: issue 12 primitives", () => {
+  const req = good.steps[0].request;
+  const capturing = { request: req, expect: { body: { result: { task: { id: { $capture: "taskId" } } } } } };
+  const withSteps = (...steps: unknown[]) => ({ ...good, steps });
+
+  it("accepts when/otherwise on steps that name what an earlier step captures", () => {
+    expect(
+      problems(
+        withSteps(
+          capturing,
+          { request: req, expect: {}, when: { captured: "taskId" } },
+          { request: req, expect: {}, when: { notCaptured: "taskId" }, otherwise: { skip: "the agent made task {{taskId}}" } },
+          { request: req, expect: {}, when: { capture: "taskId", matches: { $match: "nonEmptyString" } } },
+          { request: req, expect: {}, when: { captured: "message" } },
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses a when that names no earlier capture, a capture without matches, an otherwise without when", () => {
+    expect(problems(withSteps({ request: req, expect: {}, when: { captured: "taskId" } }, capturing))).toEqual([
+      'v1_0/json-rpc/x/y: /steps/0/when/captured: no earlier step captures "taskId" (captured so far: none)',
+    ]);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: { capture: "taskId" } }))[0]).toMatch(/\/steps\/1\/when/);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: {} }))[0]).toMatch(/\/steps\/1\/when/);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, when: { captured: "taskId", extra: 1 } }))).toEqual([
+      'v1_0/json-rpc/x/y: /steps/1/when: unknown property "extra"',
+    ]);
+    expect(problems(withSteps(capturing, { request: req, expect: {}, otherwise: { skip: "x" } }))).toEqual([
+      "v1_0/json-rpc/x/y: /steps/1/otherwise: needs a when",
+    ]);
+    expect(
+      problems(withSteps(capturing, { request: req, expect: {}, when: { capture: "taskId", matches: { $match: "guid" } } }))[0],
+    ).toMatch(/\/steps\/1\/when\/matches\/\$match: unknown kind "guid"/);
+  });
+
+  it("checks the shape of $branch", () => {
+    const body = (b: unknown) => withSteps({ request: req, expect: { body: { result: { $branch: b } } } });
+    expect(
+      problems(
+        body([
+          { name: "task", if: { task: {} }, then: { task: { id: { $capture: "taskId" } } } },
+          { name: "message", if: {} },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(problems(body([{ name: "task" }]))[0]).toMatch(/\/result\/\$branch: must be an array of \{"name"/);
+    expect(problems(body([{ name: "a", if: 1, else: 2 }]))[0]).toMatch(/\$branch: must be an array/);
+    expect(
+      problems(
+        body([
+          { name: "a", if: 1 },
+          { name: "a", if: 2 },
+        ]),
+      )[0],
+    ).toMatch(/branch names must differ/);
+    // a capture inside a branch counts for later conditions
+    const branchCapture = { request: req, expect: { body: { $branch: [{ name: "t", if: { id: { $capture: "taskId" } } }] } } };
+    expect(problems(withSteps(branchCapture, { request: req, expect: {}, when: { captured: "taskId" } }))).toEqual([]);
+  });
+
+  it("accepts the new stream members and refuses a trailer without endsAfter or a pointer that is none", () => {
+    const stream = (s: unknown) => withSteps({ request: req, expect: { stream: s } });
+    expect(
+      problems(
+        stream({ sameValue: ["/result/task/id"], nonDecreasing: ["/result/statusUpdate/status/timestamp"], endsAfter: {}, trailer: {} }),
+      ),
+    ).toEqual([]);
+    expect(problems(stream({ trailer: {} }))[0]).toMatch(/\/steps\/0\/expect\/stream/);
+    expect(problems(stream({ sameValue: ["result/task/id"] }))[0]).toMatch(/\/sameValue\/0: "result\/task\/id" does not match/);
+    expect(problems(stream({ nonDecreasing: [] }))[0]).toMatch(/\/nonDecreasing/);
   });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { registerTestClientCommand, runTestClientCommand } from "../../src/cli/test-client-command.js";
 import { registerTestCommand, runTestCommand } from "../../src/cli/test-command.js";
 import { loadClientCases } from "../../src/compliance/client/cases.js";
-import { clientConsoleReport, runClientCase } from "../../src/compliance/client/runner.js";
+import { clientConsoleReport, credentialHeaders, instructionFor, runClientCase } from "../../src/compliance/client/runner.js";
 import { htmlReport } from "../../src/compliance/html-report.js";
 import { actualView, buildReport, consoleReport, jsonReport } from "../../src/compliance/report.js";
 import type { CaseResult } from "../../src/compliance/runner.js";
@@ -184,5 +184,37 @@ describe('results in the client\'s own version ("version": "0.3")', () => {
     });
     expect(r.status).toBe("fail");
     expect(r.reason).toMatch(/^driver result: the driver's "version": "0.3" result does not convert to A2A 1.0: \/response: /);
+  });
+});
+
+describe("credentials for a client whose application sets the auth header", () => {
+  it("the instruction names the header the card's declared scheme puts the token in", () => {
+    const ids = [
+      "v1_0/rest/extended-card/fetched-with-declared-credentials",
+      "v0_3/json-rpc/extended-card/fetched-with-declared-credentials",
+    ];
+    for (const c of loadClientCases().filter((x) => ids.includes(x.id)))
+      expect(instructionFor(c), c.id).toMatchObject({ token: "secret-token", credentialHeaders: { Authorization: "Bearer secret-token" } });
+    expect(instructionFor(theCase)).not.toHaveProperty("credentialHeaders");
+  });
+
+  it("follows the first security requirement: an API key in its header, other HTTP schemes by name", () => {
+    const v1 = {
+      securitySchemes: {
+        basic: { httpAuthSecurityScheme: { scheme: "Basic" } },
+        key: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } },
+      },
+      securityRequirements: [{ schemes: { key: { list: [] } } }],
+    };
+    expect(credentialHeaders(v1, "k1")).toEqual({ "X-API-Key": "k1" });
+    expect(credentialHeaders({ ...v1, securityRequirements: [] }, "dXNlcjpwdw==")).toEqual({ Authorization: "Basic dXNlcjpwdw==" });
+    const v03 = {
+      securitySchemes: { q: { type: "apiKey", in: "query", name: "key" }, o: { type: "oauth2", flows: {} } },
+      security: [{ o: ["read"] }],
+    };
+    expect(credentialHeaders(v03, "t")).toEqual({ Authorization: "Bearer t" });
+    // Not sent in a header (a query-string key) or nothing declared: no header to set.
+    expect(credentialHeaders({ ...v03, security: [{ q: [] }] }, "t")).toBeUndefined();
+    expect(credentialHeaders({}, "t")).toBeUndefined();
   });
 });

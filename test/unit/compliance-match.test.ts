@@ -216,3 +216,43 @@ describe("match: the strict layer of $valid", () => {
     );
   });
 });
+
+describe("match: $branch", () => {
+  const reply = {
+    $branch: [
+      { name: "task", if: { task: { $match: "object" } }, then: { task: { id: { $capture: "taskId", $match: "nonEmptyString" } } } },
+      { name: "message", if: { message: { messageId: { $capture: "messageId" } } } },
+    ],
+  };
+
+  it("takes the first alternative whose if matches, records its name and keeps the captures of if and then", () => {
+    const scope = new Scope(new Map());
+    expect(match({ result: reply }, { result: { message: { messageId: "m1" } } }, "", scope)).toEqual([]);
+    expect(scope.chosen.get("/result")).toBe("message");
+    expect(scope.staged.get("messageId")).toBe("m1");
+    const s2 = new Scope(new Map());
+    expect(match({ result: reply }, { result: { task: { id: "t1" } } }, "", s2)).toEqual([]);
+    expect([s2.chosen.get("/result"), s2.staged.get("taskId")]).toEqual(["task", "t1"]);
+  });
+
+  it("a taken branch must match its then; its failure is not rescued by a later branch", () => {
+    const scope = new Scope(new Map());
+    const diffs = match({ result: reply }, { result: { task: { id: "" }, message: { messageId: "m1" } } }, "", scope);
+    expect(diffs.map((d) => d.path)).toEqual(["/result/task/id"]);
+    expect(scope.staged.has("messageId")).toBe(false);
+  });
+
+  it("no if matching: one diff naming the branches and what the value is; captures of missed ifs discarded", () => {
+    const scope = new Scope(new Map());
+    const alt = {
+      $branch: [
+        { name: "a", if: { x: { $capture: "x" }, y: 1 } },
+        { name: "b", if: { z: 1 } },
+      ],
+    };
+    const diffs = match(alt, { x: 5, y: 2 }, "/body", scope);
+    expect(diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body matches none of: a, b (got an object with x, y)"]);
+    expect(scope.staged.has("x")).toBe(false);
+    expect(match(alt, "text")[0].message).toBe('matches none of: a, b (got "text")');
+  });
+});

@@ -6,7 +6,7 @@ import { htmlReport } from "../../src/compliance/html-report.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
-import { buildReport, consoleReport, divergences, jsonReport, junitReport } from "../../src/compliance/report.js";
+import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup } from "../../src/compliance/report.js";
 import { coverage, type Catalogue } from "../../src/compliance/requirements.js";
 import { applicability, compareResponse, selectCases, verdict, type CaseResult, type StepResult } from "../../src/compliance/runner.js";
 
@@ -380,5 +380,163 @@ describe("reporters", () => {
     );
     expect(html).toContain('class="not-covered">not covered');
     expect(html).toContain("1 passed, 2 failed, 0 warnings, 1 skipped");
+  });
+});
+
+describe("how much was judged", () => {
+  const catalogue: Catalogue = {
+    rules: ["S-01", "S-02", "S-03", "S-04", "S-05"].map((id) => ({
+      id,
+      level: "MUST",
+      role: "server" as const,
+      catalogue: "8.1",
+      text: `rule ${id}`,
+    })),
+    tckIds: ["CORE-X"],
+  };
+  catalogue.rules.push({ id: "V-09", level: "MAY", role: "server", catalogue: "8.3", text: "0.3 gRPC", notApplicable: "gRPC only" });
+  // The agent declares 1.0 JSON-RPC only (discovery above).
+  const results = [
+    mkResult("v1_0/json-rpc/get-task/p", "pass", { requirements: ["CORE-X", "S-01"] }),
+    mkResult("v1_0/json-rpc/get-task/f", "fail", { requirements: ["S-02"], reason: "get: /status expected 404, got 500" }),
+    mkResult("v1_0/json-rpc/get-task/k", "known-failing", { requirements: ["S-03"], reason: "known" }),
+    mkResult("v1_0/json-rpc/streaming/s", "skip", {
+      requirements: ["S-04"],
+      reason: "capability absent: capabilities.streaming is not true in the 1.0 card",
+    }),
+    mkResult("v1_0/json-rpc/streaming/w", "warn", { requirements: ["S-05"], level: "SHOULD", reason: "w" }),
+    mkResult("v1_0/json-rpc/streaming/n", "pass", { requirements: ["V-09"] }),
+    mkResult("v1_0/card/c", "pass", { binding: "any", requirements: ["S-01"] }),
+    ...["a", "b", "c"].map((x) =>
+      mkResult(`v1_0/rest/get-task/${x}`, "skip", {
+        binding: "rest",
+        requirements: ["S-04"],
+        reason: "binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
+      }),
+    ),
+    mkResult("v1_0/json-rpc/multi-turn/x", "skip", { requirements: [], reason: "fixture behaviour not declared by the agent: ask" }),
+    mkResult("v1_0/json-rpc/multi-turn/y", "skip", { requirements: [], reason: "fixture behaviour not declared by the agent: ask, slow" }),
+    mkResult("v1_0/json-rpc/security/z", "skip", {
+      requirements: [],
+      reason: "the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
+    }),
+  ];
+  const report = buildReport({
+    target: "http://127.0.0.1:1/",
+    startedAt: new Date(0),
+    finishedAt: new Date(0),
+    discovery,
+    filters: {},
+    results,
+    stale: [],
+    coverage: coverage(catalogue, []),
+    suite: [],
+  });
+
+  it("counts a rule exercised only when one of its cases ran, of the rules cited on declared interfaces", () => {
+    // S-04 was only skipped; S-05's skip on undeclared HTTP+JSON does not make it less exercised; V-09 is not applicable; CORE-X is no catalogue rule.
+    expect(report.exercised.overall).toEqual({
+      exercised: 4,
+      applicable: 5,
+      exercisedRules: ["S-01", "S-02", "S-03", "S-05"],
+      notExercised: ["S-04"],
+    });
+    expect(
+      report.exercised.byInterface.map((t) => `${t.version} ${t.binding} ${t.declared ? `${t.exercised}/${t.applicable}` : "undeclared"}`),
+    ).toEqual(["1.0 json-rpc 4/5", "1.0 rest undeclared", "1.0 any 1/1"]);
+    expect(JSON.parse(jsonReport(report)).exercised.overall).toMatchObject({ exercised: 4, applicable: 5 });
+    const text = consoleReport(report);
+    expect(text).toContain(
+      [
+        "rules exercised on this agent: 4 of 5 applicable",
+        "  1.0 JSONRPC: 4 of 5",
+        "  1.0 HTTP+JSON: not declared by the agent",
+        "  1.0 any binding: 1 of 1",
+        "  not exercised (every case skipped): S-04",
+      ].join("\n"),
+    );
+  });
+
+  it("console: one SKIP line per reason with the count, case-specific details grouped by their stable prefix", () => {
+    const lines = consoleReport(report).trimEnd().split("\n");
+    const at = lines.indexOf("skipped cases by reason (--verbose lists each case):");
+    expect(lines.slice(at + 1, at + 5)).toEqual([
+      "  SKIP (3 cases) binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
+      "  SKIP (2 cases) fixture behaviour not declared by the agent",
+      "  SKIP (1 case) capability absent: capabilities.streaming is not true in the 1.0 card",
+      "  SKIP (1 case) the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
+    ]);
+    expect(lines.filter((l) => l.startsWith("SKIP "))).toEqual([]);
+    expect(lines[lines.length - 1]).toBe("3 passed, 1 failed, 1 warnings, 7 skipped");
+  });
+
+  it("console --verbose: every skipped case with its whole reason, as before, and no grouped lines", () => {
+    const text = consoleReport(report, { verbose: true });
+    expect(text).not.toContain("skipped cases by reason");
+    expect(text).toContain("SKIP v1_0/json-rpc/multi-turn/y [MUST; ]\n  fixture behaviour not declared by the agent: ask, slow\n");
+    expect(text.split("\n").filter((l) => l.startsWith("SKIP "))).toHaveLength(7);
+    expect(text).toContain("PASS v1_0/card/c");
+    expect(text.trimEnd().split("\n").pop()).toBe("3 passed, 1 failed, 1 warnings, 7 skipped");
+  });
+
+  it("HTML: failures, then warnings, with the quoted rule, then the matrix, then the rest; all escaped", () => {
+    const quoted = mkResult("v1_0/json-rpc/<area&>/x", "fail", {
+      spec: [{ version: "1.0.1", section: "3.1.3", quote: "A case-level <i>sentence</i>." }],
+      steps: [
+        {
+          name: "s",
+          expected: {},
+          diffs: [],
+          status: "fail",
+          spec: [{ version: "1.0.0", section: "9.4", quote: "The step's own MUST & more." }],
+        },
+      ],
+    });
+    const partly = [mkResult("v1_0/json-rpc/list-tasks/a", "pass"), mkResult("v1_0/json-rpc/list-tasks/b", "skip", { reason: "r" })];
+    const html = htmlReport({ ...report, results: [...report.results, quoted, ...partly] });
+    expect(html).not.toMatch(/<script|<link|src=|href=|<area|<i>/);
+    const pos = (s: string) => {
+      expect(html).toContain(s);
+      return html.indexOf(s);
+    };
+    // Failures first (in result order), then warnings, then the matrix, then the passing and skipped cases.
+    expect(pos("FAIL</span> v1_0/json-rpc/get-task/f")).toBeLessThan(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x"));
+    expect(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x")).toBeLessThan(pos("WARN</span> v1_0/json-rpc/streaming/w"));
+    expect(pos("WARN</span> v1_0/json-rpc/streaming/w")).toBeLessThan(pos('<table class="matrix">'));
+    expect(pos('<table class="matrix">')).toBeLessThan(pos("PASS</span> v1_0/json-rpc/get-task/p"));
+    // The failing step's own citation, quoted under the failure, above the matrix.
+    expect(pos('<blockquote class="spec">1.0.0 §9.4: &quot;The step&#39;s own MUST &amp; more.&quot;</blockquote>')).toBeLessThan(
+      pos('<table class="matrix">'),
+    );
+    expect(html).not.toContain("A case-level");
+    // The matrix: a column per version × binding, a row per area, coloured cells with the counts.
+    const matrix = html.slice(pos('<table class="matrix">'), html.indexOf("</table>", pos('<table class="matrix">')));
+    expect(matrix).toContain("<th>1.0 JSONRPC</th><th>1.0 HTTP+JSON</th><th>1.0 any binding</th>");
+    expect(matrix).toContain(
+      '<tr><th>get-task</th><td class="cell-fail">1 fail<br>1 known failing<br>1 pass</td><td class="cell-skip">3 skip</td><td class="muted">–</td></tr>',
+    );
+    expect(matrix).toContain('<tr><th>streaming</th><td class="cell-warn">1 warn<br>1 pass<br>1 skip</td>');
+    expect(matrix).toContain('<tr><th>card</th><td class="muted">–</td><td class="muted">–</td><td class="cell-pass">1 pass</td></tr>');
+    expect(matrix).toContain('<tr><th>&lt;area&amp;&gt;</th><td class="cell-fail">1 fail</td>');
+    expect(matrix).toContain('<tr><th>list-tasks</th><td class="cell-partial">1 pass<br>1 skip</td>');
+    expect(matrix).toContain(
+      '<tr><th>all areas</th><td class="cell-fail">2 fail<br>1 warn<br>1 known failing<br>3 pass<br>5 skip</td><td class="cell-skip">3 skip</td><td class="cell-pass">1 pass</td></tr>',
+    );
+    expect(html).toContain("Rules exercised on this agent: <strong>4 of 5 applicable</strong>");
+    expect(html).toContain("<tr><td>2</td><td>fixture behaviour not declared by the agent</td></tr>");
+  });
+});
+
+describe("skip reasons with a case-specific detail are counted under their stable part", () => {
+  it("groups the message budget, task timeout and no-step-applied reasons", () => {
+    expect(skipGroup("needs 2 messages; --max-messages budget left: 1")).toBe("--max-messages budget spent");
+    expect(skipGroup("needs 1 message; --max-messages budget left: 0")).toBe("--max-messages budget spent");
+    expect(skipGroup('the task did not reach {"$oneOf":[1,2]} within --task-timeout (120000 ms)')).toBe(
+      "the task did not end within --task-timeout",
+    );
+    expect(skipGroup('no step applied (when: "taskId" was not captured)')).toBe("no step applied");
+    expect(skipGroup("needs a webhook receiver the agent can reach (--webhook-listen)")).toBe(
+      "needs a webhook receiver the agent can reach (--webhook-listen)",
+    );
   });
 });

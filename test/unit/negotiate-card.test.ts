@@ -139,6 +139,13 @@ describe("parseAgentCard", () => {
     ]);
   });
 
+  it("reads a 0.3 card without the REQUIRED protocolVersion as 0.3.0 (the 0.3 schema's default)", () => {
+    const { protocolVersion: _omitted, ...without } = cardJson(card, "0.3").value as Record<string, unknown>;
+    const r = parseAgentCard(without);
+    expect(r.version).toBe("0.3");
+    expect(r.value.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(["0.3", "0.3"]);
+  });
+
   it("recognises the shapes", () => {
     expect(detectCardVersion({ name: "x", url: "https://a", protocolVersion: "0.3.0" })).toBe("0.3");
     expect(detectCardVersion({ name: "x", supportedInterfaces: [{ url: "u" }], url: "https://a" })).toBe("1.0");

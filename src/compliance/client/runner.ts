@@ -15,7 +15,7 @@ import { verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
 import { driverFailure, runDriver, unsupportedReason } from "./driver.js";
 import { resultIn1_0 } from "./results.js";
-import { compareRequest, startFixtureServer, type FixtureRun, type RecordedRequest } from "./fixture-server.js";
+import { compareRequest, defaultCard, startFixtureServer, type FixtureRun, type RecordedRequest } from "./fixture-server.js";
 
 export interface ClientSuiteOptions {
   /** The driver command; `{url}` is replaced by the fixture server's URL. */
@@ -61,9 +61,37 @@ function asActual(rec: RecordedRequest, status: number): { actual: WireResponse;
   return { actual, sent: { method: rec.method, path: rec.url } };
 }
 
-/** The instruction sent to the driver: the case's, with its version and binding unless it names its own. */
+type Json = Record<string, unknown>;
+
+/**
+ * The header(s) that carry `token` as the card's declared scheme says, for a client whose
+ * application sets the auth header: the first scheme of the first security requirement (1.0
+ * `securityRequirements[].schemes`, 0.3 `security[]`), else the first declared scheme. An API key
+ * goes in the header it names; HTTP auth, OAuth 2.0 and OpenID Connect in `Authorization` with the
+ * HTTP scheme (Bearer unless it names another). Undefined when no scheme is sent in a header.
+ */
+export function credentialHeaders(card: Json, token: string): Record<string, string> | undefined {
+  const schemes = (card.securitySchemes ?? {}) as Record<string, Json>;
+  const requirement = ((card.securityRequirements as { schemes?: Json }[] | undefined)?.[0]?.schemes ?? (card.security as Json[] | undefined)?.[0]) as Json | undefined;
+  const name = Object.keys(requirement ?? {}).find((n) => n in schemes) ?? Object.keys(schemes)[0];
+  const s = name === undefined ? undefined : schemes[name];
+  if (!s) return undefined;
+  const apiKey = (s.apiKeySecurityScheme ?? (s.type === "apiKey" ? s : undefined)) as Json | undefined;
+  if (apiKey) return (apiKey.location ?? apiKey.in) === "header" && typeof apiKey.name === "string" ? { [apiKey.name]: token } : undefined;
+  const http = (s.httpAuthSecurityScheme ?? (s.type === "http" ? s : undefined)) as Json | undefined;
+  if (http) return { Authorization: `${typeof http.scheme === "string" && !/^bearer$/i.test(http.scheme) ? http.scheme : "Bearer"} ${token}` };
+  if (s.oauth2SecurityScheme || s.openIdConnectSecurityScheme || s.type === "oauth2" || s.type === "openIdConnect") return { Authorization: `Bearer ${token}` };
+  return undefined;
+}
+
+/**
+ * The instruction sent to the driver: the case's, with its version and binding unless it names
+ * its own, and with a `token` the `credentialHeaders` it goes in under the case's card.
+ */
 export function instructionFor(c: ClientCase): Record<string, unknown> {
-  return { version: c.version, binding: c.binding, ...c.instruction };
+  const ins: Json = { version: c.version, binding: c.binding, ...c.instruction };
+  const headers = typeof ins.token === "string" ? credentialHeaders(c.card ?? defaultCard(c), ins.token) : undefined;
+  return headers ? { ...ins, credentialHeaders: headers } : ins;
 }
 
 /** The case's further checks, each a step at its own level; "not run" when what it checks is missing. */
@@ -194,6 +222,8 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
     ...(opts.knownFailingFile ? { knownFailingFile: opts.knownFailingFile } : {}),
     coverage: coverage(catalogue, all as unknown as Case[]).filter((r) => r.role === "client"),
     suite: all as unknown as Case[],
+    // A client case is selected for the version and binding it names; there is no card to declare them.
+    declared: () => true,
   });
   report.tool = "a2a-toolkit test-client";
   return report;

@@ -36,12 +36,12 @@ export function validateOutput(validator: ValidateFunction, value: unknown, dial
 // Validating those (input and output) finds only toolkit bugs, which the property and contract tests
 // look for, so the codec runs such downgrades inside `trusted()`, where that validation is skipped.
 // On the way in, a translator's output is validated against the 1.0 validator, and the codec's ProtoJSON
-// decode would validate the same value with the same validator again: `takeValidated` tells it so.
+// decode would validate the same value with the same validator again: the result's `validated`
+// member tells it so.
 // `setStrictValidation(true)` (or A2A_STRICT_VALIDATION=1 in the environment) validates everything always.
 
 let strict = typeof process !== "undefined" && process.env?.A2A_STRICT_VALIDATION === "1";
 let trustDepth = 0;
-let lastValidated: { value: unknown; validator: ValidateFunction } | undefined;
 
 /** Validate every translation's input and output, also inside `trusted()` (a debugging aid). */
 export function setStrictValidation(on: boolean): void {
@@ -66,16 +66,6 @@ export function trusted<T>(f: () => T): T {
 }
 
 /**
- * The validator the last `translate` checked `value` (its output) with, if `value` is that output;
- * undefined otherwise. Consumed on reading.
- */
-export function takeValidated(value: unknown): ValidateFunction | undefined {
-  const last = lastValidated;
-  lastValidated = undefined;
-  return last && last.value === value ? last.validator : undefined;
-}
-
-/**
  * One translation: validates `input` (source dialect), runs `fn` with a fresh loss log, validates the
  * output (target dialect; `null`: the caller does) and returns `{value, losses}`. `dialect0_3` names
  * the 0.3 dialect in messages about outputs it cannot express.
@@ -92,11 +82,9 @@ export function translate<I, O>(
   if (validating) validateInput(inV, input);
   const log = new LossLog(direction);
   const value = fn(input, log);
-  if (outV && validating) {
-    validateOutput(outV, value, direction === "to-1.0" ? "A2A 1.0" : dialect0_3);
-    lastValidated = { value, validator: outV };
-  }
-  return log.done(value);
+  if (!outV || !validating) return log.done(value);
+  validateOutput(outV, value, direction === "to-1.0" ? "A2A 1.0" : dialect0_3);
+  return { ...log.done(value), validated: { value, validator: outV } };
 }
 
 /** An A2AError for a value the target dialect has no form for, with the loss id in ErrorInfo metadata. */

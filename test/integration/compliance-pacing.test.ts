@@ -1,0 +1,188 @@
+// The runner against an agent that takes time or rations requests (FORMAT12.md §5-8), over real
+// sockets on 127.0.0.1 port 0: 429 then 200, a task that works a while and then completes, one that
+// never ends (--task-timeout: SKIP), the --max-messages budget, and cleanup steps after a failure.
+// Waits are kept short with Retry-After: 0 and small timeouts (the intervals themselves are
+// checked with fake timers in test/unit/compliance-pacing.test.ts).
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runTestCommand } from "../../src/cli/test-command.js";
+import { parseCase, type CaseStep } from "../../src/compliance/cases.js";
+import { discover, type Discovery } from "../../src/compliance/discovery.js";
+import { runCases, type RunOptions } from "../../src/compliance/runner.js";
+
+interface Seen {
+  sends: number;
+  cancels: string[];
+  rateLimited: number;
+}
+
+async function startAgent(seen: Seen): Promise<{ url: string; app: FastifyInstance }> {
+  const app = Fastify();
+  let base = "";
+  /** Task id -> GetTask answers left before it completes (Infinity: never). */
+  const working = new Map<string, number>();
+  app.get("/.well-known/agent-card.json", async () => ({
+    name: "pacing",
+    description: "in-test agent that takes time",
+    version: "1.0.0",
+    supportedInterfaces: [{ url: `${base}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    capabilities: { streaming: false, pushNotifications: false },
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [{ id: "s", name: "s", description: "s", tags: ["t"] }],
+  }));
+  const task = (id: string, state: string) => ({ id, contextId: "ctx", status: { state, timestamp: new Date().toISOString() } });
+  app.post("/rpc", async (req, reply) => {
+    const msg = req.body as { id: unknown; method: string; params: Record<string, unknown> };
+    const ok = (result: unknown) => ({ jsonrpc: "2.0", id: msg.id, result });
+    if (msg.method === "SendMessage") {
+      seen.sends++;
+      const text = (msg.params.message as { parts: { text: string }[] }).parts[0].text;
+      if (text === "limited" && seen.rateLimited++ === 0) return reply.code(429).header("retry-after", "0").send({ error: "slow down" });
+      const id = crypto.randomUUID();
+      working.set(id, text === "never" ? Infinity : text === "takes-time" ? 2 : 0);
+      return ok({ task: task(id, working.get(id) ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED") });
+    }
+    const id = String(msg.params.id);
+    if (msg.method === "CancelTask") {
+      seen.cancels.push(id);
+      working.set(id, 0);
+      return ok(task(id, "TASK_STATE_CANCELED"));
+    }
+    const left = working.get(id) ?? 0;
+    working.set(id, left - 1);
+    if (Number.isFinite(left)) reply.header("retry-after", "0"); // fast polls; a task that never ends is polled at the runner's pace
+    return ok(task(id, left > 0 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED"));
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const addr = app.server.address();
+  base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  return { url: base, app };
+}
+
+const rpc = (method: string, params: unknown) => ({
+  method: "POST",
+  path: "",
+  headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+  body: { jsonrpc: "2.0", id: 1, method, params },
+});
+const send = (text: string): CaseStep => ({
+  name: "send",
+  request: rpc("SendMessage", { message: { messageId: "{{uuid:m}}", role: "ROLE_USER", parts: [{ text }] } }),
+  expect: { status: 200, body: { result: { task: { id: { $capture: "taskId" } } } } },
+});
+const COMPLETED = { result: { status: { state: "TASK_STATE_COMPLETED" } } };
+const poll: CaseStep = { name: "poll", request: rpc("GetTask", { id: "{{taskId}}" }), repeatUntil: COMPLETED, expect: { body: COMPLETED } };
+const cancel: CaseStep = { name: "cancel", cleanup: true, request: rpc("CancelTask", { id: "{{taskId}}" }), expect: { status: 200 } };
+
+function makeCase(name: string, steps: CaseStep[]) {
+  const r = parseCase(`v1_0/json-rpc/pacing/${name}`, "f.json", {
+    title: name,
+    requirements: ["S-23"],
+    level: "MUST",
+    version: "1.0",
+    binding: "json-rpc",
+    agent: "any",
+    steps,
+  });
+  expect(r.problems).toEqual([]);
+  return r.case!;
+}
+
+describe("runner pacing against an agent that takes time", () => {
+  let agent: { url: string; app: FastifyInstance };
+  let d: Discovery;
+  const seen: Seen = { sends: 0, cancels: [], rateLimited: 0 };
+  const run = (cases: ReturnType<typeof makeCase>[], opts: RunOptions = {}) => runCases(cases, d, { taskTimeoutMs: 5000, ...opts });
+  beforeAll(async () => {
+    agent = await startAgent(seen);
+    d = await discover(agent.url, 2000);
+  });
+  beforeEach(() => Object.assign(seen, { sends: 0, cancels: [], rateLimited: 0 }));
+  afterAll(async () => agent.app.close());
+
+  it("re-sends a message answered 429 and says so in the step", async () => {
+    const [r] = await run([makeCase("limited", [send("limited")])]);
+    expect(r.status).toBe("pass");
+    expect(seen.sends).toBe(2);
+    expect(r.steps[0].notes).toEqual(["HTTP 429 (Retry-After 0): re-sent after 0 ms, answered 200"]);
+  });
+
+  it("polls a working task until it completes, then checks expect on the last answer", async () => {
+    const [r] = await run([makeCase("takes-time", [send("takes-time"), poll])]);
+    expect(r.status).toBe("pass");
+    expect(r.steps[1].notes).toEqual(["re-sent 2 time(s) until the body matched repeatUntil"]);
+    expect(r.steps[1].actual?.json).toMatchObject(COMPLETED);
+  });
+
+  it("a task that never ends: SKIP at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
+    const [r] = await run([makeCase("never", [send("never"), poll, { ...poll, name: "after" }, cancel])], { taskTimeoutMs: 300 });
+    expect(r.status).toBe("skip");
+    expect(r.reason).toMatch(/^the task did not reach .*TASK_STATE_COMPLETED.* within --task-timeout \(300 ms\)$/);
+    expect(r.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll not run", "after not run", "cancel pass"]);
+    expect(seen.cancels).toHaveLength(1);
+  });
+
+  it("a failing step: the cleanup step runs, its own failure does not change the verdict", async () => {
+    const failing: CaseStep = { ...send("never"), name: "expects done", expect: { body: COMPLETED } };
+    const captureFirst: CaseStep = { ...send("never"), name: "send" };
+    const [failed, passed] = await run([
+      makeCase("fails", [captureFirst, failing, { ...poll, name: "skipped" }, cancel]),
+      makeCase("cleanup-fails", [send("echo"), { ...cancel, expect: { status: 418 } }]),
+    ]);
+    expect(failed.status).toBe("fail");
+    expect(failed.reason).toMatch(/^expects done: /);
+    expect(failed.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "expects done fail", "skipped not run", "cancel pass"]);
+    expect(failed.steps[3].cleanup).toBe(true);
+    expect(passed.status).toBe("pass");
+    expect(passed.steps[1]).toMatchObject({ status: "fail", cleanup: true });
+    expect(seen.cancels).toHaveLength(2);
+  });
+
+  it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count", async () => {
+    const results = await run(
+      [
+        makeCase("a", [send("limited")]),
+        makeCase("b", [send("echo")]),
+        makeCase("c", [send("echo"), poll]),
+        makeCase("d", [send("echo"), send("echo")]),
+      ],
+      { maxMessages: 3 },
+    );
+    expect(results.map((r) => `${r.id.split("/").pop()} ${r.status} ${r.reason ?? ""}`.trim())).toEqual([
+      "a pass",
+      "b pass",
+      "c skip needs 1 messages; --max-messages budget left: 0",
+      "d skip needs 2 messages; --max-messages budget left: 0",
+    ]);
+    expect(seen.sends).toBe(3);
+  });
+
+  it("CLI: --task-timeout and --max-messages are checked (exit 2 with the flag named)", async () => {
+    for (const [opts, text] of [
+      [{ taskTimeout: "soon" }, "--task-timeout: expected a positive number of milliseconds"],
+      [{ maxMessages: "-1" }, "--max-messages: expected a whole number"],
+    ] as const) {
+      let stderr = "";
+      const code = await runTestCommand(
+        agent.url,
+        { case: ["v1_0/card/*"], ...opts },
+        { stdout: () => undefined, stderr: (s) => (stderr += s) },
+      );
+      expect(code).toBe(2);
+      expect(stderr).toContain(text);
+    }
+  });
+
+  it("CLI: --max-messages 0 skips every case of the suite that sends a message, with the reason", async () => {
+    let stdout = "";
+    const code = await runTestCommand(
+      agent.url,
+      { case: ["v1_0/json-rpc/send-message/*", "v1_0/card/card-with-version-header-is-1.0-shaped"], maxMessages: "0", verbose: true },
+      { stdout: (s) => (stdout += s), stderr: () => undefined },
+    );
+    expect(stdout).toMatch(/needs \d+ messages; --max-messages budget left: 0/);
+    expect(seen.sends).toBe(0);
+    expect(code).not.toBe(2);
+  });
+});
