@@ -941,8 +941,14 @@ export const REWRITES: readonly Rewrite[] = [
         section: "3.5.2",
         quote: "All implementations MUST deliver events in the order they were generated.",
       },
+      {
+        version: "0.3.0",
+        section: "7.2",
+        quote:
+          "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
+      },
     ],
-    applies: { versions: ["1.0"] },
+    applies: {},
     event: (e, ex) => {
       const p = eventPayload(e, ex);
       const update = p && statusUpdateOf(p);
