@@ -273,6 +273,17 @@ function withEventPayload(e: SseEvent, ex: Exchange, payload: JsonObject): SseEv
   return { ...e, json, data: JSON.stringify(json) };
 }
 
+/** Rewrites the status update a stream event carries (`f` returns it as it is to leave the event alone). */
+function onStatusUpdate(f: (update: JsonObject) => JsonObject): NonNullable<Rewrite["event"]> {
+  return (e, ex) => {
+    const p = eventPayload(e, ex);
+    const update = p && statusUpdateOf(p);
+    const changed = update && f(update);
+    if (!p || !update || changed === update) return [e];
+    return [withEventPayload(e, ex, update === p ? changed! : { ...p, statusUpdate: changed! })];
+  };
+}
+
 /** Renames one member of every object (keeping its place among the members). */
 function renameMember(from: string, to: string): (j: Json) => Json {
   return (j) =>
@@ -909,13 +920,11 @@ export const REWRITES: readonly Rewrite[] = [
     description: "0.3 status-update events carry no `final` member",
     spec: [V03_DATA],
     applies: { versions: ["0.3"] },
-    event: (e, ex) => {
-      const p = eventPayload(e, ex);
-      const update = p && statusUpdateOf(p);
-      if (!p || !update || !("final" in update)) return [e];
-      const { final: _dropped, ...rest } = update;
-      return [withEventPayload(e, ex, update === p ? rest : { ...p, statusUpdate: rest })];
-    },
+    event: onStatusUpdate((u) => {
+      if (!("final" in u)) return u;
+      const { final: _dropped, ...rest } = u;
+      return rest;
+    }),
   },
   {
     name: "v03-final-false",
@@ -923,13 +932,7 @@ export const REWRITES: readonly Rewrite[] = [
     description: "0.3 terminal status-update events say `final: false`",
     spec: [V03_STREAM_CLOSES, V03_DATA],
     applies: { versions: ["0.3"] },
-    event: (e, ex) => {
-      const p = eventPayload(e, ex);
-      const update = p && statusUpdateOf(p);
-      if (!p || !update || update.final !== true) return [e];
-      const changed = { ...update, final: false };
-      return [withEventPayload(e, ex, update === p ? changed : { ...p, statusUpdate: changed })];
-    },
+    event: onStatusUpdate((u) => (u.final === true ? { ...u, final: false } : u)),
   },
   {
     name: "status-timestamp-backwards",
@@ -949,16 +952,11 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: {},
-    event: (e, ex) => {
-      const p = eventPayload(e, ex);
-      const update = p && statusUpdateOf(p);
-      if (!p || !update || !TERMINAL.has(stateOf(update) ?? "")) return [e];
-      const status = update.status as JsonObject;
-      const ms = typeof status.timestamp === "string" ? Date.parse(status.timestamp) : NaN;
-      if (Number.isNaN(ms)) return [e];
-      const changed = { ...update, status: { ...status, timestamp: new Date(ms - 86_400_000).toISOString() } };
-      return [withEventPayload(e, ex, update === p ? changed : { ...p, statusUpdate: changed })];
-    },
+    event: onStatusUpdate((u) => {
+      const status = u.status as JsonObject;
+      const ms = TERMINAL.has(stateOf(u) ?? "") && typeof status.timestamp === "string" ? Date.parse(status.timestamp) : NaN;
+      return Number.isNaN(ms) ? u : { ...u, status: { ...status, timestamp: new Date(ms - 86_400_000).toISOString() } };
+    }),
   },
   {
     name: "stream-task-snapshots",
