@@ -72,15 +72,7 @@ export interface ClientOptions extends InterfacePolicy {
 
 type Init<O extends Operation> = MessageInitShape<(typeof OPERATIONS)[O]["request"]>;
 
-/** Terminal task states (no further change). */
-export const TERMINAL_STATES: ReadonlySet<v1_0.TaskState> = new Set([
-  v1_0.TaskState.COMPLETED,
-  v1_0.TaskState.FAILED,
-  v1_0.TaskState.CANCELED,
-  v1_0.TaskState.REJECTED,
-]);
-/** Interrupted states: the task waits for the client. */
-export const INTERRUPTED_STATES: ReadonlySet<v1_0.TaskState> = new Set([v1_0.TaskState.INPUT_REQUIRED, v1_0.TaskState.AUTH_REQUIRED]);
+export { INTERRUPTED_STATES, TERMINAL_STATES } from "../versioning/stream.js";
 
 let defaultWirePromise: Promise<ClientWire> | undefined;
 async function loadDefaultWire(): Promise<ClientWire> {

@@ -7,6 +7,7 @@
 import { create } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
+import { isInterrupted, isTerminal } from "../versioning/stream.js";
 import type { A2AClient, CallOptions } from "./client.js";
 import { A2ATransportError } from "./errors.js";
 import type { WireEvent } from "./wire.js";
@@ -21,9 +22,6 @@ export interface ResubscribePolicy {
   /** Called before each resubscription, with the attempt number and what ended the stream. */
   onResubscribe?: (info: { attempt: number; taskId: string; cause?: unknown }) => void;
 }
-
-const TERMINAL = new Set([v1_0.TaskState.COMPLETED, v1_0.TaskState.FAILED, v1_0.TaskState.CANCELED, v1_0.TaskState.REJECTED]);
-const INTERRUPTED = new Set([v1_0.TaskState.INPUT_REQUIRED, v1_0.TaskState.AUTH_REQUIRED]);
 
 /** The task id and state an event carries, if any. */
 export function eventState(ev: v1_0.StreamResponse): { taskId?: string; state?: v1_0.TaskState } {
@@ -95,7 +93,7 @@ export async function* resilientStream(
           if (same) continue;
         }
         if (info.state !== undefined) state = info.state;
-        if (state !== undefined && TERMINAL.has(state)) {
+        if (isTerminal(state)) {
           if (!terminalYielded) {
             terminalYielded = true;
             yield ev;
@@ -110,7 +108,7 @@ export async function* resilientStream(
       cause = e;
     }
     if (ended || terminalYielded) return;
-    if (state !== undefined && INTERRUPTED.has(state) && cause === undefined) return;
+    if (isInterrupted(state) && cause === undefined) return;
     if (!taskId) return;
     if (policy === false) {
       if (cause) throw cause;
@@ -141,13 +139,13 @@ export async function* resilientStream(
     }
     const snapshot = create(v1_0.StreamResponseSchema, { payload: { case: "task", value: task } });
     state = task.status?.state;
-    if (state !== undefined && TERMINAL.has(state)) {
+    if (isTerminal(state)) {
       terminalYielded = true;
       yield snapshot;
       return;
     }
     yield snapshot;
-    if (state !== undefined && INTERRUPTED.has(state)) return;
+    if (isInterrupted(state)) return;
     skipSnapshotState = state;
     const id = taskId;
     source = (async function* () {

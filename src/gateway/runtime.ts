@@ -40,7 +40,7 @@
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
 import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
-import { timestampNow } from "@bufbuild/protobuf/wkt";
+import { timestampMs, timestampNow, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
 import { sleep, type Agent } from "../server/agent.js";
@@ -559,7 +559,11 @@ export class GatewayRuntime extends TaskRuntime {
       message.contextId = g.task.contextId;
       this.addHistory(g.task, message);
     }
-    g.task.status = create(v1_0.TaskStatusSchema, { state: status.state, timestamp: status.timestamp ?? timestampNow(), message });
+    g.task.status = create(v1_0.TaskStatusSchema, {
+      state: status.state,
+      timestamp: notBefore(status.timestamp, g.task.status?.timestamp),
+      message,
+    });
     this.publish(
       g,
       create(v1_0.StreamResponseSchema, {
@@ -786,6 +790,17 @@ function openTurn(g: GatewayTask, follower: AbortController | undefined): void {
   g.busy = true;
   g.follower = follower;
   g.turnDone = new Promise<void>((resolve) => (g.endTurn = resolve));
+}
+
+/**
+ * The backend's status time, unless it is earlier than the status the local task already
+ * published (the local task is stamped when the gateway creates it, after the backend may have
+ * moved on): a stream's status timestamps must not go backwards (1.0 §3.5.2, events in the order
+ * they were generated), so such a status is stamped now.
+ */
+function notBefore(remote: Timestamp | undefined, local: Timestamp | undefined): Timestamp {
+  if (!remote || (local && timestampMs(remote) < timestampMs(local))) return timestampNow();
+  return remote;
 }
 
 function taskNotFound(id: string): A2AError {

@@ -35,6 +35,7 @@ import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
+import { isInterrupted, isTerminal } from "../versioning/stream.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import { Channel, Subscription, type ChannelByteLimit } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
@@ -46,13 +47,7 @@ import { artifactBytes, artifactsBytes, eventBytes, historyBytes, messageBytes, 
 
 const S = v1_0.TaskState;
 
-export function isTerminal(state: v1_0.TaskState | undefined): boolean {
-  return state === S.COMPLETED || state === S.FAILED || state === S.CANCELED || state === S.REJECTED;
-}
-
-export function isInterrupted(state: v1_0.TaskState | undefined): boolean {
-  return state === S.INPUT_REQUIRED || state === S.AUTH_REQUIRED;
-}
+export { isInterrupted, isTerminal };
 
 /** True for the status update that ends a stream: a terminal or interrupted state. */
 export function endsStream(event: v1_0.StreamResponse): boolean {

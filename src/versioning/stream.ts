@@ -28,12 +28,17 @@ import type { ProtocolVersion } from "./negotiate.js";
 
 const S = v1_0.TaskState;
 
-export function isTerminal(state: v1_0.TaskState): boolean {
-  return state === S.COMPLETED || state === S.FAILED || state === S.CANCELED || state === S.REJECTED;
+/** Terminal task states: the task changes no more (the one definition; server, client and gateway use it). */
+export const TERMINAL_STATES: ReadonlySet<v1_0.TaskState> = new Set([S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED]);
+/** Interrupted states: the task waits for the client. */
+export const INTERRUPTED_STATES: ReadonlySet<v1_0.TaskState> = new Set([S.INPUT_REQUIRED, S.AUTH_REQUIRED]);
+
+export function isTerminal(state: v1_0.TaskState | undefined): boolean {
+  return state !== undefined && TERMINAL_STATES.has(state);
 }
 
-export function isInterrupted(state: v1_0.TaskState): boolean {
-  return state === S.INPUT_REQUIRED || state === S.AUTH_REQUIRED;
+export function isInterrupted(state: v1_0.TaskState | undefined): boolean {
+  return state !== undefined && INTERRUPTED_STATES.has(state);
 }
 
 function payloadState(event: v1_0.StreamResponse): v1_0.TaskState | undefined {

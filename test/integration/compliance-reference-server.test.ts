@@ -9,6 +9,7 @@ import { main } from "../../src/cli/main.js";
 import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 import { consoleReport } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
+import { loadCases } from "../../src/compliance/cases.js";
 import { ALL_INTERFACES, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
 
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
@@ -74,6 +75,28 @@ describe("compliance suite against the reference server", () => {
     return `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
   };
   const credentials = { headers: { Authorization: "Bearer alice" }, otherHeaders: { Authorization: "Bearer bob" } };
+
+  it("the agent-agnostic cases also hold when the agent asks for input (--message ask)", { timeout: 60_000 }, async () => {
+    // "ask" leaves every task input-required: the cases take their interrupted-task branches.
+    const anyAgent = loadCases()
+      .filter((c) => c.behaviours.length === 0)
+      .map((c) => c.id);
+    const report = await runSuite({
+      target: url,
+      streamTimeoutMs: 10_000,
+      knownFailingFile: KNOWN_FAILING,
+      message: "ask",
+      caseGlobs: anyAgent,
+    });
+    const text = consoleReport(report);
+    expect(failuresOf(report), text).toEqual([]);
+    const ran = (id: string) => report.results.find((r) => r.id === id)?.status;
+    for (const i of ["v1_0/json-rpc", "v1_0/rest", "v0_3/json-rpc", "v0_3/rest"]) {
+      expect(ran(`${i}/streaming/subscribe-to-interrupted-task-starts-with-task`), text).toBe("pass");
+      expect(ran(`${i}/cancel-task/ended-task-is-not-cancelable`), text).toBe("skip");
+    }
+    expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
+  });
 
   it("a secured agent: cases run with --header credentials; without them 401; principals are isolated", { timeout: 180_000 }, async () => {
     const secured = await securedServer((a) => ({ "Bearer alice": "alice", "Bearer bob": "bob" })[a ?? ""]);

@@ -28,16 +28,16 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
     expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
     expect(report.staleKnownFailing, text).toEqual([]);
     expect(failuresOf(report), text).toEqual([]);
-    // 12: the 7 of before, the unsupported part media type on all four interfaces (SHOULD) and the
-    // card's Last-Modified (MAY).
-    expect(report.summary.knownFailing).toBe(12);
+    // 14: the 7 of before, the unsupported part media type on all four interfaces (SHOULD), the
+    // card's Last-Modified (MAY) and the agent-agnostic resubscribe to an ended 0.3 task (MAY, twice).
+    expect(report.summary.knownFailing).toBe(14);
     // Skipped: cases for an agent without streaming or with push (the next test) or an extended card, for cards that
     // declare security or a required extension, and the kit's messageId-prefix scenarios, which
-    // this executor does not implement.
+    // this executor does not implement, and agent-agnostic cases for a task this agent does not make ("hello" completes without artifacts).
     const reasons = new Set(report.results.filter((r) => r.status === "skip").map((r) => r.reason ?? ""));
     for (const reason of reasons)
       expect(reason).toMatch(
-        /^(capability absent: capabilities\.(pushNotifications|extendedAgentCard)|capability present: the case checks an agent without capabilities\.streaming|fixture behaviour not declared by the agent: tck$|the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/,
+        /^(capability absent: capabilities\.(pushNotifications|extendedAgentCard)|capability present: the case checks an agent without capabilities\.streaming|fixture behaviour not declared by the agent: tck$|the card does not declare what the case checks: |needs a second principal|needs a webhook receiver|the agent did not answer with a task)/,
       );
     expect(report.summary.passed).toBeGreaterThan(100);
   });

@@ -15,7 +15,38 @@ export function failuresOf(report: Report): string[] {
   return report.results.filter((r) => r.status === "fail" || r.status === "warn").map((r) => `${r.id}: ${r.reason}`);
 }
 
-/** Every skipped case was skipped for a reason `allowed` matches. */
+/** Skips of agent-agnostic cases where the agent chose otherwise (a message, a task in another state): never a defect. */
+export const AGENT_CHOSE_OTHERWISE =
+  /^(the agent answered with a message|the agent did not answer with a task|the stream carried a message)/;
+
+/** Every skipped case was skipped for a reason `allowed` (or AGENT_CHOSE_OTHERWISE) matches. */
 export function expectSkipsFor(report: Report, allowed: RegExp): void {
-  for (const r of report.results.filter((x) => x.status === "skip")) expect(r.reason, r.id).toMatch(allowed);
+  for (const r of report.results.filter((x) => x.status === "skip"))
+    expect(r.reason, r.id).toMatch(new RegExp(`${allowed.source}|${AGENT_CHOSE_OTHERWISE.source}`));
+}
+
+/** Skip reasons that come from what the card declares (binding, capabilities, security, principals), not from behaviour. */
+const CARD_SKIP =
+  /^(binding not declared|capability (absent|present): |the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/;
+
+/**
+ * Catalogue rules exercised on an agent, counted against what its card declares: a rule is
+ * applicable when a case citing it was not skipped for the card (a binding, capability, security or
+ * principal it does not declare) and exercised when one of those cases ran. The report's own tally
+ * (report.exercised) also counts rules whose every case the card rules out, such as the push rules
+ * of an agent without push. Rules the catalogue marks not applicable are left out.
+ */
+export function rulesExercised(
+  report: Report,
+  rules: { id: string; notApplicable?: string }[],
+): { applicable: string[]; exercised: string[] } {
+  const known = new Set(rules.filter((r) => !r.notApplicable).map((r) => r.id));
+  const applicable = new Set<string>();
+  const exercised = new Set<string>();
+  for (const r of report.results) {
+    const ids = r.requirements.filter((id) => known.has(id));
+    if (r.status !== "skip") ids.forEach((id) => exercised.add(id));
+    if (r.status !== "skip" || !CARD_SKIP.test(r.reason ?? "")) ids.forEach((id) => applicable.add(id));
+  }
+  return { applicable: [...applicable].sort(), exercised: [...exercised].sort() };
 }

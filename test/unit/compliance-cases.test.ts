@@ -164,7 +164,9 @@ describe("the committed suite", () => {
       /^(json-rpc|rest)\/extensions\/required-/, // ExtensionSupportRequiredError is 1.0 only (-32008)
       /other-principal-list-excludes-task$/, // ListTasks
       /webhook-(receives-stream-responses|calls-use-a2a-json)/, // 1.0 bodies; the 0.3 twin is webhook-receives-0.3-tasks
-      /history-length-zero-omits-history$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
+      /history-length-zero-(omits|leaves)-history(-out)?$/, // 0.3 gives historyLength 0 another meaning (a2a-wire.md §2.9)
+      // 1.0 serialisation rules (camelCase members, UTC timestamps with Z, §5.5-5.6) and returnImmediately (§3.2.2).
+      /(reply-member-names-are-camel-case|reply-is-camel-case-with-utc-timestamps|return-immediately-then-poll-until-settled)$/,
       /^card\//,
       /^(json-rpc|rest)\/tenant\//, // AgentInterface.tenant is 1.0 only
       // Rules the 0.3 text does not state: a client-chosen contextId (1.0 §3.4.1), history
@@ -187,13 +189,14 @@ describe("the committed suite", () => {
         c.binding !== "any" &&
         !/resubscribe-to-finished|webhook-receives-0.3-tasks|activated-extension-is-echoed/.test(k) &&
         !/resubscribe-to-(running|unknown)/.test(k) &&
+        !/final-flag-is-on-the-last-status$/.test(k) && // the 0.3 final member; 1.0 has none
         !ids.has(`v1_0/${k}`)
       )
         missing.push(`v1_0/${k}`);
       if (
         c.binding === "json-rpc" &&
         !k.startsWith("json-rpc/json-rpc-errors/") &&
-        !/task-not-found-carries-error-info|0.3-method|missing-version-header/.test(k)
+        !/task-not-found-carries-error-info|0.3-method|missing-version-header|numeric-request-id-is-echoed/.test(k)
       ) {
         const other = c.id.replace("/json-rpc/", "/rest/");
         if (!ids.has(other)) missing.push(other);

@@ -87,9 +87,10 @@ describe("driver failures are reported with their real cause", () => {
   });
 
   it("a hang: killed after the per-case timeout, and the reason says so", async () => {
-    const r = await run(script("hang", `console.error("waiting forever"); setInterval(() => undefined, 1000);`), 300);
+    // 2 s: long enough for node to start and write to stderr on a loaded machine (300 ms was not).
+    const r = await run(script("hang", `console.error("waiting forever"); setInterval(() => undefined, 1000);`), 2000);
     expect(r.status).toBe("fail");
-    expect(r.reason).toContain("the driver did not finish within 300 ms and was killed");
+    expect(r.reason).toContain("the driver did not finish within 2000 ms and was killed");
     expect(r.reason).toContain("waiting forever");
   });
 

@@ -1,0 +1,175 @@
+// ARCHITECTURE.md "Layers and the direction of imports", checked. The import graph of codegen/,
+// generated/ and src/ is derived with the TypeScript compiler API (static imports, export-from,
+// dynamic import(), import("…") types, require() in generated .js), relative specifiers resolved
+// against the importing file; packages and node: built-ins are not project layers. Each layer
+// lists what it may import; an edge outside the list fails with file and specifier, and so does a
+// file in a folder that has no rule (a new layer must be added to ARCHITECTURE.md and here).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+interface Edge {
+  from: string; // importing file, relative to the root
+  spec: string; // the specifier as written
+  to: string; // resolved target, relative to the root, `.js` read as `.ts`
+  typeOnly: boolean; // erased at compile time (import type, all-type named imports, import("…") types)
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const f = join(dir, n);
+    return statSync(f).isDirectory() ? sources(f) : /\.(ts|js)$/.test(n) ? [f] : [];
+  });
+}
+
+function edgesOf(file: string): Edge[] {
+  const from = relative(ROOT, file).split("\\").join("/");
+  const sf = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith(".js") ? ts.ScriptKind.JS : ts.ScriptKind.TS,
+  );
+  const out: Edge[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (!spec.startsWith(".")) return;
+    const to = relative(ROOT, resolve(dirname(file), spec))
+      .split("\\")
+      .join("/")
+      .replace(/\.js$/, ".ts");
+    out.push({ from, spec, to, typeOnly });
+  };
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const c = n.importClause;
+      const named = c?.namedBindings && ts.isNamedImports(c.namedBindings) ? c.namedBindings.elements : undefined;
+      add(n.moduleSpecifier.text, !!c && (c.isTypeOnly || (!c.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly))));
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      add(n.moduleSpecifier.text, n.isTypeOnly);
+    } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
+      add(n.argument.literal.text, true);
+    } else if (ts.isCallExpression(n) && n.arguments.length > 0 && ts.isStringLiteral(n.arguments[0])) {
+      const callee = n.expression;
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === "require"))
+        add(n.arguments[0].text, false);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** A target a layer may import; `typeOnly`: only erased imports. */
+interface Allowed {
+  to: string; // folder prefix (ends in "/") or file
+  typeOnly?: boolean;
+}
+
+// Layer → what it may import besides itself. src/runtime/ is the bottom layer (it imports nothing
+// of the project); the layers that may import generated/ may import it too.
+const LAYERS: Record<string, Allowed[]> = {
+  "codegen/": [{ to: "src/runtime/", typeOnly: true }],
+  "generated/v1_0/": [{ to: "src/runtime/" }],
+  "generated/v0_3/": [{ to: "src/runtime/" }],
+  "src/runtime/": [],
+  "src/versioning/": [{ to: "generated/" }, { to: "src/runtime/" }],
+  "src/transport/": [{ to: "src/versioning/" }, { to: "src/runtime/" }, { to: "generated/v1_0/", typeOnly: true }],
+  "src/push/": [{ to: "src/versioning/" }, { to: "src/runtime/" }, { to: "generated/v1_0/" }],
+  "src/security/": [{ to: "src/versioning/" }, { to: "src/transport/" }, { to: "src/runtime/" }, { to: "generated/v1_0/" }],
+  "src/server/": [
+    { to: "src/versioning/" },
+    { to: "src/transport/" },
+    { to: "src/push/" },
+    { to: "src/security/" },
+    { to: "src/runtime/" },
+    { to: "generated/v1_0/" },
+  ],
+  "src/client/": [{ to: "src/versioning/" }, { to: "src/transport/" }, { to: "src/runtime/" }, { to: "generated/v1_0/" }],
+  "src/compliance/": [
+    { to: "generated/v1_0/validators.ts" },
+    { to: "generated/v0_3/validators.ts" },
+    { to: "generated/v0_3/rest-validators.ts" },
+    { to: "src/transport/" },
+    { to: "src/runtime/" },
+  ],
+  "src/gateway/": [
+    { to: "src/server/runtime.ts" },
+    { to: "src/server/plugin.ts" },
+    { to: "src/client/" },
+    { to: "src/versioning/" },
+    { to: "generated/v1_0/" },
+  ],
+  "src/cli/": [{ to: "" }],
+};
+
+// Edges that break the rules above today. Each names why; the test fails once one is no longer
+// used, so the list only shrinks.
+const EXCEPTIONS: { from: string; to: string; why: string }[] = [
+  // Documented in ARCHITECTURE.md (issue 19): 0.3 driver results converted with the 0.3 translators.
+  { from: "src/compliance/client/results.ts", to: "src/versioning/codec.ts", why: "0.3 driver results are converted to 1.0" },
+  { from: "src/compliance/client/results.ts", to: "generated/v1_0/index.ts", why: "the 1.0 messages those results become" },
+  { from: "src/compliance/message.ts", to: "generated/v1_0/index.ts", why: "type of the run's parts (type-only)" },
+  // The versioning layer reaches up into src/transport (issue 16, being reshaped with src/versioning).
+  { from: "src/versioning/codec.ts", to: "src/transport/rest.ts", why: "REST route tables are built by transport's matcher" },
+  { from: "src/versioning/card.ts", to: "src/transport/server.ts", why: "type of the request context the card view reads" },
+  // The gateway uses more of the server than its runtime and plugin (issue 16: A2AHandler reshapes this).
+  { from: "src/gateway/index.ts", to: "src/server/index.ts", why: "buildServer's options and card assembly" },
+  { from: "src/gateway/index.ts", to: "src/server/agent.ts", why: "agent types of the facade" },
+  { from: "src/gateway/index.ts", to: "src/server/http-limits.ts", why: "the same fastify limits as buildServer" },
+  { from: "src/gateway/index.ts", to: "src/server/store.ts", why: "the TaskStore option (type-only)" },
+  { from: "src/gateway/runtime.ts", to: "src/server/agent.ts", why: "agent types of GatewayRuntime" },
+  { from: "src/gateway/runtime.ts", to: "src/server/channel.ts", why: "GatewayRuntime extends TaskRuntime and feeds its channels" },
+  { from: "src/gateway/runtime.ts", to: "src/server/store.ts", why: "the stored task shape (type-only)" },
+  { from: "src/gateway/runtime.ts", to: "src/server/task-size.ts", why: "byte limits measured like the server's" },
+];
+
+function layerOf(path: string): string | undefined {
+  return Object.keys(LAYERS).find((l) => path.startsWith(l));
+}
+
+const within = (to: string, prefix: string) => (prefix.endsWith("/") || prefix === "" ? to.startsWith(prefix) : to === prefix);
+
+describe("import directions of ARCHITECTURE.md", () => {
+  const files = ["codegen", "generated", "src"].flatMap((d) => sources(join(ROOT, d)));
+  const edges = files.flatMap(edgesOf);
+
+  it("every source file belongs to a layer with a rule", () => {
+    const orphans = files.map((f) => relative(ROOT, f).split("\\").join("/")).filter((f) => !layerOf(f));
+    expect(files.length).toBeGreaterThan(100);
+    expect(orphans).toEqual([]);
+  });
+
+  it("every import goes in an allowed direction", () => {
+    const used = new Set<number>();
+    const bad: string[] = [];
+    for (const e of edges) {
+      const layer = layerOf(e.from)!;
+      if (e.to.startsWith(layer)) continue;
+      if (LAYERS[layer].some((a) => within(e.to, a.to) && (!a.typeOnly || e.typeOnly))) continue;
+      const x = EXCEPTIONS.findIndex((x) => x.from === e.from && x.to === e.to);
+      if (x >= 0) {
+        used.add(x);
+        continue;
+      }
+      bad.push(`${e.from} imports "${e.spec}"${e.typeOnly ? " (types)" : ""}`);
+    }
+    expect(bad).toEqual([]);
+    expect(
+      EXCEPTIONS.filter((_, i) => !used.has(i)).map((x) => `${x.from} -> ${x.to} is no longer imported: remove the exception`),
+    ).toEqual([]);
+  });
+
+  it("finds the edges it is meant to judge", () => {
+    // The parser sees each kind of import: a value import, a type-only import, export-from.
+    const has = (from: string, to: string, typeOnly: boolean) =>
+      edges.some((e) => e.from === from && e.to === to && e.typeOnly === typeOnly);
+    expect(has("src/server/plugin.ts", "src/transport/server.ts", false)).toBe(true);
+    expect(has("codegen/methods.ts", "src/runtime/methods.ts", true)).toBe(true);
+    expect(has("generated/v1_0/index.ts", "generated/v1_0/a2a_pb.ts", false)).toBe(true);
+  });
+});
