@@ -27,7 +27,10 @@ export interface BehaviourOptions {
   probe?: boolean;
 }
 
-/** The probe's verdict: does the agent answer a `tck-message-response-*` message with a bare Message? */
+/** What the kit expects in the Message answering `tck-message-response-*` (../shared/reference/tck-1.0.md). */
+const TCK_MESSAGE_TEXT = "Direct message response";
+
+/** The probe's verdict: does the agent answer a `tck-message-response-*` message with a bare Message holding the kit's text? */
 export async function probeTck(
   iface: AgentInterfaceInfo,
   timeoutMs = 10_000,
@@ -46,7 +49,13 @@ export async function probeTck(
     { timeoutMs, streamTimeoutMs: timeoutMs },
   );
   const body = rpc && isPlainObject(res.json) ? res.json.result : res.json;
-  if (isPlainObject(body) && isPlainObject(body.message) && body.task === undefined) return { honours: true, answer: "a bare Message", messageId };
+  // The kit's text, not just the shape: an agent that answers every message with a bare Message
+  // (an echo or chat agent) must not pass for one that honours the conventions.
+  if (isPlainObject(body) && isPlainObject(body.message) && body.task === undefined) {
+    const parts = Array.isArray(body.message.parts) ? body.message.parts : [];
+    if (parts.some((p) => isPlainObject(p) && p.text === TCK_MESSAGE_TEXT)) return { honours: true, answer: `a bare Message "${TCK_MESSAGE_TEXT}"`, messageId };
+    return { honours: false, answer: `a bare Message without the text "${TCK_MESSAGE_TEXT}"`, messageId };
+  }
   const answer = res.error
     ? res.error
     : isPlainObject(body) && isPlainObject(body.task)

@@ -68,7 +68,13 @@ export function unknownRequirementIds(catalogue: Catalogue, cases: Case[]): { ca
 }
 
 /** A run's result as the exercised-rules count reads it. */
-export type RunResult = Pick<CaseResult, "version" | "binding" | "requirements" | "status">;
+export type RunResult = Pick<CaseResult, "version" | "binding" | "requirements" | "status" | "reason">;
+
+/**
+ * Skip reasons that come from what the card declares (an interface, a capability, a card precondition such as
+ * declared security): a case skipped for one of them does not make its rules applicable to this agent.
+ */
+export const CARD_SKIP = /^(binding not declared|capability (absent|present): |the card does not declare what the case checks: )/;
 
 /** Catalogued rules a run exercised of those applicable to the agent (compliance/README.md "Coverage"). */
 export interface RuleTally {
@@ -94,17 +100,20 @@ export interface Exercised {
 }
 
 /**
- * A rule is applicable when a selected case on an interface the agent declares cites it and the
- * catalogue does not mark it not applicable; it is exercised when one of those cases ran (pass,
- * fail, warn or known-failing: anything but skip). IDs outside the catalogue (the kit's) are not counted.
+ * A rule is applicable when a selected case on an interface the agent declares cites it, that case was
+ * not skipped for what the card declares (CARD_SKIP: a capability it lacks, a precondition it does not
+ * meet), and the catalogue does not mark the rule not applicable; it is exercised when one of those
+ * cases ran (pass, fail, warn or known-failing: anything but skip). IDs outside the catalogue (the
+ * kit's) are not counted.
  */
 export function tallyRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): RuleTally {
   const cited = new Set<string>();
   const ran = new Set<string>();
   for (const r of results) {
     if (!declared(r)) continue;
+    const forCard = r.status === "skip" && CARD_SKIP.test(r.reason ?? "");
     for (const id of r.requirements) {
-      cited.add(id);
+      if (!forCard) cited.add(id);
       if (r.status !== "skip") ran.add(id);
     }
   }

@@ -10,6 +10,7 @@ import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite, type SuiteOptions } from "../../src/compliance/suite.js";
 import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
+import { startSdkEchoTarget } from "../support/sdk-echo-target.js";
 
 const TCK = "v1_0/json-rpc/send-message/tck-*";
 const ECHO = "v1_0/json-rpc/send-message/echo-*";
@@ -40,7 +41,7 @@ describe("profiles for scripted agents", () => {
   it("without a profile, a probe answered by a bare Message runs the tck cases; the rest stays skipped", { timeout: 20_000 }, async () => {
     const report = await run(url);
     expect(probeNote(report)).toMatch(
-      /^TCK conventions probed \(SendMessage messageId tck-message-response-[0-9a-f-]{36} on http:\/\/127\.0\.0\.1:\d+\/?\): answered by a bare Message; the tck cases run$/,
+      /^TCK conventions probed \(SendMessage messageId tck-message-response-[0-9a-f-]{36} on http:\/\/127\.0\.0\.1:\d+\/?\): answered by a bare Message "Direct message response"; the tck cases run$/,
     );
     expect(byStatus(report, "v1_0/json-rpc/send-message/tck-")).toEqual(["pass"]);
     const echo = report.results.filter((x) => x.id.startsWith("v1_0/json-rpc/send-message/echo-"));
@@ -55,6 +56,23 @@ describe("profiles for scripted agents", () => {
       const report = await run(sdk.url);
       expect(probeNote(report)).toMatch(/answered by a Task; the tck cases are skipped \(--profile tck runs them\)$/);
       expect(byStatus(report, "v1_0/json-rpc/send-message/tck-")).toEqual(["skip"]);
+    },
+  );
+
+  it(
+    "an agent that answers every message with a bare Message (not the kit's text) does not pass the probe",
+    { timeout: 20_000 },
+    async () => {
+      const chat = await startSdkEchoTarget({ reply: "message" });
+      try {
+        const report = await run(chat.url);
+        expect(probeNote(report)).toMatch(
+          /answered by a bare Message without the text "Direct message response"; the tck cases are skipped/,
+        );
+        expect(byStatus(report, "v1_0/json-rpc/send-message/tck-")).toEqual(["skip"]);
+      } finally {
+        await chat.close();
+      }
     },
   );
 

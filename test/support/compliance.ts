@@ -24,29 +24,3 @@ export function expectSkipsFor(report: Report, allowed: RegExp): void {
   for (const r of report.results.filter((x) => x.status === "skip"))
     expect(r.reason, r.id).toMatch(new RegExp(`${allowed.source}|${AGENT_CHOSE_OTHERWISE.source}`));
 }
-
-/** Skip reasons that come from what the card declares (binding, capabilities, security, principals), not from behaviour. */
-const CARD_SKIP =
-  /^(binding not declared|capability (absent|present): |the card does not declare what the case checks: |needs a second principal|needs a webhook receiver)/;
-
-/**
- * Catalogue rules exercised on an agent, counted against what its card declares: a rule is
- * applicable when a case citing it was not skipped for the card (a binding, capability, security or
- * principal it does not declare) and exercised when one of those cases ran. The report's own tally
- * (report.exercised) also counts rules whose every case the card rules out, such as the push rules
- * of an agent without push. Rules the catalogue marks not applicable are left out.
- */
-export function rulesExercised(
-  report: Report,
-  rules: { id: string; notApplicable?: string }[],
-): { applicable: string[]; exercised: string[] } {
-  const known = new Set(rules.filter((r) => !r.notApplicable).map((r) => r.id));
-  const applicable = new Set<string>();
-  const exercised = new Set<string>();
-  for (const r of report.results) {
-    const ids = r.requirements.filter((id) => known.has(id));
-    if (r.status !== "skip") ids.forEach((id) => exercised.add(id));
-    if (r.status !== "skip" || !CARD_SKIP.test(r.reason ?? "")) ids.forEach((id) => applicable.add(id));
-  }
-  return { applicable: [...applicable].sort(), exercised: [...exercised].sort() };
-}

@@ -7,7 +7,7 @@ import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
 import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup } from "../../src/compliance/report.js";
-import { coverage, type Catalogue } from "../../src/compliance/requirements.js";
+import { coverage, tallyRules, type Catalogue } from "../../src/compliance/requirements.js";
 import { applicability, compareResponse, selectCases, verdict, type CaseResult, type StepResult } from "../../src/compliance/runner.js";
 
 function mkCase(id: string, over: Partial<Case> = {}): Case {
@@ -402,7 +402,7 @@ describe("how much was judged", () => {
     mkResult("v1_0/json-rpc/get-task/k", "known-failing", { requirements: ["S-03"], reason: "known" }),
     mkResult("v1_0/json-rpc/streaming/s", "skip", {
       requirements: ["S-04"],
-      reason: "capability absent: capabilities.streaming is not true in the 1.0 card",
+      reason: "fixture behaviour not declared by the agent: stream",
     }),
     mkResult("v1_0/json-rpc/streaming/w", "warn", { requirements: ["S-05"], level: "SHOULD", reason: "w" }),
     mkResult("v1_0/json-rpc/streaming/n", "pass", { requirements: ["V-09"] }),
@@ -460,10 +460,9 @@ describe("how much was judged", () => {
   it("console: one SKIP line per reason with the count, case-specific details grouped by their stable prefix", () => {
     const lines = consoleReport(report).trimEnd().split("\n");
     const at = lines.indexOf("skipped cases by reason (--verbose lists each case):");
-    expect(lines.slice(at + 1, at + 5)).toEqual([
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      "  SKIP (3 cases) fixture behaviour not declared by the agent",
       "  SKIP (3 cases) binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
-      "  SKIP (2 cases) fixture behaviour not declared by the agent",
-      "  SKIP (1 case) capability absent: capabilities.streaming is not true in the 1.0 card",
       "  SKIP (1 case) the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
     ]);
     expect(lines.filter((l) => l.startsWith("SKIP "))).toEqual([]);
@@ -523,7 +522,7 @@ describe("how much was judged", () => {
       '<tr><th>all areas</th><td class="cell-fail">2 fail<br>1 warn<br>1 known failing<br>3 pass<br>5 skip</td><td class="cell-skip">3 skip</td><td class="cell-pass">1 pass</td></tr>',
     );
     expect(html).toContain("Rules exercised on this agent: <strong>4 of 5 applicable</strong>");
-    expect(html).toContain("<tr><td>2</td><td>fixture behaviour not declared by the agent</td></tr>");
+    expect(html).toContain("<tr><td>3</td><td>fixture behaviour not declared by the agent</td></tr>");
   });
 });
 
@@ -538,5 +537,30 @@ describe("skip reasons with a case-specific detail are counted under their stabl
     expect(skipGroup("needs a webhook receiver the agent can reach (--webhook-listen)")).toBe(
       "needs a webhook receiver the agent can reach (--webhook-listen)",
     );
+  });
+});
+
+describe("rules the card rules out are not applicable", () => {
+  it("a rule whose every case was skipped for a capability or precondition of the card does not count", () => {
+    const rows = ["S-01", "S-02", "S-03"].map((id) => ({ id }));
+    const r = (requirements: string[], status: "pass" | "skip", reason?: string) => ({
+      version: "1.0" as const,
+      binding: "json-rpc",
+      requirements,
+      status,
+      reason,
+    });
+    const tally = tallyRules(
+      [
+        r(["S-01"], "pass"),
+        r(["S-02"], "skip", "capability absent: capabilities.pushNotifications is not true in the 1.0 card"),
+        r(["S-02"], "skip", "the card does not declare what the case checks: /securitySchemes missing"),
+        r(["S-03"], "skip", "needs a webhook receiver the agent can reach (--webhook-listen)"),
+      ],
+      rows,
+      () => true,
+    );
+    // S-02: the agent declares no push, so its rule is out; S-03 could have run with a receiver: applicable, not exercised.
+    expect(tally).toEqual({ exercised: 1, applicable: 2, exercisedRules: ["S-01"], notExercised: ["S-03"] });
   });
 });
