@@ -371,7 +371,11 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
           if (res.destroyed) return;
         }
         const tail = rewriter?.end();
-        res.end(tail || undefined);
+        const holding = active.find((r) => r.holdOpen);
+        if (!holding) return void res.end(tail || undefined);
+        // The agent has ended the stream; the client is never told (it hangs up, or the proxy closes).
+        if (tail) res.write(tail);
+        bump(holding);
       } catch {
         res.destroy(); // the agent cut the stream: so does the proxy
       }

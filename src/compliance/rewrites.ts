@@ -119,6 +119,8 @@ export interface Rewrite {
   streamHead?(head: StreamHead, ex: Exchange): StreamHead;
   /** Rewrites one SSE event (index: its position in the agent's stream, from 0); [] drops it. */
   event?(event: SseEvent, ex: Exchange, index: number): SseEvent[];
+  /** Keeps an SSE stream open after the agent has ended it, until the client goes away. */
+  holdOpen?: boolean;
 }
 
 // ---- helpers over parsed JSON (all return new values) ----
@@ -222,6 +224,152 @@ function subscribeOnly(allowed: "GET" | "POST"): NonNullable<Rewrite["answer"]> 
           },
         };
 }
+
+// ---- helpers of the faults ----
+
+/** The protocol object of a reply or event: a JSON-RPC result, else a REST body that is no error. */
+function onPayload(f: (payload: JsonObject, ex: Exchange) => JsonObject): Pick<Rewrite, "reply" | "event"> {
+  return bodies((j, ex) => {
+    if (!isObj(j)) return j;
+    if (ex.binding === "json-rpc") {
+      if (!isObj(j.result)) return j;
+      const result = f(j.result, ex);
+      return result === j.result ? j : { ...j, result };
+    }
+    return errorOf(j) ? j : f(j, ex);
+  });
+}
+
+const WRAPPERS = ["task", "message", "statusUpdate", "artifactUpdate"] as const;
+
+/** The Task, Message or event a payload carries: under its 1.0 (and 0.3 HTTP+JSON) wrapper member, else the payload itself. */
+function inner(payload: JsonObject): { key?: string; obj: JsonObject } {
+  const key = WRAPPERS.find((k) => isObj(payload[k]));
+  return key ? { key, obj: payload[key] as JsonObject } : { obj: payload };
+}
+
+/** The status update a payload carries (1.0 `statusUpdate`, 0.3 `kind: "status-update"`). */
+function statusUpdateOf(payload: JsonObject): JsonObject | undefined {
+  if (isObj(payload.statusUpdate)) return payload.statusUpdate;
+  return payload.kind === "status-update" ? payload : undefined;
+}
+
+const TERMINAL = new Set([
+  ...["COMPLETED", "FAILED", "CANCELED", "REJECTED"].map((s) => `TASK_STATE_${s}`),
+  ...["completed", "failed", "canceled", "rejected"],
+]);
+const stateOf = (update: JsonObject): string | undefined =>
+  isObj(update.status) && typeof update.status.state === "string" ? update.status.state : undefined;
+
+/** The payload of one SSE event, for rewrites that look at a stream's events one by one. */
+function eventPayload(e: SseEvent, ex: Exchange): JsonObject | undefined {
+  const j = e.json;
+  if (!isObj(j)) return undefined;
+  if (ex.binding === "json-rpc") return isObj(j.result) ? j.result : undefined;
+  return errorOf(j) ? undefined : j;
+}
+function withEventPayload(e: SseEvent, ex: Exchange, payload: JsonObject): SseEvent {
+  const json = ex.binding === "json-rpc" ? { ...(e.json as JsonObject), result: payload } : payload;
+  return { ...e, json, data: JSON.stringify(json) };
+}
+
+/** Rewrites the status update a stream event carries (`f` returns it as it is to leave the event alone). */
+function onStatusUpdate(f: (update: JsonObject) => JsonObject): NonNullable<Rewrite["event"]> {
+  return (e, ex) => {
+    const p = eventPayload(e, ex);
+    const update = p && statusUpdateOf(p);
+    const changed = update && f(update);
+    if (!p || !update || changed === update) return [e];
+    return [withEventPayload(e, ex, update === p ? changed! : { ...p, statusUpdate: changed! })];
+  };
+}
+
+/** Renames one member of every object (keeping its place among the members). */
+function renameMember(from: string, to: string): (j: Json) => Json {
+  return (j) =>
+    mapObjects(j, (o) => (from in o ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k === from ? to : k, v])) : o));
+}
+
+/** A Task object: the only objects with `id`, `contextId` and `status`. */
+const isTask = (o: JsonObject) => typeof o.id === "string" && isObj(o.status) && "contextId" in o;
+
+/** The same instant as a UTC timestamp, written with a +01:00 offset. */
+function withOffset(ts: string): string {
+  const ms = Date.parse(ts);
+  if (!TIMESTAMP.test(ts) || Number.isNaN(ms)) return ts;
+  return `${new Date(ms + 3_600_000).toISOString().slice(0, -1)}+01:00`;
+}
+
+/** The JSON-RPC code of each A2A error (1.0 §5.4), by its ErrorInfo reason. */
+const JSON_RPC_CODES: Record<string, number> = {
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
+  UNSUPPORTED_OPERATION: -32004,
+  CONTENT_TYPE_NOT_SUPPORTED: -32005,
+  INVALID_AGENT_RESPONSE: -32006,
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
+  EXTENSION_SUPPORT_REQUIRED: -32008,
+  VERSION_NOT_SUPPORTED: -32009,
+};
+
+const ROLES = new Set(["ROLE_USER", "ROLE_AGENT"]);
+
+/** The task each stream has built so far (for `stream-task-snapshots`), keyed by the stream's exchange. */
+const streamTasks = new WeakMap<Exchange, JsonObject>();
+
+/** The Task after one update: the status replaced, an artifact added, appended to or replaced. */
+function applyUpdate(task: JsonObject, payload: JsonObject): JsonObject {
+  const status = statusUpdateOf(payload);
+  if (status) return { ...task, status: status.status ?? task.status };
+  const update = isObj(payload.artifactUpdate) ? payload.artifactUpdate : payload.kind === "artifact-update" ? payload : undefined;
+  if (!update || !isObj(update.artifact)) return task;
+  const artifact = update.artifact;
+  const list = Array.isArray(task.artifacts) ? task.artifacts : [];
+  const at = list.findIndex((a) => isObj(a) && a.artifactId === artifact.artifactId);
+  if (at < 0) return { ...task, artifacts: [...list, artifact] };
+  const old = list[at] as JsonObject;
+  const merged =
+    update.append === true && Array.isArray(old.parts) && Array.isArray(artifact.parts)
+      ? { ...old, parts: [...old.parts, ...artifact.parts] }
+      : artifact;
+  return { ...task, artifacts: list.map((a, i) => (i === at ? merged : a)) };
+}
+
+const V03_DATA: Citation = {
+  version: "0.3.0",
+  section: "11.1.5",
+  quote: "A2A data objects: MUST use the data structures defined in [Section 6](#6-protocol-data-objects) for all protocol entities.",
+};
+const V1_REQUIRED: Citation = {
+  version: "1.0.1",
+  section: "5.7",
+  quote: "Fields marked with [(google.api.field_behavior) = REQUIRED] indicate that the field MUST be present and set in valid messages.",
+};
+const V1_ENUMS: Citation = {
+  version: "1.0.1",
+  section: "5.5",
+  quote:
+    "Enum values MUST be represented according to the [ProtoJSON specification](https://protobuf.dev/programming-guides/json/), which serializes enums as their string names as defined in the Protocol Buffer definition (typically SCREAMING_SNAKE_CASE).",
+};
+const V1_STREAM_CLOSES: Citation = {
+  version: "1.0.1",
+  section: "3.1.2",
+  quote:
+    "The stream MUST close when the task reaches a terminal state (`TASK_STATE_COMPLETED`, `TASK_STATE_FAILED`, `TASK_STATE_CANCELED`, `TASK_STATE_REJECTED`).",
+};
+const V03_STREAM_CLOSES: Citation = {
+  version: "0.3.0",
+  section: "9.3",
+  quote: "Server closes the SSE connection after the final:true event",
+};
+const V03_RPC_ID: Citation = {
+  version: "0.3.0",
+  section: "6.11.2",
+  quote:
+    "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object. If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be null.",
+};
+const V1_JSON_RPC: Citation = { version: "1.0.1", section: "9.1", quote: "Protocol: JSON-RPC 2.0 over HTTP(S)" };
 
 export const REWRITES: readonly Rewrite[] = [
   {
@@ -538,6 +686,365 @@ export const REWRITES: readonly Rewrite[] = [
       if (!e || !Array.isArray(e.details) || !reasonOf(e)) return r;
       const details = e.details.map((d) => (isObj(d) && d.domain === "a2a-protocol.org" ? { ...d, domain: "example.com" } : d));
       return { ...r, body: withError(r.body as JsonObject, { ...e, details }) };
+    },
+  },
+  {
+    name: "v03-kind-missing",
+    kind: "fault",
+    description: "0.3 JSON-RPC results (and stream events) carry no `kind` discriminator",
+    spec: [V03_DATA],
+    applies: { versions: ["0.3"], bindings: ["json-rpc"] },
+    ...onPayload((p) => {
+      if (!("kind" in p)) return p;
+      const { kind: _dropped, ...rest } = p;
+      return rest;
+    }),
+  },
+  {
+    name: "state-lower-case",
+    kind: "fault",
+    description: "1.0 task states written in lower case (task_state_completed)",
+    spec: [V1_ENUMS],
+    applies: { versions: ["1.0"] },
+    ...bodies((j) =>
+      mapObjects(j, (o) =>
+        typeof o.state === "string" && o.state.startsWith("TASK_STATE_") ? { ...o, state: o.state.toLowerCase() } : o,
+      ),
+    ),
+  },
+  {
+    name: "role-unprefixed",
+    kind: "fault",
+    description: "1.0 message roles written without their enum prefix (AGENT, USER)",
+    spec: [V1_ENUMS],
+    applies: { versions: ["1.0"] },
+    ...bodies((j) =>
+      mapObjects(j, (o) => (typeof o.role === "string" && ROLES.has(o.role) ? { ...o, role: o.role.slice("ROLE_".length) } : o)),
+    ),
+  },
+  {
+    name: "snake-case-context-id",
+    kind: "fault",
+    description: "results name the context id in snake_case (context_id)",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "5.5",
+        quote:
+          "All JSON serializations of the A2A protocol data model MUST use camelCase naming for field names, not the snake_case convention used in Protocol Buffer definitions.",
+      },
+      V03_DATA,
+    ],
+    applies: {},
+    ...onPayload((p) => renameMember("contextId", "context_id")(p) as JsonObject),
+  },
+  {
+    name: "context-id-missing",
+    kind: "fault",
+    description: "tasks in results carry no contextId",
+    spec: [V1_REQUIRED, V03_DATA],
+    applies: {},
+    ...onPayload(
+      (p) =>
+        mapObjects(p, (o) => {
+          if (!isTask(o)) return o;
+          const { contextId: _dropped, ...rest } = o;
+          return rest;
+        }) as JsonObject,
+    ),
+  },
+  {
+    name: "timestamp-offset",
+    kind: "fault",
+    description: "1.0 timestamps written with a +01:00 offset instead of Z (the same instant)",
+    spec: [{ version: "1.0.1", section: "5.6.1", quote: "Timestamps MUST NOT include timezone offsets other than 'Z' (all times are UTC)" }],
+    applies: { versions: ["1.0"] },
+    ...bodies((j) =>
+      mapObjects(j, (o) => {
+        if (typeof o.timestamp !== "string") return o;
+        const timestamp = withOffset(o.timestamp);
+        return timestamp === o.timestamp ? o : { ...o, timestamp };
+      }),
+    ),
+  },
+  {
+    name: "history-length-ignored",
+    kind: "fault",
+    description: "GetTask ignores historyLength: the request is forwarded without it, so the whole history comes back",
+    spec: [
+      { version: "1.0.1", section: "3.2.4", quote: "> 0: Return at most this many recent messages from the task's history" },
+      V03_DATA,
+    ],
+    applies: { operations: ["GetTask"] },
+    request: (req, ex) => {
+      if (ex.binding === "rest") {
+        const q = new URLSearchParams(req.query);
+        if (!q.has("historyLength")) return req;
+        q.delete("historyLength");
+        return { ...req, query: q.toString() };
+      }
+      const j = req.json;
+      if (!isObj(j) || !isObj(j.params) || !("historyLength" in j.params)) return req;
+      const { historyLength: _dropped, ...params } = j.params;
+      const json = { ...j, params };
+      return { ...req, json, body: JSON.stringify(json) };
+    },
+  },
+  {
+    name: "jsonrpc-id-not-echoed",
+    kind: "fault",
+    description: "JSON-RPC responses (and stream events) carry another id than the request's (a string id gets a suffix, a number id + 1)",
+    spec: [V03_RPC_ID, V1_JSON_RPC],
+    applies: { bindings: ["json-rpc"] },
+    ...bodies((j) => {
+      if (!isObj(j)) return j;
+      if (typeof j.id === "string") return { ...j, id: `${j.id}-other` };
+      return typeof j.id === "number" ? { ...j, id: j.id + 1 } : j;
+    }),
+  },
+  {
+    name: "task-not-found-as-internal-error",
+    kind: "fault",
+    description: "JSON-RPC TaskNotFoundError answered with code -32603 Internal error instead of -32001",
+    spec: [
+      V100_5_4("| `TaskNotFoundError` | `-32001` | `NOT_FOUND` | `404 Not Found` |"),
+      {
+        version: "0.3.0",
+        section: "8.2",
+        quote:
+          "| `-32001` | `TaskNotFoundError` | Task not found | The specified task `id` does not correspond to an existing or active task. It might be invalid, expired, or already completed and purged. |",
+      },
+    ],
+    applies: { bindings: ["json-rpc"] },
+    ...bodies((j) => {
+      const e = errorOf(j);
+      return e && e.code === -32001 ? withError(j as JsonObject, { ...e, code: -32603 }) : j;
+    }),
+  },
+  {
+    name: "rest-error-jsonrpc-code",
+    kind: "fault",
+    description: "1.0 HTTP+JSON A2A errors carry the JSON-RPC code in error.code (-32001 …) instead of the HTTP status",
+    spec: [
+      { version: "1.0.1", section: "11.6", quote: "Error Code: Mapped to the HTTP status code and the error.code field" },
+      {
+        version: "1.0.1",
+        section: "5.4",
+        quote:
+          "All A2A-specific errors defined in [Section 3.3.2](#332-error-handling) MUST be mapped to binding-specific error representations.",
+      },
+    ],
+    applies: { versions: ["1.0"], bindings: ["rest"] },
+    reply: (r) => {
+      const e = errorOf(r.body);
+      const reason = e && reasonOf(e);
+      const code = reason && JSON_RPC_CODES[reason];
+      return e && code ? { ...r, body: withError(r.body as JsonObject, { ...e, code }) } : r;
+    },
+  },
+  {
+    name: "rest-error-status-200",
+    kind: "fault",
+    description: "HTTP+JSON errors are answered with HTTP status 200 (the error body unchanged)",
+    spec: [
+      { version: "1.0.1", section: "11.6", quote: "Error Code: Mapped to the HTTP status code and the error.code field" },
+      {
+        version: "0.3.0",
+        section: "3.2.3",
+        quote:
+          "HTTP Status Codes: MUST use appropriate HTTP status codes (200, 400, 401, 403, 404, 500, etc.) that correspond to A2A error types.",
+      },
+    ],
+    applies: { bindings: ["rest"] },
+    reply: (r) => (r.status >= 400 && errorOf(r.body) ? { ...r, status: 200 } : r),
+  },
+  {
+    name: "list-tasks-next-page-token-absent",
+    kind: "fault",
+    description: "ListTasks results leave out nextPageToken on the last page (where it must be \"\")",
+    spec: [{ version: "1.0.1", section: "3.1.4", quote: "Note on nextPageToken: The nextPageToken field MUST always be present in the response." }],
+    applies: { versions: ["1.0"], operations: ["ListTasks"] },
+    ...onPayload((p) => {
+      if (p.nextPageToken !== "") return p;
+      const { nextPageToken: _dropped, ...rest } = p;
+      return rest;
+    }),
+  },
+  {
+    name: "sse-content-type-wrong",
+    kind: "fault",
+    description: "SSE streams are labelled Content-Type: text/plain instead of text/event-stream (the events unchanged)",
+    spec: [
+      { version: "1.0.1", section: "9.4.2", quote: "Response: HTTP 200 with Content-Type: text/event-stream" },
+      {
+        version: "0.3.0",
+        section: "3.3.1",
+        quote: "The server responds with an HTTP 200 OK status and a Content-Type header of text/event-stream.",
+      },
+    ],
+    applies: {},
+    streamHead: (h) => ({ ...h, headers: { ...h.headers, "content-type": "text/plain; charset=utf-8" } }),
+  },
+  {
+    name: "stream-never-closes",
+    kind: "fault",
+    description: "SSE streams stay open after the agent's last event (until the client hangs up)",
+    spec: [V1_STREAM_CLOSES, V03_STREAM_CLOSES],
+    applies: {},
+    holdOpen: true,
+  },
+  {
+    name: "stream-event-after-terminal",
+    kind: "fault",
+    description: "the terminal status event of a stream is sent twice (a status update after the terminal one)",
+    spec: [
+      V1_STREAM_CLOSES,
+      {
+        version: "1.0.1",
+        section: "11.7",
+        quote:
+          "Streaming responses are simple, linearly ordered sequences: first a Task (or single Message), then zero or more status or artifact update events until the task reaches a terminal or interrupted state, at which point the stream closes.",
+      },
+      V03_STREAM_CLOSES,
+    ],
+    applies: {},
+    event: (e, ex) => {
+      const p = eventPayload(e, ex);
+      const update = p && statusUpdateOf(p);
+      return update && TERMINAL.has(stateOf(update) ?? "") ? [e, { ...e }] : [e];
+    },
+  },
+  {
+    name: "v03-final-missing",
+    kind: "fault",
+    description: "0.3 status-update events carry no `final` member",
+    spec: [V03_DATA],
+    applies: { versions: ["0.3"] },
+    event: onStatusUpdate((u) => {
+      if (!("final" in u)) return u;
+      const { final: _dropped, ...rest } = u;
+      return rest;
+    }),
+  },
+  {
+    name: "v03-final-false",
+    kind: "fault",
+    description: "0.3 terminal status-update events say `final: false`",
+    spec: [V03_STREAM_CLOSES, V03_DATA],
+    applies: { versions: ["0.3"] },
+    event: onStatusUpdate((u) => (u.final === true ? { ...u, final: false } : u)),
+  },
+  {
+    name: "status-timestamp-backwards",
+    kind: "fault",
+    description: "the terminal status update of a stream is stamped one day before the agent's timestamp",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "3.5.2",
+        quote: "All implementations MUST deliver events in the order they were generated.",
+      },
+      {
+        version: "0.3.0",
+        section: "7.2",
+        quote:
+          "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
+      },
+    ],
+    applies: {},
+    event: onStatusUpdate((u) => {
+      const status = u.status as JsonObject;
+      const ms = TERMINAL.has(stateOf(u) ?? "") && typeof status.timestamp === "string" ? Date.parse(status.timestamp) : NaN;
+      return Number.isNaN(ms) ? u : { ...u, status: { ...status, timestamp: new Date(ms - 86_400_000).toISOString() } };
+    }),
+  },
+  {
+    name: "stream-task-snapshots",
+    kind: "fault",
+    description: "streams carry a whole Task snapshot in place of each status or artifact update event",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "3.1.2",
+        quote:
+          "If the agent returns a [Task](#411-task), the stream MUST begin with the Task object, followed by zero or more [TaskStatusUpdateEvent](#421-taskstatusupdateevent) or [TaskArtifactUpdateEvent](#422-taskartifactupdateevent) objects.",
+      },
+      V03_DATA,
+    ],
+    applies: { operations: ["SendStreamingMessage", "SubscribeToTask"] },
+    event: (e, ex) => {
+      const p = eventPayload(e, ex);
+      if (!p) return [e];
+      const { key, obj } = inner(p);
+      if (key === "task" || obj.kind === "task" || (key === undefined && isTask(obj))) {
+        streamTasks.set(ex, obj);
+        return [e];
+      }
+      const task = streamTasks.get(ex);
+      if (!task || key === "message" || obj.kind === "message") return [e];
+      const next = applyUpdate(task, p);
+      streamTasks.set(ex, next);
+      return [withEventPayload(e, ex, key ? { task: next } : { ...next, kind: "task" })];
+    },
+  },
+  {
+    name: "v1-result-unwrapped",
+    kind: "fault",
+    description: "1.0 SendMessage results are the bare Task or Message, without the `task` / `message` member around it",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "9.4.1",
+        quote: '/* SendMessageResponse object, contains one of: * "task": { Task object } * "message": { Message object } */',
+      },
+      {
+        version: "1.0.1",
+        section: "1.4",
+        quote:
+          "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
+      },
+    ],
+    applies: { versions: ["1.0"], operations: ["SendMessage"] },
+    ...onPayload((p) => {
+      const { key, obj } = inner(p);
+      return key === "task" || key === "message" ? obj : p;
+    }),
+  },
+  {
+    name: "v03-card-protocol-version-missing",
+    kind: "fault",
+    description: "the 0.3 agent card (served without A2A-Version) has no protocolVersion",
+    spec: [
+      {
+        version: "0.3.0",
+        section: "11.1.1",
+        quote: "Expose Agent Card: MUST provide a valid AgentCard document as defined in [Section 5](#5-agent-discovery-the-agent-card).",
+      },
+    ],
+    applies: { versions: ["0.3"], bindings: ["card"] },
+    reply: (r) => {
+      if (!isObj(r.body) || !("protocolVersion" in r.body)) return r;
+      const { protocolVersion: _dropped, ...card } = r.body;
+      return { ...r, body: card };
+    },
+  },
+  {
+    name: "card-name-missing",
+    kind: "fault",
+    description: "the agent card (either version) has no name",
+    spec: [
+      V1_REQUIRED,
+      {
+        version: "0.3.0",
+        section: "11.1.1",
+        quote: "Expose Agent Card: MUST provide a valid AgentCard document as defined in [Section 5](#5-agent-discovery-the-agent-card).",
+      },
+    ],
+    applies: { bindings: ["card"] },
+    reply: (r) => {
+      if (!isObj(r.body) || !("name" in r.body)) return r;
+      const { name: _dropped, ...card } = r.body;
+      return { ...r, body: card };
     },
   },
 ];

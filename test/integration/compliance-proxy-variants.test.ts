@@ -130,14 +130,13 @@ function expectVerdicts(report: Report, variants: string[], caseGlobs: string[])
 }
 
 describe.concurrent("the compliance suite through the rewriting proxy, in front of the reference server", () => {
-  it("knows at least 10 variants, a scope for each, and a check for each fault", () => {
+  // Every fault is checked against the official SDK server in compliance-proxy-faults.test.ts; the
+  // ones here are also checked against the reference server.
+  it("knows at least 10 variants, a scope for each, and faults of the table to check", () => {
     expect(VARIANTS.length).toBeGreaterThanOrEqual(10);
     expect(Object.keys(SCOPE).sort()).toEqual(VARIANTS.map((v) => v.name).sort());
-    expect(Object.keys(FAULT_CHECKS).sort()).toEqual(
-      REWRITES.filter((r) => r.kind === "fault")
-        .map((r) => r.name)
-        .sort(),
-    );
+    const faults = REWRITES.filter((r) => r.kind === "fault").map((r) => r.name);
+    for (const f of Object.keys(FAULT_CHECKS)) expect(faults).toContain(f);
   });
 
   for (const v of VARIANTS) {

@@ -18,6 +18,7 @@ import {
   type Reply,
   type Rewrite,
   type SseEvent,
+  type StreamHead,
 } from "../../src/compliance/rewrites.js";
 
 const SPEC_DIR = process.env.A2A_SPEC_DIR ?? join(import.meta.dirname, "..", "..", "..", "shared", "spec");
@@ -54,6 +55,11 @@ interface Sample {
   exchange: Exchange;
   reply?: Reply;
   event?: SseEvent;
+  head?: StreamHead;
+  /** Events of the same stream fed to the rewrite before `event` (not checked). */
+  before?: SseEvent[];
+  /** How many events `event` becomes (default 1). */
+  eventsOut?: number;
   /** Changed JSON pointers ("/status", "/headers/content-type", "/body/…", "/request/…"), or SSE line prefixes. */
   changes: string[];
   /** An exchange of the same kind the rewrite must leave as it is. */
@@ -64,6 +70,25 @@ const restEx = (method: string, path: string, extra: Partial<ProxyRequest> = {})
 const rpcEx = (method: string, params: Json = {}) => classify(rpc(method, params));
 const sendStream = rpcEx("SendStreamingMessage", { message: {} });
 const rpcEvent = streamEvent({ jsonrpc: "2.0", id: 1, result: { task } });
+const rpc03 = (method: string, params: Json = {}) => classify(rpc(method, params, {}));
+const stream03 = rpc03("message/stream", { message: {} });
+const completed = { state: "TASK_STATE_COMPLETED", timestamp: "2025-01-01T00:00:01.000Z" };
+const statusEvent = streamEvent({ jsonrpc: "2.0", id: 1, result: { statusUpdate: { taskId: "t1", contextId: "c1", status: completed } } });
+const workingEvent = streamEvent({
+  jsonrpc: "2.0",
+  id: 1,
+  result: { statusUpdate: { taskId: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" } } },
+});
+const statusEvent03 = streamEvent({
+  jsonrpc: "2.0",
+  id: 1,
+  result: { kind: "status-update", taskId: "t1", contextId: "c1", status: { state: "completed" }, final: true },
+});
+const mini = { id: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" } };
+const rpcReply = (result: Json) => okReply({ jsonrpc: "2.0", id: 1, result });
+const rpcError = (code: number) => okReply({ jsonrpc: "2.0", id: 1, error: { code, message: "m" } });
+const card03 = classify(req("GET", "/.well-known/agent-card.json", { headers: {} }));
+const card10 = classify(req("GET", "/.well-known/agent-card.json"));
 
 const SAMPLES: Record<string, Sample> = {
   "rest-not-cancelable-409": {
@@ -154,6 +179,127 @@ const SAMPLES: Record<string, Sample> = {
     reply: restError(400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
     changes: ["/body/error/details/0/domain"],
   },
+  "v03-kind-missing": {
+    exchange: rpc03("tasks/get", { id: "t1" }),
+    reply: rpcReply({ kind: "task", id: "t1", contextId: "c1", status: { state: "completed" } }),
+    changes: ["/body/result/kind"],
+    untouched: { exchange: rpcEx("GetTask"), reply: rpcReply({ kind: "task", ...mini }) },
+  },
+  "state-lower-case": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply(task),
+    changes: ["/body/result/status/state"],
+    untouched: { exchange: rpc03("tasks/get"), reply: rpcReply(task) },
+  },
+  "role-unprefixed": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply({ ...mini, history: [{ messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] }] }),
+    changes: ["/body/result/history/0/role"],
+  },
+  "snake-case-context-id": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply(mini),
+    changes: ["/body/result/contextId", "/body/result/context_id"],
+  },
+  "context-id-missing": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply(task),
+    changes: ["/body/result/contextId"],
+  },
+  "timestamp-offset": {
+    exchange: sendStream,
+    event: statusEvent,
+    changes: ["/event/result/statusUpdate/status/timestamp"],
+  },
+  "history-length-ignored": {
+    exchange: rpcEx("GetTask", { id: "t1", historyLength: 1 }),
+    changes: ["/request/params/historyLength"],
+    untouched: { exchange: rpcEx("GetTask", { id: "t1" }) },
+  },
+  "jsonrpc-id-not-echoed": { exchange: sendStream, event: rpcEvent, changes: ["/event/id"] },
+  "task-not-found-as-internal-error": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcError(-32001),
+    changes: ["/body/error/code"],
+    untouched: { exchange: rpcEx("CancelTask"), reply: rpcError(-32002) },
+  },
+  "rest-error-jsonrpc-code": {
+    exchange: restEx("GET", "/tasks/t1"),
+    reply: restError(404, "NOT_FOUND", "TASK_NOT_FOUND"),
+    changes: ["/body/error/code"],
+  },
+  "rest-error-status-200": {
+    exchange: restEx("GET", "/tasks/t1"),
+    reply: restError(404, "NOT_FOUND", "TASK_NOT_FOUND"),
+    changes: ["/status"],
+    untouched: { exchange: restEx("GET", "/tasks/t1"), reply: okReply(task) },
+  },
+  "list-tasks-next-page-token-absent": {
+    exchange: rpcEx("ListTasks"),
+    reply: rpcReply({ tasks: [mini], nextPageToken: "", pageSize: 50, totalSize: 1 }),
+    changes: ["/body/result/nextPageToken"],
+    untouched: { exchange: rpcEx("ListTasks"), reply: rpcReply({ tasks: [mini], nextPageToken: "p2", pageSize: 1, totalSize: 2 }) },
+  },
+  "sse-content-type-wrong": {
+    exchange: sendStream,
+    head: { status: 200, headers: { "content-type": "text/event-stream" } },
+    changes: ["/headers/content-type"],
+  },
+  "stream-never-closes": { exchange: sendStream, changes: ["holds the stream open"] },
+  "stream-event-after-terminal": {
+    exchange: sendStream,
+    event: statusEvent,
+    eventsOut: 2,
+    changes: ["+1 event"],
+    untouched: { exchange: sendStream, event: workingEvent },
+  },
+  "v03-final-missing": { exchange: stream03, event: statusEvent03, changes: ["/event/result/final"] },
+  "v03-final-false": { exchange: stream03, event: statusEvent03, changes: ["/event/result/final"] },
+  "status-timestamp-backwards": {
+    exchange: sendStream,
+    event: statusEvent,
+    changes: ["/event/result/statusUpdate/status/timestamp"],
+    untouched: { exchange: sendStream, event: workingEvent },
+  },
+  "stream-task-snapshots": {
+    exchange: rpcEx("SendStreamingMessage", { message: {} }),
+    before: [streamEvent({ jsonrpc: "2.0", id: 1, result: { task: { ...mini, status: { state: "TASK_STATE_WORKING" } } } })],
+    event: statusEvent,
+    changes: [
+      "/event/result/statusUpdate/contextId",
+      "/event/result/statusUpdate/status/state",
+      "/event/result/statusUpdate/status/timestamp",
+      "/event/result/statusUpdate/taskId",
+      "/event/result/task/contextId",
+      "/event/result/task/id",
+      "/event/result/task/status/state",
+      "/event/result/task/status/timestamp",
+    ],
+  },
+  "v1-result-unwrapped": {
+    exchange: rpcEx("SendMessage", { message: {} }),
+    reply: rpcReply({ task: mini }),
+    changes: [
+      "/body/result/contextId",
+      "/body/result/id",
+      "/body/result/status/state",
+      "/body/result/task/contextId",
+      "/body/result/task/id",
+      "/body/result/task/status/state",
+    ],
+  },
+  "v03-card-protocol-version-missing": {
+    exchange: card03,
+    reply: okReply({ name: "agent", protocolVersion: "0.3.0", url: "http://agent/a2a" }),
+    changes: ["/body/protocolVersion"],
+    untouched: { exchange: card10, reply: okReply({ name: "agent", protocolVersion: "0.3.0", url: "http://agent/a2a" }) },
+  },
+  "card-name-missing": {
+    exchange: card10,
+    reply: okReply({ name: "agent", supportedInterfaces: [] }),
+    changes: ["/body/name"],
+    untouched: { exchange: rpcEx("GetExtendedAgentCard"), reply: rpcReply({ name: "agent" }) },
+  },
 };
 
 /** Every leaf of a JSON value by JSON Pointer. */
@@ -234,20 +380,29 @@ describe("the rewrite table", () => {
       expect(JSON.parse(JSON.stringify(out.body))).toEqual(out.body);
       changes.push(...changedPaths(replyView(s.reply), replyView(out), ""));
     }
+    if (r.streamHead && s.head) {
+      const before = frozen(s.head);
+      const out = r.streamHead(s.head, ex);
+      expect(s.head, "the input is not mutated").toEqual(before);
+      changes.push(...changedPaths(s.head, out, ""));
+    }
+    if (r.holdOpen) changes.push("holds the stream open");
     if (r.event && s.event) {
+      (s.before ?? []).forEach((e, i) => r.event!(e, ex, i));
       const before = frozen(s.event);
       const out = r.event(s.event, ex, 3);
       expect(s.event, "the input is not mutated").toEqual(before);
       const text = out.map(serializeEvent).join("");
       const parsed = parseSse(text);
       const original = parseSse(serializeEvent(s.event));
-      expect(parsed.length, "one event in, one event out").toBe(1);
+      expect(parsed.length, "how many events one event becomes").toBe(s.eventsOut ?? 1);
+      if (parsed.length > 1) changes.push(`+${parsed.length - 1} event`);
       changes.push(...changedPaths(original[0].json, parsed[0].json, "/event"));
       if (parsed[0].event !== undefined) changes.push(`event: ${parsed[0].event}`);
       if (parsed[0].id !== undefined) changes.push(`id: ${parsed[0].id}`);
       if (text.includes("\r\n")) changes.push("eol");
       if (/^:/m.test(text)) changes.push(...text.split(/\r?\n/).filter((l) => l.startsWith(":")));
-      if (text.split(/\r?\n/).filter((l) => l.startsWith("data:")).length > 1) changes.push("data lines");
+      if (text.split(/\r?\n/).filter((l) => l.startsWith("data:")).length > parsed.length) changes.push("data lines");
     }
     return changes.sort();
   }
