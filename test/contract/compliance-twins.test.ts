@@ -62,6 +62,17 @@ const pairs = cases
   .map((c) => [c, byId.get(c.id.replace(/^v1_0\//, "v0_3/"))] as const)
   .filter((p): p is readonly [Case, Case] => p[1] !== undefined);
 
+/**
+ * Twins whose error expectations differ on purpose, because the two texts differ: 0.3 states the rule
+ * without a code (or allows a result), 1.0 maps it to one.
+ */
+const ERROR_CODES_DIFFER: Record<string, string> = {
+  "json-rpc/send-message/message-to-ended-task-is-refused":
+    "0.3.0 §7.1 says only that sending to an ended task 'will result in an error'; 1.0 maps it to UnsupportedOperationError",
+  "json-rpc/streaming/subscribe-to-ended-task":
+    "0.3.0 §7.9 leaves a resubscription to the server (a MAY case that accepts a stream); 1.0 §3.1.6 refuses with UnsupportedOperationError",
+};
+
 describe("compliance twins stay consistent through the versioning layer", () => {
   it("there are twins to compare, most of them step by step", () => {
     expect(pairs.length).toBeGreaterThan(30);
@@ -69,15 +80,21 @@ describe("compliance twins stay consistent through the versioning layer", () => 
     expect(comparable.length).toBeGreaterThan(pairs.length / 2);
   });
 
-  it.each(pairs.map(([a, b]) => [a.id.replace(/^v1_0\//, ""), a, b] as const))("%s", (_name, c10, c03) => {
+  it("every listed difference names a pair that exists", () => {
+    const names = new Set(pairs.map(([a]) => a.id.replace(/^v1_0\//, "")));
+    for (const name of Object.keys(ERROR_CODES_DIFFER)) expect(names.has(name), name).toBe(true);
+  });
+
+  it.each(pairs.map(([a, b]) => [a.id.replace(/^v1_0\//, ""), a, b] as const))("%s", (name, c10, c03) => {
     const a = calls(c10);
     const b = calls(c03);
     if (!a || !b || a.length !== b.length) return; // different step shapes: compared by hand, not here
     expect(b.map((x) => x.operation)).toEqual(a.map((x) => x.operation));
+    for (let i = 0; i < a.length; i++) expect(meaning("0.3", b[i]), `step ${i + 1}`).toEqual(meaning("1.0", a[i]));
+    if (ERROR_CODES_DIFFER[name]) return;
     // Where 0.3 allows more codes than 1.0 (an optional method may answer -32601), it must still
     // accept every code the 1.0 twin expects.
     expect(b.map((x) => x.errorCodes.length > 0)).toEqual(a.map((x) => x.errorCodes.length > 0));
     for (let i = 0; i < a.length; i++) expect(b[i].errorCodes, `step ${i + 1}`).toEqual(expect.arrayContaining(a[i].errorCodes));
-    for (let i = 0; i < a.length; i++) expect(meaning("0.3", b[i]), `step ${i + 1}`).toEqual(meaning("1.0", a[i]));
   });
 });
