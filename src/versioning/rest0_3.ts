@@ -39,7 +39,7 @@ import { decode, encode } from "../runtime/protojson.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { LossLog, type LossDirection, type Translated } from "./loss.js";
-import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
 import {
   canonicalBase64,
   compact,
@@ -51,12 +51,12 @@ import {
   state1_0ToPb,
   statePbTo1_0,
   str,
-  timestampTo1_0,
   translate,
-  translateArtifact,
   untranslatable,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
+import { PB_FIELDS } from "./translate/fields.js";
+import { walkers } from "./translate/model.js";
 
 import pb = v0_3.pb;
 
@@ -109,24 +109,7 @@ function canonicalPb<I>(input: I, validate: ValidateFunction): I {
   }
 }
 
-const keys = (...k: string[]): ReadonlySet<string> => new Set(k);
-/** Fields of the D03-PB messages that differ from the 1.0 ones (FIELDS in translate/common.ts). */
-const KP = {
-  part: keys("text", "file", "data", "metadata"),
-  file: keys("fileWithUri", "fileWithBytes", "mimeType", "name"),
-  dataPart: keys("data"),
-  message: keys("messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"),
-  statusUpdate: keys("taskId", "contextId", "status", "final", "metadata"),
-  pushConfig: keys("id", "url", "token", "authentication"),
-  authInfo: keys("schemes", "credentials"),
-  sendRequest: keys("message", "configuration", "metadata"),
-  sendConfig: keys("acceptedOutputModes", "pushNotification", "historyLength", "blocking"),
-  getTask: keys("name", "historyLength"),
-  named: keys("name"),
-  taskPushConfig: keys("name", "pushNotificationConfig"),
-  createPushConfig: keys("parent", "configId", "config"),
-  listPushConfigs: keys("parent", "pageSize", "pageToken"),
-};
+const KP = PB_FIELDS;
 
 // ---- resource names ----------------------------------------------------------------------------
 
@@ -222,183 +205,35 @@ function partBodyUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
   throw untranslatable(path, "a part must set one of text, file, data");
 }
 
-function partsUp(parts: pb.PartJson[] | undefined, path: string, log: LossLog): v1_0.PartJson[] {
-  if (!parts || parts.length === 0)
-    throw untranslatable(path, "1.0 requires at least one part; an empty 0.3 parts list cannot be upgraded (L27)", "L27");
-  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
-}
-const partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLog) =>
-  (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
+// ---- Message, TaskStatus, Artifact, Task, stream events (translate/model.ts) -------------------------
 
-// ---- Message, TaskStatus, Artifact, Task -----------------------------------------------------------
-
-function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): pb.MessageJson {
-  reportUnknown(m, FIELDS.message, path, log);
-  if (m.referenceTaskIds?.length) log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: m.role,
-    content: partsDown(m.parts, `${path}/parts`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-  });
+interface PbModel {
+  Part: pb.PartJson;
+  Message: pb.MessageJson;
+  TaskStatus: pb.TaskStatusJson;
+  Task: pb.TaskJson;
+  Artifact: pb.ArtifactJson;
+  StatusUpdate: pb.TaskStatusUpdateEventJson;
+  ArtifactUpdate: pb.TaskArtifactUpdateEventJson;
+  StreamResponse: pb.StreamResponseJson;
+  SendMessageResponse: pb.SendMessageResponseJson;
 }
 
-function messageUp(m: pb.MessageJson, path: string, log: LossLog): v1_0.MessageJson {
-  reportUnknown(m, KP.message, path, log);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: m.role,
-    parts: partsUp(m.content, `${path}/content`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-  });
-}
-
-function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): pb.TaskStatusJson {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: s.state === undefined ? undefined : (state1_0ToPb(s.state) as pb.TaskStateJson),
-    message: s.message && messageDown(s.message, `${path}/message`, log),
-    timestamp: s.timestamp,
-  });
-}
-
-function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskStatusJson {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: (s.state === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s.state)) as v1_0.TaskStateJson,
-    message: s.message && messageUp(s.message, `${path}/message`, log),
-    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
-  });
-}
-
-function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.ArtifactJson {
-  return translateArtifact(a, path, log, partsDown) as pb.ArtifactJson;
-}
-
-function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.ArtifactJson {
-  return translateArtifact(a, path, log, partsUp) as v1_0.ArtifactJson;
-}
-
-function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: t.status && statusDown(t.status, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-function taskUp(t: pb.TaskJson, path: string, log: LossLog): v1_0.TaskJson {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: statusUp(t.status ?? {}, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-// ---- stream events ---------------------------------------------------------------------------------
-
-function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): pb.TaskStatusUpdateEventJson {
-  reportUnknown(e, FIELDS.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: e.status && statusDown(e.status, `${path}/status`, log),
-    final,
-    metadata: e.metadata,
-  });
-}
-
-function statusUpdateUp(e: pb.TaskStatusUpdateEventJson, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
-  reportUnknown(e, KP.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  log.add(
-    "L21",
-    `${path}/final`,
-    `final=${e.final === true} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
-  );
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: statusUp(e.status ?? {}, `${path}/status`, log),
-    metadata: e.metadata,
-  });
-}
-
-function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): pb.TaskArtifactUpdateEventJson {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-function artifactUpdateUp(e: pb.TaskArtifactUpdateEventJson, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  if (!e.artifact) throw untranslatable(`${path}/artifact`, "1.0 requires the artifact of an artifact update");
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-const STREAM_MEMBERS = ["task", "message", "statusUpdate", "artifactUpdate"] as const;
-
-function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): pb.StreamResponseJson {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
-    case "task":
-      return { task: taskDown(r.task!, "/task", log) };
-    case "message":
-      return { message: messageDown(r.message!, "/message", log) };
-    case "statusUpdate":
-      return { statusUpdate: statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log) };
-    case "artifactUpdate":
-      return { artifactUpdate: artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log) };
-  }
-}
-
-function streamUp(r: pb.StreamResponseJson, log: LossLog): v1_0.StreamResponseJson {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
-    case "task":
-      return { task: taskUp(r.task!, "/task", log) };
-    case "message":
-      return { message: messageUp(r.message!, "/message", log) };
-    case "statusUpdate":
-      return { statusUpdate: statusUpdateUp(r.statusUpdate!, "/statusUpdate", log) };
-    case "artifactUpdate":
-      return { artifactUpdate: artifactUpdateUp(r.artifactUpdate!, "/artifactUpdate", log) };
-  }
-}
+const W = walkers<PbModel>({
+  fields: KP,
+  tagged: false,
+  partsKey: "content",
+  referenceTaskIds: false,
+  contextIdRequired: false,
+  roleUp: (r) => r as v1_0.MessageJson["role"],
+  roleDown: (r) => r,
+  stateUp: (s) => (s === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s)) as v1_0.TaskStateJson,
+  stateDown: (s) => (s === undefined ? undefined : state1_0ToPb(s)),
+  partUp,
+  partDown,
+});
+const { messageUp, messageDown, statusUp, statusDown, artifactUp, artifactDown, taskUp, taskDown } = W;
+const { statusUpdateUp, statusUpdateDown, artifactUpdateUp, artifactUpdateDown, streamUp, streamDown } = W;
 
 // ---- exported: core objects ----------------------------------------------------------------------------
 
@@ -446,19 +281,9 @@ export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: Downgr
   run(r, V1.StreamResponse, VP.StreamResponse, "to-0.3", (x, log) => streamDown(x, opts.final, log));
 
 export const upgradeSendMessageResponse = (r: pb.SendMessageResponseJson): Translated<v1_0.SendMessageResponseJson> =>
-  run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? { task: taskUp(x.task!, "/task", log) }
-      : { message: messageUp(x.message!, "/message", log) };
-  });
+  run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<pb.SendMessageResponseJson> =>
-  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? { task: taskDown(x.task!, "/task", log) }
-      : { message: messageDown(x.message!, "/message", log) };
-  });
+  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", W.sendResponseDown);
 
 // ---- SendMessageRequest ------------------------------------------------------------------------------
 
@@ -585,7 +410,7 @@ export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<
 
 export const upgradeCancelTaskRequest = (r: pb.CancelTaskRequestJson): Translated<v1_0.CancelTaskRequestJson> =>
   run(r, VP.CancelTaskRequest, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.cancelTask, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<pb.CancelTaskRequestJson> =>
@@ -599,7 +424,7 @@ export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Trans
 
 export const upgradeSubscribeToTaskRequest = (r: pb.TaskSubscriptionRequestJson): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(r, VP.TaskSubscriptionRequest, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.subscribe, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<pb.TaskSubscriptionRequestJson> =>
@@ -658,14 +483,14 @@ export const upgradeGetPushConfigParams = (
   r: pb.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(r, VP.GetTaskPushNotificationConfigRequest, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.getPushConfig, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<pb.GetTaskPushNotificationConfigRequestJson> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, VP.GetTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.getPushConfig, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -713,14 +538,14 @@ export const upgradeDeletePushConfigParams = (
   r: pb.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, VP.DeleteTaskPushNotificationConfigRequest, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.deletePushConfig, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<pb.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, VP.DeleteTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.deletePushConfig, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -814,7 +639,7 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
 }
 
 function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
+  reportUnknown(c, KP.agentCard, "", log);
   const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
   const caps = c.capabilities ?? {};
   if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");

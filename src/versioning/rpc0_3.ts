@@ -48,14 +48,14 @@ import {
   reportUnknown,
   scanPrecision,
   str,
-  timestampTo1_0,
   translate,
-  translateArtifact,
   untranslatable,
   validateInput,
   validateOutput,
 } from "./translate/common.js";
-import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { RPC_FIELDS } from "./translate/fields.js";
+import { walkers } from "./translate/model.js";
+import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
 
 const D03 = "A2A 0.3 JSON-RPC";
 
@@ -79,26 +79,7 @@ function run<I, O>(
   return translate(input, inV, outV, direction, D03, fn);
 }
 
-const keys = (...k: string[]) => new Set(k);
-const K = {
-  text3: keys("kind", "text", "metadata"),
-  file3: keys("kind", "file", "metadata"),
-  fileBody3: keys("bytes", "uri", "mimeType", "name"),
-  data3: keys("kind", "data", "metadata"),
-  msg3: keys("kind", "messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
-  status3: keys("state", "message", "timestamp"),
-  task3: keys("kind", "id", "contextId", "status", "artifacts", "history", "metadata"),
-  su3: keys("kind", "taskId", "contextId", "status", "final", "metadata"),
-  au3: keys("kind", "taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
-  send3: keys("message", "configuration", "metadata"),
-  conf3: keys("acceptedOutputModes", "pushNotificationConfig", "historyLength", "blocking"),
-  push3: keys("id", "url", "token", "authentication"),
-  tpnc3: keys("taskId", "pushNotificationConfig"),
-  auth3: keys("schemes", "credentials"),
-  taskQuery3: keys("id", "historyLength", "metadata"),
-  taskId3: keys("id", "metadata"),
-  pushConfigRef3: keys("id", "pushNotificationConfigId", "metadata"),
-};
+const K = RPC_FIELDS;
 
 // ---- Part ----------------------------------------------------------------------------------------
 
@@ -152,13 +133,13 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
   if (meta) scanPrecision(meta, `${path}/metadata`, log);
   switch (p.kind) {
     case "text":
-      reportUnknown(p, K.text3, path, log);
+      reportUnknown(p, K.textPart, path, log);
       out.text = p.text;
       break;
     case "file": {
-      reportUnknown(p, K.file3, path, log);
+      reportUnknown(p, K.filePart, path, log);
       const f = p.file as Partial<v0_3.FileWithBytes & v0_3.FileWithUri>;
-      reportUnknown(f, K.fileBody3, `${path}/file`, log);
+      reportUnknown(f, K.file, `${path}/file`, log);
       if (f.bytes !== undefined) {
         out.raw = canonicalBase64(f.bytes, `${path}/file/bytes`);
         if (f.uri !== undefined) log.add("L24", `${path}/file/uri`, "a file part with both bytes and uri keeps bytes; uri dropped");
@@ -168,7 +149,7 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
       break;
     }
     case "data": {
-      reportUnknown(p, K.data3, path, log);
+      reportUnknown(p, K.dataPart, path, log);
       scanPrecision(p.data, `${path}/data`, log);
       const d = p.data;
       if (meta?.[DATA_COMPAT_KEY] === true && Object.keys(d).length === 1 && "value" in d) out.data = d.value as v1_0.PartJson["data"];
@@ -188,201 +169,42 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
   return out;
 }
 
-function partsUp(parts: v0_3.Part[], path: string, log: LossLog): v1_0.PartJson[] {
-  if (parts.length === 0)
-    throw untranslatable(path, "1.0 requires at least one part; a 0.3 empty parts array cannot be upgraded (L27)", "L27");
-  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
-}
-
-function partsDown(parts: v1_0.PartJson[] | undefined, path: string, log: LossLog): v0_3.Part[] {
-  return (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
-}
-
-// ---- Message, TaskStatus, Artifact, Task -------------------------------------------------------------
+// ---- Message, TaskStatus, Artifact, Task, stream events (translate/model.ts) -------------------------
 
 const ROLE_DOWN = { ROLE_USER: "user", ROLE_AGENT: "agent" } as const;
 const ROLE_UP = { user: "ROLE_USER", agent: "ROLE_AGENT" } as const;
 
-export function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): v0_3.Message {
-  reportUnknown(m, FIELDS.message, path, log);
-  const role = ROLE_DOWN[m.role as keyof typeof ROLE_DOWN];
-  if (!role) throw untranslatable(`${path}/role`, `role ${JSON.stringify(m.role)} has no 0.3 form (0.3 knows "user" and "agent")`);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "message" as const,
-    messageId: m.messageId as string,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role,
-    parts: partsDown(m.parts, `${path}/parts`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-    referenceTaskIds: m.referenceTaskIds,
-  });
+interface RpcModel {
+  Part: v0_3.Part;
+  Message: v0_3.Message;
+  TaskStatus: v0_3.TaskStatus;
+  Task: v0_3.Task;
+  Artifact: v0_3.Artifact;
+  StatusUpdate: v0_3.TaskStatusUpdateEvent;
+  ArtifactUpdate: v0_3.TaskArtifactUpdateEvent;
+  StreamResponse: StreamResult0_3;
+  SendMessageResponse: SendMessageResult0_3;
 }
 
-export function messageUp(m: v0_3.Message, path: string, log: LossLog): v1_0.MessageJson {
-  reportUnknown(m, K.msg3, path, log);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: ROLE_UP[m.role],
-    parts: partsUp(m.parts, `${path}/parts`, log),
-    metadata: m.metadata as v1_0.MessageJson["metadata"],
-    extensions: m.extensions,
-    referenceTaskIds: m.referenceTaskIds,
-  });
-}
-
-export function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): v0_3.TaskStatus {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: STATE_1_0_TO_RPC[s.state as keyof typeof STATE_1_0_TO_RPC],
-    message: s.message && messageDown(s.message, `${path}/message`, log),
-    timestamp: s.timestamp,
-  });
-}
-
-export function statusUp(s: v0_3.TaskStatus, path: string, log: LossLog): v1_0.TaskStatusJson {
-  reportUnknown(s, K.status3, path, log);
-  return compact({
-    state: STATE_RPC_TO_1_0[s.state],
-    message: s.message && messageUp(s.message, `${path}/message`, log),
-    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
-  });
-}
-
-export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): v0_3.Artifact {
-  return translateArtifact(a, path, log, partsDown) as v0_3.Artifact;
-}
-
-export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.ArtifactJson {
-  return translateArtifact(a, path, log, (parts, at, l) => partsUp(parts ?? [], at, l)) as v1_0.ArtifactJson;
-}
-
-export function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): v0_3.Task {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  let contextId = t.contextId;
-  if (contextId === undefined) {
-    log.add("L26", `${path}/contextId`, 'contextId is optional in 1.0 but required in 0.3; sent as ""');
-    contextId = "";
-  }
-  return compact({
-    kind: "task" as const,
-    id: t.id as string,
-    contextId,
-    status: statusDown(t.status as v1_0.TaskStatusJson, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-export function taskUp(t: v0_3.Task, path: string, log: LossLog): v1_0.TaskJson {
-  reportUnknown(t, K.task3, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: statusUp(t.status, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata as v1_0.TaskJson["metadata"],
-  });
-}
-
-// ---- stream events -------------------------------------------------------------------------------
-
-export function statusUpdateDown(
-  e: v1_0.TaskStatusUpdateEventJson,
-  final: boolean,
-  path: string,
-  log: LossLog,
-): v0_3.TaskStatusUpdateEvent {
-  reportUnknown(e, FIELDS.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "status-update" as const,
-    taskId: e.taskId as string,
-    contextId: e.contextId as string,
-    status: statusDown(e.status as v1_0.TaskStatusJson, `${path}/status`, log),
-    final,
-    metadata: e.metadata,
-  });
-}
-
-export function statusUpdateUp(e: v0_3.TaskStatusUpdateEvent, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
-  reportUnknown(e, K.su3, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  log.add(
-    "L21",
-    `${path}/final`,
-    `final=${e.final} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
-  );
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: statusUp(e.status, `${path}/status`, log),
-    metadata: e.metadata as v1_0.TaskStatusUpdateEventJson["metadata"],
-  });
-}
-
-export function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): v0_3.TaskArtifactUpdateEvent {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "artifact-update" as const,
-    taskId: e.taskId as string,
-    contextId: e.contextId as string,
-    artifact: artifactDown(e.artifact as v1_0.ArtifactJson, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-export function artifactUpdateUp(e: v0_3.TaskArtifactUpdateEvent, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
-  reportUnknown(e, K.au3, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata as v1_0.TaskArtifactUpdateEventJson["metadata"],
-  });
-}
-
-function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): StreamResult0_3 {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, ["task", "message", "statusUpdate", "artifactUpdate"], "", "StreamResponse")) {
-    case "task":
-      return taskDown(r.task!, "/task", log);
-    case "message":
-      return messageDown(r.message!, "/message", log);
-    case "statusUpdate":
-      return statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log);
-    default:
-      return artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log);
-  }
-}
-
-function streamUp(r: StreamResult0_3, log: LossLog): v1_0.StreamResponseJson {
-  switch (r.kind) {
-    case "task":
-      return { task: taskUp(r, "", log) };
-    case "message":
-      return { message: messageUp(r, "", log) };
-    case "status-update":
-      return { statusUpdate: statusUpdateUp(r, "", log) };
-    case "artifact-update":
-      return { artifactUpdate: artifactUpdateUp(r, "", log) };
-  }
-}
+const W = walkers<RpcModel>({
+  fields: K,
+  tagged: true,
+  partsKey: "parts",
+  referenceTaskIds: true,
+  contextIdRequired: true,
+  roleUp: (r) => ROLE_UP[r as keyof typeof ROLE_UP],
+  roleDown(r, path) {
+    const role = ROLE_DOWN[r as keyof typeof ROLE_DOWN];
+    if (!role) throw untranslatable(path, `role ${JSON.stringify(r)} has no 0.3 form (0.3 knows "user" and "agent")`);
+    return role;
+  },
+  stateUp: (s) => STATE_RPC_TO_1_0[s as keyof typeof STATE_RPC_TO_1_0],
+  stateDown: (s) => STATE_1_0_TO_RPC[s as keyof typeof STATE_1_0_TO_RPC],
+  partUp,
+  partDown,
+});
+const { messageUp, messageDown, statusUp, statusDown, artifactUp, artifactDown, taskUp, taskDown } = W;
+const { statusUpdateUp, statusUpdateDown, artifactUpdateUp, artifactUpdateDown, streamUp, streamDown } = W;
 
 const V3 = v0_3.validators;
 const V1 = v1_0.validators;
@@ -481,16 +303,9 @@ export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: Downgr
   run(r, V1.StreamResponse, streamResultValidator, "to-0.3", (x, log) => streamDown(x, opts.final, log));
 
 export const upgradeSendMessageResponse = (r: SendMessageResult0_3): Translated<v1_0.SendMessageResponseJson> =>
-  run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", (x, log) =>
-    x.kind === "task" ? { task: taskUp(x, "", log) } : { message: messageUp(x, "", log) },
-  );
+  run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<SendMessageResult0_3> =>
-  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? taskDown(x.task!, "/task", log)
-      : messageDown(x.message!, "/message", log);
-  });
+  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", W.sendResponseDown);
 
 // ---- push-notification config bodies --------------------------------------------------------------------
 
@@ -508,11 +323,11 @@ function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log:
 }
 
 function pushBodyUp(c: v0_3.PushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, K.push3, path, log);
+  reportUnknown(c, K.pushConfig, path, log);
   let authentication: v1_0.AuthenticationInfoJson | undefined;
   if (c.authentication) {
     const a = c.authentication;
-    reportUnknown(a, K.auth3, `${path}/authentication`, log);
+    reportUnknown(a, K.authInfo, `${path}/authentication`, log);
     if (a.schemes.length === 0)
       throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
     if (a.schemes.length > 1)
@@ -531,7 +346,7 @@ function tpncDown(c: v1_0.TaskPushNotificationConfigJson, log: LossLog): v0_3.Ta
 }
 
 function tpncUp(c: v0_3.TaskPushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, K.tpnc3, path, log);
+  reportUnknown(c, K.taskPushConfig, path, log);
   const body = pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log);
   return compact({ id: body.id, taskId: c.taskId, url: body.url, token: body.token, authentication: body.authentication });
 }
@@ -553,7 +368,7 @@ function configDown(c: v1_0.SendMessageConfigurationJson | undefined, log: LossL
 function configUp(c: v0_3.MessageSendConfiguration | undefined, log: LossLog): v1_0.SendMessageConfigurationJson | undefined {
   if (!c) return undefined;
   const path = "/configuration";
-  reportUnknown(c, K.conf3, path, log);
+  reportUnknown(c, K.sendConfig, path, log);
   const out = compact({
     acceptedOutputModes: c.acceptedOutputModes,
     taskPushNotificationConfig: c.pushNotificationConfig && pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log),
@@ -567,7 +382,7 @@ function configUp(c: v0_3.MessageSendConfiguration | undefined, log: LossLog): v
 /** The 0.3 `message/send` / `message/stream` params. `blocking` ⇄ `returnImmediately` inverted (§2.9). */
 export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated<v1_0.SendMessageRequestJson> =>
   run(p, V3.MessageSendParams, V1.SendMessageRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.send3, "", log);
+    reportUnknown(x, K.sendParams, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     return compact({
       message: messageUp(x.message, "/message", log),
@@ -599,7 +414,7 @@ function dropTenant(x: { tenant?: string }, log: LossLog): void {
 
 export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.GetTaskRequestJson> =>
   run(p, V3.TaskQueryParams, V1.GetTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskQuery3, "", log);
+    reportUnknown(x, K.taskQuery, "", log);
     dropMetadata(x, log, "tasks/get");
     return compact({ id: x.id, historyLength: x.historyLength });
   });
@@ -612,7 +427,7 @@ export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<
 
 export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.CancelTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     return compact({ id: x.id, metadata: x.metadata as v1_0.CancelTaskRequestJson["metadata"] });
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
@@ -624,7 +439,7 @@ export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Trans
 
 export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     dropMetadata(x, log, "tasks/resubscribe");
     return { id: x.id };
   });
@@ -663,7 +478,7 @@ export const upgradeGetPushConfigParams = (
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(p, V3.GetTaskPushNotificationConfigParams, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
     const q = x as v0_3.GetTaskPushNotificationConfigParams;
-    reportUnknown(q, K.pushConfigRef3, "", log);
+    reportUnknown(q, K.getPushConfig, "", log);
     dropMetadata(q, log, "tasks/pushNotificationConfig/get");
     if (q.pushNotificationConfigId === undefined)
       log.add(
@@ -677,7 +492,7 @@ export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.getPushConfig, "", log);
     dropTenant(x, log);
     return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
   });
@@ -686,7 +501,7 @@ export const upgradeListPushConfigParams = (
   p: v0_3.ListTaskPushNotificationConfigParams,
 ): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
   run(p, V3.ListTaskPushNotificationConfigParams, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/list");
     return { taskId: x.id };
   });
@@ -728,7 +543,7 @@ export const upgradeDeletePushConfigParams = (
   p: v0_3.DeleteTaskPushNotificationConfigParams,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(p, V3.DeleteTaskPushNotificationConfigParams, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.pushConfigRef3, "", log);
+    reportUnknown(x, K.deletePushConfig, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/delete");
     return { taskId: x.id, id: x.pushNotificationConfigId };
   });
@@ -736,7 +551,7 @@ export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.deletePushConfig, "", log);
     dropTenant(x, log);
     return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
   });
@@ -983,7 +798,7 @@ function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
 }
 
 function cardUp(c: v0_3.AgentCard, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
+  reportUnknown(c, K.agentCard, "", log);
   const version = cardVersionUp(c.protocolVersion, log);
   const caps = c.capabilities;
   if (caps.stateTransitionHistory !== undefined)

@@ -65,25 +65,3 @@ export function interfacesUp(
   }
   return out;
 }
-
-/** The fields of a 0.3 AgentCard the translators read (the same names in D03-RPC and D03-PB). */
-export const AGENT_CARD_FIELDS_0_3: ReadonlySet<string> = new Set([
-  "protocolVersion",
-  "name",
-  "description",
-  "url",
-  "preferredTransport",
-  "additionalInterfaces",
-  "provider",
-  "version",
-  "documentationUrl",
-  "capabilities",
-  "securitySchemes",
-  "security",
-  "defaultInputModes",
-  "defaultOutputModes",
-  "skills",
-  "supportsAuthenticatedExtendedCard",
-  "signatures",
-  "iconUrl",
-]);
