@@ -39,13 +39,12 @@ import { decode, encode } from "../runtime/protojson.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { LossLog, type LossDirection, type Translated } from "./loss.js";
-import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { cardDown, cardUp } from "./translate/card-rest.js";
 import {
   canonicalBase64,
   compact,
   FIELDS,
   isObject,
-  oneMember,
   reportUnknown,
   scanPrecision,
   state1_0ToPb,
@@ -564,121 +563,7 @@ export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Tra
   return log.done({});
 }
 
-// ---- AgentCard ------------------------------------------------------------------------------------
-
-function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuthFlowsJson {
-  if (f.deviceCode) {
-    log.add("L8", `${path}/deviceCode`, "the deviceCode OAuth flow has no 0.3 form; dropped");
-    return {};
-  }
-  if (f.authorizationCode) {
-    const { pkceRequired, ...rest } = f.authorizationCode;
-    if (pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
-    return { authorizationCode: rest };
-  }
-  return f as pb.OAuthFlowsJson;
-}
-
-function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
-  if (!s) return undefined;
-  const out: { [k: string]: pb.SecuritySchemeJson } = {};
-  for (const [k, v] of Object.entries(s)) {
-    const path = `/securitySchemes/${k}`;
-    oneMember(
-      v,
-      ["apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme", "openIdConnectSecurityScheme", "mtlsSecurityScheme"],
-      path,
-      "SecurityScheme",
-    );
-    if (!v.oauth2SecurityScheme) {
-      out[k] = v as pb.SecuritySchemeJson;
-      continue;
-    }
-    const flows = flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log);
-    // D03-PB OAuthFlows is a oneof that must be set: a scheme left without a flow cannot be shown.
-    if (Object.keys(flows).length === 0) {
-      log.add("L8", path, `scheme "${k}" has no flow a 0.3 client can use; the scheme is not shown (requirements naming it stay)`);
-      continue;
-    }
-    out[k] = { oauth2SecurityScheme: compact({ ...v.oauth2SecurityScheme, flows }) };
-  }
-  return out;
-}
-
-function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
-  reportUnknown(c, FIELDS.agentCard, "", log);
-  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
-  const main = legacy[0];
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
-  if (str(c.iconUrl)) log.add("L11", "/iconUrl", "the v0.3.0 proto AgentCard has no iconUrl; dropped");
-  return compact({
-    protocolVersion: cardVersionDown(main.protocolVersion),
-    name: c.name,
-    description: c.description,
-    url: main.url,
-    preferredTransport: main.protocolBinding || "JSONRPC",
-    additionalInterfaces:
-      legacy.length > 1
-        ? legacy.map((i, n) => ({ url: i.url, transport: n === 0 ? i.protocolBinding || "JSONRPC" : i.protocolBinding }))
-        : undefined,
-    provider: c.provider,
-    version: c.version,
-    documentationUrl: c.documentationUrl,
-    capabilities: compact({ streaming: caps.streaming, pushNotifications: caps.pushNotifications, extensions: caps.extensions }),
-    securitySchemes: schemesDown(c.securitySchemes, log),
-    security: c.securityRequirements,
-    defaultInputModes: c.defaultInputModes,
-    defaultOutputModes: c.defaultOutputModes,
-    skills: c.skills?.map((s) => {
-      const { securityRequirements, ...rest } = s;
-      return compact({ ...rest, security: securityRequirements });
-    }),
-    supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
-  });
-}
-
-function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, KP.agentCard, "", log);
-  const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
-  // ProtoJSON omits "" and [] — the fields 1.0 requires get their default back.
-  return compact({
-    name: c.name ?? "",
-    description: c.description ?? "",
-    supportedInterfaces: interfacesUp(
-      { url: c.url ?? "", transport: c.preferredTransport || "JSONRPC" },
-      c.additionalInterfaces?.map((i) => ({ url: i.url ?? "", transport: i.transport ?? "" })),
-      version,
-    ),
-    provider: c.provider,
-    version: c.version ?? "",
-    documentationUrl: c.documentationUrl,
-    capabilities: compact({
-      streaming: caps.streaming,
-      pushNotifications: caps.pushNotifications,
-      extensions: caps.extensions,
-      extendedAgentCard: c.supportsAuthenticatedExtendedCard,
-    }),
-    securitySchemes: c.securitySchemes as v1_0.AgentCardJson["securitySchemes"],
-    securityRequirements: c.security,
-    defaultInputModes: c.defaultInputModes ?? [],
-    defaultOutputModes: c.defaultOutputModes ?? [],
-    skills: (c.skills ?? []).map((s) => {
-      const { security, ...rest } = s;
-      return compact({
-        ...rest,
-        id: s.id ?? "",
-        name: s.name ?? "",
-        description: s.description ?? "",
-        tags: s.tags ?? [],
-        securityRequirements: security,
-      });
-    }),
-    iconUrl: (c as { iconUrl?: string }).iconUrl, // 0.3.x proto field #18, accepted on input
-  });
-}
+// ---- AgentCard (translate/card-rest.ts) ----------------------------------------------------------------
 
 export const upgradeAgentCard = (c: pb.AgentCardJson): Translated<v1_0.AgentCardJson> =>
   run(c, VP.AgentCard, V1.AgentCard, "to-1.0", cardUp);
