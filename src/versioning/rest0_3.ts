@@ -56,6 +56,7 @@ import {
 import { invalidParams } from "./errors.js";
 import { PB_FIELDS } from "./translate/fields.js";
 import { walkers } from "./translate/model.js";
+import { dropTenant, pushBodyDown as pushDown, pushBodyUp as pushUp } from "./translate/push.js";
 
 import pb = v0_3.pb;
 
@@ -286,42 +287,9 @@ export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): T
 
 // ---- SendMessageRequest ------------------------------------------------------------------------------
 
-function dropTenant(x: { tenant?: string }, path: string, log: LossLog): void {
-  if (str(x.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-}
-
-function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): pb.PushNotificationConfigJson {
-  reportUnknown(c, FIELDS.pushConfig, path, log);
-  dropTenant(c, path, log);
-  if (inSend && str(c.taskId))
-    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
-  let authentication: pb.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
-    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
-
-function pushBodyUp(c: pb.PushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, KP.pushConfig, path, log);
-  let authentication: v1_0.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    const a = c.authentication;
-    reportUnknown(a, KP.authInfo, `${path}/authentication`, log);
-    const schemes = a.schemes ?? [];
-    if (schemes.length === 0)
-      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
-    if (schemes.length > 1)
-      log.add(
-        "L15",
-        `${path}/authentication/schemes`,
-        `1.0 carries one scheme; kept "${schemes[0]}", dropped ${JSON.stringify(schemes.slice(1))}`,
-      );
-    authentication = compact({ scheme: schemes[0], credentials: a.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
+const pushBodyDown = (c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean) =>
+  pushDown(c, path, log, inSend) as pb.PushNotificationConfigJson;
+const pushBodyUp = (c: pb.PushNotificationConfigJson, path: string, log: LossLog) => pushUp(c, KP, path, log);
 
 function historyDown(n: number | string | undefined, path: string, log: LossLog): number | undefined {
   if (n === undefined) return undefined;

@@ -55,6 +55,7 @@ import {
 } from "./translate/common.js";
 import { RPC_FIELDS } from "./translate/fields.js";
 import { walkers } from "./translate/model.js";
+import { dropTenant, pushBodyDown as pushDown, pushBodyUp as pushUp } from "./translate/push.js";
 import { cardDown, cardUp } from "./translate/card-rpc.js";
 
 const D03 = "A2A 0.3 JSON-RPC";
@@ -309,37 +310,9 @@ export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): T
 
 // ---- push-notification config bodies --------------------------------------------------------------------
 
-function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): v0_3.PushNotificationConfig {
-  reportUnknown(c, FIELDS.pushConfig, path, log);
-  if (str(c.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-  if (inSend && str(c.taskId))
-    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
-  let authentication: v0_3.PushNotificationAuthenticationInfo | undefined;
-  if (c.authentication) {
-    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
-    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
-  }
-  return compact({ id: c.id, url: c.url as string, token: c.token, authentication });
-}
-
-function pushBodyUp(c: v0_3.PushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, K.pushConfig, path, log);
-  let authentication: v1_0.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    const a = c.authentication;
-    reportUnknown(a, K.authInfo, `${path}/authentication`, log);
-    if (a.schemes.length === 0)
-      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
-    if (a.schemes.length > 1)
-      log.add(
-        "L15",
-        `${path}/authentication/schemes`,
-        `1.0 carries one scheme; kept "${a.schemes[0]}", dropped ${JSON.stringify(a.schemes.slice(1))}`,
-      );
-    authentication = compact({ scheme: a.schemes[0], credentials: a.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
+const pushBodyDown = (c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean) =>
+  pushDown(c, path, log, inSend) as v0_3.PushNotificationConfig;
+const pushBodyUp = (c: v0_3.PushNotificationConfig, path: string, log: LossLog) => pushUp(c, K, path, log);
 
 function tpncDown(c: v1_0.TaskPushNotificationConfigJson, log: LossLog): v0_3.TaskPushNotificationConfig {
   return { taskId: c.taskId ?? "", pushNotificationConfig: pushBodyDown(c, "", log, false) };
@@ -393,7 +366,7 @@ export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated
 export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<v0_3.MessageSendParams> =>
   run(r, V1.SendMessageRequest, V3.MessageSendParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.sendRequest, "", log);
-    if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+    dropTenant(x, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     return compact({
       message: messageDown(x.message as v1_0.MessageJson, "/message", log),
@@ -408,10 +381,6 @@ function dropMetadata(x: { metadata?: Struct }, log: LossLog, what: string): voi
   if (x.metadata && Object.keys(x.metadata).length)
     log.add("L17", "/metadata", `${what} has no metadata field in 1.0; dropped ${JSON.stringify(Object.keys(x.metadata))}`);
 }
-function dropTenant(x: { tenant?: string }, log: LossLog): void {
-  if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-}
-
 export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.GetTaskRequestJson> =>
   run(p, V3.TaskQueryParams, V1.GetTaskRequest, "to-1.0", (x, log) => {
     reportUnknown(x, K.taskQuery, "", log);
@@ -421,7 +390,7 @@ export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.
 export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<v0_3.TaskQueryParams> =>
   run(r, V1.GetTaskRequest, V3.TaskQueryParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.getTask, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
   });
 
@@ -433,7 +402,7 @@ export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.CancelTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.cancelTask, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return compact({ id: x.id as string, metadata: x.metadata });
   });
 
@@ -446,7 +415,7 @@ export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.SubscribeToTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.subscribe, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return { id: x.id as string };
   });
 
@@ -493,7 +462,7 @@ export const downgradeGetPushConfigParams = (
 ): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.getPushConfig, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
   });
 
@@ -510,7 +479,7 @@ export const downgradeListPushConfigParams = (
 ): Translated<v0_3.ListTaskPushNotificationConfigParams> =>
   run(r, V1.ListTaskPushNotificationConfigsRequest, V3.ListTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.listPushConfigs, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     if (x.pageSize !== undefined || str(x.pageToken))
       log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
     return { id: x.taskId as string };
@@ -552,7 +521,7 @@ export const downgradeDeletePushConfigParams = (
 ): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.deletePushConfig, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
   });
 

@@ -3,8 +3,8 @@
 import type * as pb from "../../../generated/v0_3/a2a_pb.js";
 import type * as v1_0 from "../../../generated/v1_0/index.js";
 import type { LossLog } from "../loss.js";
-import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./card.js";
-import { compact, FIELDS, oneMember, reportUnknown, str } from "./common.js";
+import { cardDownStart, cardVersionDown, cardVersionUp, interfacesUp } from "./card.js";
+import { compact, oneMember, reportUnknown, str } from "./common.js";
 import { PB_FIELDS } from "./fields.js";
 
 function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuthFlowsJson {
@@ -47,11 +47,7 @@ function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, lo
 }
 
 export function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
-  reportUnknown(c, FIELDS.agentCard, "", log);
-  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
-  const main = legacy[0];
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
+  const { legacy, main, caps } = cardDownStart(c, log);
   if (str(c.iconUrl)) log.add("L11", "/iconUrl", "the v0.3.0 proto AgentCard has no iconUrl; dropped");
   return compact({
     protocolVersion: cardVersionDown(main.protocolVersion),

@@ -3,8 +3,8 @@
 import type * as v0_3 from "../../../generated/v0_3/index.js";
 import type * as v1_0 from "../../../generated/v1_0/index.js";
 import type { LossLog } from "../loss.js";
-import { cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./card.js";
-import { compact, FIELDS, oneMember, reportUnknown, untranslatable } from "./common.js";
+import { cardDownStart, cardVersionDown, cardVersionUp, interfacesUp } from "./card.js";
+import { compact, oneMember, reportUnknown, untranslatable } from "./common.js";
 import { RPC_FIELDS } from "./fields.js";
 
 const FLOW_PREFERENCE = ["authorizationCode", "clientCredentials", "password", "implicit"] as const;
@@ -153,11 +153,7 @@ function schemesUp(schemes: { [k: string]: v0_3.SecurityScheme } | undefined, lo
 }
 
 export function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
-  reportUnknown(c, FIELDS.agentCard, "", log);
-  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
-  const main = legacy[0];
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
+  const { legacy, main, caps } = cardDownStart(c, log);
   return compact({
     protocolVersion: cardVersionDown(main.protocolVersion),
     name: c.name as string,
