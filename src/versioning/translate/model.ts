@@ -49,8 +49,18 @@ export interface Shape<W extends ModelWire> {
 }
 
 type Member = "task" | "message" | "statusUpdate" | "artifactUpdate";
-const STREAM_MEMBERS: readonly Member[] = ["task", "message", "statusUpdate", "artifactUpdate"];
-const SEND_MEMBERS: readonly Member[] = ["task", "message"];
+/** A 1.0 oneof the dialects spell as a union (D03-RPC, by `kind`) or the same oneof (D03-PB). */
+interface Union {
+  what: string;
+  members: readonly Member[];
+  fields: Fields;
+}
+const STREAM: Union = {
+  what: "StreamResponse",
+  members: ["task", "message", "statusUpdate", "artifactUpdate"],
+  fields: FIELDS.streamResponse,
+};
+const SEND: Union = { what: "SendMessageResponse", members: ["task", "message"], fields: FIELDS.sendResponse };
 const KIND: Record<Member, string> = { task: "task", message: "message", statusUpdate: "status-update", artifactUpdate: "artifact-update" };
 const MEMBER_OF_KIND = Object.fromEntries(Object.entries(KIND).map(([m, k]) => [k, m])) as Record<string, Member>;
 
@@ -239,9 +249,9 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
   } as Record<Member, (x: unknown, path: string, log: LossLog) => unknown>;
 
   /** A 1.0 union (StreamResponse, SendMessageResponse) as the dialect's: by `kind` or a oneof wrapper. */
-  function unionDown(r: object, members: readonly Member[], what: string, final: boolean, log: LossLog): unknown {
-    reportUnknown(r, what === "StreamResponse" ? FIELDS.streamResponse : FIELDS.sendResponse, "", log);
-    const member = oneMember(r, members, "", what);
+  function unionDown(r: object, u: Union, final: boolean, log: LossLog): unknown {
+    reportUnknown(r, u.fields, "", log);
+    const member = oneMember(r, u.members, "", u.what);
     const x = (r as Struct)[member];
     const path = `/${member}`;
     const v =
@@ -256,13 +266,15 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
   }
 
   /** The dialect's union as the 1.0 oneof. */
-  function unionUp(r: object, members: readonly Member[], what: string, log: LossLog): unknown {
+  function unionUp(r: object, u: Union, log: LossLog): unknown {
     if (d.tagged) {
       const member = MEMBER_OF_KIND[(r as Struct).kind as string];
+      if (!member || !u.members.includes(member))
+        throw untranslatable("/kind", `a ${u.what} must be one of kind ${u.members.map((m) => KIND[m]).join(", ")}`);
       return { [member]: up[member](r, "", log) };
     }
-    reportUnknown(r, what === "StreamResponse" ? FIELDS.streamResponse : FIELDS.sendResponse, "", log);
-    const member = oneMember(r, members, "", what);
+    reportUnknown(r, u.fields, "", log);
+    const member = oneMember(r, u.members, "", u.what);
     return { [member]: up[member]((r as Struct)[member], `/${member}`, log) };
   }
 
@@ -281,12 +293,9 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
     statusUpdateDown,
     artifactUpdateUp,
     artifactUpdateDown,
-    streamUp: (r: W["StreamResponse"], log: LossLog) => unionUp(r, STREAM_MEMBERS, "StreamResponse", log) as v1_0.StreamResponseJson,
-    streamDown: (r: v1_0.StreamResponseJson, final: boolean, log: LossLog) =>
-      unionDown(r, STREAM_MEMBERS, "StreamResponse", final, log) as W["StreamResponse"],
-    sendResponseUp: (r: W["SendMessageResponse"], log: LossLog) =>
-      unionUp(r, SEND_MEMBERS, "SendMessageResponse", log) as v1_0.SendMessageResponseJson,
-    sendResponseDown: (r: v1_0.SendMessageResponseJson, log: LossLog) =>
-      unionDown(r, SEND_MEMBERS, "SendMessageResponse", false, log) as W["SendMessageResponse"],
+    streamUp: (r: W["StreamResponse"], log: LossLog) => unionUp(r, STREAM, log) as v1_0.StreamResponseJson,
+    streamDown: (r: v1_0.StreamResponseJson, final: boolean, log: LossLog) => unionDown(r, STREAM, final, log) as W["StreamResponse"],
+    sendResponseUp: (r: W["SendMessageResponse"], log: LossLog) => unionUp(r, SEND, log) as v1_0.SendMessageResponseJson,
+    sendResponseDown: (r: v1_0.SendMessageResponseJson, log: LossLog) => unionDown(r, SEND, false, log) as W["SendMessageResponse"],
   };
 }
