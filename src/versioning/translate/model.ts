@@ -66,7 +66,15 @@ const MEMBER_OF_KIND = Object.fromEntries(Object.entries(KIND).map(([m, k]) => [
 
 /** The shared walkers of one dialect. */
 export function walkers<W extends ModelWire>(d: Shape<W>) {
-  const tag = (kind: string) => (d.tagged ? { kind } : {});
+  /**
+   * `compact(members)` after the dialect's `kind` tag (if any). Built by adding members in order
+   * rather than by spread and computed keys, so V8 keeps one object shape per dialect (fast).
+   */
+  function tagged<T>(kind: string, members: Struct): T {
+    const out: Struct = d.tagged ? { kind } : {};
+    for (const k in members) if (members[k] !== undefined) out[k] = members[k];
+    return out as T;
+  }
 
   function partsUp(parts: W["Part"][] | undefined, path: string, log: LossLog): v1_0.PartJson[] {
     if (!parts || parts.length === 0)
@@ -82,19 +90,18 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
       log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
     const role = d.roleDown(m.role, `${path}/role`);
     if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-    return as<W["Message"]>(
-      compact({
-        ...tag("message"),
-        messageId: m.messageId,
-        contextId: m.contextId,
-        taskId: m.taskId,
-        role,
-        [d.partsKey]: partsDown(m.parts, `${path}/parts`, log),
-        metadata: m.metadata,
-        extensions: m.extensions,
-        referenceTaskIds: d.referenceTaskIds ? m.referenceTaskIds : undefined,
-      }),
-    );
+    const parts = partsDown(m.parts, `${path}/parts`, log);
+    return tagged("message", {
+      messageId: m.messageId,
+      contextId: m.contextId,
+      taskId: m.taskId,
+      role,
+      parts: d.partsKey === "parts" ? parts : undefined,
+      content: d.partsKey === "content" ? parts : undefined,
+      metadata: m.metadata,
+      extensions: m.extensions,
+      referenceTaskIds: d.referenceTaskIds ? m.referenceTaskIds : undefined,
+    });
   }
 
   function messageUp(w: W["Message"], path: string, log: LossLog): v1_0.MessageJson {
@@ -146,17 +153,14 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
       log.add("L26", `${path}/contextId`, 'contextId is optional in 1.0 but required in 0.3; sent as ""');
       contextId = "";
     }
-    return as<W["Task"]>(
-      compact({
-        ...tag("task"),
-        id: t.id,
-        contextId,
-        status: t.status && statusDown(t.status, `${path}/status`, log),
-        artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-        history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
-        metadata: t.metadata,
-      }),
-    );
+    return tagged("task", {
+      id: t.id,
+      contextId,
+      status: t.status && statusDown(t.status, `${path}/status`, log),
+      artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
+      history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
+      metadata: t.metadata,
+    });
   }
 
   function taskUp(w: W["Task"], path: string, log: LossLog): v1_0.TaskJson {
@@ -179,16 +183,13 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
   function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): W["StatusUpdate"] {
     reportUnknown(e, FIELDS.statusUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-    return as<W["StatusUpdate"]>(
-      compact({
-        ...tag("status-update"),
-        taskId: e.taskId,
-        contextId: e.contextId,
-        status: e.status && statusDown(e.status, `${path}/status`, log),
-        final,
-        metadata: e.metadata,
-      }),
-    );
+    return tagged("status-update", {
+      taskId: e.taskId,
+      contextId: e.contextId,
+      status: e.status && statusDown(e.status, `${path}/status`, log),
+      final,
+      metadata: e.metadata,
+    });
   }
 
   function statusUpdateUp(w: W["StatusUpdate"], path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
@@ -213,17 +214,14 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
   function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): W["ArtifactUpdate"] {
     reportUnknown(e, FIELDS.artifactUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-    return as<W["ArtifactUpdate"]>(
-      compact({
-        ...tag("artifact-update"),
-        taskId: e.taskId,
-        contextId: e.contextId,
-        artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
-        append: e.append,
-        lastChunk: e.lastChunk,
-        metadata: e.metadata,
-      }),
-    );
+    return tagged("artifact-update", {
+      taskId: e.taskId,
+      contextId: e.contextId,
+      artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
+      append: e.append,
+      lastChunk: e.lastChunk,
+      metadata: e.metadata,
+    });
   }
 
   function artifactUpdateUp(w: W["ArtifactUpdate"], path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
