@@ -5,7 +5,7 @@ import type * as v1_0 from "../../../generated/v1_0/index.js";
 import type { LossLog } from "../loss.js";
 import { cardDownStart, cardVersionDown, cardVersionUp, interfacesUp } from "./card.js";
 import { compact, oneMember, reportUnknown, str } from "./common.js";
-import { PB_FIELDS } from "./fields.js";
+import { PB_FIELDS, SECURITY_SCHEME_MEMBERS } from "./fields.js";
 
 function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuthFlowsJson {
   if (f.deviceCode) {
@@ -25,12 +25,7 @@ function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, lo
   const out: { [k: string]: pb.SecuritySchemeJson } = {};
   for (const [k, v] of Object.entries(s)) {
     const path = `/securitySchemes/${k}`;
-    oneMember(
-      v,
-      ["apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme", "openIdConnectSecurityScheme", "mtlsSecurityScheme"],
-      path,
-      "SecurityScheme",
-    );
+    oneMember(v, SECURITY_SCHEME_MEMBERS, path, "SecurityScheme");
     if (!v.oauth2SecurityScheme) {
       out[k] = v as pb.SecuritySchemeJson;
       continue;

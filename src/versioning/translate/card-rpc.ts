@@ -5,7 +5,7 @@ import type * as v1_0 from "../../../generated/v1_0/index.js";
 import type { LossLog } from "../loss.js";
 import { cardDownStart, cardVersionDown, cardVersionUp, interfacesUp } from "./card.js";
 import { compact, oneMember, reportUnknown, untranslatable } from "./common.js";
-import { RPC_FIELDS } from "./fields.js";
+import { RPC_FIELDS, SECURITY_SCHEME_MEMBERS } from "./fields.js";
 
 const FLOW_PREFERENCE = ["authorizationCode", "clientCredentials", "password", "implicit"] as const;
 function securityDown(reqs: v1_0.SecurityRequirementJson[]): Record<string, string[]>[] {
@@ -57,14 +57,7 @@ function flowsUp(f: v0_3.OAuthFlows, path: string, log: LossLog): v1_0.OAuthFlow
 }
 
 function schemeDown(s: v1_0.SecuritySchemeJson, path: string, log: LossLog): v0_3.SecurityScheme {
-  const members = [
-    "apiKeySecurityScheme",
-    "httpAuthSecurityScheme",
-    "oauth2SecurityScheme",
-    "openIdConnectSecurityScheme",
-    "mtlsSecurityScheme",
-  ];
-  switch (oneMember(s, members, path, "SecurityScheme")) {
+  switch (oneMember(s, SECURITY_SCHEME_MEMBERS, path, "SecurityScheme")) {
     case "apiKeySecurityScheme": {
       const a = s.apiKeySecurityScheme!;
       const loc = (a.location ?? "").toLowerCase();

@@ -51,6 +51,9 @@ export const FIELDS = {
   agentCard: proto(v1_0.AgentCardSchema),
 };
 
+/** The members of the 1.0 SecurityScheme oneof (both dialects' cards check that one is set). */
+export const SECURITY_SCHEME_MEMBERS: readonly string[] = v1_0.SecuritySchemeSchema.oneofs.flatMap((o) => o.fields.map((f) => f.jsonName));
+
 /** D03-RPC (a2a.json definitions). */
 export const RPC_FIELDS = {
   textPart: json("TextPart"),
