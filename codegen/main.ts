@@ -67,6 +67,27 @@ function withHeader(pins: Pin[], path: string, content: string): string {
 
 const literal = (v: unknown) => JSON.stringify(v, null, 2);
 
+/**
+ * The member names of each a2a.json definition that has properties, so the D03-RPC translators
+ * report unknown fields (L24) from the schema rather than from hand-kept lists. (D03-PB and 1.0
+ * need no such table: their protobuf-es descriptors list the fields at run time.)
+ */
+function fieldsModule(defs: Record<string, { properties?: object }>): string {
+  const table = Object.fromEntries(
+    Object.keys(defs)
+      .sort()
+      .flatMap((name) => {
+        const props = defs[name].properties;
+        return props ? [[name, Object.keys(props)]] : [];
+      }),
+  );
+  return [
+    "/** Per a2a.json definition: its member names (the D03-RPC wire fields). */",
+    `export const fields: Readonly<Record<string, readonly string[]>> = ${literal(table)};`,
+    "",
+  ].join("\n");
+}
+
 function methodsModule(methods: MethodInfo[]): string {
   return [
     'import type { MethodInfo } from "../../src/runtime/methods.js";',
@@ -151,6 +172,7 @@ export async function generateAll(specDir: string, pins: Pins = readPins()): Pro
     "urn:a2a:v0.3",
     validatorExports(json03, "definitions"),
   );
+  put(p03json, "v0_3/fields.ts", fieldsModule(json03.definitions as Record<string, { properties?: object }>));
   put(p03json, "v0_3/validators.js", val03.js);
   put(p03json, "v0_3/validators.d.ts", val03.dts);
   const v03 = compileProto(specDir, "v0.3");
@@ -186,6 +208,7 @@ export async function generateAll(specDir: string, pins: Pins = readPins()): Pro
       'export * as pb from "./a2a_pb.js";',
       'export * as validators from "./validators.js";',
       'export * as restValidators from "./rest-validators.js";',
+      'export { fields } from "./fields.js";',
       'export { methods } from "./methods.js";',
       "",
     ].join("\n"),

@@ -4,4 +4,5 @@ export type * from "./types.js";
 export * as pb from "./a2a_pb.js";
 export * as validators from "./validators.js";
 export * as restValidators from "./rest-validators.js";
+export { fields } from "./fields.js";
 export { methods } from "./methods.js";

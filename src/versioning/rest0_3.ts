@@ -39,24 +39,24 @@ import { decode, encode } from "../runtime/protojson.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { LossLog, type LossDirection, type Translated } from "./loss.js";
-import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { cardDown, cardUp } from "./translate/card-rest.js";
 import {
   canonicalBase64,
   compact,
   FIELDS,
   isObject,
-  oneMember,
   reportUnknown,
   scanPrecision,
   state1_0ToPb,
   statePbTo1_0,
   str,
-  timestampTo1_0,
   translate,
-  translateArtifact,
   untranslatable,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
+import { PB_FIELDS } from "./translate/fields.js";
+import { walkers } from "./translate/model.js";
+import { dropTenant, pushBodyDown as pushDown, pushBodyUp as pushUp } from "./translate/push.js";
 
 import pb = v0_3.pb;
 
@@ -109,24 +109,7 @@ function canonicalPb<I>(input: I, validate: ValidateFunction): I {
   }
 }
 
-const keys = (...k: string[]): ReadonlySet<string> => new Set(k);
-/** Fields of the D03-PB messages that differ from the 1.0 ones (FIELDS in translate/common.ts). */
-const KP = {
-  part: keys("text", "file", "data", "metadata"),
-  file: keys("fileWithUri", "fileWithBytes", "mimeType", "name"),
-  dataPart: keys("data"),
-  message: keys("messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"),
-  statusUpdate: keys("taskId", "contextId", "status", "final", "metadata"),
-  pushConfig: keys("id", "url", "token", "authentication"),
-  authInfo: keys("schemes", "credentials"),
-  sendRequest: keys("message", "configuration", "metadata"),
-  sendConfig: keys("acceptedOutputModes", "pushNotification", "historyLength", "blocking"),
-  getTask: keys("name", "historyLength"),
-  named: keys("name"),
-  taskPushConfig: keys("name", "pushNotificationConfig"),
-  createPushConfig: keys("parent", "configId", "config"),
-  listPushConfigs: keys("parent", "pageSize", "pageToken"),
-};
+const KP = PB_FIELDS;
 
 // ---- resource names ----------------------------------------------------------------------------
 
@@ -222,183 +205,35 @@ function partBodyUp(p: pb.PartJson, path: string, log: LossLog): v1_0.PartJson {
   throw untranslatable(path, "a part must set one of text, file, data");
 }
 
-function partsUp(parts: pb.PartJson[] | undefined, path: string, log: LossLog): v1_0.PartJson[] {
-  if (!parts || parts.length === 0)
-    throw untranslatable(path, "1.0 requires at least one part; an empty 0.3 parts list cannot be upgraded (L27)", "L27");
-  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
-}
-const partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLog) =>
-  (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
+// ---- Message, TaskStatus, Artifact, Task, stream events (translate/model.ts) -------------------------
 
-// ---- Message, TaskStatus, Artifact, Task -----------------------------------------------------------
-
-function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): pb.MessageJson {
-  reportUnknown(m, FIELDS.message, path, log);
-  if (m.referenceTaskIds?.length) log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: m.role,
-    content: partsDown(m.parts, `${path}/parts`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-  });
+interface PbModel {
+  Part: pb.PartJson;
+  Message: pb.MessageJson;
+  TaskStatus: pb.TaskStatusJson;
+  Task: pb.TaskJson;
+  Artifact: pb.ArtifactJson;
+  StatusUpdate: pb.TaskStatusUpdateEventJson;
+  ArtifactUpdate: pb.TaskArtifactUpdateEventJson;
+  StreamResponse: pb.StreamResponseJson;
+  SendMessageResponse: pb.SendMessageResponseJson;
 }
 
-function messageUp(m: pb.MessageJson, path: string, log: LossLog): v1_0.MessageJson {
-  reportUnknown(m, KP.message, path, log);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: m.role,
-    parts: partsUp(m.content, `${path}/content`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-  });
-}
-
-function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): pb.TaskStatusJson {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: s.state === undefined ? undefined : (state1_0ToPb(s.state) as pb.TaskStateJson),
-    message: s.message && messageDown(s.message, `${path}/message`, log),
-    timestamp: s.timestamp,
-  });
-}
-
-function statusUp(s: pb.TaskStatusJson, path: string, log: LossLog): v1_0.TaskStatusJson {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: (s.state === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s.state)) as v1_0.TaskStateJson,
-    message: s.message && messageUp(s.message, `${path}/message`, log),
-    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
-  });
-}
-
-function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): pb.ArtifactJson {
-  return translateArtifact(a, path, log, partsDown) as pb.ArtifactJson;
-}
-
-function artifactUp(a: pb.ArtifactJson, path: string, log: LossLog): v1_0.ArtifactJson {
-  return translateArtifact(a, path, log, partsUp) as v1_0.ArtifactJson;
-}
-
-function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): pb.TaskJson {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: t.status && statusDown(t.status, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-function taskUp(t: pb.TaskJson, path: string, log: LossLog): v1_0.TaskJson {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: statusUp(t.status ?? {}, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-// ---- stream events ---------------------------------------------------------------------------------
-
-function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): pb.TaskStatusUpdateEventJson {
-  reportUnknown(e, FIELDS.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: e.status && statusDown(e.status, `${path}/status`, log),
-    final,
-    metadata: e.metadata,
-  });
-}
-
-function statusUpdateUp(e: pb.TaskStatusUpdateEventJson, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
-  reportUnknown(e, KP.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  log.add(
-    "L21",
-    `${path}/final`,
-    `final=${e.final === true} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
-  );
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: statusUp(e.status ?? {}, `${path}/status`, log),
-    metadata: e.metadata,
-  });
-}
-
-function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): pb.TaskArtifactUpdateEventJson {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-function artifactUpdateUp(e: pb.TaskArtifactUpdateEventJson, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  if (!e.artifact) throw untranslatable(`${path}/artifact`, "1.0 requires the artifact of an artifact update");
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-const STREAM_MEMBERS = ["task", "message", "statusUpdate", "artifactUpdate"] as const;
-
-function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): pb.StreamResponseJson {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
-    case "task":
-      return { task: taskDown(r.task!, "/task", log) };
-    case "message":
-      return { message: messageDown(r.message!, "/message", log) };
-    case "statusUpdate":
-      return { statusUpdate: statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log) };
-    case "artifactUpdate":
-      return { artifactUpdate: artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log) };
-  }
-}
-
-function streamUp(r: pb.StreamResponseJson, log: LossLog): v1_0.StreamResponseJson {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, STREAM_MEMBERS, "", "StreamResponse")) {
-    case "task":
-      return { task: taskUp(r.task!, "/task", log) };
-    case "message":
-      return { message: messageUp(r.message!, "/message", log) };
-    case "statusUpdate":
-      return { statusUpdate: statusUpdateUp(r.statusUpdate!, "/statusUpdate", log) };
-    case "artifactUpdate":
-      return { artifactUpdate: artifactUpdateUp(r.artifactUpdate!, "/artifactUpdate", log) };
-  }
-}
+const W = walkers<PbModel>({
+  fields: KP,
+  tagged: false,
+  partsKey: "content",
+  referenceTaskIds: false,
+  contextIdRequired: false,
+  roleUp: (r) => r as v1_0.MessageJson["role"],
+  roleDown: (r) => r,
+  stateUp: (s) => (s === undefined ? "TASK_STATE_UNSPECIFIED" : statePbTo1_0(s)) as v1_0.TaskStateJson,
+  stateDown: (s) => (s === undefined ? undefined : state1_0ToPb(s)),
+  partUp,
+  partDown,
+});
+const { messageUp, messageDown, statusUp, statusDown, artifactUp, artifactDown, taskUp, taskDown } = W;
+const { statusUpdateUp, statusUpdateDown, artifactUpdateUp, artifactUpdateDown, streamUp, streamDown } = W;
 
 // ---- exported: core objects ----------------------------------------------------------------------------
 
@@ -446,58 +281,15 @@ export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: Downgr
   run(r, V1.StreamResponse, VP.StreamResponse, "to-0.3", (x, log) => streamDown(x, opts.final, log));
 
 export const upgradeSendMessageResponse = (r: pb.SendMessageResponseJson): Translated<v1_0.SendMessageResponseJson> =>
-  run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? { task: taskUp(x.task!, "/task", log) }
-      : { message: messageUp(x.message!, "/message", log) };
-  });
+  run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<pb.SendMessageResponseJson> =>
-  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? { task: taskDown(x.task!, "/task", log) }
-      : { message: messageDown(x.message!, "/message", log) };
-  });
+  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", W.sendResponseDown);
 
 // ---- SendMessageRequest ------------------------------------------------------------------------------
 
-function dropTenant(x: { tenant?: string }, path: string, log: LossLog): void {
-  if (str(x.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-}
-
-function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): pb.PushNotificationConfigJson {
-  reportUnknown(c, FIELDS.pushConfig, path, log);
-  dropTenant(c, path, log);
-  if (inSend && str(c.taskId))
-    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
-  let authentication: pb.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
-    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
-
-function pushBodyUp(c: pb.PushNotificationConfigJson, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, KP.pushConfig, path, log);
-  let authentication: v1_0.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    const a = c.authentication;
-    reportUnknown(a, KP.authInfo, `${path}/authentication`, log);
-    const schemes = a.schemes ?? [];
-    if (schemes.length === 0)
-      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
-    if (schemes.length > 1)
-      log.add(
-        "L15",
-        `${path}/authentication/schemes`,
-        `1.0 carries one scheme; kept "${schemes[0]}", dropped ${JSON.stringify(schemes.slice(1))}`,
-      );
-    authentication = compact({ scheme: schemes[0], credentials: a.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
+const pushBodyDown = (c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean) =>
+  pushDown(c, path, log, inSend) as pb.PushNotificationConfigJson;
+const pushBodyUp = (c: pb.PushNotificationConfigJson, path: string, log: LossLog) => pushUp(c, KP, path, log);
 
 function historyDown(n: number | string | undefined, path: string, log: LossLog): number | undefined {
   if (n === undefined) return undefined;
@@ -585,7 +377,7 @@ export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<
 
 export const upgradeCancelTaskRequest = (r: pb.CancelTaskRequestJson): Translated<v1_0.CancelTaskRequestJson> =>
   run(r, VP.CancelTaskRequest, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.cancelTask, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<pb.CancelTaskRequestJson> =>
@@ -599,7 +391,7 @@ export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Trans
 
 export const upgradeSubscribeToTaskRequest = (r: pb.TaskSubscriptionRequestJson): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(r, VP.TaskSubscriptionRequest, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.subscribe, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<pb.TaskSubscriptionRequestJson> =>
@@ -658,14 +450,14 @@ export const upgradeGetPushConfigParams = (
   r: pb.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(r, VP.GetTaskPushNotificationConfigRequest, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.getPushConfig, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<pb.GetTaskPushNotificationConfigRequestJson> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, VP.GetTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.getPushConfig, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -713,14 +505,14 @@ export const upgradeDeletePushConfigParams = (
   r: pb.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, VP.DeleteTaskPushNotificationConfigRequest, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, KP.named, "", log);
+    reportUnknown(x, KP.deletePushConfig, "", log);
     return configIdsOf(x.name, "/name");
   });
 export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<pb.DeleteTaskPushNotificationConfigRequestJson> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, VP.DeleteTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
+    reportUnknown(x, FIELDS.deletePushConfig, "", log);
     dropTenant(x, "", log);
     return { name: configName(x.taskId as string, x.id as string) };
   });
@@ -739,121 +531,7 @@ export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Tra
   return log.done({});
 }
 
-// ---- AgentCard ------------------------------------------------------------------------------------
-
-function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuthFlowsJson {
-  if (f.deviceCode) {
-    log.add("L8", `${path}/deviceCode`, "the deviceCode OAuth flow has no 0.3 form; dropped");
-    return {};
-  }
-  if (f.authorizationCode) {
-    const { pkceRequired, ...rest } = f.authorizationCode;
-    if (pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
-    return { authorizationCode: rest };
-  }
-  return f as pb.OAuthFlowsJson;
-}
-
-function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
-  if (!s) return undefined;
-  const out: { [k: string]: pb.SecuritySchemeJson } = {};
-  for (const [k, v] of Object.entries(s)) {
-    const path = `/securitySchemes/${k}`;
-    oneMember(
-      v,
-      ["apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme", "openIdConnectSecurityScheme", "mtlsSecurityScheme"],
-      path,
-      "SecurityScheme",
-    );
-    if (!v.oauth2SecurityScheme) {
-      out[k] = v as pb.SecuritySchemeJson;
-      continue;
-    }
-    const flows = flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log);
-    // D03-PB OAuthFlows is a oneof that must be set: a scheme left without a flow cannot be shown.
-    if (Object.keys(flows).length === 0) {
-      log.add("L8", path, `scheme "${k}" has no flow a 0.3 client can use; the scheme is not shown (requirements naming it stay)`);
-      continue;
-    }
-    out[k] = { oauth2SecurityScheme: compact({ ...v.oauth2SecurityScheme, flows }) };
-  }
-  return out;
-}
-
-function cardDown(c: v1_0.AgentCardJson, log: LossLog): pb.AgentCardJson {
-  reportUnknown(c, FIELDS.agentCard, "", log);
-  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
-  const main = legacy[0];
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
-  if (str(c.iconUrl)) log.add("L11", "/iconUrl", "the v0.3.0 proto AgentCard has no iconUrl; dropped");
-  return compact({
-    protocolVersion: cardVersionDown(main.protocolVersion),
-    name: c.name,
-    description: c.description,
-    url: main.url,
-    preferredTransport: main.protocolBinding || "JSONRPC",
-    additionalInterfaces:
-      legacy.length > 1
-        ? legacy.map((i, n) => ({ url: i.url, transport: n === 0 ? i.protocolBinding || "JSONRPC" : i.protocolBinding }))
-        : undefined,
-    provider: c.provider,
-    version: c.version,
-    documentationUrl: c.documentationUrl,
-    capabilities: compact({ streaming: caps.streaming, pushNotifications: caps.pushNotifications, extensions: caps.extensions }),
-    securitySchemes: schemesDown(c.securitySchemes, log),
-    security: c.securityRequirements,
-    defaultInputModes: c.defaultInputModes,
-    defaultOutputModes: c.defaultOutputModes,
-    skills: c.skills?.map((s) => {
-      const { securityRequirements, ...rest } = s;
-      return compact({ ...rest, security: securityRequirements });
-    }),
-    supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
-  });
-}
-
-function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
-  const version = cardVersionUp(c.protocolVersion || "0.3.0", log);
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
-  // ProtoJSON omits "" and [] — the fields 1.0 requires get their default back.
-  return compact({
-    name: c.name ?? "",
-    description: c.description ?? "",
-    supportedInterfaces: interfacesUp(
-      { url: c.url ?? "", transport: c.preferredTransport || "JSONRPC" },
-      c.additionalInterfaces?.map((i) => ({ url: i.url ?? "", transport: i.transport ?? "" })),
-      version,
-    ),
-    provider: c.provider,
-    version: c.version ?? "",
-    documentationUrl: c.documentationUrl,
-    capabilities: compact({
-      streaming: caps.streaming,
-      pushNotifications: caps.pushNotifications,
-      extensions: caps.extensions,
-      extendedAgentCard: c.supportsAuthenticatedExtendedCard,
-    }),
-    securitySchemes: c.securitySchemes as v1_0.AgentCardJson["securitySchemes"],
-    securityRequirements: c.security,
-    defaultInputModes: c.defaultInputModes ?? [],
-    defaultOutputModes: c.defaultOutputModes ?? [],
-    skills: (c.skills ?? []).map((s) => {
-      const { security, ...rest } = s;
-      return compact({
-        ...rest,
-        id: s.id ?? "",
-        name: s.name ?? "",
-        description: s.description ?? "",
-        tags: s.tags ?? [],
-        securityRequirements: security,
-      });
-    }),
-    iconUrl: (c as { iconUrl?: string }).iconUrl, // 0.3.x proto field #18, accepted on input
-  });
-}
+// ---- AgentCard (translate/card-rest.ts) ----------------------------------------------------------------
 
 export const upgradeAgentCard = (c: pb.AgentCardJson): Translated<v1_0.AgentCardJson> =>
   run(c, VP.AgentCard, V1.AgentCard, "to-1.0", cardUp);

@@ -48,14 +48,15 @@ import {
   reportUnknown,
   scanPrecision,
   str,
-  timestampTo1_0,
   translate,
-  translateArtifact,
   untranslatable,
   validateInput,
   validateOutput,
 } from "./translate/common.js";
-import { AGENT_CARD_FIELDS_0_3, cardVersionDown, cardVersionUp, interfacesUp, legacyInterfaces } from "./translate/card.js";
+import { RPC_FIELDS } from "./translate/fields.js";
+import { walkers } from "./translate/model.js";
+import { dropTenant, pushBodyDown as pushDown, pushBodyUp as pushUp } from "./translate/push.js";
+import { cardDown, cardUp } from "./translate/card-rpc.js";
 
 const D03 = "A2A 0.3 JSON-RPC";
 
@@ -79,26 +80,7 @@ function run<I, O>(
   return translate(input, inV, outV, direction, D03, fn);
 }
 
-const keys = (...k: string[]) => new Set(k);
-const K = {
-  text3: keys("kind", "text", "metadata"),
-  file3: keys("kind", "file", "metadata"),
-  fileBody3: keys("bytes", "uri", "mimeType", "name"),
-  data3: keys("kind", "data", "metadata"),
-  msg3: keys("kind", "messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
-  status3: keys("state", "message", "timestamp"),
-  task3: keys("kind", "id", "contextId", "status", "artifacts", "history", "metadata"),
-  su3: keys("kind", "taskId", "contextId", "status", "final", "metadata"),
-  au3: keys("kind", "taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
-  send3: keys("message", "configuration", "metadata"),
-  conf3: keys("acceptedOutputModes", "pushNotificationConfig", "historyLength", "blocking"),
-  push3: keys("id", "url", "token", "authentication"),
-  tpnc3: keys("taskId", "pushNotificationConfig"),
-  auth3: keys("schemes", "credentials"),
-  taskQuery3: keys("id", "historyLength", "metadata"),
-  taskId3: keys("id", "metadata"),
-  pushConfigRef3: keys("id", "pushNotificationConfigId", "metadata"),
-};
+const K = RPC_FIELDS;
 
 // ---- Part ----------------------------------------------------------------------------------------
 
@@ -152,13 +134,13 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
   if (meta) scanPrecision(meta, `${path}/metadata`, log);
   switch (p.kind) {
     case "text":
-      reportUnknown(p, K.text3, path, log);
+      reportUnknown(p, K.textPart, path, log);
       out.text = p.text;
       break;
     case "file": {
-      reportUnknown(p, K.file3, path, log);
+      reportUnknown(p, K.filePart, path, log);
       const f = p.file as Partial<v0_3.FileWithBytes & v0_3.FileWithUri>;
-      reportUnknown(f, K.fileBody3, `${path}/file`, log);
+      reportUnknown(f, K.file, `${path}/file`, log);
       if (f.bytes !== undefined) {
         out.raw = canonicalBase64(f.bytes, `${path}/file/bytes`);
         if (f.uri !== undefined) log.add("L24", `${path}/file/uri`, "a file part with both bytes and uri keeps bytes; uri dropped");
@@ -168,7 +150,7 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
       break;
     }
     case "data": {
-      reportUnknown(p, K.data3, path, log);
+      reportUnknown(p, K.dataPart, path, log);
       scanPrecision(p.data, `${path}/data`, log);
       const d = p.data;
       if (meta?.[DATA_COMPAT_KEY] === true && Object.keys(d).length === 1 && "value" in d) out.data = d.value as v1_0.PartJson["data"];
@@ -188,201 +170,42 @@ export function partUp(p: v0_3.Part, path: string, log: LossLog): v1_0.PartJson 
   return out;
 }
 
-function partsUp(parts: v0_3.Part[], path: string, log: LossLog): v1_0.PartJson[] {
-  if (parts.length === 0)
-    throw untranslatable(path, "1.0 requires at least one part; a 0.3 empty parts array cannot be upgraded (L27)", "L27");
-  return parts.map((p, i) => partUp(p, `${path}/${i}`, log));
-}
-
-function partsDown(parts: v1_0.PartJson[] | undefined, path: string, log: LossLog): v0_3.Part[] {
-  return (parts ?? []).map((p, i) => partDown(p, `${path}/${i}`, log));
-}
-
-// ---- Message, TaskStatus, Artifact, Task -------------------------------------------------------------
+// ---- Message, TaskStatus, Artifact, Task, stream events (translate/model.ts) -------------------------
 
 const ROLE_DOWN = { ROLE_USER: "user", ROLE_AGENT: "agent" } as const;
 const ROLE_UP = { user: "ROLE_USER", agent: "ROLE_AGENT" } as const;
 
-export function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): v0_3.Message {
-  reportUnknown(m, FIELDS.message, path, log);
-  const role = ROLE_DOWN[m.role as keyof typeof ROLE_DOWN];
-  if (!role) throw untranslatable(`${path}/role`, `role ${JSON.stringify(m.role)} has no 0.3 form (0.3 knows "user" and "agent")`);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "message" as const,
-    messageId: m.messageId as string,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role,
-    parts: partsDown(m.parts, `${path}/parts`, log),
-    metadata: m.metadata,
-    extensions: m.extensions,
-    referenceTaskIds: m.referenceTaskIds,
-  });
+interface RpcModel {
+  Part: v0_3.Part;
+  Message: v0_3.Message;
+  TaskStatus: v0_3.TaskStatus;
+  Task: v0_3.Task;
+  Artifact: v0_3.Artifact;
+  StatusUpdate: v0_3.TaskStatusUpdateEvent;
+  ArtifactUpdate: v0_3.TaskArtifactUpdateEvent;
+  StreamResponse: StreamResult0_3;
+  SendMessageResponse: SendMessageResult0_3;
 }
 
-export function messageUp(m: v0_3.Message, path: string, log: LossLog): v1_0.MessageJson {
-  reportUnknown(m, K.msg3, path, log);
-  if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-  return compact({
-    messageId: m.messageId,
-    contextId: m.contextId,
-    taskId: m.taskId,
-    role: ROLE_UP[m.role],
-    parts: partsUp(m.parts, `${path}/parts`, log),
-    metadata: m.metadata as v1_0.MessageJson["metadata"],
-    extensions: m.extensions,
-    referenceTaskIds: m.referenceTaskIds,
-  });
-}
-
-export function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): v0_3.TaskStatus {
-  reportUnknown(s, FIELDS.status, path, log);
-  return compact({
-    state: STATE_1_0_TO_RPC[s.state as keyof typeof STATE_1_0_TO_RPC],
-    message: s.message && messageDown(s.message, `${path}/message`, log),
-    timestamp: s.timestamp,
-  });
-}
-
-export function statusUp(s: v0_3.TaskStatus, path: string, log: LossLog): v1_0.TaskStatusJson {
-  reportUnknown(s, K.status3, path, log);
-  return compact({
-    state: STATE_RPC_TO_1_0[s.state],
-    message: s.message && messageUp(s.message, `${path}/message`, log),
-    timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
-  });
-}
-
-export function artifactDown(a: v1_0.ArtifactJson, path: string, log: LossLog): v0_3.Artifact {
-  return translateArtifact(a, path, log, partsDown) as v0_3.Artifact;
-}
-
-export function artifactUp(a: v0_3.Artifact, path: string, log: LossLog): v1_0.ArtifactJson {
-  return translateArtifact(a, path, log, (parts, at, l) => partsUp(parts ?? [], at, l)) as v1_0.ArtifactJson;
-}
-
-export function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): v0_3.Task {
-  reportUnknown(t, FIELDS.task, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  let contextId = t.contextId;
-  if (contextId === undefined) {
-    log.add("L26", `${path}/contextId`, 'contextId is optional in 1.0 but required in 0.3; sent as ""');
-    contextId = "";
-  }
-  return compact({
-    kind: "task" as const,
-    id: t.id as string,
-    contextId,
-    status: statusDown(t.status as v1_0.TaskStatusJson, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata,
-  });
-}
-
-export function taskUp(t: v0_3.Task, path: string, log: LossLog): v1_0.TaskJson {
-  reportUnknown(t, K.task3, path, log);
-  if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
-  return compact({
-    id: t.id,
-    contextId: t.contextId,
-    status: statusUp(t.status, `${path}/status`, log),
-    artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
-    history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
-    metadata: t.metadata as v1_0.TaskJson["metadata"],
-  });
-}
-
-// ---- stream events -------------------------------------------------------------------------------
-
-export function statusUpdateDown(
-  e: v1_0.TaskStatusUpdateEventJson,
-  final: boolean,
-  path: string,
-  log: LossLog,
-): v0_3.TaskStatusUpdateEvent {
-  reportUnknown(e, FIELDS.statusUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "status-update" as const,
-    taskId: e.taskId as string,
-    contextId: e.contextId as string,
-    status: statusDown(e.status as v1_0.TaskStatusJson, `${path}/status`, log),
-    final,
-    metadata: e.metadata,
-  });
-}
-
-export function statusUpdateUp(e: v0_3.TaskStatusUpdateEvent, path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
-  reportUnknown(e, K.su3, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  log.add(
-    "L21",
-    `${path}/final`,
-    `final=${e.final} has no 1.0 field; the stream end carries it (close the 1.0 stream after a final event)`,
-  );
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    status: statusUp(e.status, `${path}/status`, log),
-    metadata: e.metadata as v1_0.TaskStatusUpdateEventJson["metadata"],
-  });
-}
-
-export function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): v0_3.TaskArtifactUpdateEvent {
-  reportUnknown(e, FIELDS.artifactUpdate, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    kind: "artifact-update" as const,
-    taskId: e.taskId as string,
-    contextId: e.contextId as string,
-    artifact: artifactDown(e.artifact as v1_0.ArtifactJson, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata,
-  });
-}
-
-export function artifactUpdateUp(e: v0_3.TaskArtifactUpdateEvent, path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
-  reportUnknown(e, K.au3, path, log);
-  if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-  return compact({
-    taskId: e.taskId,
-    contextId: e.contextId,
-    artifact: artifactUp(e.artifact, `${path}/artifact`, log),
-    append: e.append,
-    lastChunk: e.lastChunk,
-    metadata: e.metadata as v1_0.TaskArtifactUpdateEventJson["metadata"],
-  });
-}
-
-function streamDown(r: v1_0.StreamResponseJson, final: boolean, log: LossLog): StreamResult0_3 {
-  reportUnknown(r, FIELDS.streamResponse, "", log);
-  switch (oneMember(r, ["task", "message", "statusUpdate", "artifactUpdate"], "", "StreamResponse")) {
-    case "task":
-      return taskDown(r.task!, "/task", log);
-    case "message":
-      return messageDown(r.message!, "/message", log);
-    case "statusUpdate":
-      return statusUpdateDown(r.statusUpdate!, final, "/statusUpdate", log);
-    default:
-      return artifactUpdateDown(r.artifactUpdate!, "/artifactUpdate", log);
-  }
-}
-
-function streamUp(r: StreamResult0_3, log: LossLog): v1_0.StreamResponseJson {
-  switch (r.kind) {
-    case "task":
-      return { task: taskUp(r, "", log) };
-    case "message":
-      return { message: messageUp(r, "", log) };
-    case "status-update":
-      return { statusUpdate: statusUpdateUp(r, "", log) };
-    case "artifact-update":
-      return { artifactUpdate: artifactUpdateUp(r, "", log) };
-  }
-}
+const W = walkers<RpcModel>({
+  fields: K,
+  tagged: true,
+  partsKey: "parts",
+  referenceTaskIds: true,
+  contextIdRequired: true,
+  roleUp: (r) => ROLE_UP[r as keyof typeof ROLE_UP],
+  roleDown(r, path) {
+    const role = ROLE_DOWN[r as keyof typeof ROLE_DOWN];
+    if (!role) throw untranslatable(path, `role ${JSON.stringify(r)} has no 0.3 form (0.3 knows "user" and "agent")`);
+    return role;
+  },
+  stateUp: (s) => STATE_RPC_TO_1_0[s as keyof typeof STATE_RPC_TO_1_0],
+  stateDown: (s) => STATE_1_0_TO_RPC[s as keyof typeof STATE_1_0_TO_RPC],
+  partUp,
+  partDown,
+});
+const { messageUp, messageDown, statusUp, statusDown, artifactUp, artifactDown, taskUp, taskDown } = W;
+const { statusUpdateUp, statusUpdateDown, artifactUpdateUp, artifactUpdateDown, streamUp, streamDown } = W;
 
 const V3 = v0_3.validators;
 const V1 = v1_0.validators;
@@ -481,57 +304,22 @@ export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: Downgr
   run(r, V1.StreamResponse, streamResultValidator, "to-0.3", (x, log) => streamDown(x, opts.final, log));
 
 export const upgradeSendMessageResponse = (r: SendMessageResult0_3): Translated<v1_0.SendMessageResponseJson> =>
-  run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", (x, log) =>
-    x.kind === "task" ? { task: taskUp(x, "", log) } : { message: messageUp(x, "", log) },
-  );
+  run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
 export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<SendMessageResult0_3> =>
-  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendResponse, "", log);
-    return oneMember(x, ["task", "message"], "", "SendMessageResponse") === "task"
-      ? taskDown(x.task!, "/task", log)
-      : messageDown(x.message!, "/message", log);
-  });
+  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", W.sendResponseDown);
 
 // ---- push-notification config bodies --------------------------------------------------------------------
 
-function pushBodyDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean): v0_3.PushNotificationConfig {
-  reportUnknown(c, FIELDS.pushConfig, path, log);
-  if (str(c.tenant)) log.add("L1", `${path}/tenant`, "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-  if (inSend && str(c.taskId))
-    log.add("L24", `${path}/taskId`, "taskId inside SendMessage configuration has no 0.3 field (1.0 says it should be empty)");
-  let authentication: v0_3.PushNotificationAuthenticationInfo | undefined;
-  if (c.authentication) {
-    reportUnknown(c.authentication, FIELDS.authInfo, `${path}/authentication`, log);
-    authentication = compact({ schemes: [c.authentication.scheme as string], credentials: c.authentication.credentials });
-  }
-  return compact({ id: c.id, url: c.url as string, token: c.token, authentication });
-}
-
-function pushBodyUp(c: v0_3.PushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, K.push3, path, log);
-  let authentication: v1_0.AuthenticationInfoJson | undefined;
-  if (c.authentication) {
-    const a = c.authentication;
-    reportUnknown(a, K.auth3, `${path}/authentication`, log);
-    if (a.schemes.length === 0)
-      throw untranslatable(`${path}/authentication/schemes`, "1.0 needs exactly one authentication scheme; none given", "L15");
-    if (a.schemes.length > 1)
-      log.add(
-        "L15",
-        `${path}/authentication/schemes`,
-        `1.0 carries one scheme; kept "${a.schemes[0]}", dropped ${JSON.stringify(a.schemes.slice(1))}`,
-      );
-    authentication = compact({ scheme: a.schemes[0], credentials: a.credentials });
-  }
-  return compact({ id: c.id, url: c.url, token: c.token, authentication });
-}
+const pushBodyDown = (c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean) =>
+  pushDown(c, path, log, inSend) as v0_3.PushNotificationConfig;
+const pushBodyUp = (c: v0_3.PushNotificationConfig, path: string, log: LossLog) => pushUp(c, K, path, log);
 
 function tpncDown(c: v1_0.TaskPushNotificationConfigJson, log: LossLog): v0_3.TaskPushNotificationConfig {
   return { taskId: c.taskId ?? "", pushNotificationConfig: pushBodyDown(c, "", log, false) };
 }
 
 function tpncUp(c: v0_3.TaskPushNotificationConfig, path: string, log: LossLog): v1_0.TaskPushNotificationConfigJson {
-  reportUnknown(c, K.tpnc3, path, log);
+  reportUnknown(c, K.taskPushConfig, path, log);
   const body = pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log);
   return compact({ id: body.id, taskId: c.taskId, url: body.url, token: body.token, authentication: body.authentication });
 }
@@ -553,7 +341,7 @@ function configDown(c: v1_0.SendMessageConfigurationJson | undefined, log: LossL
 function configUp(c: v0_3.MessageSendConfiguration | undefined, log: LossLog): v1_0.SendMessageConfigurationJson | undefined {
   if (!c) return undefined;
   const path = "/configuration";
-  reportUnknown(c, K.conf3, path, log);
+  reportUnknown(c, K.sendConfig, path, log);
   const out = compact({
     acceptedOutputModes: c.acceptedOutputModes,
     taskPushNotificationConfig: c.pushNotificationConfig && pushBodyUp(c.pushNotificationConfig, `${path}/pushNotificationConfig`, log),
@@ -567,7 +355,7 @@ function configUp(c: v0_3.MessageSendConfiguration | undefined, log: LossLog): v
 /** The 0.3 `message/send` / `message/stream` params. `blocking` ⇄ `returnImmediately` inverted (§2.9). */
 export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated<v1_0.SendMessageRequestJson> =>
   run(p, V3.MessageSendParams, V1.SendMessageRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.send3, "", log);
+    reportUnknown(x, K.sendParams, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     return compact({
       message: messageUp(x.message, "/message", log),
@@ -578,7 +366,7 @@ export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated
 export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<v0_3.MessageSendParams> =>
   run(r, V1.SendMessageRequest, V3.MessageSendParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.sendRequest, "", log);
-    if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
+    dropTenant(x, "", log);
     if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
     return compact({
       message: messageDown(x.message as v1_0.MessageJson, "/message", log),
@@ -593,45 +381,41 @@ function dropMetadata(x: { metadata?: Struct }, log: LossLog, what: string): voi
   if (x.metadata && Object.keys(x.metadata).length)
     log.add("L17", "/metadata", `${what} has no metadata field in 1.0; dropped ${JSON.stringify(Object.keys(x.metadata))}`);
 }
-function dropTenant(x: { tenant?: string }, log: LossLog): void {
-  if (str(x.tenant)) log.add("L1", "/tenant", "tenant has no 0.3 field; 0.3 tenants are separate URLs");
-}
-
 export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.GetTaskRequestJson> =>
   run(p, V3.TaskQueryParams, V1.GetTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskQuery3, "", log);
+    reportUnknown(x, K.taskQuery, "", log);
     dropMetadata(x, log, "tasks/get");
     return compact({ id: x.id, historyLength: x.historyLength });
   });
 export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<v0_3.TaskQueryParams> =>
   run(r, V1.GetTaskRequest, V3.TaskQueryParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.getTask, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
   });
 
 export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.CancelTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.CancelTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     return compact({ id: x.id, metadata: x.metadata as v1_0.CancelTaskRequestJson["metadata"] });
   });
 export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.CancelTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.cancelTask, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return compact({ id: x.id as string, metadata: x.metadata });
   });
 
 export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     dropMetadata(x, log, "tasks/resubscribe");
     return { id: x.id };
   });
 export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<v0_3.TaskIdParams> =>
   run(r, V1.SubscribeToTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.subscribe, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     return { id: x.id as string };
   });
 
@@ -663,7 +447,7 @@ export const upgradeGetPushConfigParams = (
 ): Translated<v1_0.GetTaskPushNotificationConfigRequestJson> =>
   run(p, V3.GetTaskPushNotificationConfigParams, V1.GetTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
     const q = x as v0_3.GetTaskPushNotificationConfigParams;
-    reportUnknown(q, K.pushConfigRef3, "", log);
+    reportUnknown(q, K.getPushConfig, "", log);
     dropMetadata(q, log, "tasks/pushNotificationConfig/get");
     if (q.pushNotificationConfigId === undefined)
       log.add(
@@ -677,8 +461,8 @@ export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
   run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
-    dropTenant(x, log);
+    reportUnknown(x, FIELDS.getPushConfig, "", log);
+    dropTenant(x, "", log);
     return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
   });
 
@@ -686,7 +470,7 @@ export const upgradeListPushConfigParams = (
   p: v0_3.ListTaskPushNotificationConfigParams,
 ): Translated<v1_0.ListTaskPushNotificationConfigsRequestJson> =>
   run(p, V3.ListTaskPushNotificationConfigParams, V1.ListTaskPushNotificationConfigsRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.taskId3, "", log);
+    reportUnknown(x, K.taskId, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/list");
     return { taskId: x.id };
   });
@@ -695,7 +479,7 @@ export const downgradeListPushConfigParams = (
 ): Translated<v0_3.ListTaskPushNotificationConfigParams> =>
   run(r, V1.ListTaskPushNotificationConfigsRequest, V3.ListTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
     reportUnknown(x, FIELDS.listPushConfigs, "", log);
-    dropTenant(x, log);
+    dropTenant(x, "", log);
     if (x.pageSize !== undefined || str(x.pageToken))
       log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
     return { id: x.taskId as string };
@@ -728,7 +512,7 @@ export const upgradeDeletePushConfigParams = (
   p: v0_3.DeleteTaskPushNotificationConfigParams,
 ): Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson> =>
   run(p, V3.DeleteTaskPushNotificationConfigParams, V1.DeleteTaskPushNotificationConfigRequest, "to-1.0", (x, log) => {
-    reportUnknown(x, K.pushConfigRef3, "", log);
+    reportUnknown(x, K.deletePushConfig, "", log);
     dropMetadata(x, log, "tasks/pushNotificationConfig/delete");
     return { taskId: x.id, id: x.pushNotificationConfigId };
   });
@@ -736,8 +520,8 @@ export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
 ): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
   run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.pushConfigRef, "", log);
-    dropTenant(x, log);
+    reportUnknown(x, FIELDS.deletePushConfig, "", log);
+    dropTenant(x, "", log);
     return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
   });
 
@@ -785,244 +569,7 @@ export function downgradePushPayload(r: v1_0.StreamResponseJson, snapshot?: v1_0
   });
 }
 
-// ---- AgentCard (a2a-wire.md §2.12) ---------------------------------------------------------------
-
-const FLOW_PREFERENCE = ["authorizationCode", "clientCredentials", "password", "implicit"] as const;
-function securityDown(reqs: v1_0.SecurityRequirementJson[]): Record<string, string[]>[] {
-  return reqs.map((r) => Object.fromEntries(Object.entries(r.schemes ?? {}).map(([k, v]) => [k, v.list ?? []])));
-}
-function securityUp(reqs: Record<string, string[]>[]): v1_0.SecurityRequirementJson[] {
-  return reqs.map((r) => ({ schemes: Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.length ? { list: v } : {}])) }));
-}
-
-function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): v0_3.OAuthFlows {
-  const out: v0_3.OAuthFlows = {};
-  if (f.authorizationCode) {
-    const a = f.authorizationCode;
-    if (a.pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
-    out.authorizationCode = compact({
-      authorizationUrl: a.authorizationUrl ?? "",
-      tokenUrl: a.tokenUrl ?? "",
-      refreshUrl: a.refreshUrl,
-      scopes: a.scopes ?? {},
-    });
-  }
-  if (f.clientCredentials) {
-    const a = f.clientCredentials;
-    out.clientCredentials = compact({ tokenUrl: a.tokenUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
-  }
-  if (f.implicit) {
-    const a = f.implicit;
-    out.implicit = compact({ authorizationUrl: a.authorizationUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
-  }
-  if (f.password) {
-    const a = f.password;
-    out.password = compact({ tokenUrl: a.tokenUrl ?? "", refreshUrl: a.refreshUrl, scopes: a.scopes ?? {} });
-  }
-  if (f.deviceCode) log.add("L8", `${path}/deviceCode`, "the deviceCode OAuth flow has no 0.3 form; dropped");
-  return out;
-}
-
-function flowsUp(f: v0_3.OAuthFlows, path: string, log: LossLog): v1_0.OAuthFlowsJson {
-  const present = FLOW_PREFERENCE.filter((k) => f[k] !== undefined);
-  if (present.length === 0) return {};
-  const [keep, ...dropped] = present;
-  if (dropped.length)
-    log.add(
-      "L16",
-      path,
-      `1.0 allows one OAuth flow per scheme; kept ${keep}, dropped ${dropped.join(", ")} (preference: ${FLOW_PREFERENCE.join(" > ")})`,
-    );
-  return { [keep]: f[keep] } as v1_0.OAuthFlowsJson;
-}
-
-function schemeDown(s: v1_0.SecuritySchemeJson, path: string, log: LossLog): v0_3.SecurityScheme {
-  const members = [
-    "apiKeySecurityScheme",
-    "httpAuthSecurityScheme",
-    "oauth2SecurityScheme",
-    "openIdConnectSecurityScheme",
-    "mtlsSecurityScheme",
-  ];
-  switch (oneMember(s, members, path, "SecurityScheme")) {
-    case "apiKeySecurityScheme": {
-      const a = s.apiKeySecurityScheme!;
-      const loc = (a.location ?? "").toLowerCase();
-      if (loc !== "query" && loc !== "header" && loc !== "cookie")
-        throw untranslatable(`${path}/apiKeySecurityScheme/location`, `location "${a.location}" has no 0.3 form (query, header, cookie)`);
-      return compact({ type: "apiKey" as const, in: loc, name: a.name ?? "", description: a.description });
-    }
-    case "httpAuthSecurityScheme": {
-      const a = s.httpAuthSecurityScheme!;
-      return compact({ type: "http" as const, scheme: a.scheme ?? "", bearerFormat: a.bearerFormat, description: a.description });
-    }
-    case "oauth2SecurityScheme": {
-      const a = s.oauth2SecurityScheme!;
-      return compact({
-        type: "oauth2" as const,
-        flows: flowsDown(a.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log),
-        oauth2MetadataUrl: a.oauth2MetadataUrl,
-        description: a.description,
-      });
-    }
-    case "openIdConnectSecurityScheme": {
-      const a = s.openIdConnectSecurityScheme!;
-      return compact({ type: "openIdConnect" as const, openIdConnectUrl: a.openIdConnectUrl ?? "", description: a.description });
-    }
-    default:
-      return compact({ type: "mutualTLS" as const, description: s.mtlsSecurityScheme!.description });
-  }
-}
-
-function schemeUp(s: v0_3.SecurityScheme, path: string, log: LossLog): v1_0.SecuritySchemeJson {
-  switch (s.type) {
-    case "apiKey":
-      return { apiKeySecurityScheme: compact({ description: s.description, location: s.in, name: s.name }) };
-    case "http":
-      return { httpAuthSecurityScheme: compact({ description: s.description, scheme: s.scheme, bearerFormat: s.bearerFormat }) };
-    case "oauth2":
-      return {
-        oauth2SecurityScheme: compact({
-          description: s.description,
-          flows: flowsUp(s.flows, `${path}/flows`, log),
-          oauth2MetadataUrl: s.oauth2MetadataUrl,
-        }),
-      };
-    case "openIdConnect":
-      return { openIdConnectSecurityScheme: compact({ description: s.description, openIdConnectUrl: s.openIdConnectUrl }) };
-    case "mutualTLS":
-      return { mtlsSecurityScheme: compact({ description: s.description }) };
-  }
-}
-
-/** A scheme left without an OAuth flow cannot be used by a 0.3 client (L8) and is not shown. */
-function schemesDown(schemes: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
-  if (!schemes) return undefined;
-  const out: { [k: string]: v0_3.SecurityScheme } = {};
-  for (const [k, s] of Object.entries(schemes)) {
-    const d = schemeDown(s, `/securitySchemes/${k}`, log);
-    if (d.type === "oauth2" && Object.keys(d.flows).length === 0) {
-      log.add(
-        "L8",
-        `/securitySchemes/${k}`,
-        `scheme "${k}" has no flow a 0.3 client can use; the scheme is not shown (requirements naming it stay)`,
-      );
-      continue;
-    }
-    out[k] = d;
-  }
-  return out;
-}
-
-/** 1.0 OAuthFlows must hold one flow: a 0.3 oauth2 scheme with none is not shown (L16). */
-function schemesUp(schemes: { [k: string]: v0_3.SecurityScheme } | undefined, log: LossLog) {
-  if (!schemes) return undefined;
-  const out: { [k: string]: v1_0.SecuritySchemeJson } = {};
-  for (const [k, s] of Object.entries(schemes)) {
-    if (s.type === "oauth2" && !FLOW_PREFERENCE.some((f) => s.flows[f] !== undefined)) {
-      log.add(
-        "L16",
-        `/securitySchemes/${k}/flows`,
-        `scheme "${k}" declares no OAuth flow; 1.0 needs exactly one, so the scheme is not shown`,
-      );
-      continue;
-    }
-    out[k] = schemeUp(s, `/securitySchemes/${k}`, log);
-  }
-  return out;
-}
-
-function cardDown(c: v1_0.AgentCardJson, log: LossLog): v0_3.AgentCard {
-  reportUnknown(c, FIELDS.agentCard, "", log);
-  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
-  const main = legacy[0];
-  const caps = c.capabilities ?? {};
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
-  return compact({
-    protocolVersion: cardVersionDown(main.protocolVersion),
-    name: c.name as string,
-    description: c.description as string,
-    url: main.url as string,
-    preferredTransport: main.protocolBinding || "JSONRPC",
-    additionalInterfaces:
-      legacy.length > 1
-        ? legacy.map((i, n) => ({
-            url: i.url as string,
-            transport: n === 0 ? i.protocolBinding || "JSONRPC" : (i.protocolBinding as string),
-          }))
-        : undefined,
-    provider: c.provider as v0_3.AgentProvider | undefined,
-    version: c.version as string,
-    documentationUrl: c.documentationUrl,
-    iconUrl: c.iconUrl,
-    capabilities: compact({
-      streaming: caps.streaming,
-      pushNotifications: caps.pushNotifications,
-      extensions: caps.extensions?.map((e) =>
-        compact({ uri: e.uri ?? "", description: e.description, required: e.required, params: e.params }),
-      ),
-    }),
-    supportsAuthenticatedExtendedCard: caps.extendedAgentCard,
-    securitySchemes: schemesDown(c.securitySchemes, log),
-    security: c.securityRequirements && securityDown(c.securityRequirements),
-    defaultInputModes: c.defaultInputModes ?? [],
-    defaultOutputModes: c.defaultOutputModes ?? [],
-    skills: (c.skills ?? []).map((s) =>
-      compact({
-        id: s.id as string,
-        name: s.name as string,
-        description: s.description as string,
-        tags: s.tags ?? [],
-        examples: s.examples,
-        inputModes: s.inputModes,
-        outputModes: s.outputModes,
-        security: s.securityRequirements && securityDown(s.securityRequirements),
-      }),
-    ),
-  });
-}
-
-function cardUp(c: v0_3.AgentCard, log: LossLog): v1_0.AgentCardJson {
-  reportUnknown(c, AGENT_CARD_FIELDS_0_3, "", log);
-  const version = cardVersionUp(c.protocolVersion, log);
-  const caps = c.capabilities;
-  if (caps.stateTransitionHistory !== undefined)
-    log.add("L14", "/capabilities/stateTransitionHistory", "stateTransitionHistory was removed in 1.0; dropped");
-  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 0.3 card and cannot verify the translated card; dropped");
-  return compact({
-    name: c.name,
-    description: c.description,
-    supportedInterfaces: interfacesUp({ url: c.url, transport: c.preferredTransport || "JSONRPC" }, c.additionalInterfaces, version),
-    provider: c.provider,
-    version: c.version,
-    documentationUrl: c.documentationUrl,
-    capabilities: compact({
-      streaming: caps.streaming,
-      pushNotifications: caps.pushNotifications,
-      extensions: caps.extensions?.map((e) =>
-        compact({ uri: e.uri, description: e.description, required: e.required, params: e.params as v1_0.AgentExtensionJson["params"] }),
-      ),
-      extendedAgentCard: c.supportsAuthenticatedExtendedCard,
-    }),
-    securitySchemes: schemesUp(c.securitySchemes, log),
-    securityRequirements: c.security && securityUp(c.security),
-    defaultInputModes: c.defaultInputModes,
-    defaultOutputModes: c.defaultOutputModes,
-    skills: c.skills.map((s) =>
-      compact({
-        id: s.id,
-        name: s.name,
-        description: s.description,
-        tags: s.tags,
-        examples: s.examples,
-        inputModes: s.inputModes,
-        outputModes: s.outputModes,
-        securityRequirements: s.security && securityUp(s.security),
-      }),
-    ),
-    iconUrl: c.iconUrl,
-  });
-}
+// ---- AgentCard (translate/card-rpc.ts) ----------------------------------------------------------------
 
 export const upgradeAgentCard = (c: v0_3.AgentCard): Translated<v1_0.AgentCardJson> => run(c, V3.AgentCard, V1.AgentCard, "to-1.0", cardUp);
 /** Shows only the 0.x interfaces (L2); throws InvalidParams when the card has none. */

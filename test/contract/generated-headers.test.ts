@@ -51,7 +51,7 @@ function expectedSources(path: string): string[] {
   const dir = version === "v1_0" ? "v1.0" : "v0.3";
   if (name.startsWith("google/")) return [`third_party/${name.replace(/_pb\.ts$/, ".proto")}`];
   if (version === "v1_0") return ["v1.0/a2a.proto"];
-  if (["types.ts", "validators.js", "validators.d.ts"].includes(name)) return [`${dir}/a2a.json`];
+  if (["types.ts", "fields.ts", "validators.js", "validators.d.ts"].includes(name)) return [`${dir}/a2a.json`];
   if (["methods.ts", "api-summary.json", "index.ts", "rest-required.json"].includes(name)) return [`${dir}/a2a.json`, `${dir}/a2a.proto`];
   return [`${dir}/a2a.proto`];
 }

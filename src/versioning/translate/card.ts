@@ -2,7 +2,7 @@
 // the card-level protocolVersion (L18), and the 0.3 main + additional interfaces as a 1.0 list.
 import type * as v1_0 from "../../../generated/v1_0/index.js";
 import type { LossLog } from "../loss.js";
-import { str, untranslatable } from "./common.js";
+import { FIELDS, reportUnknown, str, untranslatable } from "./common.js";
 
 /** 0.x versions are spoken with the 0.3 dialects; "" (unset) counts as 0.3. */
 const LEGACY_VERSION = /^0\.\d+(\.\d+)?$/;
@@ -66,24 +66,13 @@ export function interfacesUp(
   return out;
 }
 
-/** The fields of a 0.3 AgentCard the translators read (the same names in D03-RPC and D03-PB). */
-export const AGENT_CARD_FIELDS_0_3: ReadonlySet<string> = new Set([
-  "protocolVersion",
-  "name",
-  "description",
-  "url",
-  "preferredTransport",
-  "additionalInterfaces",
-  "provider",
-  "version",
-  "documentationUrl",
-  "capabilities",
-  "securitySchemes",
-  "security",
-  "defaultInputModes",
-  "defaultOutputModes",
-  "skills",
-  "supportsAuthenticatedExtendedCard",
-  "signatures",
-  "iconUrl",
-]);
+/**
+ * What a card downgrade starts with in both dialects: unknown fields (L24), the interfaces a 0.3
+ * reader may see (L1, L2; `main` is the first) and the signatures, which cannot cover the 0.3 card (L9).
+ */
+export function cardDownStart(c: v1_0.AgentCardJson, log: LossLog) {
+  reportUnknown(c, FIELDS.agentCard, "", log);
+  const legacy = legacyInterfaces(c.supportedInterfaces ?? [], log);
+  if (c.signatures?.length) log.add("L9", "/signatures", "signatures cover the 1.0 card and cannot verify the translated card; dropped");
+  return { legacy, main: legacy[0], caps: c.capabilities ?? {} };
+}

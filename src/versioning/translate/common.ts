@@ -5,6 +5,9 @@ import type { ValidateFunction } from "ajv";
 import { check } from "../../runtime/validation.js";
 import { A2AError, invalidParams } from "../errors.js";
 import { LossLog, type LossDirection, type Translated } from "../loss.js";
+import { FIELDS } from "./fields.js";
+
+export { FIELDS };
 
 export type JsonObject = { [k: string]: unknown };
 
@@ -104,54 +107,6 @@ export function reportUnknown(obj: object, known: ReadonlySet<string>, path: str
     if (!known.has(k)) log.add("L24", `${path}/${escapePointer(k)}`, `field "${k}" is not part of the schema and is dropped`);
   }
 }
-
-// ---- field names (L24: reportUnknown drops and reports any other field) ------------------------------
-
-const fields = (...names: string[]): ReadonlySet<string> => new Set(names);
-
-/**
- * The fields of the 1.0 messages the translators read, for both 0.3 dialects. D03-PB spells Task,
- * TaskStatus, Artifact, TaskArtifactUpdateEvent and the list-configs result the same way.
- */
-export const FIELDS = {
-  none: fields(),
-  part: fields("text", "raw", "url", "data", "metadata", "filename", "mediaType"),
-  message: fields("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"),
-  status: fields("state", "message", "timestamp"),
-  task: fields("id", "contextId", "status", "artifacts", "history", "metadata"),
-  artifact: fields("artifactId", "name", "description", "parts", "metadata", "extensions"),
-  statusUpdate: fields("taskId", "contextId", "status", "metadata"),
-  artifactUpdate: fields("taskId", "contextId", "artifact", "append", "lastChunk", "metadata"),
-  streamResponse: fields("task", "message", "statusUpdate", "artifactUpdate"),
-  sendResponse: fields("task", "message"),
-  sendRequest: fields("tenant", "message", "configuration", "metadata"),
-  sendConfig: fields("acceptedOutputModes", "taskPushNotificationConfig", "historyLength", "returnImmediately"),
-  pushConfig: fields("tenant", "id", "taskId", "url", "token", "authentication"),
-  authInfo: fields("scheme", "credentials"),
-  getTask: fields("tenant", "id", "historyLength"),
-  cancelTask: fields("tenant", "id", "metadata"),
-  subscribe: fields("tenant", "id"),
-  /** GetTaskPushNotificationConfigRequest and DeleteTaskPushNotificationConfigRequest. */
-  pushConfigRef: fields("tenant", "taskId", "id"),
-  listPushConfigs: fields("tenant", "taskId", "pageSize", "pageToken"),
-  listPushConfigsResult: fields("configs", "nextPageToken"),
-  agentCard: fields(
-    "name",
-    "description",
-    "supportedInterfaces",
-    "provider",
-    "version",
-    "documentationUrl",
-    "capabilities",
-    "securitySchemes",
-    "securityRequirements",
-    "defaultInputModes",
-    "defaultOutputModes",
-    "skills",
-    "signatures",
-    "iconUrl",
-  ),
-};
 
 /** An Artifact of any of the three dialects: the same fields everywhere, only the parts differ. */
 export interface ArtifactLike<P> {
