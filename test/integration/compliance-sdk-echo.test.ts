@@ -72,7 +72,7 @@ describe("compliance suite against the official SDK servers around an echo execu
       streamTimeoutMs: 5_000,
     });
     const text = consoleReport(report);
-    // The same list holds: a case that skips here (subscribe-to-ended-task needs a task) is not stale.
+    // The same list holds: a listed case that needs a task skips here and is not stale.
     expect(report.staleKnownFailing, text).toEqual([]);
     expect(failuresOf(report), text).toEqual([]);
     expectSkipsFor(report, ECHO_SKIPS);
