@@ -67,6 +67,8 @@ const pairs = cases
  * without a code (or allows a result), 1.0 maps it to one.
  */
 const ERROR_CODES_DIFFER: Record<string, string> = {
+  "json-rpc/cancel-task/ended-task-is-not-cancelable":
+    "0.3.0 §7.4 lets the server answer with the task ('success is not guaranteed'); 1.0 refuses with TaskNotCancelableError",
   "json-rpc/send-message/message-to-ended-task-is-refused":
     "0.3.0 §7.1 says only that sending to an ended task 'will result in an error'; 1.0 maps it to UnsupportedOperationError",
   "json-rpc/streaming/subscribe-to-ended-task":
