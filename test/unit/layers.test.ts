@@ -166,6 +166,39 @@ describe("import directions of ARCHITECTURE.md", () => {
     ).toEqual([]);
   });
 
+  it("src/gateway composes the server's parts: none of its classes extends a server class (issue 16)", () => {
+    const inherits: string[] = [];
+    for (const f of files.filter((f) => relative(ROOT, f).split("\\").join("/").startsWith("src/gateway/"))) {
+      const sf = ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.Latest, true);
+      // Names this file imports from src/server.
+      const fromServer = new Set<string>();
+      for (const st of sf.statements) {
+        if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+        const to = relative(ROOT, resolve(dirname(f), st.moduleSpecifier.text))
+          .split("\\")
+          .join("/");
+        if (!to.startsWith("src/server/")) continue;
+        const named = st.importClause?.namedBindings;
+        if (named && ts.isNamedImports(named)) for (const el of named.elements) fromServer.add(el.name.text);
+        if (named && ts.isNamespaceImport(named)) fromServer.add(named.name.text);
+        if (st.importClause?.name) fromServer.add(st.importClause.name.text);
+      }
+      const visit = (n: ts.Node): void => {
+        if (ts.isClassLike(n))
+          for (const h of n.heritageClauses ?? [])
+            if (h.token === ts.SyntaxKind.ExtendsKeyword)
+              for (const t of h.types) {
+                const base = t.expression.getText(sf).split(".")[0]!;
+                if (fromServer.has(base))
+                  inherits.push(`${relative(ROOT, f)}: ${n.name?.text ?? "class"} extends ${t.expression.getText(sf)}`);
+              }
+        ts.forEachChild(n, visit);
+      };
+      visit(sf);
+    }
+    expect(inherits).toEqual([]);
+  });
+
   it("finds the edges it is meant to judge", () => {
     // The parser sees each kind of import: a value import, a type-only import, export-from.
     const has = (from: string, to: string, typeOnly: boolean) =>
