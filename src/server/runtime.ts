@@ -300,7 +300,7 @@ export class TaskRuntime implements A2AHandler {
     this.book.openTurn(live);
     const endTurn = live.endTurn!;
 
-    const subscription = streaming ? (this.book.stream(live) as Subscription<v1_0.StreamResponse>) : undefined;
+    const subscription = streaming ? this.book.stream(live) : undefined;
     // run() records the task with its WORKING status before its first await.
     const turnDone = live.turnDone;
     const timer =

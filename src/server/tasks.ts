@@ -18,7 +18,7 @@ import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
-import { Channel, type ChannelByteLimit } from "./channel.js";
+import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
 import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
 
@@ -196,7 +196,7 @@ export class TaskBook<E extends LiveEntry> {
   }
 
   /** A new subscription to a live entry, beginning with its current Task. */
-  stream(entry: E): AsyncIterableIterator<v1_0.StreamResponse> {
+  stream(entry: E): Subscription<v1_0.StreamResponse> {
     return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
   }
 
