@@ -1,6 +1,7 @@
-// The gateway's task runtime: the reference server's fastify plugin serves it exactly like the
-// TaskRuntime it extends (so callers speak 1.0 or 0.3, JSON-RPC or HTTP+JSON, and principals own
-// tasks the same way), but a turn is not an agent call: it is a message forwarded to a backend
+// The gateway's task runtime: an A2AHandler that the reference server's front serves exactly like a
+// TaskRuntime (so callers speak 1.0 or 0.3, JSON-RPC or HTTP+JSON), keeping its tasks in the same
+// TaskBook (src/server/tasks.ts: principals own tasks, follow-up and terminal rules, views and
+// subscriptions are the server's), but a turn is not an agent call: it is a message forwarded to a backend
 // agent, in that backend's own version and binding (the reference client), and the remote task
 // followed until it is terminal or interrupted.
 //
@@ -40,27 +41,23 @@
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
 import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
-import { timestampMs, timestampNow, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampMs, timestampNow, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
-import { sleep, type Agent } from "../server/agent.js";
-import { Channel } from "../server/channel.js";
+import { sleep, type Agent, type AgentCardInit } from "../server/agent.js";
+import type { A2AHandler } from "../server/handler.js";
 import {
-  endsStream,
-  followUpProblem,
+  DEFAULT_LIMITS,
   isInterrupted,
   isTerminal,
-  ownerOf,
-  TaskRuntime,
   TaskTooLargeError,
   TIMEOUT_FAILURE,
   tooLargeFailure,
-  view,
-  type CallContext,
   type Logger,
 } from "../server/runtime.js";
-import type { TaskStore } from "../server/store.js";
-import { artifactBytes, artifactsBytes, partsBytes } from "../server/task-size.js";
+import { MemoryTaskStore, type TaskStore } from "../server/store.js";
+import { once, ownerOf, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 
@@ -76,20 +73,12 @@ export const META_BACKEND = "a2a_backend";
 /** Request metadata key a caller may use to shorten the turn's deadline (ms). */
 export const META_CALLER_TIMEOUT = "a2a_timeout_ms";
 
-interface GatewayTask {
-  owner: string;
-  task: v1_0.Task;
-  channel: Channel<v1_0.StreamResponse>;
-  busy: boolean;
+interface GatewayTask extends LiveEntry {
   follower?: AbortController;
-  turnDone?: Promise<void>;
-  endTurn?: () => void;
   /** messageId of the remote status message the turn started from (a poll still showing it is stale). */
   staleStatusId?: string;
   /** messageId of the last remote status message applied. */
   remoteStatusId?: string;
-  /** Estimated bytes of task.artifacts (task-size.ts), held under the runtime's maxArtifactBytes. */
-  artifactBytes: number;
 }
 
 type RemoteStart =
@@ -111,8 +100,8 @@ interface TurnClock {
 }
 
 export interface GatewayRuntimeOptions {
-  /** The gateway's own agent (its card); its handleMessage is never called. */
-  agent: Agent;
+  /** The gateway's card (an Agent may be given; its handleMessage is never called). */
+  agent: Pick<Agent, "card">;
   backends: readonly Backend[];
   /** Backend for messages without agent_id (default: the only backend, if there is one). */
   defaultBackend?: string;
@@ -124,29 +113,36 @@ export interface GatewayRuntimeOptions {
   maxArtifactBytes?: number;
 }
 
-export class GatewayRuntime extends TaskRuntime {
+export class GatewayRuntime implements A2AHandler {
+  /** The gateway's card. */
+  readonly agent: Pick<Agent, "card">;
+  readonly store: TaskStore;
+  /** Live tasks, ownership, follow-up / cancel / subscribe rules, history, GetTask and ListTasks (shared with TaskRuntime). */
+  private readonly book: TaskBook<GatewayTask>;
+  private readonly maxArtifactBytes: number;
   private readonly backends = new Map<string, Backend>();
   /** agent_id → backend: backend names and the ids of the skills published for them. */
   private readonly routes = new Map<string, Backend>();
   private readonly defaultBackend: Backend | undefined;
-  private readonly tasks = new Map<string, GatewayTask>();
   /** (owner, backend, local contextId) → remote contextId, so one local conversation stays one remote one. */
   private readonly contexts = new Map<string, string>();
   private readonly logger: Logger;
-  private readonly bufferLimit: number;
-  private shut = false;
 
   constructor(opts: GatewayRuntimeOptions) {
-    super({
-      agent: opts.agent,
-      store: opts.store,
-      logger: opts.logger,
-      maxBufferedEvents: opts.maxBufferedEvents,
-      maxHistoryBytes: opts.maxHistoryBytes,
-      maxArtifactBytes: opts.maxArtifactBytes,
+    // The limits as on the reference server (runtime.ts RuntimeOptions and DEFAULT_LIMITS).
+    const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
+    this.agent = opts.agent;
+    this.store = opts.store ?? new MemoryTaskStore();
+    this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
+    this.book = new TaskBook<GatewayTask>({
+      store: this.store,
+      maxBufferedEvents: opts.maxBufferedEvents ?? 100_000,
+      bufferBytes: { maxBytes: DEFAULT_LIMITS.maxBufferedBytes, sizeOf: eventBytes },
+      maxHistory: DEFAULT_LIMITS.maxHistory,
+      maxHistoryBytes: limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes),
+      maxListBytes: DEFAULT_LIMITS.maxListBytes,
     });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
-    this.bufferLimit = opts.maxBufferedEvents ?? 100_000;
     for (const b of opts.backends) {
       this.backends.set(b.name, b);
       this.routes.set(b.name, b);
@@ -176,7 +172,7 @@ export class GatewayRuntime extends TaskRuntime {
 
   // ---------------------------------------------------------------- SendMessage / SendStreamingMessage
 
-  override async sendMessage(req: v1_0.SendMessageRequest, call: CallContext): Promise<v1_0.SendMessageResponse> {
+  async sendMessage(req: v1_0.SendMessageRequest, call: CallContext): Promise<v1_0.SendMessageResponse> {
     const turn = await this.begin(req, call, false);
     if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
     const historyLength = req.configuration?.historyLength;
@@ -184,10 +180,7 @@ export class GatewayRuntime extends TaskRuntime {
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.g.task, historyLength) } });
   }
 
-  override async sendStreamingMessage(
-    req: v1_0.SendMessageRequest,
-    call: CallContext,
-  ): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+  async sendStreamingMessage(req: v1_0.SendMessageRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     const turn = await this.begin(req, call, true);
     if (turn.kind === "message") return once(create(v1_0.StreamResponseSchema, { payload: { case: "message", value: turn.message } }));
     return turn.subscription!;
@@ -200,7 +193,7 @@ export class GatewayRuntime extends TaskRuntime {
   ): Promise<
     { kind: "message"; message: v1_0.Message } | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse> }
   > {
-    if (this.shut) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
+    if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
     if (req.configuration?.taskPushNotificationConfig)
@@ -212,20 +205,13 @@ export class GatewayRuntime extends TaskRuntime {
     let g: GatewayTask | undefined;
     let backend: Backend;
     if (incoming.taskId) {
-      g = await this.acquireTask(owner, incoming.taskId);
-      if (!g) throw taskNotFound(incoming.taskId);
-      const problem = followUpProblem(g, incoming);
-      if (problem) {
-        this.forgetIfIdle(g);
-        throw problem;
-      }
+      g = await this.book.continueWith(owner, incoming);
       const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
       if (!b) {
-        this.forgetIfIdle(g);
+        this.book.release(g, false);
         throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
       }
       backend = b;
-      g.busy = true;
     } else {
       backend = this.route(req);
     }
@@ -285,10 +271,10 @@ export class GatewayRuntime extends TaskRuntime {
       if (isTerminal(g.task.status?.state)) {
         // Canceled while the backend was being asked: the message is not taken.
         follower.abort();
-        this.forgetIfIdle(g);
+        this.book.forgetIfIdle(g);
         throw new A2AError("UnsupportedOperationError", `Task ${localTaskId} was canceled while this message was being forwarded`);
       }
-      this.addHistory(g.task, userMessage);
+      this.book.addHistory(g.task, userMessage);
       g.staleStatusId = g.task.status?.message?.messageId;
     } else {
       const metadata: JsonObject = { [META_BACKEND]: backend.name };
@@ -304,16 +290,15 @@ export class GatewayRuntime extends TaskRuntime {
         history: [userMessage],
         metadata,
       });
-      g = this.trackTask(owner, task);
-      g.busy = true;
+      g = this.book.track(owner, task);
     }
     if (start && g.task.metadata) {
       g.task.metadata[META_REMOTE_TASK] = start.task.id;
       g.task.metadata[META_REMOTE_CONTEXT] = start.task.contextId;
     }
     const live = g;
-    openTurn(live, follower);
-    const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
+    this.openTurn(live, follower);
+    const subscription = streaming ? this.book.stream(live) : undefined;
 
     if (!start) {
       await this.fail(live, failure ?? BACKEND_FAILURE);
@@ -342,17 +327,16 @@ export class GatewayRuntime extends TaskRuntime {
    * the task is followed again, false when it was failed (or is already live here).
    */
   async resume(owner: string, task: v1_0.Task): Promise<boolean> {
-    if (this.shut || this.tasks.has(task.id)) return false;
+    if (this.book.closed || this.book.has(task.id)) return false;
     const state = task.status?.state;
     if (state !== S.SUBMITTED && state !== S.WORKING) return false;
-    const g = this.trackTask(owner, clone(v1_0.TaskSchema, task));
+    const g = this.book.track(owner, clone(v1_0.TaskSchema, task));
     const backendName = stringAt(g.task.metadata, META_BACKEND) ?? "";
     const backend = this.backends.get(backendName);
     const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
     const remoteContextId = stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "";
-    g.busy = true;
     if (!backend || !remoteTaskId) {
-      openTurn(g, undefined);
+      this.openTurn(g, undefined);
       this.logger.error(
         { backend: backendName, taskId: g.task.id, remoteTaskId, configured: backend !== undefined },
         "cannot follow a task left running by a previous process",
@@ -368,7 +352,7 @@ export class GatewayRuntime extends TaskRuntime {
     g.remoteStatusId = lastAgent;
     g.staleStatusId = lastAgent;
     const clock = turnClock(backend.turnTimeoutMs);
-    openTurn(g, clock.follower);
+    this.openTurn(g, clock.follower);
     if (state === S.SUBMITTED) this.setLocalStatus(g, S.WORKING);
     const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
     this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
@@ -471,7 +455,7 @@ export class GatewayRuntime extends TaskRuntime {
     } catch (e) {
       if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
       // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
-      if (this.shut) return this.releaseTurn(g);
+      if (this.book.closed) return this.releaseTurn(g);
       if (e instanceof TaskTooLargeError) {
         this.logger.warn({ taskId: g.task.id, backend: backend.name, limit: this.maxArtifactBytes }, "task artifacts over the limit");
         await this.fail(g, e.message).catch((err: unknown) =>
@@ -557,7 +541,7 @@ export class GatewayRuntime extends TaskRuntime {
       message = clone(v1_0.MessageSchema, status.message);
       message.taskId = g.task.id;
       message.contextId = g.task.contextId;
-      this.addHistory(g.task, message);
+      this.book.addHistory(g.task, message);
     }
     g.task.status = create(v1_0.TaskStatusSchema, {
       state: status.state,
@@ -621,7 +605,7 @@ export class GatewayRuntime extends TaskRuntime {
           parts: [{ content: { case: "text", value: text } }],
         })
       : undefined;
-    if (message) this.addHistory(g.task, message);
+    if (message) this.book.addHistory(g.task, message);
     g.task.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), message });
     this.publish(
       g,
@@ -657,26 +641,14 @@ export class GatewayRuntime extends TaskRuntime {
   }
 
   private releaseTurn(g: GatewayTask): void {
-    g.busy = false;
     g.follower = undefined;
-    g.endTurn?.();
-    this.forgetIfIdle(g);
+    this.book.release(g);
   }
 
-  private forgetIfIdle(g: GatewayTask): void {
-    if (!g.busy && g.channel.size === 0 && this.tasks.get(g.task.id) === g) this.tasks.delete(g.task.id);
-  }
-
-  private trackTask(owner: string, task: v1_0.Task): GatewayTask {
-    const g: GatewayTask = {
-      owner,
-      task,
-      busy: false,
-      channel: new Channel<v1_0.StreamResponse>(this.bufferLimit, () => this.forgetIfIdle(g), this.bufferBytes),
-      artifactBytes: artifactsBytes(task.artifacts),
-    };
-    this.tasks.set(task.id, g);
-    return g;
+  /** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
+  private openTurn(g: GatewayTask, follower: AbortController | undefined): void {
+    this.book.openTurn(g);
+    g.follower = follower;
   }
 
   private remember(key: string, remoteContextId: string): void {
@@ -685,50 +657,18 @@ export class GatewayRuntime extends TaskRuntime {
     if (this.contexts.size > 100_000) this.contexts.delete(this.contexts.keys().next().value as string);
   }
 
-  private async acquireTask(owner: string, id: string): Promise<GatewayTask | undefined> {
-    const found = this.tasks.get(id);
-    if (found) return found.owner === owner ? found : undefined;
-    const stored = await this.store.get(owner, id);
-    if (!stored) return undefined;
-    const again = this.tasks.get(id);
-    if (again) return again.owner === owner ? again : undefined;
-    return this.trackTask(owner, clone(v1_0.TaskSchema, stored));
-  }
-
   // ---------------------------------------------------------------- GetTask / ListTasks / CancelTask / SubscribeToTask
 
-  override async getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
-    const g = this.tasks.get(req.id);
-    if (g && g.owner === ownerOf(call)) {
-      if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
-      return view(g.task, req.historyLength);
-    }
-    return super.getTask(req, call);
+  getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    return this.book.getTask(req, call);
   }
 
-  override async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
-    const page = await super.listTasks(req, call);
-    page.tasks = page.tasks.map((t) => {
-      const g = this.tasks.get(t.id);
-      return g ? view(g.task, req.historyLength, req.includeArtifacts === true) : t;
-    });
-    return page;
+  listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
+    return this.book.listTasks(req, call);
   }
 
-  override async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
-    const g = await this.acquireTask(ownerOf(call), req.id);
-    if (!g) throw taskNotFound(req.id);
-    const state = g.task.status?.state;
-    if (isTerminal(state)) {
-      this.forgetIfIdle(g);
-      throw new A2AError(
-        "TaskNotCancelableError",
-        `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}) and cannot be canceled`,
-        {
-          taskId: req.id,
-        },
-      );
-    }
+  async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
     this.setLocalStatus(g, S.CANCELED);
     await this.endTurn(g);
@@ -740,35 +680,56 @@ export class GatewayRuntime extends TaskRuntime {
     return view(g.task, undefined);
   }
 
-  override async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
-    const g = await this.acquireTask(ownerOf(call), req.id);
-    if (!g) throw taskNotFound(req.id);
-    const state = g.task.status?.state;
-    if (isTerminal(state)) {
-      this.forgetIfIdle(g);
-      if (call.version === "0.3") return once(taskEvent(g.task));
-      throw new A2AError("UnsupportedOperationError", `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
-        taskId: req.id,
-      });
-    }
-    return g.channel.subscribe([taskEvent(g.task)], endsStream);
+  subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
-  override get liveTasks(): number {
-    return this.tasks.size;
+  // ---------------------------------------------------------------- not carried: push notifications, the extended card
+
+  createTaskPushNotificationConfig(_req: v1_0.TaskPushNotificationConfig, _call: CallContext): Promise<v1_0.TaskPushNotificationConfig> {
+    return noPush();
+  }
+
+  getTaskPushNotificationConfig(
+    _req: v1_0.GetTaskPushNotificationConfigRequest,
+    _call: CallContext,
+  ): Promise<v1_0.TaskPushNotificationConfig> {
+    return noPush();
+  }
+
+  listTaskPushNotificationConfigs(
+    _req: v1_0.ListTaskPushNotificationConfigsRequest,
+    _call: CallContext,
+  ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
+    return noPush();
+  }
+
+  deleteTaskPushNotificationConfig(_req: v1_0.DeleteTaskPushNotificationConfigRequest, _call: CallContext): Promise<Empty> {
+    return noPush();
+  }
+
+  async getExtendedAgentCard(_req: v1_0.GetExtendedAgentCardRequest, _call: CallContext): Promise<AgentCardInit> {
+    throw new A2AError("UnsupportedOperationError", "This agent has no extended agent card");
+  }
+
+  card(): { declaration: AgentCardInit; extended: boolean } {
+    return { declaration: this.agent.card, extended: false };
+  }
+
+  /** Number of tasks currently held in memory (being followed or streamed). */
+  get liveTasks(): number {
+    return this.book.size;
   }
 
   /**
    * Stops following every remote task and closes streams. The tasks being followed are left in the
    * store as last recorded (WORKING): a gateway started again on the same store resumes them.
    */
-  override async close(): Promise<void> {
-    this.shut = true;
-    for (const g of this.tasks.values()) {
-      g.follower?.abort(new Error("gateway shutting down"));
-      g.channel.close();
-    }
-    await super.close();
+  async close(): Promise<void> {
+    this.book.closed = true;
+    for (const g of this.book.entries()) g.follower?.abort(new Error("gateway shutting down"));
+    this.book.closeStreams();
+    await this.store.close?.();
   }
 }
 
@@ -785,13 +746,6 @@ function turnClock(deadlineMs: number): TurnClock {
   return { follower, deadline, timer };
 }
 
-/** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
-function openTurn(g: GatewayTask, follower: AbortController | undefined): void {
-  g.busy = true;
-  g.follower = follower;
-  g.turnDone = new Promise<void>((resolve) => (g.endTurn = resolve));
-}
-
 /**
  * The backend's status time, unless it is earlier than the status the local task already
  * published (the local task is stamped when the gateway creates it, after the backend may have
@@ -801,14 +755,6 @@ function openTurn(g: GatewayTask, follower: AbortController | undefined): void {
 function notBefore(remote: Timestamp | undefined, local: Timestamp | undefined): Timestamp {
   if (!remote || (local && timestampMs(remote) < timestampMs(local))) return timestampNow();
   return remote;
-}
-
-function taskNotFound(id: string): A2AError {
-  return new A2AError("TaskNotFoundError", `Task ${id} not found`, { taskId: id });
-}
-
-function taskEvent(task: v1_0.Task): v1_0.StreamResponse {
-  return create(v1_0.StreamResponseSchema, { payload: { case: "task", value: clone(v1_0.TaskSchema, task) } });
 }
 
 function stringAt(obj: JsonObject | undefined, key: string): string | undefined {
@@ -825,20 +771,7 @@ function clip(s: string, max = 100): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
-function once<T>(item: T): AsyncIterableIterator<T> {
-  let done = false;
-  return {
-    next: async () => {
-      if (done) return { value: undefined, done: true };
-      done = true;
-      return { value: item, done: false };
-    },
-    return: async () => {
-      done = true;
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+/** What the push-notification operations answer: the gateway's card does not declare them. */
+async function noPush(): Promise<never> {
+  throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
 }

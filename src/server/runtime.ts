@@ -32,47 +32,26 @@
 //   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
 import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, timestampMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, timestampFromMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
 import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import type { A2AHandler } from "./handler.js";
-import { Channel, Subscription, type ChannelByteLimit } from "./channel.js";
+import type { Subscription } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
-import { MemoryTaskStore, type ListCursor, type TaskStore } from "./store.js";
-import { artifactBytes, artifactsBytes, eventBytes, historyBytes, messageBytes, partsBytes } from "./task-size.js";
+import { MemoryTaskStore, type TaskStore } from "./store.js";
+import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
+import { once, ownerOf, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 
 const S = v1_0.TaskState;
 
 export { isInterrupted, isTerminal };
 
-/** True for the status update that ends a stream: a terminal or interrupted state. */
-export function endsStream(event: v1_0.StreamResponse): boolean {
-  if (event.payload.case !== "statusUpdate") return false;
-  const state = event.payload.value.status?.state;
-  return isTerminal(state) || isInterrupted(state);
-}
-
-/** Who is calling and how: what the transport layer learnt about the request. */
-export interface CallContext {
-  /** Authenticated principal; tasks are visible to their owner only. */
-  principal: string;
-  /** Wire version of the request ("1.0" | "0.3"). */
-  version: string;
-  /** Extension URIs the request activated that the agent declares. */
-  extensions: string[];
-  /** 1.0 tenant of the request ("" or absent: none). Tasks are partitioned by principal and tenant. */
-  tenant?: string;
-}
-
-/** The key tasks and push configs are stored under: the principal, within the request's tenant. */
-export function ownerOf(call: CallContext): string {
-  return call.tenant ? `${call.principal}\u001ftenant:${call.tenant}` : call.principal;
-}
+export { endsStream, followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
 
 export interface Logger {
   error(obj: unknown, msg?: string): void;
@@ -135,61 +114,47 @@ export const tooLargeFailure = (limit: number) =>
   `The task's artifacts reached this server's limit of ${limit} bytes; the output after that was not kept.`;
 
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
-interface LiveTask {
-  owner: string;
-  task: v1_0.Task;
-  channel: Channel<v1_0.StreamResponse>;
-  /** A turn (handleMessage and what follows) is in progress. */
-  busy: boolean;
-  /** Estimated bytes of task.artifacts (task-size.ts), kept up to date by applyChunk. */
-  artifactBytes: number;
+interface LiveTask extends LiveEntry {
   abort?: LazyAbort;
   context?: AgentContext;
-  turnDone?: Promise<void>;
-  endTurn?: () => void;
 }
 
 export const GENERIC_FAILURE = "The agent failed while processing this task.";
 export const TIMEOUT_FAILURE = "The task did not finish in time.";
-const PAGE_SIZE_DEFAULT = 50;
-const PAGE_SIZE_MAX = 100;
 
 export class TaskRuntime implements A2AHandler {
   private readonly clock = new StatusClock();
   readonly agent: Agent;
   readonly store: TaskStore;
   private readonly log: Logger;
-  private readonly maxBuffered: number;
-  /** Byte limit of each stream subscriber's buffer (channel.ts). */
-  protected readonly bufferBytes: ChannelByteLimit<v1_0.StreamResponse>;
-  private readonly live = new Map<string, LiveTask>();
+  /** Live tasks, ownership, follow-up / cancel / subscribe rules, history, GetTask and ListTasks (tasks.ts). */
+  private readonly book: TaskBook<LiveTask>;
   private readonly taskTimeoutMs: number;
   readonly pushConfigs: PushConfigStore;
   readonly pushDelivery: PushDelivery;
   private readonly pushOptions: PushDeliveryOptions;
   /** Tasks that may have webhooks: only their events are handed to PushDelivery (bounded, oldest dropped). */
   private readonly pushTasks = new Set<string>();
-  private closed = false;
-  private readonly maxHistory: number;
   private readonly maxParts: number;
   private readonly maxPushConfigs: number;
-  private readonly maxHistoryBytes: number;
-  protected readonly maxArtifactBytes: number;
-  private readonly maxListBytes: number;
+  private readonly maxArtifactBytes: number;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
-    this.maxHistory = limit(opts.maxHistory, DEFAULT_LIMITS.maxHistory);
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
     this.maxPushConfigs = limit(opts.maxPushConfigsPerTask, DEFAULT_LIMITS.maxPushConfigsPerTask);
-    this.maxHistoryBytes = limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes);
     this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
-    this.maxListBytes = limit(opts.maxListBytes, DEFAULT_LIMITS.maxListBytes);
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
-    this.maxBuffered = opts.maxBufferedEvents ?? 100_000;
-    this.bufferBytes = { maxBytes: limit(opts.maxBufferedBytes, DEFAULT_LIMITS.maxBufferedBytes), sizeOf: eventBytes };
+    this.book = new TaskBook<LiveTask>({
+      store: this.store,
+      maxBufferedEvents: opts.maxBufferedEvents ?? 100_000,
+      bufferBytes: { maxBytes: limit(opts.maxBufferedBytes, DEFAULT_LIMITS.maxBufferedBytes), sizeOf: eventBytes },
+      maxHistory: limit(opts.maxHistory, DEFAULT_LIMITS.maxHistory),
+      maxHistoryBytes: limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes),
+      maxListBytes: limit(opts.maxListBytes, DEFAULT_LIMITS.maxListBytes),
+    });
     this.taskTimeoutMs = opts.taskTimeoutMs ?? 0;
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
     this.pushOptions = opts.push ?? {};
@@ -206,7 +171,7 @@ export class TaskRuntime implements A2AHandler {
 
   /** Number of tasks currently held in memory by the runtime (running or streamed). */
   get liveTasks(): number {
-    return this.live.size;
+    return this.book.size;
   }
 
   // ---------------------------------------------------------------- SendMessage / SendStreamingMessage
@@ -237,7 +202,7 @@ export class TaskRuntime implements A2AHandler {
   ): Promise<
     { kind: "message"; message: v1_0.Message } | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse> }
   > {
-    if (this.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
+    if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
     if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
@@ -252,16 +217,9 @@ export class TaskRuntime implements A2AHandler {
     let taskId: string;
     let contextId: string;
     if (incoming.taskId) {
-      existing = await this.acquire(ownerOf(call), incoming.taskId);
-      if (!existing) throw taskNotFound(incoming.taskId);
-      const problem = followUpProblem(existing, incoming);
-      if (problem) {
-        if (!existing.busy && existing.channel.size === 0) this.forget(existing);
-        throw problem;
-      }
+      existing = await this.book.continueWith(ownerOf(call), incoming);
       taskId = existing.task.id;
       contextId = existing.task.contextId;
-      existing.busy = true;
     } else {
       taskId = randomUUID();
       contextId = incoming.contextId || randomUUID();
@@ -324,27 +282,25 @@ export class TaskRuntime implements A2AHandler {
     let live: LiveTask;
     if (existing && isTerminal(existing.task.status?.state)) {
       // Canceled while handleMessage ran: the message is not taken.
-      if (existing.channel.size === 0) this.forget(existing);
+      this.book.forgetIfIdle(existing);
       throw new A2AError("UnsupportedOperationError", `Task ${taskId} was canceled while this message was being handled`, { taskId });
     }
     if (existing) {
       live = existing;
-      this.addHistory(live.task, userMessage);
+      this.book.addHistory(live.task, userMessage);
     } else {
       // Filled in field by field: create() with nested initialisers checks and converts each one.
       const task = create(v1_0.TaskSchema, { id: taskId, contextId });
       task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: this.clock.now() });
       task.history.push(userMessage);
-      live = this.track(ownerOf(call), task);
-      live.busy = true;
+      live = this.book.track(ownerOf(call), task);
     }
     live.abort = abort;
     live.context = ctx;
-    let endTurn!: () => void;
-    live.turnDone = new Promise<void>((resolve) => (endTurn = resolve));
-    live.endTurn = endTurn;
+    this.book.openTurn(live);
+    const endTurn = live.endTurn!;
 
-    const subscription = streaming ? live.channel.subscribe([taskEvent(live.task)], endsStream) : undefined;
+    const subscription = streaming ? this.book.stream(live) : undefined;
     // run() records the task with its WORKING status before its first await.
     const turnDone = live.turnDone;
     const timer =
@@ -393,7 +349,7 @@ export class TaskRuntime implements A2AHandler {
       const tooLarge = e instanceof TaskTooLargeError;
       if (tooLarge) this.log.warn({ taskId: live.task.id, limit: this.maxArtifactBytes }, "task artifacts over the limit");
       else this.log.error({ err: e, taskId: live.task.id }, "agent failed");
-      const text = tooLarge ? e.message : this.closed ? "The server shut down before the task finished." : GENERIC_FAILURE;
+      const text = tooLarge ? e.message : this.book.closed ? "The server shut down before the task finished." : GENERIC_FAILURE;
       await this.finish(live, S.FAILED, [text]).catch((err) =>
         this.log.error({ err, taskId: live.task.id }, "could not record the failure"),
       );
@@ -491,7 +447,7 @@ export class TaskRuntime implements A2AHandler {
   private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): void {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
-    if (message) this.addHistory(live.task, message);
+    if (message) this.book.addHistory(live.task, message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: this.clock.now() });
     if (message) status.message = message;
     live.task.status = status;
@@ -500,17 +456,6 @@ export class TaskRuntime implements A2AHandler {
         payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
       }),
     );
-  }
-
-  /** Appends to the history, dropping the oldest messages beyond maxHistory or maxHistoryBytes (never the newest). */
-  protected addHistory(task: v1_0.Task, message: v1_0.Message): void {
-    const h = task.history;
-    h.push(message);
-    let bytes = historyBytes(h);
-    let drop = Math.max(0, h.length - this.maxHistory);
-    for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
-    while (bytes > this.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);
-    if (drop) h.splice(0, drop);
   }
 
   /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
@@ -557,97 +502,24 @@ export class TaskRuntime implements A2AHandler {
 
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
   private release(live: LiveTask, turnEnded: boolean): void {
-    live.busy = false;
     live.abort = undefined;
-    if (turnEnded) live.endTurn?.();
-    if (live.channel.size === 0) this.forget(live);
-  }
-
-  private forget(live: LiveTask): void {
-    if (!live.busy && this.live.get(live.task.id) === live) this.live.delete(live.task.id);
-  }
-
-  private track(owner: string, task: v1_0.Task): LiveTask {
-    const live: LiveTask = {
-      owner,
-      task,
-      busy: false,
-      artifactBytes: artifactsBytes(task.artifacts),
-      channel: new Channel<v1_0.StreamResponse>(this.maxBuffered, () => this.forget(live), this.bufferBytes),
-    };
-    this.live.set(task.id, live);
-    return live;
-  }
-
-  /** The live copy of a task, loading it from the store if needed; undefined if not visible to `owner`. */
-  private async acquire(owner: string, id: string): Promise<LiveTask | undefined> {
-    const found = this.live.get(id);
-    if (found) return found.owner === owner ? found : undefined;
-    const stored = await this.store.get(owner, id);
-    if (!stored) return undefined;
-    const again = this.live.get(id);
-    if (again) return again.owner === owner ? again : undefined;
-    return this.track(owner, clone(v1_0.TaskSchema, stored));
-  }
-
-  private async read(owner: string, id: string): Promise<v1_0.Task | undefined> {
-    const found = this.live.get(id);
-    if (found) return found.owner === owner ? found.task : undefined;
-    return this.store.get(owner, id);
+    this.book.release(live, turnEnded);
   }
 
   // ---------------------------------------------------------------- GetTask / ListTasks
 
-  async getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
-    if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
-    const task = await this.read(ownerOf(call), req.id);
-    if (!task) throw taskNotFound(req.id);
-    return view(task, req.historyLength);
+  getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    return this.book.getTask(req, call);
   }
 
-  async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
-    const pageSize = req.pageSize ?? PAGE_SIZE_DEFAULT;
-    if (pageSize < 1 || pageSize > PAGE_SIZE_MAX) throw invalidParams("/pageSize", `must be between 1 and ${PAGE_SIZE_MAX}`);
-    if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
-    const after = req.pageToken ? parsePageToken(req.pageToken) : undefined;
-    const page = await this.store.list({
-      owner: ownerOf(call),
-      contextId: req.contextId || undefined,
-      state: req.status || undefined,
-      statusAfterMs: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
-      pageSize,
-      after,
-      maxBytes: this.maxListBytes,
-      withArtifacts: req.includeArtifacts === true,
-    });
-    const tasks = page.tasks.map((t) => {
-      const current = this.live.get(t.id)?.task ?? t;
-      return view(current, req.historyLength, req.includeArtifacts === true);
-    });
-    return create(v1_0.ListTasksResponseSchema, {
-      tasks,
-      nextPageToken: page.next ? makePageToken(page.next) : "",
-      pageSize,
-      totalSize: page.totalSize,
-    });
+  listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
+    return this.book.listTasks(req, call);
   }
 
   // ---------------------------------------------------------------- CancelTask / SubscribeToTask
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
-    const live = await this.acquire(ownerOf(call), req.id);
-    if (!live) throw taskNotFound(req.id);
-    const state = live.task.status?.state;
-    if (isTerminal(state)) {
-      if (live.channel.size === 0) this.forget(live);
-      throw new A2AError(
-        "TaskNotCancelableError",
-        `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}) and cannot be canceled`,
-        {
-          taskId: req.id,
-        },
-      );
-    }
+    const live = await this.book.toCancel(ownerOf(call), req.id);
     const abort = live.abort;
     const ctx = live.context;
     await this.finish(live, S.CANCELED);
@@ -676,25 +548,14 @@ export class TaskRuntime implements A2AHandler {
 
   async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     if (!this.streaming) throw new A2AError("UnsupportedOperationError", "This agent does not support streaming");
-    const live = await this.acquire(ownerOf(call), req.id);
-    if (!live) throw taskNotFound(req.id);
-    const state = live.task.status?.state;
-    if (isTerminal(state)) {
-      if (live.channel.size === 0) this.forget(live);
-      // 0.3 (P03 TaskSubscription): a finished task is returned like GetTask and the stream closes.
-      if (call.version === "0.3") return once(taskEvent(live.task));
-      throw new A2AError("UnsupportedOperationError", `Task ${req.id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
-        taskId: req.id,
-      });
-    }
-    return live.channel.subscribe([taskEvent(live.task)], endsStream);
+    return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
   // ---------------------------------------------------------------- push notifications, extended card
 
   private async pushTask(taskId: string, call: CallContext): Promise<v1_0.Task> {
     if (!this.pushNotifications) throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
-    const task = await this.read(ownerOf(call), taskId);
+    const task = await this.book.read(ownerOf(call), taskId);
     if (!task) throw taskNotFound(taskId);
     return task;
   }
@@ -798,11 +659,9 @@ export class TaskRuntime implements A2AHandler {
 
   /** Aborts every running task; they end FAILED. Streams still open are closed. */
   async close(): Promise<void> {
-    this.closed = true;
-    for (const l of this.live.values()) {
-      l.abort?.abort(new Error("server shutting down"));
-      l.channel.close();
-    }
+    this.book.closed = true;
+    for (const l of this.book.entries()) l.abort?.abort(new Error("server shutting down"));
+    this.book.closeStreams();
     await this.pushDelivery.close();
     await this.store.close?.();
   }
@@ -879,10 +738,6 @@ class StatusClock {
   }
 }
 
-function taskNotFound(id: string): A2AError {
-  return new A2AError("TaskNotFoundError", `Task ${id} not found`, { taskId: id });
-}
-
 function agentMessage(contextId: string, taskId: string, parts: PartInit[], metadata?: JsonObject): v1_0.Message {
   return create(v1_0.MessageSchema, {
     messageId: randomUUID(),
@@ -894,77 +749,10 @@ function agentMessage(contextId: string, taskId: string, parts: PartInit[], meta
   });
 }
 
-function taskEvent(task: v1_0.Task): v1_0.StreamResponse {
-  return create(v1_0.StreamResponseSchema, { payload: { case: "task", value: clone(v1_0.TaskSchema, task) } });
-}
-
-/** A copy of the task for a response: history trimmed to `historyLength`, artifacts optional. */
-export function view(task: v1_0.Task, historyLength: number | undefined, includeArtifacts = true): v1_0.Task {
-  const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength);
-  return { ...task, history: [...history], artifacts: includeArtifacts ? [...task.artifacts] : [] };
-}
-
-function once<T>(item: T): AsyncIterableIterator<T> {
-  let done = false;
-  return {
-    next: async () => {
-      if (done) return { value: undefined, done: true };
-      done = true;
-      return { value: item, done: false };
-    },
-    return: async () => {
-      done = true;
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-}
-
 function isArtifactChunk(item: StreamItem): item is ArtifactChunk {
   return typeof item === "object" && item !== null && "artifact" in item && !("$typeName" in item);
 }
 
 function isStatusChunk(item: StreamItem): item is StatusChunk {
   return typeof item === "object" && item !== null && "status" in item && !("$typeName" in item);
-}
-
-export function makePageToken(c: ListCursor): string {
-  return Buffer.from(JSON.stringify([c.timestampMs, c.id])).toString("base64url");
-}
-
-function parsePageToken(token: string): ListCursor {
-  try {
-    const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "string") {
-      timestampFromMs(v[0]);
-      return { timestampMs: v[0], id: v[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw invalidParams("/pageToken", "is not a page token this server issued");
-}
-
-/**
- * Why a message may not continue a task, if it may not: the task is terminal, its previous turn is
- * still running, or the message names another context. Shared with the gateway's runtime.
- */
-export function followUpProblem(live: { task: v1_0.Task; busy: boolean }, incoming: v1_0.Message): A2AError | undefined {
-  const id = live.task.id;
-  const state = live.task.status?.state;
-  if (isTerminal(state))
-    return new A2AError(
-      "UnsupportedOperationError",
-      `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
-      {
-        taskId: id,
-      },
-    );
-  if (live.busy)
-    return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
-  if (incoming.contextId && incoming.contextId !== live.task.contextId)
-    return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
-  return undefined;
 }

@@ -100,6 +100,9 @@ const LAYERS: Record<string, Allowed[]> = {
   "src/gateway/": [
     { to: "src/server/runtime.ts" },
     { to: "src/server/plugin.ts" },
+    // The handler interface the gateway implements and the task book-keeping it shares with TaskRuntime.
+    { to: "src/server/handler.ts" },
+    { to: "src/server/tasks.ts" },
     { to: "src/client/" },
     { to: "src/versioning/" },
     { to: "generated/v1_0/" },
@@ -123,8 +126,7 @@ const EXCEPTIONS: { from: string; to: string; why: string }[] = [
   { from: "src/gateway/index.ts", to: "src/server/http-limits.ts", why: "the same fastify limits as buildServer" },
   { from: "src/gateway/index.ts", to: "src/server/store.ts", why: "the TaskStore option (type-only)" },
   { from: "src/gateway/runtime.ts", to: "src/server/agent.ts", why: "agent types of GatewayRuntime" },
-  { from: "src/gateway/runtime.ts", to: "src/server/channel.ts", why: "GatewayRuntime extends TaskRuntime and feeds its channels" },
-  { from: "src/gateway/runtime.ts", to: "src/server/store.ts", why: "the stored task shape (type-only)" },
+  { from: "src/gateway/runtime.ts", to: "src/server/store.ts", why: "the TaskStore option and its in-memory default" },
   { from: "src/gateway/runtime.ts", to: "src/server/task-size.ts", why: "byte limits measured like the server's" },
 ];
 
@@ -162,6 +164,39 @@ describe("import directions of ARCHITECTURE.md", () => {
     expect(
       EXCEPTIONS.filter((_, i) => !used.has(i)).map((x) => `${x.from} -> ${x.to} is no longer imported: remove the exception`),
     ).toEqual([]);
+  });
+
+  it("src/gateway composes the server's parts: none of its classes extends a server class (issue 16)", () => {
+    const inherits: string[] = [];
+    for (const f of files.filter((f) => relative(ROOT, f).split("\\").join("/").startsWith("src/gateway/"))) {
+      const sf = ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.Latest, true);
+      // Names this file imports from src/server.
+      const fromServer = new Set<string>();
+      for (const st of sf.statements) {
+        if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+        const to = relative(ROOT, resolve(dirname(f), st.moduleSpecifier.text))
+          .split("\\")
+          .join("/");
+        if (!to.startsWith("src/server/")) continue;
+        const named = st.importClause?.namedBindings;
+        if (named && ts.isNamedImports(named)) for (const el of named.elements) fromServer.add(el.name.text);
+        if (named && ts.isNamespaceImport(named)) fromServer.add(named.name.text);
+        if (st.importClause?.name) fromServer.add(st.importClause.name.text);
+      }
+      const visit = (n: ts.Node): void => {
+        if (ts.isClassLike(n))
+          for (const h of n.heritageClauses ?? [])
+            if (h.token === ts.SyntaxKind.ExtendsKeyword)
+              for (const t of h.types) {
+                const base = t.expression.getText(sf).split(".")[0]!;
+                if (fromServer.has(base))
+                  inherits.push(`${relative(ROOT, f)}: ${n.name?.text ?? "class"} extends ${t.expression.getText(sf)}`);
+              }
+        ts.forEachChild(n, visit);
+      };
+      visit(sf);
+    }
+    expect(inherits).toEqual([]);
   });
 
   it("finds the edges it is meant to judge", () => {

@@ -1,0 +1,325 @@
+// The book-keeping of live tasks that the reference server's TaskRuntime and the gateway's runtime
+// share: which tasks are held in memory (running or streamed) and by whom, the rules a follow-up
+// message, a cancel and a subscription meet, history trimming, the views a response gets, and
+// GetTask / ListTasks over the live copies and the TaskStore.
+//
+// What a turn is differs (an agent call, a message forwarded to a backend) and stays with each
+// runtime; an entry (`LiveEntry`) carries the common fields and each runtime adds optional ones.
+//
+// Rules:
+// - Tasks belong to an owner (ownerOf: the principal within the request's tenant); another owner
+//   gets TaskNotFound, as for a task that does not exist.
+// - An entry lives while a turn runs (`busy`) or a stream listens; then it is forgotten and the
+//   store's copy is the task.
+// - History keeps the newest message always; beyond maxHistory messages or maxHistoryBytes the
+//   oldest are dropped.
+import { clone, create } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { A2AError, invalidParams } from "../versioning/errors.js";
+import { isInterrupted, isTerminal } from "../versioning/stream.js";
+import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
+import type { ListCursor, TaskStore } from "./store.js";
+import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
+
+/** Who is calling and how: what the transport layer learnt about the request. */
+export interface CallContext {
+  /** Authenticated principal; tasks are visible to their owner only. */
+  principal: string;
+  /** Wire version of the request ("1.0" | "0.3"). */
+  version: string;
+  /** Extension URIs the request activated that the agent declares. */
+  extensions: string[];
+  /** 1.0 tenant of the request ("" or absent: none). Tasks are partitioned by principal and tenant. */
+  tenant?: string;
+}
+
+/** The key tasks and push configs are stored under: the principal, within the request's tenant. */
+export function ownerOf(call: CallContext): string {
+  return call.tenant ? `${call.principal}\u001ftenant:${call.tenant}` : call.principal;
+}
+
+/** True for the status update that ends a stream: a terminal or interrupted state. */
+export function endsStream(event: v1_0.StreamResponse): boolean {
+  if (event.payload.case !== "statusUpdate") return false;
+  const state = event.payload.value.status?.state;
+  return isTerminal(state) || isInterrupted(state);
+}
+
+/** A task held in memory: the authoritative copy while it is here. */
+export interface LiveEntry {
+  owner: string;
+  task: v1_0.Task;
+  channel: Channel<v1_0.StreamResponse>;
+  /** A turn is in progress. */
+  busy: boolean;
+  /** Estimated bytes of task.artifacts (task-size.ts). */
+  artifactBytes: number;
+  /** Resolves when the current turn ends (blocking callers wait on it). */
+  turnDone?: Promise<void>;
+  endTurn?: () => void;
+}
+
+export interface TaskBookOptions {
+  store: TaskStore;
+  /** Events one stream subscriber may fall behind before it is disconnected. */
+  maxBufferedEvents: number;
+  /** Byte limit of each stream subscriber's buffer (channel.ts). */
+  bufferBytes: ChannelByteLimit<v1_0.StreamResponse>;
+  maxHistory: number;
+  maxHistoryBytes: number;
+  /** Estimated bytes of the tasks of one ListTasks page. */
+  maxListBytes: number;
+}
+
+const PAGE_SIZE_DEFAULT = 50;
+const PAGE_SIZE_MAX = 100;
+
+/** The live tasks of one runtime; `E` is the runtime's entry, whose own fields are optional. */
+export class TaskBook<E extends LiveEntry> {
+  private readonly live = new Map<string, E>();
+  readonly store: TaskStore;
+  /** Set by close(): no new turn starts. */
+  closed = false;
+
+  constructor(private readonly opts: TaskBookOptions) {
+    this.store = opts.store;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  has(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  entries(): IterableIterator<E> {
+    return this.live.values();
+  }
+
+  /** Holds `task` as live for `owner`. */
+  track(owner: string, task: v1_0.Task): E {
+    const entry = {
+      owner,
+      task,
+      busy: false,
+      artifactBytes: artifactsBytes(task.artifacts),
+      channel: new Channel<v1_0.StreamResponse>(this.opts.maxBufferedEvents, () => this.forgetIfIdle(entry), this.opts.bufferBytes),
+    } as E;
+    this.live.set(task.id, entry);
+    return entry;
+  }
+
+  /** The live copy of a task, loading it from the store if needed; undefined if not visible to `owner`. */
+  async acquire(owner: string, id: string): Promise<E | undefined> {
+    const found = this.live.get(id);
+    if (found) return found.owner === owner ? found : undefined;
+    const stored = await this.store.get(owner, id);
+    if (!stored) return undefined;
+    const again = this.live.get(id);
+    if (again) return again.owner === owner ? again : undefined;
+    return this.track(owner, clone(v1_0.TaskSchema, stored));
+  }
+
+  /** acquire(), or TaskNotFound. */
+  async require(owner: string, id: string): Promise<E> {
+    const entry = await this.acquire(owner, id);
+    if (!entry) throw taskNotFound(id);
+    return entry;
+  }
+
+  /** The task as `owner` may see it: the live copy, else the store's. */
+  async read(owner: string, id: string): Promise<v1_0.Task | undefined> {
+    const found = this.live.get(id);
+    if (found) return found.owner === owner ? found.task : undefined;
+    return this.store.get(owner, id);
+  }
+
+  /** The entry of a follow-up message's task, now busy; TaskNotFound or the follow-up rule it breaks. */
+  async continueWith(owner: string, incoming: v1_0.Message): Promise<E> {
+    const entry = await this.require(owner, incoming.taskId);
+    const problem = followUpProblem(entry, incoming);
+    if (problem) {
+      this.forgetIfIdle(entry);
+      throw problem;
+    }
+    entry.busy = true;
+    return entry;
+  }
+
+  /** Marks the start of a turn on `entry`: `turnDone` resolves when endTurn() is called. */
+  openTurn(entry: E): void {
+    entry.busy = true;
+    entry.turnDone = new Promise<void>((resolve) => (entry.endTurn = resolve));
+  }
+
+  /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
+  release(entry: E, turnEnded = true): void {
+    entry.busy = false;
+    if (turnEnded) entry.endTurn?.();
+    this.forgetIfIdle(entry);
+  }
+
+  forgetIfIdle(entry: E): void {
+    if (!entry.busy && entry.channel.size === 0 && this.live.get(entry.task.id) === entry) this.live.delete(entry.task.id);
+  }
+
+  /** The entry of a task to cancel; TaskNotFound, or TaskNotCancelable when it is terminal. */
+  async toCancel(owner: string, id: string): Promise<E> {
+    const entry = await this.require(owner, id);
+    const state = entry.task.status?.state;
+    if (isTerminal(state)) {
+      this.forgetIfIdle(entry);
+      throw new A2AError("TaskNotCancelableError", `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and cannot be canceled`, {
+        taskId: id,
+      });
+    }
+    return entry;
+  }
+
+  /**
+   * A stream of the task's events, beginning with the current Task. On a terminal task 1.0
+   * answers UnsupportedOperation; 0.3 (P03 TaskSubscription) gets the Task and the stream closes.
+   */
+  async subscribe(owner: string, id: string, version: string): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    const entry = await this.require(owner, id);
+    const state = entry.task.status?.state;
+    if (isTerminal(state)) {
+      this.forgetIfIdle(entry);
+      if (version === "0.3") return once(taskEvent(entry.task));
+      throw new A2AError("UnsupportedOperationError", `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
+        taskId: id,
+      });
+    }
+    return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+  }
+
+  /** A new subscription to a live entry, beginning with its current Task. */
+  stream(entry: E): Subscription<v1_0.StreamResponse> {
+    return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+  }
+
+  /** Appends to the history, dropping the oldest messages beyond maxHistory or maxHistoryBytes (never the newest). */
+  addHistory(task: v1_0.Task, message: v1_0.Message): void {
+    const h = task.history;
+    h.push(message);
+    let bytes = historyBytes(h);
+    let drop = Math.max(0, h.length - this.opts.maxHistory);
+    for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
+    while (bytes > this.opts.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);
+    if (drop) h.splice(0, drop);
+  }
+
+  async getTask(req: v1_0.GetTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
+    const task = await this.read(ownerOf(call), req.id);
+    if (!task) throw taskNotFound(req.id);
+    return view(task, req.historyLength);
+  }
+
+  async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
+    const pageSize = req.pageSize ?? PAGE_SIZE_DEFAULT;
+    if (pageSize < 1 || pageSize > PAGE_SIZE_MAX) throw invalidParams("/pageSize", `must be between 1 and ${PAGE_SIZE_MAX}`);
+    if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
+    const after = req.pageToken ? parsePageToken(req.pageToken) : undefined;
+    const page = await this.store.list({
+      owner: ownerOf(call),
+      contextId: req.contextId || undefined,
+      state: req.status || undefined,
+      statusAfterMs: req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined,
+      pageSize,
+      after,
+      maxBytes: this.opts.maxListBytes,
+      withArtifacts: req.includeArtifacts === true,
+    });
+    const tasks = page.tasks.map((t) => {
+      const current = this.live.get(t.id)?.task ?? t;
+      return view(current, req.historyLength, req.includeArtifacts === true);
+    });
+    return create(v1_0.ListTasksResponseSchema, {
+      tasks,
+      nextPageToken: page.next ? makePageToken(page.next) : "",
+      pageSize,
+      totalSize: page.totalSize,
+    });
+  }
+
+  /** No new turn; every open stream ends (after what it has buffered). The runtime stops its turns. */
+  closeStreams(): void {
+    this.closed = true;
+    for (const e of this.live.values()) e.channel.close();
+  }
+}
+
+export function taskNotFound(id: string): A2AError {
+  return new A2AError("TaskNotFoundError", `Task ${id} not found`, { taskId: id });
+}
+
+export function taskEvent(task: v1_0.Task): v1_0.StreamResponse {
+  return create(v1_0.StreamResponseSchema, { payload: { case: "task", value: clone(v1_0.TaskSchema, task) } });
+}
+
+/** A copy of the task for a response: history trimmed to `historyLength`, artifacts optional. */
+export function view(task: v1_0.Task, historyLength: number | undefined, includeArtifacts = true): v1_0.Task {
+  const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength);
+  return { ...task, history: [...history], artifacts: includeArtifacts ? [...task.artifacts] : [] };
+}
+
+/** A stream of one event (a bare Message, a finished task's Task). */
+export function once<T>(item: T): AsyncIterableIterator<T> {
+  let done = false;
+  return {
+    next: async () => {
+      if (done) return { value: undefined, done: true };
+      done = true;
+      return { value: item, done: false };
+    },
+    return: async () => {
+      done = true;
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+export function makePageToken(c: ListCursor): string {
+  return Buffer.from(JSON.stringify([c.timestampMs, c.id])).toString("base64url");
+}
+
+function parsePageToken(token: string): ListCursor {
+  try {
+    const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "string") {
+      timestampFromMs(v[0]);
+      return { timestampMs: v[0], id: v[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw invalidParams("/pageToken", "is not a page token this server issued");
+}
+
+/**
+ * Why a message may not continue a task, if it may not: the task is terminal, its previous turn is
+ * still running, or the message names another context.
+ */
+export function followUpProblem(live: { task: v1_0.Task; busy: boolean }, incoming: v1_0.Message): A2AError | undefined {
+  const id = live.task.id;
+  const state = live.task.status?.state;
+  if (isTerminal(state))
+    return new A2AError(
+      "UnsupportedOperationError",
+      `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}) and accepts no more messages`,
+      {
+        taskId: id,
+      },
+    );
+  if (live.busy)
+    return new A2AError("UnsupportedOperationError", `Task ${id} is still being processed; wait until it needs input`, { taskId: id });
+  if (incoming.contextId && incoming.contextId !== live.task.contextId)
+    return invalidParams("/message/contextId", `does not match the contextId of task ${id}`);
+  return undefined;
+}
