@@ -169,6 +169,23 @@ function bodies(f: (json: Json, ex: Exchange) => Json): Pick<Rewrite, "reply" | 
   };
 }
 
+/** A JSON-RPC error with code `from` answered with code `to` (replies and stream events). */
+function rpcCode(from: number, to: number): Pick<Rewrite, "reply" | "event"> {
+  return bodies((j) => {
+    const e = errorOf(j);
+    return e && e.code === from ? withError(j as JsonObject, { ...e, code: to }) : j;
+  });
+}
+
+/** The agent card without one member. */
+function cardWithout(member: string): Rewrite["reply"] {
+  return (r) => {
+    if (!isObj(r.body) || !(member in r.body)) return r;
+    const { [member]: _dropped, ...card } = r.body;
+    return { ...r, body: card };
+  };
+}
+
 /** A 1.0 REST error with ErrorInfo reason in `reasons` answered with another HTTP status (and error.code). */
 function restErrorStatus(reasons: string[], status: number): Rewrite["reply"] {
   return (r) => {
@@ -851,10 +868,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["json-rpc"] },
-    ...bodies((j) => {
-      const e = errorOf(j);
-      return e && e.code === -32001 ? withError(j as JsonObject, { ...e, code: -32603 }) : j;
-    }),
+    ...rpcCode(-32001, -32603),
   },
   {
     name: "rest-error-jsonrpc-code",
@@ -1057,11 +1071,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { versions: ["0.3"], bindings: ["card"] },
-    reply: (r) => {
-      if (!isObj(r.body) || !("protocolVersion" in r.body)) return r;
-      const { protocolVersion: _dropped, ...card } = r.body;
-      return { ...r, body: card };
-    },
+    reply: cardWithout("protocolVersion"),
   },
   {
     name: "card-name-missing",
@@ -1076,11 +1086,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["card"] },
-    reply: (r) => {
-      if (!isObj(r.body) || !("name" in r.body)) return r;
-      const { name: _dropped, ...card } = r.body;
-      return { ...r, body: card };
-    },
+    reply: cardWithout("name"),
   },
 
   // ---- the faults that were once built into the reference server (`serve --fault`) ----
@@ -1090,10 +1096,7 @@ export const REWRITES: readonly Rewrite[] = [
     description: "JSON-RPC TaskNotCancelableError answered with -32004 (UnsupportedOperationError's code) instead of -32002",
     spec: [V100_5_4("| `TaskNotCancelableError` | `-32002` | `FAILED_PRECONDITION` | `409 Conflict` |")],
     applies: { bindings: ["json-rpc"] },
-    ...bodies((j) => {
-      const e = errorOf(j);
-      return e && e.code === -32002 ? withError(j as JsonObject, { ...e, code: -32004 }) : j;
-    }),
+    ...rpcCode(-32002, -32004),
   },
   {
     name: "method-not-found-as-invalid-request",
@@ -1107,10 +1110,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["json-rpc"] },
-    ...bodies((j) => {
-      const e = errorOf(j);
-      return e && e.code === -32601 ? withError(j as JsonObject, { ...e, code: -32600 }) : j;
-    }),
+    ...rpcCode(-32601, -32600),
   },
   {
     name: "error-info-missing",
@@ -1147,11 +1147,7 @@ export const REWRITES: readonly Rewrite[] = [
     description: "the 1.0 agent card has no supportedInterfaces",
     spec: [V1_REQUIRED],
     applies: { versions: ["1.0"], bindings: ["card"] },
-    reply: (r) => {
-      if (!isObj(r.body) || !("supportedInterfaces" in r.body)) return r;
-      const { supportedInterfaces: _dropped, ...card } = r.body;
-      return { ...r, body: card };
-    },
+    reply: cardWithout("supportedInterfaces"),
   },
   {
     name: "task-id-reused",
@@ -1317,8 +1313,8 @@ export const REWRITES: readonly Rewrite[] = [
     request: (req, ex) => {
       const auth = req.headers.authorization;
       if (!auth || !ex.session) return req;
-      const first = ex.session.get("authorization") ?? auth;
-      ex.session.set("authorization", first);
+      const first = ex.session.get("principals-merged") ?? auth;
+      ex.session.set("principals-merged", first);
       return first === auth ? req : { ...req, headers: { ...req.headers, authorization: first } };
     },
   },

@@ -404,13 +404,13 @@ const SAMPLES: Record<string, Sample> = {
   "principals-merged": {
     exchange: {
       ...classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0", authorization: "Bearer bob" } })),
-      session: new Map([["authorization", "Bearer alice"]]),
+      session: new Map([["principals-merged", "Bearer alice"]]),
     },
     changes: ["/request/headers/authorization"],
     untouched: {
       exchange: {
         ...classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0", authorization: "Bearer alice" } })),
-        session: new Map([["authorization", "Bearer alice"]]),
+        session: new Map([["principals-merged", "Bearer alice"]]),
       },
     },
   },
