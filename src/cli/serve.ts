@@ -37,8 +37,11 @@ export interface ServeOptions extends HttpLimitFlags {
   signCardKid?: string;
   /** JWS algorithm (default: the JWK's `alg`, else from its key type). */
   signCardAlg?: string;
-  /** A deliberate protocol fault (src/server/faults.ts), to check that a test suite notices. */
-  fault?: string;
+  /**
+   * Deliberate protocol faults (the rewriting proxy's, src/compliance/rewrites.ts), to check that a
+   * test suite notices: the server listens on a loopback port and the proxy on `port`, in front of it.
+   */
+  fault?: string[];
   /** Bytes of tasks the store keeps (memory: evicts beyond it; sqlite: retention deletes beyond it). */
   maxStoreBytes?: number;
 }
@@ -112,6 +115,9 @@ export async function loadAgent(spec: string, fixture: { pushNotifications?: boo
 
 /** Starts the server; resolves with a function that stops it. */
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  // Unknown fault names are refused before anything starts.
+  const faults = opts.fault ?? [];
+  if (faults.length) (await import("../compliance/rewrites.js")).selectRewrites([], faults);
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer, MemoryTaskStore } = await import("../server/index.js");
   let storeLine = "tasks are kept in memory only (lost when the server stops)";
@@ -149,15 +155,25 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     taskTimeoutMs: opts.taskTimeout,
     ...httpLimits(opts),
   });
-  if (opts.fault) {
-    const { faultsPlugin, FAULT_NAMES } = await import("../server/faults.js");
-    if (!(FAULT_NAMES as string[]).includes(opts.fault))
-      throw new Error(`unknown fault "${opts.fault}" (known: ${FAULT_NAMES.join(", ")})`);
-    await app.register(faultsPlugin, { fault: opts.fault as (typeof FAULT_NAMES)[number] });
-  }
-  await app.listen({ port: opts.port, host: opts.host });
+  // With faults the server itself is on a loopback port and the proxy on the one asked for.
+  await app.listen(faults.length ? { port: 0, host: "127.0.0.1" } : { port: opts.port, host: opts.host });
   const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : opts.port;
+  let port = typeof address === "object" && address ? address.port : opts.port;
+  let close = () => app.close();
+  if (faults.length) {
+    const { startProxy } = await import("../compliance/proxy.js");
+    const proxy = await startProxy({ target: `http://127.0.0.1:${port}`, port: opts.port, host: opts.host, faults, onNote: out }).catch(
+      async (e: unknown) => {
+        await app.close();
+        throw e;
+      },
+    );
+    port = Number(new URL(proxy.url).port);
+    close = async () => {
+      await proxy.close();
+      await app.close();
+    };
+  }
   const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
   if (authenticators.length)
     out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
@@ -165,8 +181,9 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   out(storeLine); // before the "listening" line, which callers wait for
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
-  if (opts.fault) out(`deliberate fault injected: ${opts.fault} (this server breaks the protocol on purpose)`);
-  return { url, port, close: () => app.close() };
+  if (faults.length)
+    out(`deliberate fault(s) injected by the rewriting proxy: ${faults.join(", ")} (this server breaks the protocol on purpose)`);
+  return { url, port, close };
 }
 
 export function registerServeCommand(program: Command, setCode: (code: number) => void): void {
@@ -180,7 +197,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
-    .option("--fault <name>", "inject a deliberate protocol fault (src/server/faults.ts), to check that a test suite catches it")
+    .option(
+      "--fault <name>",
+      "serve behind the rewriting proxy with this fault (a2a-toolkit proxy --list), to check that a test suite catches it (repeatable)",
+      (v: string, previous: string[] = []) => [...previous, v],
+    )
     .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", parsePositiveInt("bytes"))
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)

@@ -258,6 +258,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
     opts.onNote?.(s);
   };
   let proxyBase = "";
+  const session = new Map<string, string>();
   const changed = new Map(rewrites.map((r) => [r.name, 0]));
   /** Counts what each rewrite actually changed (a rewrite returns its input when it has nothing to do). */
   const bump = (r: Rewrite) => changed.set(r.name, (changed.get(r.name) ?? 0) + 1);
@@ -296,7 +297,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       body: bodyText,
       ...(json !== undefined ? { json } : {}),
     };
-    const asked = classify(received);
+    const asked: Exchange = { ...classify(received), session };
     const active = rewrites.filter((r) => appliesTo(r, asked));
     // A rewrite may answer in the agent's place; otherwise the request rewrites shape what is forwarded.
     const answering = active.find((r) => r.answer?.(asked));
@@ -351,24 +352,38 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       for (const r of active) if (r.streamHead) head = tally(r, head, r.streamHead(head, ex));
       res.writeHead(head.status, head.headers);
       const eventRewrites = active.filter((r) => r.event);
-      const rewriter = eventRewrites.length
-        ? new EventRewriter((first, index) =>
-            eventRewrites.reduce<SseEvent[]>(
-              (events, r) =>
-                events.flatMap((e) => {
-                  const out = r.event!(e, ex, index);
-                  if (out.length !== 1 || out[0] !== e) bump(r);
-                  return out;
-                }),
-              [first],
-            ),
-          )
-        : undefined;
+      const cutting = active.find((r) => r.endsAfter);
+      let cut = false;
+      const rewriter =
+        eventRewrites.length || cutting
+          ? new EventRewriter((first, index) => {
+              if (cut) return [];
+              const events = eventRewrites.reduce<SseEvent[]>(
+                (list, r) =>
+                  list.flatMap((e) => {
+                    const out = r.event!(e, ex, index);
+                    if (out.length !== 1 || out[0] !== e) bump(r);
+                    return out;
+                  }),
+                [first],
+              );
+              const at = cutting ? events.findIndex((e) => cutting.endsAfter!(e, ex)) : -1;
+              if (at < 0) return events;
+              cut = true;
+              bump(cutting!);
+              return events.slice(0, at + 1);
+            })
+          : undefined;
       try {
         for await (const chunk of upstream as AsyncIterable<Buffer>) {
           const text = rewriter ? rewriter.feed(chunk) : chunk;
           if (text.length && !res.write(text)) await new Promise<void>((r) => res.once("drain", r).once("close", r));
           if (res.destroyed) return;
+          if (cut) {
+            // The stream ends here for the client; what the agent sends later is not read.
+            upstream.destroy();
+            return void res.end();
+          }
         }
         const tail = rewriter?.end();
         const holding = active.find((r) => r.holdOpen);

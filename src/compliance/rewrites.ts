@@ -60,6 +60,8 @@ export interface Exchange {
   binding: ProxyBinding;
   operation?: Operation;
   request: ProxyRequest;
+  /** What one proxy remembers across its exchanges, for rewrites that need it (one map per proxy). */
+  session?: Map<string, string>;
 }
 
 export interface Reply {
@@ -121,6 +123,8 @@ export interface Rewrite {
   event?(event: SseEvent, ex: Exchange, index: number): SseEvent[];
   /** Keeps an SSE stream open after the agent has ended it, until the client goes away. */
   holdOpen?: boolean;
+  /** Ends an SSE stream right after this (rewritten) event, as if the agent had closed it there. */
+  endsAfter?(event: SseEvent, ex: Exchange): boolean;
 }
 
 // ---- helpers over parsed JSON (all return new values) ----
@@ -162,6 +166,23 @@ function bodies(f: (json: Json, ex: Exchange) => Json): Pick<Rewrite, "reply" | 
       const json = f(e.json, ex);
       return [json === e.json ? e : { ...e, json, data: JSON.stringify(json) }];
     },
+  };
+}
+
+/** A JSON-RPC error with code `from` answered with code `to` (replies and stream events). */
+function rpcCode(from: number, to: number): Pick<Rewrite, "reply" | "event"> {
+  return bodies((j) => {
+    const e = errorOf(j);
+    return e && e.code === from ? withError(j as JsonObject, { ...e, code: to }) : j;
+  });
+}
+
+/** The agent card without one member. */
+function cardWithout(member: string): Rewrite["reply"] {
+  return (r) => {
+    if (!isObj(r.body) || !(member in r.body)) return r;
+    const { [member]: _dropped, ...card } = r.body;
+    return { ...r, body: card };
   };
 }
 
@@ -370,6 +391,37 @@ const V03_RPC_ID: Citation = {
     "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object. If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be null.",
 };
 const V1_JSON_RPC: Citation = { version: "1.0.1", section: "9.1", quote: "Protocol: JSON-RPC 2.0 over HTTP(S)" };
+const REST_ERROR_INFO: Citation = {
+  version: "1.0.1",
+  section: "11.6",
+  quote:
+    'implementations MUST include a google.rpc.ErrorInfo object in the details array for A2A-specific errors with: - @type: Set to "type.googleapis.com/google.rpc.ErrorInfo" - reason: The A2A error type in UPPER_SNAKE_CASE without the "Error" suffix (e.g., TASK_NOT_FOUND, TASK_NOT_CANCELABLE) - domain: Set to "a2a-protocol.org"',
+};
+const V1_STREAM_BEGINS: Citation = {
+  version: "1.0.1",
+  section: "3.1.2",
+  quote:
+    "If the agent returns a [Task](#411-task), the stream MUST begin with the Task object, followed by zero or more [TaskStatusUpdateEvent](#421-taskstatusupdateevent) or [TaskArtifactUpdateEvent](#422-taskartifactupdateevent) objects.",
+};
+const V03_STREAM: Citation = {
+  version: "0.3.0",
+  section: "7.2",
+  quote:
+    "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
+};
+/** The 1.0 data objects are a2a.proto's messages, which have no `kind` member. */
+const V1_KIND: Citation = {
+  version: "1.0.1",
+  section: "1.4",
+  quote:
+    "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
+};
+const VERSION_CHECK: Citation = {
+  version: "1.0.1",
+  section: "3.6.2",
+  quote:
+    "Agents MUST process requests using the semantics of the requested A2A-Version (matching Major.Minor). If the version is not supported by the interface, agents MUST return a [VersionNotSupportedError](#332-error-handling).",
+};
 
 export const REWRITES: readonly Rewrite[] = [
   {
@@ -816,10 +868,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["json-rpc"] },
-    ...bodies((j) => {
-      const e = errorOf(j);
-      return e && e.code === -32001 ? withError(j as JsonObject, { ...e, code: -32603 }) : j;
-    }),
+    ...rpcCode(-32001, -32603),
   },
   {
     name: "rest-error-jsonrpc-code",
@@ -1022,11 +1071,7 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { versions: ["0.3"], bindings: ["card"] },
-    reply: (r) => {
-      if (!isObj(r.body) || !("protocolVersion" in r.body)) return r;
-      const { protocolVersion: _dropped, ...card } = r.body;
-      return { ...r, body: card };
-    },
+    reply: cardWithout("protocolVersion"),
   },
   {
     name: "card-name-missing",
@@ -1041,10 +1086,236 @@ export const REWRITES: readonly Rewrite[] = [
       },
     ],
     applies: { bindings: ["card"] },
+    reply: cardWithout("name"),
+  },
+
+  // ---- the faults that were once built into the reference server (`serve --fault`) ----
+  {
+    name: "task-not-cancelable-wrong-code",
+    kind: "fault",
+    description: "JSON-RPC TaskNotCancelableError answered with -32004 (UnsupportedOperationError's code) instead of -32002",
+    spec: [V100_5_4("| `TaskNotCancelableError` | `-32002` | `FAILED_PRECONDITION` | `409 Conflict` |")],
+    applies: { bindings: ["json-rpc"] },
+    ...rpcCode(-32002, -32004),
+  },
+  {
+    name: "method-not-found-as-invalid-request",
+    kind: "fault",
+    description: "unknown JSON-RPC methods answered with -32600 Invalid Request instead of -32601",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "9.5",
+        quote: '| `-32601` | `MethodNotFoundError` | "Method not found" | The requested method does not exist or is not available |',
+      },
+    ],
+    applies: { bindings: ["json-rpc"] },
+    ...rpcCode(-32601, -32600),
+  },
+  {
+    name: "error-info-missing",
+    kind: "fault",
+    description: "errors carry no google.rpc.ErrorInfo (JSON-RPC error.data and HTTP+JSON error.details dropped)",
+    spec: [REST_ERROR_INFO],
+    applies: { versions: ["1.0"] },
     reply: (r) => {
-      if (!isObj(r.body) || !("name" in r.body)) return r;
-      const { name: _dropped, ...card } = r.body;
-      return { ...r, body: card };
+      const e = errorOf(r.body);
+      if (!e || !("data" in e || "details" in e)) return r;
+      const { data: _data, details: _details, ...rest } = e;
+      return { ...r, body: withError(r.body as JsonObject, rest) };
+    },
+  },
+  {
+    name: "json-content-type-wrong",
+    kind: "fault",
+    description: "JSON replies are labelled Content-Type: text/plain (the body unchanged)",
+    spec: [
+      {
+        version: "0.3.0",
+        section: "3.2.1",
+        quote: "The Content-Type header for HTTP requests and responses containing JSON-RPC payloads MUST be application/json.",
+      },
+      V1_JSON_RPC,
+    ],
+    applies: {},
+    reply: (r) =>
+      (r.headers["content-type"] ?? "").includes("json") ? { ...r, headers: { ...r.headers, "content-type": "text/plain; charset=utf-8" } } : r,
+  },
+  {
+    name: "card-supported-interfaces-missing",
+    kind: "fault",
+    description: "the 1.0 agent card has no supportedInterfaces",
+    spec: [V1_REQUIRED],
+    applies: { versions: ["1.0"], bindings: ["card"] },
+    reply: cardWithout("supportedInterfaces"),
+  },
+  {
+    name: "task-id-reused",
+    kind: "fault",
+    description: "every task is reported with the same id (the-one-task)",
+    spec: [{ version: "1.0.1", section: "3.4.2", quote: "Agents MUST generate a unique taskId for each new task they create" }],
+    applies: {},
+    ...bodies((j) => mapObjects(j, (o) => (isTask(o) && o.id !== "the-one-task" ? { ...o, id: "the-one-task" } : o))),
+  },
+  {
+    name: "v1-kind-present",
+    kind: "fault",
+    description: "1.0 tasks, messages and text parts keep the 0.3 `kind` member",
+    spec: [V1_KIND],
+    applies: { versions: ["1.0"] },
+    ...onPayload(
+      (p) =>
+        mapObjects(p, (o) => {
+          const kind = isTask(o) ? "task" : typeof o.messageId === "string" ? "message" : typeof o.text === "string" ? "text" : undefined;
+          return kind && o.kind !== kind ? { ...o, kind } : o;
+        }) as JsonObject,
+    ),
+  },
+  {
+    name: "v03-result-wrapped",
+    kind: "fault",
+    description: "0.3 JSON-RPC Task results are wrapped the 1.0 way ({task: …}) without `kind`",
+    spec: [V03_DATA],
+    applies: { versions: ["0.3"], bindings: ["json-rpc"] },
+    ...onPayload((p) => {
+      if (p.kind !== "task") return p;
+      const { kind: _dropped, ...task } = p;
+      return { task };
+    }),
+  },
+  {
+    name: "stream-terminal-event-missing",
+    kind: "fault",
+    description: "streams never carry the terminal status update (the agent's stream then ends)",
+    spec: [V1_STREAM_CLOSES, V03_STREAM_CLOSES],
+    applies: {},
+    event: (e, ex) => {
+      const p = eventPayload(e, ex);
+      const update = p && statusUpdateOf(p);
+      return update && TERMINAL.has(stateOf(update) ?? "") ? [] : [e];
+    },
+  },
+  {
+    name: "stream-initial-task-missing",
+    kind: "fault",
+    description: "task streams do not begin with the Task (its event is dropped)",
+    spec: [V1_STREAM_BEGINS],
+    applies: { operations: ["SendStreamingMessage", "SubscribeToTask"] },
+    event: (e, ex) => {
+      const p = eventPayload(e, ex);
+      if (!p) return [e];
+      const { key, obj } = inner(p);
+      return key === "task" || obj.kind === "task" ? [] : [e];
+    },
+  },
+  {
+    name: "v03-stream-ends-at-input-required-task",
+    kind: "fault",
+    description: "a 0.3 stream ends after a Task in input-required, so a streaming follow-up gets only the task as it stood",
+    spec: [V03_STREAM],
+    applies: { versions: ["0.3"], operations: ["SendStreamingMessage", "SubscribeToTask"] },
+    endsAfter: (e, ex) => {
+      const p = eventPayload(e, ex);
+      const task = p && inner(p).obj;
+      return !!task && (task.kind === "task" || isTask(task)) && stateOf(task) === "input-required";
+    },
+  },
+  {
+    name: "version-unsupported-as-1.0",
+    kind: "fault",
+    description: "a request with an unsupported A2A-Version is forwarded as 1.0, so it is processed instead of refused",
+    spec: [VERSION_CHECK],
+    applies: {},
+    request: (req, ex) => {
+      if (ex.version) return req;
+      const q = new URLSearchParams(req.query);
+      const query = q.has("A2A-Version") ? setQuery(req.query, "A2A-Version", "1.0") : req.query;
+      const headers = "a2a-version" in req.headers ? { ...req.headers, "a2a-version": "1.0" } : req.headers;
+      return { ...req, headers, query };
+    },
+  },
+  {
+    name: "patch-version-refused",
+    kind: "fault",
+    description: "a patch version in A2A-Version (1.0.1) is forwarded as 9.9, so it is refused as unsupported",
+    spec: [PATCH, VERSION_CHECK],
+    applies: {},
+    request: (req) =>
+      /^\s*\d+\.\d+\.\d+\s*$/.test(req.headers["a2a-version"] ?? "") ? { ...req, headers: { ...req.headers, "a2a-version": "9.9" } } : req,
+  },
+  {
+    name: "missing-version-as-1.0",
+    kind: "fault",
+    description: "a request without A2A-Version (header and query) is forwarded as 1.0 instead of being read as 0.3",
+    spec: [{ version: "1.0.1", section: "3.6.2", quote: "Agents MUST interpret empty value as 0.3 version." }],
+    applies: {},
+    request: (req) =>
+      (req.headers["a2a-version"] ?? "").trim() === "" && !new URLSearchParams(req.query).has("A2A-Version")
+        ? { ...req, headers: { ...req.headers, "a2a-version": "1.0" } }
+        : req,
+  },
+  {
+    name: "include-artifacts-forced",
+    kind: "fault",
+    description: "ListTasks is forwarded with includeArtifacts: true, so artifacts come back although the client did not ask",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "3.1.4",
+        quote: "When includeArtifacts is false (the default), the artifacts field MUST be omitted entirely from each Task object in the response.",
+      },
+    ],
+    applies: { versions: ["1.0"], operations: ["ListTasks"] },
+    request: (req, ex) => {
+      if (ex.binding === "rest") return { ...req, query: setQuery(req.query, "includeArtifacts", "true") };
+      const j = req.json;
+      if (!isObj(j) || (isObj(j.params) && j.params.includeArtifacts === true)) return req;
+      const json = { ...j, params: { ...(isObj(j.params) ? j.params : {}), includeArtifacts: true } };
+      return { ...req, json, body: JSON.stringify(json) };
+    },
+  },
+  {
+    name: "return-immediately-ignored",
+    kind: "fault",
+    description: "SendMessage is forwarded without returnImmediately (0.3: with blocking: true), so every send waits",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "3.2.2",
+        quote:
+          "Non-Blocking (return_immediately: true): The operation MUST return immediately after creating the task, even if processing is still in progress.",
+      },
+    ],
+    applies: { operations: ["SendMessage"] },
+    request: (req) => {
+      if (!isObj(req.json)) return req;
+      const json = mapObjects(req.json, (o) => {
+        if (o.blocking === false) return { ...o, blocking: true };
+        if (o.returnImmediately !== true) return o;
+        const { returnImmediately: _dropped, ...rest } = o;
+        return rest;
+      });
+      return json === req.json ? req : { ...req, json, body: JSON.stringify(json) };
+    },
+  },
+  {
+    name: "principals-merged",
+    kind: "fault",
+    description: "every request is forwarded with the first Authorization the proxy saw, so tasks leak between principals",
+    spec: [
+      {
+        version: "1.0.1",
+        section: "13.1",
+        quote: "Implementations MUST scope results to the caller's authorized access boundaries as defined by the agent's authorization model",
+      },
+    ],
+    applies: {},
+    request: (req, ex) => {
+      const auth = req.headers.authorization;
+      if (!auth || !ex.session) return req;
+      const first = ex.session.get("principals-merged") ?? auth;
+      ex.session.set("principals-merged", first);
+      return first === auth ? req : { ...req, headers: { ...req.headers, authorization: first } };
     },
   },
 ];

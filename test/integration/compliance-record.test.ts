@@ -12,14 +12,11 @@ import { createA2AClient, textMessage } from "../../src/client/index.js";
 import { loadCases } from "../../src/compliance/cases.js";
 import { startRecorder, type Recorder } from "../../src/compliance/record.js";
 import { runSuite } from "../../src/compliance/suite.js";
-import { faultsPlugin } from "../../src/server/faults.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { startFaultyServer } from "../support/servers.js";
 
-async function serve(
-  fault?: "task-not-found-as-internal-error" | "same-id-for-every-task",
-): Promise<{ app: FastifyInstance; url: string }> {
+async function serve(): Promise<{ app: FastifyInstance; url: string }> {
   const app = await buildServer({ agent: createFixtureAgent() });
-  if (fault) await app.register(faultsPlugin, { fault });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
   return { app, url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}` };
@@ -96,12 +93,12 @@ describe("recording proxy", () => {
   });
 
   it("fails the replay against a server that reuses one task id", { timeout: 60_000 }, async () => {
-    const faulty = await serve("same-id-for-every-task");
+    const faulty = await startFaultyServer({ agent: createFixtureAgent() }, ["task-id-reused"]);
     try {
       const report = await runSuite({ target: faulty.url, casesDir: out, streamTimeoutMs: 10_000 });
       expect(report.summary.failed).toBeGreaterThan(0);
     } finally {
-      await faulty.app.close();
+      await faulty.close();
     }
   });
 });

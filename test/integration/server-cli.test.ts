@@ -155,4 +155,25 @@ describe("a2a-toolkit serve", () => {
     expect(s.stderr()).toMatch(/unknown store/);
     await s.url.catch(() => undefined);
   });
+  it("--fault serves behind the rewriting proxy: the fault is applied and the card points at the proxy", async () => {
+    const s = serve(["--fault", "task-id-reused"]);
+    const url = await s.url;
+    const ids = await Promise.all([send(url, "echo one"), send(url, "echo two")]).then((rs) =>
+      rs.map((r) => (r.result?.task as { id?: string } | undefined)?.id),
+    );
+    expect(ids).toEqual(["the-one-task", "the-one-task"]);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+      supportedInterfaces: { url: string }[];
+    };
+    for (const i of card.supportedInterfaces) expect(i.url.startsWith(url), i.url).toBe(true);
+    expect(s.stdout()).toMatch(/deliberate fault\(s\) injected by the rewriting proxy: task-id-reused/);
+  });
+
+  it("refuses an unknown fault with a clear message and exit code 2", async () => {
+    const s = serve(["--fault", "no-such-fault"]);
+    const [code] = await once(s.child, "exit");
+    expect(code).toBe(2);
+    expect(s.stderr()).toMatch(/unknown fault "no-such-fault"/);
+    await s.url.catch(() => undefined);
+  });
 });

@@ -2,6 +2,7 @@
 // run their scenarios over both with describe.each(ADAPTERS).
 import type { AddressInfo } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
+import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createA2AHttpServer, type BuildServerOptions } from "../../src/server/index.js";
 
 const SILENT = { error: () => {}, warn: () => {} };
@@ -38,5 +39,25 @@ export async function startServer(adapter: Adapter, options: ServerOptions): Pro
     url: `http://127.0.0.1:${port}${prefix}`,
     port,
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}
+
+/**
+ * The reference server (fastify) behind the rewriting proxy applying `faults` (none: the proxy
+ * alone, for a baseline): the server carries no fault of its own, the proxy breaks the protocol.
+ */
+export async function startFaultyServer(options: ServerOptions, faults: string[]): Promise<RunningServer> {
+  const server = await startServer("fastify", options);
+  const proxy = await startProxy({ target: server.url, faults }).catch(async (e: unknown) => {
+    await server.close();
+    throw e;
+  });
+  return {
+    url: proxy.url,
+    port: Number(new URL(proxy.url).port),
+    close: async () => {
+      await proxy.close();
+      await server.close();
+    },
   };
 }

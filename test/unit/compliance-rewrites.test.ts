@@ -300,6 +300,120 @@ const SAMPLES: Record<string, Sample> = {
     changes: ["/body/name"],
     untouched: { exchange: rpcEx("GetExtendedAgentCard"), reply: rpcReply({ name: "agent" }) },
   },
+  "task-not-cancelable-wrong-code": {
+    exchange: rpcEx("CancelTask"),
+    reply: rpcError(-32002),
+    changes: ["/body/error/code"],
+    untouched: { exchange: rpcEx("GetTask"), reply: rpcError(-32001) },
+  },
+  "method-not-found-as-invalid-request": {
+    exchange: rpcEx("Nope"),
+    reply: rpcError(-32601),
+    changes: ["/body/error/code"],
+    untouched: { exchange: rpcEx("GetTask"), reply: rpcError(-32001) },
+  },
+  "error-info-missing": {
+    exchange: restEx("GET", "/tasks/t1"),
+    reply: restError(404, "NOT_FOUND", "TASK_NOT_FOUND"),
+    changes: ["/body/error/details/0/@type", "/body/error/details/0/reason", "/body/error/details/0/domain"],
+    untouched: { exchange: rpcEx("GetTask"), reply: rpcReply(mini) },
+  },
+  "json-content-type-wrong": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply(mini),
+    changes: ["/headers/content-type"],
+    untouched: { exchange: restEx("GET", "/tasks/t1"), reply: okReply(mini, "text/html") },
+  },
+  "card-supported-interfaces-missing": {
+    exchange: card10,
+    reply: okReply({ name: "agent", supportedInterfaces: [{ url: "http://agent/a2a" }] }),
+    changes: ["/body/supportedInterfaces/0/url"],
+    untouched: { exchange: card03, reply: okReply({ name: "agent", supportedInterfaces: [] }) },
+  },
+  "task-id-reused": {
+    exchange: rpcEx("GetTask"),
+    reply: rpcReply(mini),
+    changes: ["/body/result/id"],
+    untouched: { exchange: rpcEx("GetTask"), reply: rpcReply({ messageId: "m1", role: "ROLE_AGENT", parts: [] }) },
+  },
+  "v1-kind-present": {
+    exchange: rpcEx("SendMessage", { message: {} }),
+    reply: rpcReply({ task: { ...mini, history: [{ messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] }] } }),
+    changes: ["/body/result/task/kind", "/body/result/task/history/0/kind", "/body/result/task/history/0/parts/0/kind"],
+    untouched: { exchange: rpc03("message/send", { message: {} }), reply: rpcReply({ kind: "task", ...mini }) },
+  },
+  "v03-result-wrapped": {
+    exchange: rpc03("tasks/get", { id: "t1" }),
+    reply: rpcReply({ kind: "task", ...mini }),
+    changes: [
+      "/body/result/kind",
+      "/body/result/id",
+      "/body/result/contextId",
+      "/body/result/status/state",
+      "/body/result/task/id",
+      "/body/result/task/contextId",
+      "/body/result/task/status/state",
+    ],
+    untouched: { exchange: rpc03("tasks/get", { id: "t1" }), reply: rpcReply({ kind: "message", messageId: "m1" }) },
+  },
+  "stream-terminal-event-missing": {
+    exchange: sendStream,
+    event: statusEvent,
+    eventsOut: 0,
+    changes: ["event dropped"],
+    untouched: { exchange: sendStream, event: workingEvent },
+  },
+  "stream-initial-task-missing": {
+    exchange: sendStream,
+    event: rpcEvent,
+    eventsOut: 0,
+    changes: ["event dropped"],
+    untouched: { exchange: sendStream, event: statusEvent },
+  },
+  "v03-stream-ends-at-input-required-task": {
+    exchange: stream03,
+    event: streamEvent({ jsonrpc: "2.0", id: 1, result: { kind: "task", id: "t1", contextId: "c1", status: { state: "input-required" } } }),
+    changes: ["ends the stream"],
+    untouched: { exchange: stream03, event: statusEvent03 },
+  },
+  "version-unsupported-as-1.0": {
+    exchange: classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "2.0" } })),
+    changes: ["/request/headers/a2a-version"],
+    untouched: { exchange: classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0.1" } })) },
+  },
+  "patch-version-refused": {
+    exchange: classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0.1" } })),
+    changes: ["/request/headers/a2a-version"],
+    untouched: { exchange: restEx("GET", "/tasks/t1") },
+  },
+  "missing-version-as-1.0": {
+    exchange: classify(rpc("tasks/get", { id: "t1" }, { "content-type": "application/json" })),
+    changes: ["/request/headers/a2a-version"],
+    untouched: { exchange: classify(req("GET", "/tasks/t1", { headers: {}, query: "A2A-Version=0.3" })) },
+  },
+  "include-artifacts-forced": {
+    exchange: rpcEx("ListTasks", {}),
+    changes: ["/request/params/includeArtifacts", "/request/params"],
+    untouched: { exchange: rpcEx("ListTasks", { includeArtifacts: true }) },
+  },
+  "return-immediately-ignored": {
+    exchange: rpcEx("SendMessage", { message: {}, configuration: { returnImmediately: true } }),
+    changes: ["/request/params/configuration/returnImmediately", "/request/params/configuration"],
+    untouched: { exchange: rpcEx("SendMessage", { message: {} }) },
+  },
+  "principals-merged": {
+    exchange: {
+      ...classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0", authorization: "Bearer bob" } })),
+      session: new Map([["principals-merged", "Bearer alice"]]),
+    },
+    changes: ["/request/headers/authorization"],
+    untouched: {
+      exchange: {
+        ...classify(req("GET", "/tasks/t1", { headers: { "a2a-version": "1.0", authorization: "Bearer alice" } })),
+        session: new Map([["principals-merged", "Bearer alice"]]),
+      },
+    },
+  },
 };
 
 /** Every leaf of a JSON value by JSON Pointer. */
@@ -372,6 +486,7 @@ describe("the rewrite table", () => {
           "/request",
         ),
       );
+      changes.push(...changedPaths(ex.request.headers, out.headers, "/request/headers"));
     }
     if (r.reply && s.reply) {
       const before = frozen(s.reply);
@@ -387,15 +502,20 @@ describe("the rewrite table", () => {
       changes.push(...changedPaths(s.head, out, ""));
     }
     if (r.holdOpen) changes.push("holds the stream open");
-    if (r.event && s.event) {
-      (s.before ?? []).forEach((e, i) => r.event!(e, ex, i));
+    if ((r.event || r.endsAfter) && s.event) {
+      (s.before ?? []).forEach((e, i) => r.event?.(e, ex, i));
       const before = frozen(s.event);
-      const out = r.event(s.event, ex, 3);
+      const out = r.event ? r.event(s.event, ex, 3) : [s.event];
       expect(s.event, "the input is not mutated").toEqual(before);
       const text = out.map(serializeEvent).join("");
       const parsed = parseSse(text);
       const original = parseSse(serializeEvent(s.event));
       expect(parsed.length, "how many events one event becomes").toBe(s.eventsOut ?? 1);
+      if (r.endsAfter?.(out[out.length - 1] ?? s.event, ex)) changes.push("ends the stream");
+      if (!parsed.length) {
+        changes.push("event dropped");
+        return changes.sort();
+      }
       if (parsed.length > 1) changes.push(`+${parsed.length - 1} event`);
       changes.push(...changedPaths(original[0].json, parsed[0].json, "/event"));
       if (parsed[0].event !== undefined) changes.push(`event: ${parsed[0].event}`);
