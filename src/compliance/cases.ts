@@ -191,7 +191,9 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
       if (k === "$match" && !(MATCH_KINDS as readonly string[]).includes(v as string))
         problems.push(`${at}/$match: unknown kind ${JSON.stringify(v)} (known: ${MATCH_KINDS.join(", ")})`);
       if (k === "$valid" && (typeof v !== "string" || !resolveValidator(v)))
-        problems.push(`${at}/$valid: no generated validator named ${JSON.stringify(v)} (use v1_0.<Message>, v0_3.<Definition> or v0_3.rest.<Message>)`);
+        problems.push(
+          `${at}/$valid: no generated validator named ${JSON.stringify(v)} (use v1_0.<Message>, v0_3.<Definition> or v0_3.rest.<Message>)`,
+        );
       if (k === "$capture" && typeof v !== "string") problems.push(`${at}/$capture: must be a variable name`);
       if (k === "$regex") {
         try {
@@ -205,10 +207,22 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
         problems.push(`${at}/$variants: must be an object of at least two named alternatives ({"1.0.0": a, "1.0.1": b})`);
       if (k === "$range" && !(Array.isArray(v) && v.length === 2 && v.every((n) => typeof n === "number")))
         problems.push(`${at}/$range: must be [low, high]`);
-      if (k === "$sorted" && !(isPlainObject(v) && typeof v.by === "string" && (v.by === "" || v.by.startsWith("/")) && (v.order === "asc" || v.order === "desc")))
+      if (
+        k === "$sorted" &&
+        !(
+          isPlainObject(v) &&
+          typeof v.by === "string" &&
+          (v.by === "" || v.by.startsWith("/")) &&
+          (v.order === "asc" || v.order === "desc")
+        )
+      )
         problems.push(`${at}/$sorted: must be {"by": "<JSON Pointer>", "order": "asc" | "desc"}`);
       if (k === "$branch") checkBranch(v, `${at}/$branch`, problems);
-      if (k === "$length" && typeof v !== "number" && !(isPlainObject(v) && Object.keys(v).every((x) => (x === "min" || x === "max") && typeof v[x] === "number")))
+      if (
+        k === "$length" &&
+        typeof v !== "number" &&
+        !(isPlainObject(v) && Object.keys(v).every((x) => (x === "min" || x === "max") && typeof v[x] === "number"))
+      )
         problems.push(`${at}/$length: must be a number or {"min": a, "max": b}`);
     }
     checkMatchers(v, `${at}/${k}`, problems);
@@ -217,7 +231,12 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
 
 function checkBranch(v: unknown, at: string, problems: string[]): void {
   const alts = Array.isArray(v) ? v : [];
-  const wellFormed = (a: unknown) => isPlainObject(a) && typeof a.name === "string" && a.name !== "" && "if" in a && Object.keys(a).every((k) => ["name", "if", "then"].includes(k));
+  const wellFormed = (a: unknown) =>
+    isPlainObject(a) &&
+    typeof a.name === "string" &&
+    a.name !== "" &&
+    "if" in a &&
+    Object.keys(a).every((k) => ["name", "if", "then"].includes(k));
   if (!alts.length || !alts.every(wellFormed)) problems.push(`${at}: must be an array of {"name": "<name>", "if": m, "then"?: m}`);
   else if (new Set(alts.map((a: { name: string }) => a.name)).size < alts.length) problems.push(`${at}: branch names must differ`);
 }
@@ -242,7 +261,9 @@ function checkStepConditions(raw: { when?: { card?: unknown }; steps: CaseStep[]
   raw.steps.forEach((s, i) => {
     for (const [key, name] of Object.entries(s.when ?? {}))
       if (key !== "matches" && !known.has(name as string))
-        problems.push(`/steps/${i}/when/${key}: no earlier step captures "${String(name)}" (captured so far: ${[...known].slice(RUN_VARIABLES.length).join(", ") || "none"})`);
+        problems.push(
+          `/steps/${i}/when/${key}: no earlier step captures "${String(name)}" (captured so far: ${[...known].slice(RUN_VARIABLES.length).join(", ") || "none"})`,
+        );
     if (s.when?.matches !== undefined) checkMatchers(s.when.matches, `/steps/${i}/when/matches`, problems);
     if (s.otherwise && !s.when) problems.push(`/steps/${i}/otherwise: needs a when`);
     captureNames("awaitWebhook" in s ? s.awaitWebhook : exchangesOf(s).map((x) => x.expect), known);
@@ -264,21 +285,26 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
         checkMatchers(x.expect, `/steps/${i}/parallel/${j}/expect`, problems);
         if (x.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `/steps/${i}/parallel/${j}/repeatUntil`, problems);
         if (x.spec || x.level || x.when || x.otherwise)
-          problems.push(`/steps/${i}/parallel/${j}: spec, level, when and otherwise belong to the parallel step, not to one of its exchanges`);
+          problems.push(
+            `/steps/${i}/parallel/${j}: spec, level, when and otherwise belong to the parallel step, not to one of its exchanges`,
+          );
         if (x.cleanup) problems.push(`/steps/${i}/parallel/${j}: cleanup belongs to the parallel step, not to one of its exchanges`);
       });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
     else {
       checkMatchers(s.expect, `/steps/${i}/expect`, problems);
       if (s.repeatUntil !== undefined) checkMatchers(s.repeatUntil, `/steps/${i}/repeatUntil`, problems);
-      if (s.repeatUntil !== undefined && s.expect.stream) problems.push(`/steps/${i}/repeatUntil: matches a JSON body; a stream step cannot repeat (it is bounded by --stream-timeout)`);
+      if (s.repeatUntil !== undefined && s.expect.stream)
+        problems.push(`/steps/${i}/repeatUntil: matches a JSON body; a stream step cannot repeat (it is bounded by --stream-timeout)`);
     }
   });
   checkStepConditions(raw, problems);
   const [vdir, bdir] = id.split("/");
-  if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
+  if (vdir !== VERSION_DIR[raw.version])
+    problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
   if (raw.binding !== "any" && bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
-  if (raw.binding === "any" && (bdir === "json-rpc" || bdir === "rest")) problems.push(`/binding: "any" but the case lives under a binding folder ${bdir}/`);
+  if (raw.binding === "any" && (bdir === "json-rpc" || bdir === "rest"))
+    problems.push(`/binding: "any" but the case lives under a binding folder ${bdir}/`);
   if (problems.length) return { problems: problems.map((p) => `${id}: ${p}`) };
   const agent = Array.isArray(raw.agent) ? raw.agent : [raw.agent];
   return {
@@ -326,7 +352,9 @@ function errorShapes(body: Record<string, unknown>, prefix = ""): [string, unkno
 export function restErrorShapes(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   if (isPlainObject(body.$variants)) {
-    const alts = Object.entries(body.$variants).flatMap(([name, alt]) => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]]);
+    const alts = Object.entries(body.$variants).flatMap(
+      ([name, alt]) => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]],
+    );
     return { ...body, $variants: Object.fromEntries(alts) };
   }
   const shapes = errorShapes(body);
@@ -334,7 +362,8 @@ export function restErrorShapes(body: unknown): unknown {
 }
 
 function withRestErrorShapes(step: CaseStep): CaseStep {
-  const ex = (x: CaseExchange): CaseExchange => (x.expect.body === undefined ? x : { ...x, expect: { ...x.expect, body: restErrorShapes(x.expect.body) } });
+  const ex = (x: CaseExchange): CaseExchange =>
+    x.expect.body === undefined ? x : { ...x, expect: { ...x.expect, body: restErrorShapes(x.expect.body) } };
   if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
   if ("awaitWebhook" in step) return step;
   return ex(step);
@@ -357,7 +386,10 @@ function listJson(dir: string): string[] {
  */
 export function readCaseFiles(dir: string): ({ id: string; file: string; data: unknown } | { id: string; problem: string })[] {
   return listJson(dir).map((file) => {
-    const id = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
+    const id = relative(dir, file)
+      .split(sep)
+      .join("/")
+      .replace(/\.json$/, "");
     try {
       return { id, file, data: JSON.parse(readFileSync(file, "utf8")) as unknown };
     } catch (e) {

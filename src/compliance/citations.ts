@@ -43,7 +43,10 @@ export function specTextDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Removes emphasis and code markers, collapses whitespace runs to one space, trims. */
 export function normaliseText(s: string): string {
-  return s.replace(/\*\*|__|`/g, "").replace(/\s+/g, " ").trim();
+  return s
+    .replace(/\*\*|__|`/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 export interface SpecSection {
@@ -57,7 +60,10 @@ export class SpecText {
   readonly sections = new Map<string, SpecSection>();
   private readonly normalised = new Map<string, string>();
 
-  constructor(readonly version: string, markdown: string) {
+  constructor(
+    readonly version: string,
+    markdown: string,
+  ) {
     const lines = markdown.split(/\r?\n/);
     // Every heading ends the sections at its level or deeper; only numbered ones can be cited.
     const heads: { line: number; depth: number; number?: string; title: string }[] = [];
@@ -73,7 +79,8 @@ export class SpecText {
       if (h.number === undefined) return;
       const end = heads.slice(k + 1).find((n) => n.depth <= h.depth)?.line ?? lines.length;
       // A number that occurs twice keeps its first section (the spec's numbering is unique).
-      if (!this.sections.has(h.number)) this.sections.set(h.number, { number: h.number, title: h.title, text: lines.slice(h.line, end).join("\n") });
+      if (!this.sections.has(h.number))
+        this.sections.set(h.number, { number: h.number, title: h.title, text: lines.slice(h.line, end).join("\n") });
     });
   }
 
@@ -94,7 +101,8 @@ export function loadSpecText(version: SpecVersion, dir: string = specTextDir()):
   const file = join(dir, `specification-v${version}.md`);
   let t = cache.get(file);
   if (!t) {
-    if (!existsSync(file)) throw new Error(`spec text ${file} not found: set A2A_SPEC_DIR to the directory holding text/specification-v${version}.md`);
+    if (!existsSync(file))
+      throw new Error(`spec text ${file} not found: set A2A_SPEC_DIR to the directory holding text/specification-v${version}.md`);
     cache.set(file, (t = new SpecText(version, readFileSync(file, "utf8"))));
   }
   return t;
@@ -134,7 +142,8 @@ export function checkCitation(c: Citation, dir?: string): string | undefined {
   if (section === undefined) return `${c.version} has no section ${c.section}`;
   const quote = normaliseText(c.quote);
   if (!quote) return `empty quote for ${c.version} §${c.section}`;
-  if (!section.includes(quote)) return `quote not found verbatim in ${c.version} §${c.section} (${text.sections.get(c.section)!.title}): ${JSON.stringify(c.quote.slice(0, 120))}`;
+  if (!section.includes(quote))
+    return `quote not found verbatim in ${c.version} §${c.section} (${text.sections.get(c.section)!.title}): ${JSON.stringify(c.quote.slice(0, 120))}`;
   return undefined;
 }
 
@@ -159,7 +168,13 @@ export function citationProblems(parts: Cited[], caseLevel: Level, dir?: string)
 }
 
 /** The cited parts of a raw case file (server `steps` or client `exchanges`). */
-export function citedParts(data: { level?: Level; spec?: Citation[]; steps?: unknown[]; exchanges?: unknown[]; checks?: unknown[] }): Cited[] {
+export function citedParts(data: {
+  level?: Level;
+  spec?: Citation[];
+  steps?: unknown[];
+  exchanges?: unknown[];
+  checks?: unknown[];
+}): Cited[] {
   const steps = (data.steps ?? data.exchanges ?? []) as { level?: Level; spec?: Citation[] }[];
   const key = data.steps ? "steps" : "exchanges";
   const checks = (data.checks ?? []) as { level?: Level; spec?: Citation[] }[];

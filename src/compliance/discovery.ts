@@ -67,7 +67,10 @@ function isCard0_3(c: unknown): c is Record<string, unknown> {
   return isPlainObject(c) && typeof c.url === "string";
 }
 
-export function interfacesFromCards(card1_0: Record<string, unknown> | undefined, card0_3: Record<string, unknown> | undefined): AgentInterfaceInfo[] {
+export function interfacesFromCards(
+  card1_0: Record<string, unknown> | undefined,
+  card0_3: Record<string, unknown> | undefined,
+): AgentInterfaceInfo[] {
   const out: AgentInterfaceInfo[] = [];
   const add = (i: AgentInterfaceInfo) => {
     if (!out.some((o) => o.version === i.version && o.binding === i.binding)) out.push(i);
@@ -90,7 +93,8 @@ export function interfacesFromCards(card1_0: Record<string, unknown> | undefined
         card0_3.additionalInterfaces.forEach((raw, idx) => {
           if (!isPlainObject(raw)) return;
           const binding = BINDINGS[String(raw.transport)];
-          if (binding && typeof raw.url === "string") add({ version: "0.3", binding, url: raw.url, source: `0.3 card additionalInterfaces[${idx}]` });
+          if (binding && typeof raw.url === "string")
+            add({ version: "0.3", binding, url: raw.url, source: `0.3 card additionalInterfaces[${idx}]` });
         });
     }
   }
@@ -110,7 +114,10 @@ function fixtureBehaviours(cards: (Record<string, unknown> | undefined)[]): Beha
 }
 
 async function fetchCard(url: string, headers: Record<string, string>, timeoutMs: number): Promise<{ res: WireResponse; note?: string }> {
-  const res = await exchange({ method: "GET", url, headers: { accept: "application/json", ...headers } }, { timeoutMs, streamTimeoutMs: timeoutMs });
+  const res = await exchange(
+    { method: "GET", url, headers: { accept: "application/json", ...headers } },
+    { timeoutMs, streamTimeoutMs: timeoutMs },
+  );
   const what = `GET ${url}${headers["A2A-Version"] ? " (A2A-Version 1.0)" : ""}`;
   if (res.error) return { res, note: `${what}: ${res.error}` };
   if (res.status !== 200) return { res, note: `${what}: HTTP ${res.status}` };
@@ -132,7 +139,8 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const notes: string[] = [];
   const tried: string[] = [];
   const candidates = cardCandidates(agentUrlIn);
-  const outcome = (r: { res: WireResponse; note?: string }) => r.note?.replace(/^GET \S+( \(A2A-Version 1\.0\))?: /, "") ?? "JSON, not an agent card";
+  const outcome = (r: { res: WireResponse; note?: string }) =>
+    r.note?.replace(/^GET \S+( \(A2A-Version 1\.0\))?: /, "") ?? "JSON, not an agent card";
   type Answer = Awaited<ReturnType<typeof fetchCard>>;
   let found: { url: string; withVersion: Answer; without: Answer } | undefined;
   let firstObject: typeof found;
@@ -164,7 +172,8 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const asked1_0 = withVersion?.res.json;
   const unrecognisedCard1_0 = isPlainObject(asked1_0) && !isCard1_0(asked1_0) && !isCard0_3(asked1_0) ? asked1_0 : undefined;
   if (unrecognisedCard1_0) notes.push("the card served for A2A-Version: 1.0 is in neither card shape (no supportedInterfaces, no url)");
-  const caps = (c: Record<string, unknown> | undefined) => (isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {});
+  const caps = (c: Record<string, unknown> | undefined) =>
+    isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {};
   // 0.3 gates the extended card with a top-level flag rather than a capability (a2a-wire.md §1.3 #11).
   const caps0_3 = (c0_3: Record<string, unknown> | undefined, c1_0: Record<string, unknown> | undefined) =>
     c0_3 ? { ...caps(c0_3), extendedAgentCard: c0_3.supportsAuthenticatedExtendedCard === true } : caps(c1_0);

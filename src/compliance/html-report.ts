@@ -3,7 +3,17 @@
 // step's expected and actual wire side by side with the differences (JSON Pointer paths); then a
 // version × binding × area matrix of the counts, the rules exercised, the other cases, skips by
 // reason, and the coverage table of every catalogued rule.
-import { actualView, failureCitations, formatDiff, interfaceLabel, requestView, skipGroups, subjectOf, summaryLine, type Report } from "./report.js";
+import {
+  actualView,
+  failureCitations,
+  formatDiff,
+  interfaceLabel,
+  requestView,
+  skipGroups,
+  subjectOf,
+  summaryLine,
+  type Report,
+} from "./report.js";
 import { byVersionBinding } from "./requirements.js";
 import type { CaseResult } from "./runner.js";
 
@@ -36,7 +46,12 @@ function stepHtml(r: CaseResult): string {
     .map((s) => {
       const diffs = s.diffs.length ? `<div class="diff">${s.diffs.map((d) => `✗ ${esc(formatDiff(d))}`).join("<br>")}</div>` : "";
       const err = s.error ? `<div class="diff">${esc(s.error)}</div>` : s.reason ? `<div class="muted">${esc(s.reason)}</div>` : "";
-      const cites = s.status === "fail" ? failureCitations(r, s).map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("") : "";
+      const cites =
+        s.status === "fail"
+          ? failureCitations(r, s)
+              .map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`)
+              .join("")
+          : "";
       return `<h4>${esc(s.name)} <span class="${s.status === "pass" || s.status === "fail" ? s.status : "skip"}">${esc(s.status)}</span></h4>${err}${diffs}${cites}
 <div class="muted">request</div>${pre(requestView(s))}
 <div class="cols"><div><div class="muted">expected</div>${pre(s.expected)}</div><div><div class="muted">actual</div>${pre(actualView(s, { allHeaders: true }))}</div></div>`;
@@ -53,7 +68,9 @@ export function areaOf(id: string): string {
 function caseHtml(r: CaseResult, open: boolean): string {
   // The sentences the failure rests on, once each, above the steps (the failing steps' own, else the case's).
   const quoted = [...new Set(r.steps.filter((st) => st.status === "fail").flatMap((st) => failureCitations(r, st)))];
-  const cites = quoted.length ? `<div class="muted">the rule:</div>${quoted.map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("")}` : "";
+  const cites = quoted.length
+    ? `<div class="muted">the rule:</div>${quoted.map((c) => `<blockquote class="spec">${esc(c)}</blockquote>`).join("")}`
+    : "";
   return `<details${open ? " open" : ""}><summary><span class="${r.status}">${esc(r.status.toUpperCase())}</span> ${esc(r.id)}
 <span class="muted">[${esc(r.level)}; ${esc(r.requirements.join(", "))}]</span></summary>
 <p>${esc(r.title)}</p>${r.reason ? `<p class="muted">${esc(r.reason)}</p>` : ""}${cites}${r.variants?.length ? `<p class="muted">follows: ${r.variants.map(esc).join("; ")}</p>` : ""}${r.interface ? `<p class="muted">interface ${esc(r.interface.url)} (${esc(r.interface.source)})</p>` : ""}
@@ -87,7 +104,8 @@ function matrixHtml(report: Report): string {
   }
   const colKeys = [...cols.keys()].sort(byVersionBinding);
   const areas = [...new Set(report.results.map((r) => areaOf(r.id)))].sort();
-  const row = (area: string, label: string) => `<tr><th>${label}</th>${colKeys.map((k) => cellHtml(cells.get(`${area}\n${k}`))).join("")}</tr>`;
+  const row = (area: string, label: string) =>
+    `<tr><th>${label}</th>${colKeys.map((k) => cellHtml(cells.get(`${area}\n${k}`))).join("")}</tr>`;
   return `<table class="matrix"><tr><th>Area</th>${colKeys.map((k) => `<th>${esc(cols.get(k))}</th>`).join("")}</tr>
 ${areas.map((a) => row(a, esc(a))).join("\n")}
 ${row("", "all areas")}</table>
@@ -112,7 +130,10 @@ export function htmlReport(report: Report): string {
   const warnings = report.results.filter((r) => r.status === "warn");
   const others = report.results.filter((r) => r.status !== "fail" && r.status !== "warn");
   const stale = report.staleKnownFailing
-    .map((e) => `<li class="fail">known-failing entry ${esc(e.case)} matches no case: remove it from ${esc(report.knownFailingFile ?? "the list")}</li>`)
+    .map(
+      (e) =>
+        `<li class="fail">known-failing entry ${esc(e.case)} matches no case: remove it from ${esc(report.knownFailingFile ?? "the list")}</li>`,
+    )
     .join("");
   const skips = skipGroups(report.results)
     .map((g) => `<tr><td>${g.cases.length}</td><td>${esc(g.reason)}</td></tr>`)
@@ -126,7 +147,10 @@ export function htmlReport(report: Report): string {
     )
     .join("\n");
   const ifaces = report.discovery.interfaces
-    .map((i) => `<tr><td>${esc(i.version)}</td><td>${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"}</td><td>${esc(i.url)}</td><td>${esc(i.source)}</td></tr>`)
+    .map(
+      (i) =>
+        `<tr><td>${esc(i.version)}</td><td>${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"}</td><td>${esc(i.url)}</td><td>${esc(i.source)}</td></tr>`,
+    )
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>A2A compliance: ${esc(report.target)}</title><style>${CSS}</style></head>
@@ -152,7 +176,10 @@ ${others.map((r) => caseHtml(r, false)).join("\n")}
 ${
   report.divergences.length
     ? `<h2>Twins that disagree</h2><table><tr><th>Scenario</th><th>Across</th><th>Passes</th><th>Fails</th></tr>${report.divergences
-        .map((d) => `<tr><td>${esc(d.scenario)}</td><td>${d.axis === "binding" ? "bindings" : "versions"}</td><td>${d.passed.map(esc).join("<br>")}</td><td class="fail">${d.failed.map(esc).join("<br>")}</td></tr>`)
+        .map(
+          (d) =>
+            `<tr><td>${esc(d.scenario)}</td><td>${d.axis === "binding" ? "bindings" : "versions"}</td><td>${d.passed.map(esc).join("<br>")}</td><td class="fail">${d.failed.map(esc).join("<br>")}</td></tr>`,
+        )
         .join("")}</table>`
     : ""
 }

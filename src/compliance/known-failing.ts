@@ -30,7 +30,8 @@ export function parseKnownFailing(file: string, text: string): KnownFailingList 
   if (!Array.isArray(list)) throw new Error(`${file}: expected {"knownFailing": [...]} or an array of entries`);
   const entries = list.map((e, i): KnownFailingEntry => {
     if (typeof e === "string") return { case: e };
-    if (isPlainObject(e) && typeof e.case === "string") return { case: e.case, ...(typeof e.reason === "string" ? { reason: e.reason } : {}) };
+    if (isPlainObject(e) && typeof e.case === "string")
+      return { case: e.case, ...(typeof e.reason === "string" ? { reason: e.reason } : {}) };
     throw new Error(`${file}: entry ${i} must be a case ID string or {"case": "...", "reason": "..."}`);
   });
   return { file, entries };
@@ -57,9 +58,18 @@ export function applyKnownFailing(results: CaseResult[], allCases: Case[], list:
   const out = results.map((r) => {
     const hit = matchers.find((m) => m.re.test(r.id));
     if (!hit) return r;
-    if (r.status === "fail" || r.status === "warn") return { ...r, status: "known-failing" as const, reason: `known failing (${list.file}${hit.entry.reason ? `: ${hit.entry.reason}` : ""}); ${r.reason ?? ""}` };
+    if (r.status === "fail" || r.status === "warn")
+      return {
+        ...r,
+        status: "known-failing" as const,
+        reason: `known failing (${list.file}${hit.entry.reason ? `: ${hit.entry.reason}` : ""}); ${r.reason ?? ""}`,
+      };
     if (r.status === "pass")
-      return { ...r, status: "fail" as const, reason: `listed as known-failing in ${list.file} (${hit.entry.case}) but passed: remove the entry` };
+      return {
+        ...r,
+        status: "fail" as const,
+        reason: `listed as known-failing in ${list.file} (${hit.entry.case}) but passed: remove the entry`,
+      };
     return r;
   });
   return { results: out, stale };

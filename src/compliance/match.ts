@@ -252,7 +252,9 @@ export function match(expected: unknown, actual: unknown, path = "", scope: Scop
     const r = resolveTemplate(expected, scope);
     if (!r.ok) return [{ path, expected, actual, message: `variable "${r.name}" was not captured by an earlier step` }];
     // A captured value is compared as a whole: it must be the same value again.
-    return deepEqual(r.value, actual) ? [] : [{ path, expected: r.value, actual, message: `expected ${show(r.value)} (from ${expected}), got ${show(actual)}` }];
+    return deepEqual(r.value, actual)
+      ? []
+      : [{ path, expected: r.value, actual, message: `expected ${show(r.value)} (from ${expected}), got ${show(actual)}` }];
   }
   if (isOperatorObject(expected)) return matchOperators(expected, actual, path, scope);
   if (Array.isArray(expected)) {
@@ -266,7 +268,8 @@ export function match(expected: unknown, actual: unknown, path = "", scope: Scop
         message: `expected ${expected.length} item(s), got ${actual.length}`,
       });
     }
-    for (let i = 0; i < Math.min(expected.length, actual.length); i++) diffs.push(...match(expected[i], actual[i], pointer(path, i), scope));
+    for (let i = 0; i < Math.min(expected.length, actual.length); i++)
+      diffs.push(...match(expected[i], actual[i], pointer(path, i), scope));
     return diffs;
   }
   if (isPlainObject(expected)) {
@@ -316,7 +319,8 @@ export function describe(expected: unknown): unknown {
   if (typeof expected.$regex === "string") parts.push(`matching /${expected.$regex}/`);
   if (typeof expected.$includes === "string") parts.push(`containing ${JSON.stringify(expected.$includes)}`);
   if ("$oneOf" in expected) parts.push(`one of ${show(expected.$oneOf)}`);
-  if (isPlainObject(expected.$variants)) parts.push(`one of the variants ${Object.keys(expected.$variants).join(", ")}: ${show(expected.$variants)}`);
+  if (isPlainObject(expected.$variants))
+    parts.push(`one of the variants ${Object.keys(expected.$variants).join(", ")}: ${show(expected.$variants)}`);
   if ("$range" in expected) parts.push(`in range ${show(expected.$range)}`);
   if ("$each" in expected) parts.push(`each ${show(expected.$each)}`);
   if ("$some" in expected) parts.push(`some ${show(expected.$some)}`);
@@ -325,7 +329,8 @@ export function describe(expected: unknown): unknown {
   if ("$not" in expected) parts.push(`not ${show(expected.$not)}`);
   if ("$sorted" in expected) parts.push(`sorted ${show(expected.$sorted)}`);
   if ("$base64urlJson" in expected) parts.push(`base64url JSON ${show(expected.$base64urlJson)}`);
-  if (Array.isArray(expected.$branch)) parts.push(`one of the branches ${(expected.$branch as BranchAlternative[]).map((b) => b.name).join(", ")}`);
+  if (Array.isArray(expected.$branch))
+    parts.push(`one of the branches ${(expected.$branch as BranchAlternative[]).map((b) => b.name).join(", ")}`);
   const rest = Object.keys(expected).filter((k) => !k.startsWith("$"));
   if (rest.length) parts.push(`object with ${rest.join(", ")}`);
   return parts.join("; ");
@@ -344,15 +349,23 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     const kind = exp.$match as MatchKind;
     if (kind === "camelCaseKeys") {
       const bad = firstNonCamelKey(actual);
-      if (bad !== undefined) diffs.push({ path: path + bad, expected: "a lowerCamelCase member name", actual: bad.slice(bad.lastIndexOf("/") + 1), message: "member name is not lowerCamelCase" });
+      if (bad !== undefined)
+        diffs.push({
+          path: path + bad,
+          expected: "a lowerCamelCase member name",
+          actual: bad.slice(bad.lastIndexOf("/") + 1),
+          message: "member name is not lowerCamelCase",
+        });
     } else if (!checkKind(kind, actual)) fail(kind, `expected ${kind}, got ${show(actual)}`);
   }
   if ("$not" in exp) {
     if (actual === undefined) fail(`not ${show(exp.$not)}`, "missing");
-    else if (match(exp.$not, actual, path, scope.fork()).length === 0) fail(`not ${show(exp.$not)}`, `expected anything but ${show(exp.$not)}, got ${show(actual)}`);
+    else if (match(exp.$not, actual, path, scope.fork()).length === 0)
+      fail(`not ${show(exp.$not)}`, `expected anything but ${show(exp.$not)}, got ${show(actual)}`);
   }
   if (typeof exp.$regex === "string") {
-    if (typeof actual !== "string" || !new RegExp(exp.$regex).test(actual)) fail(`/${exp.$regex}/`, `expected a string matching /${exp.$regex}/, got ${show(actual)}`);
+    if (typeof actual !== "string" || !new RegExp(exp.$regex).test(actual))
+      fail(`/${exp.$regex}/`, `expected a string matching /${exp.$regex}/, got ${show(actual)}`);
   }
   if (typeof exp.$includes === "string") {
     // The text may name a captured value: {"$includes": "{{extensionUri}}"}.
@@ -371,16 +384,26 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
   }
   if (Array.isArray(exp.$range)) {
     const [lo, hi] = exp.$range as [number, number];
-    if (typeof actual !== "number" || actual < lo || actual > hi) fail(`${lo}..${hi}`, `expected a number in ${lo}..${hi}, got ${show(actual)}`);
+    if (typeof actual !== "number" || actual < lo || actual > hi)
+      fail(`${lo}..${hi}`, `expected a number in ${lo}..${hi}, got ${show(actual)}`);
   }
   if ("$length" in exp) {
     const want = exp.$length as number | { min?: number; max?: number };
     const [lo, hi] = typeof want === "number" ? [want, want] : [want.min ?? 0, want.max ?? Infinity];
     const text = lo === hi ? `${lo}` : `${lo}..${hi === Infinity ? "" : hi}`;
     const len = Array.isArray(actual) || typeof actual === "string" ? actual.length : undefined;
-    if (len === undefined || len < lo || len > hi) fail(`length ${text}`, `expected length ${text}, got ${len === undefined ? typeName(actual) : len}`);
+    if (len === undefined || len < lo || len > hi)
+      fail(`length ${text}`, `expected length ${text}, got ${len === undefined ? typeName(actual) : len}`);
   }
-  if (Array.isArray(exp.$oneOf)) diffs.push(...firstMatching(exp.$oneOf.map((alt) => [undefined, alt]), actual, path, scope));
+  if (Array.isArray(exp.$oneOf))
+    diffs.push(
+      ...firstMatching(
+        exp.$oneOf.map((alt) => [undefined, alt]),
+        actual,
+        path,
+        scope,
+      ),
+    );
   if (isPlainObject(exp.$variants)) diffs.push(...firstMatching(Object.entries(exp.$variants), actual, path, scope));
   if (Array.isArray(exp.$branch)) diffs.push(...matchBranch(exp.$branch as BranchAlternative[], actual, path, scope));
   if ("$each" in exp) {
@@ -409,7 +432,12 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
         const a = key(actual[i - 1]);
         const b = key(actual[i]);
         if (a === undefined || b === undefined) {
-          diffs.push({ path: pointer(path, a === undefined ? i - 1 : i) + by, expected: "a sortable value", actual: undefined, message: `no value at ${by} to sort by` });
+          diffs.push({
+            path: pointer(path, a === undefined ? i - 1 : i) + by,
+            expected: "a sortable value",
+            actual: undefined,
+            message: `no value at ${by} to sort by`,
+          });
           break;
         }
         if (desc ? a < b : a > b) {

@@ -35,20 +35,28 @@ export function loadMessageFile(file: string): Required<Pick<RunMessage, "messag
   try {
     data = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new MessageFileError(file, (e as NodeJS.ErrnoException).code ? `cannot read: ${(e as Error).message}` : `not valid JSON: ${(e as Error).message}`);
+    throw new MessageFileError(
+      file,
+      (e as NodeJS.ErrnoException).code ? `cannot read: ${(e as Error).message}` : `not valid JSON: ${(e as Error).message}`,
+    );
   }
   if (!isPlainObject(data)) throw new MessageFileError(file, 'expected an object {"parts": [...], "metadata"?: {...}}');
   const unknown = Object.keys(data).filter((k) => k !== "parts" && k !== "metadata");
   if (unknown.length) throw new MessageFileError(file, `unknown member "${unknown[0]}" (expected parts and optionally metadata)`);
   const { parts, metadata } = data;
-  if (!Array.isArray(parts) || parts.length === 0) throw new MessageFileError(file, "/parts: expected a non-empty array of 1.0 ProtoJSON parts");
+  if (!Array.isArray(parts) || parts.length === 0)
+    throw new MessageFileError(file, "/parts: expected a non-empty array of 1.0 ProtoJSON parts");
   const validPart = resolveValidator("v1_0.Part")!;
   parts.forEach((p, i) => {
     const issue = check(validPart, p);
     if (issue) throw new MessageFileError(file, `/parts/${i}${issue.path}: not a valid 1.0 Part: ${issue.message}`);
   });
   const badData = parts.findIndex((p: v1_0.PartJson) => p.data !== undefined && !isPlainObject(p.data));
-  if (badData >= 0) throw new MessageFileError(file, `/parts/${badData}/data: must be an object (a 0.3 DataPart carries an object, and the message goes to 0.3 interfaces too)`);
+  if (badData >= 0)
+    throw new MessageFileError(
+      file,
+      `/parts/${badData}/data: must be an object (a 0.3 DataPart carries an object, and the message goes to 0.3 interfaces too)`,
+    );
   if (metadata !== undefined && !isPlainObject(metadata)) throw new MessageFileError(file, "/metadata: expected an object");
   return { messageParts: parts as v1_0.PartJson[], ...(metadata !== undefined ? { messageMetadata: metadata } : {}) };
 }

@@ -53,7 +53,8 @@ export async function probeTck(
   // (an echo or chat agent) must not pass for one that honours the conventions.
   if (isPlainObject(body) && isPlainObject(body.message) && body.task === undefined) {
     const parts = Array.isArray(body.message.parts) ? body.message.parts : [];
-    if (parts.some((p) => isPlainObject(p) && p.text === TCK_MESSAGE_TEXT)) return { honours: true, answer: `a bare Message "${TCK_MESSAGE_TEXT}"`, messageId };
+    if (parts.some((p) => isPlainObject(p) && p.text === TCK_MESSAGE_TEXT))
+      return { honours: true, answer: `a bare Message "${TCK_MESSAGE_TEXT}"`, messageId };
     return { honours: false, answer: `a bare Message without the text "${TCK_MESSAGE_TEXT}"`, messageId };
   }
   const answer = res.error
@@ -73,11 +74,15 @@ export async function resolveBehaviours(d: Discovery, opts: BehaviourOptions): P
   if (opts.profile === "fixture") ALL_BEHAVIOURS.forEach((b) => claimed.add(b));
   if (opts.profile === "tck") claimed.add("tck");
   const merged = new Set<Behaviour>([...(d.behaviours ?? []), ...claimed]);
-  const by = [opts.profile === "tck" || opts.profile === "fixture" ? `--profile ${opts.profile}` : "", opts.behaviours?.length ? "--behaviours" : ""];
+  const by = [
+    opts.profile === "tck" || opts.profile === "fixture" ? `--profile ${opts.profile}` : "",
+    opts.behaviours?.length ? "--behaviours" : "",
+  ];
   if (claimed.size) d.notes.push(`behaviours claimed for the agent (${by.filter(Boolean).join(" and ")}): ${[...claimed].join(", ")}`);
   let probed = false;
   if (!opts.profile && !merged.has("tck") && opts.probe !== false) {
-    const iface = d.interfaces.find((i) => i.version === "1.0" && i.binding === "json-rpc") ?? d.interfaces.find((i) => i.version === "1.0");
+    const iface =
+      d.interfaces.find((i) => i.version === "1.0" && i.binding === "json-rpc") ?? d.interfaces.find((i) => i.version === "1.0");
     if (iface) {
       probed = true;
       const probe = await probeTck(iface, opts.timeoutMs, opts.headers);

@@ -53,7 +53,15 @@ export interface RecordedExchange {
   binding: "json-rpc" | "rest";
   operation: string;
   request: { method: string; path: string; base: "interface" | "agent"; headers: Record<string, string>; body?: unknown; rawBody?: string };
-  response: { status: number; headers: Record<string, string>; json?: unknown; text?: string; events?: unknown[]; closed?: boolean; stoppedAfter?: number };
+  response: {
+    status: number;
+    headers: Record<string, string>;
+    json?: unknown;
+    text?: string;
+    events?: unknown[];
+    closed?: boolean;
+    stoppedAfter?: number;
+  };
 }
 
 export interface Recorder {
@@ -64,7 +72,18 @@ export interface Recorder {
 }
 
 const KEPT_REQUEST_HEADERS = ["content-type", "accept", "a2a-version", "a2a-extensions", "x-a2a-extensions"];
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer", "content-length", "host", "accept-encoding"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "content-length",
+  "host",
+  "accept-encoding",
+]);
 const CARD_PATH = "/.well-known/agent-card.json";
 /** The pre-0.3 card location, still served by some agents. */
 const LEGACY_CARD_PATH = "/.well-known/agent.json";
@@ -203,7 +222,9 @@ function typeOnly(v: unknown, key?: string): unknown {
   let m: unknown;
   if (Array.isArray(v)) m = v.map((x) => typeOnly(x));
   else if (isPlainObject(v))
-    m = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "kind" ? x : k === "data" || k === "metadata" ? jsonType(x) : typeOnly(x, k)]));
+    m = Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, k === "kind" ? x : k === "data" || k === "metadata" ? jsonType(x) : typeOnly(x, k)]),
+    );
   else m = jsonType(v);
   return key && OPTIONAL_CONTENT.has(key) ? optional(m) : m;
 }
@@ -227,14 +248,20 @@ function loosen(v: unknown, conv: Conversation, status: number, nonBlocking: boo
       else if (m === "metadata") out[m] = optional({ $match: "object" });
       else if ((m === "append" || m === "lastChunk") && typeof y === "boolean") out[m] = optional({ $match: "boolean" });
       else if (m === "error" && isPlainObject(y)) out[m] = error(y);
-      else if (m === "status" && nonBlocking && isPlainObject(y) && typeof y.state === "string") out[m] = { ...(walk(y) as object), state: inProgress(y.state) };
+      else if (m === "status" && nonBlocking && isPlainObject(y) && typeof y.state === "string")
+        out[m] = { ...(walk(y) as object), state: inProgress(y.state) };
       else out[m] = walk(y, m);
     }
     return out;
   };
   const artifact = (a: unknown): unknown =>
     isPlainObject(a) && !isOperator(a)
-      ? Object.fromEntries(Object.entries(a).map(([m, y]) => [m, m === "artifactId" ? y : m === "parts" ? typeOnly(y) : typeOnly(y, OPTIONAL_CONTENT.has(m) ? m : undefined)]))
+      ? Object.fromEntries(
+          Object.entries(a).map(([m, y]) => [
+            m,
+            m === "artifactId" ? y : m === "parts" ? typeOnly(y) : typeOnly(y, OPTIONAL_CONTENT.has(m) ? m : undefined),
+          ]),
+        )
       : a;
   const error = (e: Record<string, unknown>): unknown => {
     const out: Record<string, unknown> = { ...e };
@@ -259,7 +286,9 @@ function loosen(v: unknown, conv: Conversation, status: number, nonBlocking: boo
  */
 function inProgress(recorded: string): unknown {
   const names = ["SUBMITTED", "WORKING", "INPUT_REQUIRED", "AUTH_REQUIRED"];
-  return { $oneOf: recorded.startsWith("TASK_STATE_") ? names.map((n) => `TASK_STATE_${n}`) : names.map((n) => n.toLowerCase().replace("_", "-")) };
+  return {
+    $oneOf: recorded.startsWith("TASK_STATE_") ? names.map((n) => `TASK_STATE_${n}`) : names.map((n) => n.toLowerCase().replace("_", "-")),
+  };
 }
 
 /**
@@ -284,7 +313,11 @@ const CARD_OPERATION = /ExtendedAgentCard|AuthenticatedExtendedCard|extendedAgen
  */
 function cardExpectation(v: unknown, conv: Conversation): unknown {
   const valid = { $valid: conv.version === "1.0" ? "v1_0.AgentCard" : conv.binding === "rest" ? "v0_3.rest.AgentCard" : "v0_3.AgentCard" };
-  return conv.binding === "json-rpc" && isPlainObject(v) && "result" in v ? { ...v, result: valid } : isPlainObject(v) && "error" in v ? v : valid;
+  return conv.binding === "json-rpc" && isPlainObject(v) && "result" in v
+    ? { ...v, result: valid }
+    : isPlainObject(v) && "error" in v
+      ? v
+      : valid;
 }
 
 /** Turns recorded exchanges into one case with volatile values masked and reused. */
@@ -303,7 +336,11 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
       // Long ids anywhere in the string; short ones (a client's "cfg-1") only as a whole path segment.
       const t = `{{${n}}}`;
       if (raw.length >= 8 && out.includes(raw)) out = out.split(raw).join(t);
-      else if (raw.length < 8 && out.split("/").includes(raw)) out = out.split("/").map((seg) => (seg === raw ? t : seg)).join("/");
+      else if (raw.length < 8 && out.split("/").includes(raw))
+        out = out
+          .split("/")
+          .map((seg) => (seg === raw ? t : seg))
+          .join("/");
       else continue;
       hit = true;
     }
@@ -347,7 +384,17 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     const known = replaceKnown(v);
     if (known !== undefined) return known;
     if (key === "id:volatile" || (key && ID_KEYS.has(key))) {
-      const n = fresh(key === "contextId" ? "context" : key === "messageId" ? "message" : key === "artifactId" ? "artifact" : key === "id:volatile" ? "task" : "token");
+      const n = fresh(
+        key === "contextId"
+          ? "context"
+          : key === "messageId"
+            ? "message"
+            : key === "artifactId"
+              ? "artifact"
+              : key === "id:volatile"
+                ? "task"
+                : "token",
+      );
       names.set(v, n);
       return { $capture: n };
     }
@@ -376,7 +423,9 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     else if (x.request.rawBody !== undefined) request.rawBody = x.request.rawBody;
     const ct = x.response.headers["content-type"];
     const streamed = x.response.events !== undefined;
-    const expect: Record<string, unknown> = { status: exact ? x.response.status : statusExpectation(x.response.status, streamed, conv, x.response.json) };
+    const expect: Record<string, unknown> = {
+      status: exact ? x.response.status : statusExpectation(x.response.status, streamed, conv, x.response.json),
+    };
     if (ct) expect.headers = { "content-type": exact ? { $regex: `^${escapeRegex(mediaType(ct))}` } : contentTypeExpectation(ct, conv) };
     const nonBlocking = isNonBlocking(x.request.body, conv);
     const card = x.response.status < 300 && CARD_OPERATION.test(x.operation);
@@ -393,7 +442,11 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
       const events = x.response.events.map(expected);
       expect.stream = {
         exactly: events,
-        ...(x.response.stoppedAfter !== undefined ? { stopAfter: x.response.stoppedAfter } : x.response.closed === false ? { closes: false } : {}),
+        ...(x.response.stoppedAfter !== undefined
+          ? { stopAfter: x.response.stoppedAfter }
+          : x.response.closed === false
+            ? { closes: false }
+            : {}),
       };
     } else if (x.response.json !== undefined) expect.body = expected(x.response.json);
     return { name: `${i + 1} ${x.operation}`, request, expect };
@@ -421,7 +474,10 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
 
 function operationOf(binding: "json-rpc" | "rest", method: string, path: string, body: unknown): string {
   if (binding === "json-rpc" && isPlainObject(body) && typeof body.method === "string") return body.method;
-  const m = /(message:send|message:stream|:cancel|:subscribe|pushNotificationConfigs|extendedAgentCard|\/card|\/tasks\/[^/]+$|\/tasks$)/.exec(path.split("?")[0]);
+  const m =
+    /(message:send|message:stream|:cancel|:subscribe|pushNotificationConfigs|extendedAgentCard|\/card|\/tasks\/[^/]+$|\/tasks$)/.exec(
+      path.split("?")[0],
+    );
   // Ids in the path are the conversation's, not the operation's name: /tasks/{id}:cancel.
   return `${method} ${(m ? m[1] : path.split("?")[0]).replace(/\/tasks\/[^/:]+/, "/tasks/{id}")}`;
 }
@@ -468,14 +524,16 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       const binding = b === "JSONRPC" ? "json-rpc" : b === "HTTP+JSON" ? "rest" : undefined;
       if (typeof url !== "string" || !binding) return;
       const u = url.replace(/\/+$/, "");
-      if (!interfaces.some((i) => i.url === u && i.version === version && i.binding === binding)) interfaces.push({ url: u, version, binding });
+      if (!interfaces.some((i) => i.url === u && i.version === version && i.binding === binding))
+        interfaces.push({ url: u, version, binding });
     };
     if (Array.isArray(card.supportedInterfaces))
       for (const i of card.supportedInterfaces)
         if (isPlainObject(i)) add(i.url, String(i.protocolVersion ?? "").startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
     if (typeof card.url === "string") {
       add(card.url, "0.3", card.preferredTransport ?? "JSONRPC");
-      if (Array.isArray(card.additionalInterfaces)) for (const i of card.additionalInterfaces) if (isPlainObject(i)) add(i.url, "0.3", i.transport);
+      if (Array.isArray(card.additionalInterfaces))
+        for (const i of card.additionalInterfaces) if (isPlainObject(i)) add(i.url, "0.3", i.transport);
     }
   };
 
@@ -483,7 +541,10 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const dir = join(opts.outDir, conv.version === "1.0" ? "v1_0" : "v0_3", conv.binding, "recorded");
     mkdirSync(dir, { recursive: true });
     if (!conv.file) {
-      const slug = (conv.exchanges[0]?.operation ?? "conversation").replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase();
+      const slug = (conv.exchanges[0]?.operation ?? "conversation")
+        .replace(/[^A-Za-z0-9]+/g, "-")
+        .replace(/^-|-$/g, "")
+        .toLowerCase();
       conv.file = join(dir, `${String(conv.index).padStart(3, "0")}-${slug}.json`);
       written.push(conv.file);
     }
@@ -543,7 +604,11 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(resHeaders)) if (!HOP_BY_HOP.has(k) && k !== "content-encoding") outHeaders[k] = v;
     const pathname = path.split("?")[0];
-    const version: "1.0" | "0.3" = /^1\./.test(headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "") ? "1.0" : "0.3";
+    const version: "1.0" | "0.3" = /^1\./.test(
+      headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "",
+    )
+      ? "1.0"
+      : "0.3";
     const reqJson = bodyText ? parse(bodyText) : undefined;
     const isRpc = req.method === "POST" && isPlainObject(reqJson) && reqJson.jsonrpc === "2.0";
     const binding: "json-rpc" | "rest" = isRpc ? "json-rpc" : "rest";
@@ -553,7 +618,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const iface = interfaceFor(fullUrl, version, binding);
     const relPath = iface ? fullUrl.slice(iface.url.length) : path;
     const kept: Record<string, string> = {};
-    for (const k of KEPT_REQUEST_HEADERS) if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
+    for (const k of KEPT_REQUEST_HEADERS)
+      if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
     const exchange: RecordedExchange = {
       version,
       binding,

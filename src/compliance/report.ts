@@ -54,7 +54,9 @@ export interface Divergence {
  * other) would otherwise "disagree" about a rule only one of them checks.
  */
 export function divergences(results: CaseResult[]): Divergence[] {
-  const ran = results.filter((r) => r.status !== "skip" && !((r.status === "fail" || r.status === "known-failing") && (r.failureLevel ?? r.level) !== "MUST"));
+  const ran = results.filter(
+    (r) => r.status !== "skip" && !((r.status === "fail" || r.status === "known-failing") && (r.failureLevel ?? r.level) !== "MUST"),
+  );
   const out: Divergence[] = [];
   const group = (axis: "binding" | "version", key: (id: string) => string | undefined) => {
     const groups = new Map<string, CaseResult[]>();
@@ -113,13 +115,21 @@ export function buildReport(input: {
   const d = input.discovery;
   const declared =
     input.declared ??
-    ((r: CaseResult) => r.interface !== undefined || d.interfaces.some((i) => i.version === r.version && (r.binding === "any" || i.binding === r.binding)));
+    ((r: CaseResult) =>
+      r.interface !== undefined || d.interfaces.some((i) => i.version === r.version && (r.binding === "any" || i.binding === r.binding)));
   return {
     tool: "a2a-toolkit test",
     target: input.target,
     startedAt: input.startedAt.toISOString(),
     finishedAt: input.finishedAt.toISOString(),
-    discovery: { agentUrl: d.agentUrl, cardUrl: d.cardUrl, interfaces: d.interfaces, behaviours: d.behaviours, notes: d.notes, capabilities: d.capabilities },
+    discovery: {
+      agentUrl: d.agentUrl,
+      cardUrl: d.cardUrl,
+      interfaces: d.interfaces,
+      behaviours: d.behaviours,
+      notes: d.notes,
+      capabilities: d.capabilities,
+    },
     filters: input.filters,
     summary: summarise(input.results, input.stale),
     results: input.results,
@@ -149,13 +159,19 @@ export function formatDiff(d: Diff): string {
 
 /** The wire side of a step as a JSON-able object (what the report shows as "actual"). */
 export function actualView(step: StepResult, opts: { allHeaders?: boolean } = {}): unknown {
-  if (step.deliveries) return { webhookCalls: step.deliveries.map((d) => ({ method: d.method, headers: d.headers, body: d.json ?? d.text })) };
+  if (step.deliveries)
+    return { webhookCalls: step.deliveries.map((d) => ({ method: d.method, headers: d.headers, body: d.json ?? d.text })) };
   const a = step.actual;
   if (!a) return step.error ? { error: step.error } : undefined;
   // By default only the headers the case looks at, and content-type: the rest is transport noise.
-  const wanted = new Set(["content-type", ...Object.keys((step.expected as { headers?: object }).headers ?? {}).map((h) => h.toLowerCase())]);
+  const wanted = new Set([
+    "content-type",
+    ...Object.keys((step.expected as { headers?: object }).headers ?? {}).map((h) => h.toLowerCase()),
+  ]);
   const headers = opts.allHeaders ? a.headers : Object.fromEntries(Object.entries(a.headers).filter(([k]) => wanted.has(k)));
-  const view: Record<string, unknown> = step.sent ? { method: step.sent.method, path: step.sent.path, headers } : { status: a.status, headers };
+  const view: Record<string, unknown> = step.sent
+    ? { method: step.sent.method, path: step.sent.path, headers }
+    : { status: a.status, headers };
   if (a.events) {
     view.events = a.events.map((e) => (e.json !== undefined ? e.json : { rawData: e.data, ...(e.event ? { event: e.event } : {}) }));
     view.closed = a.closed;
@@ -237,7 +253,9 @@ export function exercisedLines(report: Pick<Report, "exercised" | "tool">): stri
   const { overall, byInterface } = report.exercised;
   const lines = [`rules exercised on this ${subjectOf(report)}: ${overall.exercised} of ${overall.applicable} applicable`];
   for (const t of byInterface)
-    lines.push(`  ${interfaceLabel(t.version, t.binding)}: ${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}`);
+    lines.push(
+      `  ${interfaceLabel(t.version, t.binding)}: ${t.declared ? `${t.exercised} of ${t.applicable}` : "not declared by the agent"}`,
+    );
   if (overall.notExercised.length) lines.push(`  not exercised (every case skipped): ${overall.notExercised.join(", ")}`);
   return lines;
 }
@@ -258,15 +276,20 @@ export interface ConsoleOptions {
 
 /** One line per step that did not run because its `when` did not hold. */
 export function notApplicableSteps(r: CaseResult): string[] {
-  return r.steps.filter((s) => s.status === "not applicable").map((s) => `${s.name}: not applicable (${s.reason ?? "its condition did not hold"})`);
+  return r.steps
+    .filter((s) => s.status === "not applicable")
+    .map((s) => `${s.name}: not applicable (${s.reason ?? "its condition did not hold"})`);
 }
 
 export function consoleReport(report: Report, opts: ConsoleOptions = {}): string {
   const max = opts.maxLines ?? 40;
   const lines: string[] = [];
   lines.push(`a2a-toolkit test ${report.target}`);
-  for (const i of report.discovery.interfaces) lines.push(`  interface ${i.version} ${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} ${i.url}  (${i.source})`);
-  lines.push(`  fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`);
+  for (const i of report.discovery.interfaces)
+    lines.push(`  interface ${i.version} ${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} ${i.url}  (${i.source})`);
+  lines.push(
+    `  fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`,
+  );
   for (const n of report.discovery.notes) lines.push(`  note: ${n}`);
   lines.push("");
   for (const r of report.results) {
@@ -301,11 +324,15 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     lines.push("", "skipped cases by reason (--verbose lists each case):");
     for (const g of skips) lines.push(`  SKIP (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
   }
-  for (const s of report.staleKnownFailing) lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
+  for (const s of report.staleKnownFailing)
+    lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
   if (report.divergences.length) {
     lines.push("");
     lines.push("twins that disagree:");
-    for (const d of report.divergences) lines.push(`  ${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"}): passes ${d.passed.join(", ")}; fails ${d.failed.join(", ")}`);
+    for (const d of report.divergences)
+      lines.push(
+        `  ${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"}): passes ${d.passed.join(", ")}; fails ${d.failed.join(", ")}`,
+      );
   }
   const chose = report.results.filter((r) => r.variants?.length);
   if (chose.length) {
@@ -318,7 +345,9 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   const na = report.coverage.filter((c) => c.status === "not applicable");
   lines.push("");
   lines.push(...exercisedLines(report));
-  lines.push(`coverage: ${covered.length} of ${report.coverage.length} catalogued rules have cases, ${na.length} not applicable, ${notCovered.length} not covered`);
+  lines.push(
+    `coverage: ${covered.length} of ${report.coverage.length} catalogued rules have cases, ${na.length} not applicable, ${notCovered.length} not covered`,
+  );
   if (notCovered.length) lines.push(`  not covered: ${notCovered.map((c) => c.id).join(", ")}`);
   if (report.summary.knownFailing) lines.push(`${report.summary.knownFailing} known failing (expected, not counted below)`);
   lines.push(summaryLine(report.summary));
@@ -331,7 +360,9 @@ export function jsonReport(report: Report): string {
 
 export function xmlEscape(s: string): string {
   // XML 1.0 forbids most control characters even when escaped; drop them.
-  return s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "").replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, "")
+    .replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
 }
 
 function failureText(r: CaseResult): string {
@@ -363,17 +394,25 @@ export function junitReport(report: Report): string {
     // JUnit has no warnings: a SHOULD/MAY failure is a passing test case that says so.
     const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
     const time = results.reduce((a, r) => a + r.durationMs, 0);
-    out.push(`  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`);
+    out.push(
+      `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`,
+    );
     for (const r of results) {
       const segs = r.id.split("/");
       const classname = segs.slice(0, -1).join(".");
-      out.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs[segs.length - 1])}" time="${secs(r.durationMs)}">`);
+      out.push(
+        `    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs[segs.length - 1])}" time="${secs(r.durationMs)}">`,
+      );
       out.push("      <properties>");
       out.push(`        <property name="level" value="${r.level}"/>`);
       for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);
       out.push("      </properties>");
-      if (r.status === "fail") out.push(`      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.failureLevel ?? r.level}">${xmlEscape(failureText(r))}</failure>`);
-      else if (r.status === "warn") out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
+      if (r.status === "fail")
+        out.push(
+          `      <failure message="${xmlEscape(r.reason ?? "failed")}" type="${r.failureLevel ?? r.level}">${xmlEscape(failureText(r))}</failure>`,
+        );
+      else if (r.status === "warn")
+        out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
       const na = notApplicableSteps(r);
@@ -383,7 +422,9 @@ export function junitReport(report: Report): string {
     out.push("  </testsuite>");
   }
   if (report.staleKnownFailing.length) {
-    out.push(`  <testsuite name="known-failing" tests="${report.staleKnownFailing.length}" failures="${report.staleKnownFailing.length}" errors="0" skipped="0" time="0">`);
+    out.push(
+      `  <testsuite name="known-failing" tests="${report.staleKnownFailing.length}" failures="${report.staleKnownFailing.length}" errors="0" skipped="0" time="0">`,
+    );
     for (const s of report.staleKnownFailing)
       out.push(
         `    <testcase classname="known-failing" name="${xmlEscape(s.case)}" time="0"><failure message="${xmlEscape(`entry matches no case: remove it from ${report.knownFailingFile ?? "the list"}`)}" type="stale"/></testcase>`,
@@ -394,7 +435,9 @@ export function junitReport(report: Report): string {
   const notCovered = report.coverage.filter((c) => c.status === "not covered");
   out.push(`  <testsuite name="coverage" tests="${notCovered.length}" failures="0" errors="0" skipped="${notCovered.length}" time="0">`);
   for (const c of notCovered)
-    out.push(`    <testcase classname="coverage" name="${xmlEscape(c.id)}" time="0"><skipped message="${xmlEscape(`not covered: ${c.level} ${c.text}`)}"/></testcase>`);
+    out.push(
+      `    <testcase classname="coverage" name="${xmlEscape(c.id)}" time="0"><skipped message="${xmlEscape(`not covered: ${c.level} ${c.text}`)}"/></testcase>`,
+    );
   out.push("  </testsuite>");
   out.push("</testsuites>");
   return out.join("\n") + "\n";

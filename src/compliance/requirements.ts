@@ -106,7 +106,11 @@ export interface Exercised {
  * cases ran (pass, fail, warn or known-failing: anything but skip). IDs outside the catalogue (the
  * kit's) are not counted.
  */
-export function tallyRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): RuleTally {
+export function tallyRules<R extends RunResult>(
+  results: readonly R[],
+  rows: readonly Pick<CoverageRow, "id" | "notApplicable">[],
+  declared: (r: R) => boolean,
+): RuleTally {
   const cited = new Set<string>();
   const ran = new Set<string>();
   for (const r of results) {
@@ -119,7 +123,12 @@ export function tallyRules<R extends RunResult>(results: readonly R[], rows: rea
   }
   const applicable = rows.filter((row) => !row.notApplicable && cited.has(row.id)).map((row) => row.id);
   const exercisedRules = applicable.filter((id) => ran.has(id));
-  return { exercised: exercisedRules.length, applicable: applicable.length, exercisedRules, notExercised: applicable.filter((id) => !ran.has(id)) };
+  return {
+    exercised: exercisedRules.length,
+    applicable: applicable.length,
+    exercisedRules,
+    notExercised: applicable.filter((id) => !ran.has(id)),
+  };
 }
 
 const CELL_ORDER = ["1.0|json-rpc", "1.0|rest", "1.0|any", "0.3|json-rpc", "0.3|rest", "0.3|any"];
@@ -131,7 +140,11 @@ export function byVersionBinding(a: string, b: string): number {
 }
 
 /** The tally over the whole run and per version × binding of the cases (binding "any" on its own). */
-export function exercisedRules<R extends RunResult>(results: readonly R[], rows: readonly Pick<CoverageRow, "id" | "notApplicable">[], declared: (r: R) => boolean): Exercised {
+export function exercisedRules<R extends RunResult>(
+  results: readonly R[],
+  rows: readonly Pick<CoverageRow, "id" | "notApplicable">[],
+  declared: (r: R) => boolean,
+): Exercised {
   const cells = new Map<string, R[]>();
   for (const r of results) {
     const k = `${r.version}|${r.binding}`;

@@ -307,8 +307,7 @@ function onStatusUpdate(f: (update: JsonObject) => JsonObject): NonNullable<Rewr
 
 /** Renames one member of every object (keeping its place among the members). */
 function renameMember(from: string, to: string): (j: Json) => Json {
-  return (j) =>
-    mapObjects(j, (o) => (from in o ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k === from ? to : k, v])) : o));
+  return (j) => mapObjects(j, (o) => (from in o ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k === from ? to : k, v])) : o));
 }
 
 /** A Task object: the only objects with `id`, `contextId` and `status`. */
@@ -759,9 +758,7 @@ export const REWRITES: readonly Rewrite[] = [
     spec: [V1_ENUMS],
     applies: { versions: ["1.0"] },
     ...bodies((j) =>
-      mapObjects(j, (o) =>
-        typeof o.state === "string" && o.state.startsWith("TASK_STATE_") ? { ...o, state: o.state.toLowerCase() } : o,
-      ),
+      mapObjects(j, (o) => (typeof o.state === "string" && o.state.startsWith("TASK_STATE_") ? { ...o, state: o.state.toLowerCase() } : o)),
     ),
   },
   {
@@ -809,7 +806,9 @@ export const REWRITES: readonly Rewrite[] = [
     name: "timestamp-offset",
     kind: "fault",
     description: "1.0 timestamps written with a +01:00 offset instead of Z (the same instant)",
-    spec: [{ version: "1.0.1", section: "5.6.1", quote: "Timestamps MUST NOT include timezone offsets other than 'Z' (all times are UTC)" }],
+    spec: [
+      { version: "1.0.1", section: "5.6.1", quote: "Timestamps MUST NOT include timezone offsets other than 'Z' (all times are UTC)" },
+    ],
     applies: { versions: ["1.0"] },
     ...bodies((j) =>
       mapObjects(j, (o) => {
@@ -910,8 +909,14 @@ export const REWRITES: readonly Rewrite[] = [
   {
     name: "list-tasks-next-page-token-absent",
     kind: "fault",
-    description: "ListTasks results leave out nextPageToken on the last page (where it must be \"\")",
-    spec: [{ version: "1.0.1", section: "3.1.4", quote: "Note on nextPageToken: The nextPageToken field MUST always be present in the response." }],
+    description: 'ListTasks results leave out nextPageToken on the last page (where it must be "")',
+    spec: [
+      {
+        version: "1.0.1",
+        section: "3.1.4",
+        quote: "Note on nextPageToken: The nextPageToken field MUST always be present in the response.",
+      },
+    ],
     applies: { versions: ["1.0"], operations: ["ListTasks"] },
     ...onPayload((p) => {
       if (p.nextPageToken !== "") return p;
@@ -1139,7 +1144,9 @@ export const REWRITES: readonly Rewrite[] = [
     ],
     applies: {},
     reply: (r) =>
-      (r.headers["content-type"] ?? "").includes("json") ? { ...r, headers: { ...r.headers, "content-type": "text/plain; charset=utf-8" } } : r,
+      (r.headers["content-type"] ?? "").includes("json")
+        ? { ...r, headers: { ...r.headers, "content-type": "text/plain; charset=utf-8" } }
+        : r,
   },
   {
     name: "card-supported-interfaces-missing",
@@ -1262,7 +1269,8 @@ export const REWRITES: readonly Rewrite[] = [
       {
         version: "1.0.1",
         section: "3.1.4",
-        quote: "When includeArtifacts is false (the default), the artifacts field MUST be omitted entirely from each Task object in the response.",
+        quote:
+          "When includeArtifacts is false (the default), the artifacts field MUST be omitted entirely from each Task object in the response.",
       },
     ],
     applies: { versions: ["1.0"], operations: ["ListTasks"] },
@@ -1306,7 +1314,8 @@ export const REWRITES: readonly Rewrite[] = [
       {
         version: "1.0.1",
         section: "13.1",
-        quote: "Implementations MUST scope results to the caller's authorized access boundaries as defined by the agent's authorization model",
+        quote:
+          "Implementations MUST scope results to the caller's authorized access boundaries as defined by the agent's authorization model",
       },
     ],
     applies: {},

@@ -100,10 +100,17 @@ export interface RunOptions extends RunMessage {
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
   // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
-  const failed = steps.filter((s) => s.status === "fail" && !s.cleanup).sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
+  const failed = steps
+    .filter((s) => s.status === "fail" && !s.cleanup)
+    .sort((a, b) => LEVEL_RANK[a.level ?? caseLevel] - LEVEL_RANK[b.level ?? caseLevel])[0];
   if (!failed) return { status: "pass" };
   const failureLevel = failed.level ?? caseLevel;
-  const what = failed.error ?? failed.diffs.map((x) => `${x.path || "/"} ${x.message}`).slice(0, 3).join("; ");
+  const what =
+    failed.error ??
+    failed.diffs
+      .map((x) => `${x.path || "/"} ${x.message}`)
+      .slice(0, 3)
+      .join("; ");
   return { status: failureLevel === "MUST" || strict ? "fail" : "warn", failureLevel, reason: `${failed.name}: ${what}` };
 }
 
@@ -132,9 +139,11 @@ export function applicability(
   // A 1.0 card that is no card at all must not turn the card cases into skips: they run against the agent URL.
   if (!iface && c.binding === "any" && c.version === "1.0" && d.unrecognisedCard1_0)
     iface = { version: "1.0", binding: "json-rpc", url: d.agentUrl, source: "none: the 1.0 card is in neither card shape" };
-  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0) return { skip: "no agent card found (the report's notes list the URLs tried)" };
+  if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0)
+    return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
-    const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
+    const what =
+      c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
   }
   const caps = d.capabilities[c.version];
@@ -147,7 +156,9 @@ export function applicability(
   }
   if (c.behaviours.length) {
     if (!d.behaviours)
-      return { skip: `needs scripted behaviour (${c.behaviours.join(", ")}): neither the card (fixture extension) nor --profile/--behaviours claims it` };
+      return {
+        skip: `needs scripted behaviour (${c.behaviours.join(", ")}): neither the card (fixture extension) nor --profile/--behaviours claims it`,
+      };
     const missing = c.behaviours.filter((b: Behaviour) => !d.behaviours!.includes(b));
     if (missing.length) return { skip: `fixture behaviour not declared by the agent: ${missing.join(", ")}` };
   }
@@ -174,7 +185,12 @@ function joinUrl(base: string, path: string): string {
   return u.toString();
 }
 
-function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unknown>, creds: Pick<RunOptions, "headers" | "otherHeaders"> = {}): WireRequest {
+function buildRequest(
+  req: CaseRequest,
+  baseUrl: string,
+  vars: Map<string, unknown>,
+  creds: Pick<RunOptions, "headers" | "otherHeaders"> = {},
+): WireRequest {
   const extra = (req.as === "other" ? creds.otherHeaders : creds.headers) ?? {};
   const path = render(req.path, vars) as string;
   const own = render(req.headers ?? {}, vars) as Record<string, string>;
@@ -190,14 +206,18 @@ function buildRequest(req: CaseRequest, baseUrl: string, vars: Map<string, unkno
 /** Compares one response with a step's expectation; captures go into scope. */
 export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs = 0): Diff[] {
   const diffs: Diff[] = [];
-  if (res.status === 0) return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
+  if (res.status === 0)
+    return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
   if (expect.acceptSingleEventStream && expect.body !== undefined && res.events?.length === 1 && res.events[0].json !== undefined)
     return match(expect.body, res.events[0].json, "/events/0", scope);
   if (expect.status !== undefined) diffs.push(...match(expect.status, res.status, "/status", scope));
-  for (const [name, exp] of Object.entries(expect.headers ?? {})) diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
+  for (const [name, exp] of Object.entries(expect.headers ?? {}))
+    diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
   if (expect.body !== undefined) {
-    if (res.events) diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
-    else if (res.error) diffs.push({ path: "/body", expected: describe(expect.body), actual: undefined, message: `body not read: ${res.error}` });
+    if (res.events)
+      diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
+    else if (res.error)
+      diffs.push({ path: "/body", expected: describe(expect.body), actual: undefined, message: `body not read: ${res.error}` });
     else if (res.json === undefined)
       diffs.push({
         path: "/body",
@@ -226,7 +246,8 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
   const diffs: Diff[] = [];
   const events = res.events;
   events.forEach((e, i) => {
-    if (e.parseError) diffs.push({ path: `/events/${i}`, expected: "JSON data", actual: e.data, message: `event data is not JSON: ${e.parseError}` });
+    if (e.parseError)
+      diffs.push({ path: `/events/${i}`, expected: "JSON data", actual: e.data, message: `event data is not JSON: ${e.parseError}` });
   });
   if (res.error) diffs.push({ path: "/events", expected: "a complete stream", actual: `${events.length} event(s)`, message: res.error });
   if ((s.closes ?? true) && s.stopAfter === undefined && !res.closed && !res.error)
@@ -269,7 +290,12 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     const n = data.filter((d) => match(c.where, d, "", scope.fork()).length === 0).length;
     if ((c.min !== undefined && n < c.min) || (c.max !== undefined && n > c.max)) {
       const range = c.min === c.max ? `${c.min}` : `${c.min ?? 0}..${c.max ?? "∞"}`;
-      diffs.push({ path: "/events", expected: `${range} event(s) matching ${JSON.stringify(c.where)}`, actual: `${n}`, message: `expected ${range} event(s) matching ${JSON.stringify(c.where)}, got ${n}` });
+      diffs.push({
+        path: "/events",
+        expected: `${range} event(s) matching ${JSON.stringify(c.where)}`,
+        actual: `${n}`,
+        message: `expected ${range} event(s) matching ${JSON.stringify(c.where)}, got ${n}`,
+      });
     }
   }
   if (s.last !== undefined) diffs.push(...match(s.last, data[data.length - 1], `/events/${data.length - 1}`, scope));
@@ -315,7 +341,10 @@ function nonDecreasing(pointers: string[], data: unknown[]): Diff[] {
     if (!hit) continue;
     const key = orderKey(hit.value);
     const path = `/events/${i}${hit.at}`;
-    if (key === undefined) return [{ path, expected: "a timestamp or number", actual: hit.value, message: `not a timestamp or number: ${JSON.stringify(hit.value)}` }];
+    if (key === undefined)
+      return [
+        { path, expected: "a timestamp or number", actual: hit.value, message: `not a timestamp or number: ${JSON.stringify(hit.value)}` },
+      ];
     if (prev && (typeof prev.key !== typeof key || key < prev.key))
       return [
         {
@@ -338,7 +367,15 @@ function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope):
     scope.adopt(trial);
     return true;
   });
-  if (k < 0) return [{ path: "/events", expected: describe(m), actual: `${data.length} event(s)`, message: `no event matched endsAfter ${JSON.stringify(m)}` }];
+  if (k < 0)
+    return [
+      {
+        path: "/events",
+        expected: describe(m),
+        actual: `${data.length} event(s)`,
+        message: `no event matched endsAfter ${JSON.stringify(m)}`,
+      },
+    ];
   const after = data.length - k - 1;
   if (after === 0) return [];
   if (after > 1 || trailer === undefined)
@@ -372,7 +409,8 @@ async function runExchange(
   const deadline = Date.now() + opts.taskTimeoutMs;
   const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
   const send = async (r: WireRequest) => {
-    const once = (x: WireRequest) => exchange(x, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+    const once = (x: WireRequest) =>
+      exchange(x, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
     const { response, notes: n } = await sendPaced(once, r, paced);
     notes.push(...n);
     return response;
@@ -408,7 +446,10 @@ async function runExchange(
   for (const [k, v] of scope.chosen) chosen[k] = v;
   const variants = Object.keys(chosen).length ? { variants: chosen } : {};
   const noted = notes.length ? { notes } : {};
-  return { result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants, ...noted }, scope };
+  return {
+    result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants, ...noted },
+    scope,
+  };
 }
 
 /**
@@ -445,9 +486,11 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
   deliveries.forEach((d, i) => {
     const at = `/deliveries/${i}`;
     if (w.each?.method !== undefined) diffs.push(...match(w.each.method, d.method, `${at}/method`, scope));
-    for (const [h, exp] of Object.entries(w.each?.headers ?? {})) diffs.push(...match(exp, d.headers[h.toLowerCase()], `${at}/headers/${h.toLowerCase()}`, scope));
+    for (const [h, exp] of Object.entries(w.each?.headers ?? {}))
+      diffs.push(...match(exp, d.headers[h.toLowerCase()], `${at}/headers/${h.toLowerCase()}`, scope));
     if (w.each?.body !== undefined) {
-      if (d.json === undefined) diffs.push({ path: `${at}/body`, expected: describe(w.each.body), actual: d.text, message: "webhook body is not JSON" });
+      if (d.json === undefined)
+        diffs.push({ path: `${at}/body`, expected: describe(w.each.body), actual: d.text, message: "webhook body is not JSON" });
       else diffs.push(...match(w.each.body, d.json, `${at}/body`, scope));
     }
   });
@@ -467,12 +510,18 @@ export async function runStep(
   if ("awaitWebhook" in step) return [await awaitWebhook(step.awaitWebhook, name, vars, opts)];
   const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
   const outcomes = await Promise.all(group.map((g) => runExchange(g.x, g.name, baseUrls, vars, opts)));
-  if (outcomes.every((o) => o.result.status === "pass")) for (const o of outcomes) for (const [k, v] of o.scope?.staged ?? []) vars.set(k, v);
+  if (outcomes.every((o) => o.result.status === "pass"))
+    for (const o of outcomes) for (const [k, v] of o.scope?.staged ?? []) vars.set(k, v);
   return outcomes.map((o) => o.result);
 }
 
 /** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
-export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budget: MessageBudget = { left: opts.maxMessages ?? Infinity }): Promise<CaseResult> {
+export async function runCase(
+  c: Case,
+  d: Discovery,
+  opts: RunOptions = {},
+  budget: MessageBudget = { left: opts.maxMessages ?? Infinity },
+): Promise<CaseResult> {
   const started = Date.now();
   const base: Omit<CaseResult, "status" | "steps" | "durationMs"> = {
     id: c.id,
@@ -486,7 +535,14 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
   const needed = messagesNeeded(c);
-  if (needed > budget.left) return { ...base, status: "skip", reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`, steps: [], durationMs: 0 };
+  if (needed > budget.left)
+    return {
+      ...base,
+      status: "skip",
+      reason: `needs ${needed} messages; --max-messages budget left: ${budget.left}`,
+      steps: [],
+      durationMs: 0,
+    };
   budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
   for (const [k, v] of messageVars(opts, c.version, iface.binding)) if (!vars.has(k)) vars.set(k, v);
@@ -507,8 +563,10 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   let skipped: string | undefined;
   for (const [i, step] of c.steps.entries()) {
     if ((failed || skipped) && !step.cleanup) {
-      if ("awaitWebhook" in step) steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
-      for (const x of exchangesOf(step)) steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
+      if ("awaitWebhook" in step)
+        steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
+      for (const x of exchangesOf(step))
+        steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
     const unmet = step.when && unmetCondition(step.when, vars);
@@ -519,8 +577,15 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
       else steps.push(...notApplicable(step, i, unmet));
       continue;
     }
-    const own = { ...(step.level ? { level: step.level } : {}), ...(step.spec ? { spec: step.spec } : {}), ...(step.cleanup ? { cleanup: true } : {}) };
-    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({ ...r, ...own }));
+    const own = {
+      ...(step.level ? { level: step.level } : {}),
+      ...(step.spec ? { spec: step.spec } : {}),
+      ...(step.cleanup ? { cleanup: true } : {}),
+    };
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({
+      ...r,
+      ...own,
+    }));
     steps.push(...rs);
     if (step.cleanup) continue;
     failed ??= rs.find((r) => r.status === "fail");
@@ -530,8 +595,22 @@ export async function runCase(c: Case, d: Discovery, opts: RunOptions = {}, budg
   const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
   const checks = steps.filter((st) => !st.cleanup);
   if (checks.every((st) => st.status === "not applicable"))
-    return { ...base, status: "skip", reason: `no step applied (${checks[0]?.reason ?? "no steps"})`, interface: iface, steps, durationMs: Date.now() - started };
-  return { ...base, ...verdict(c.level, steps, opts.strict), ...(variants.length ? { variants } : {}), interface: iface, steps, durationMs: Date.now() - started };
+    return {
+      ...base,
+      status: "skip",
+      reason: `no step applied (${checks[0]?.reason ?? "no steps"})`,
+      interface: iface,
+      steps,
+      durationMs: Date.now() - started,
+    };
+  return {
+    ...base,
+    ...verdict(c.level, steps, opts.strict),
+    ...(variants.length ? { variants } : {}),
+    interface: iface,
+    steps,
+    durationMs: Date.now() - started,
+  };
 }
 
 /** Why a step's `when` does not hold (undefined: it holds). */
@@ -541,7 +620,8 @@ export function unmetCondition(w: StepWhen, vars: ReadonlyMap<string, unknown>):
   if (w.capture !== undefined) {
     if (!vars.has(w.capture)) return `when: "${w.capture}" was not captured`;
     const value = vars.get(w.capture);
-    if (match(w.matches, value, "", new Scope(vars)).length) return `when: "${w.capture}" is ${JSON.stringify(value)}, not ${JSON.stringify(describe(w.matches))}`;
+    if (match(w.matches, value, "", new Scope(vars)).length)
+      return `when: "${w.capture}" is ${JSON.stringify(value)}, not ${JSON.stringify(describe(w.matches))}`;
   }
   return undefined;
 }
@@ -558,7 +638,13 @@ function renderReason(reason: string, vars: Map<string, unknown>): string {
 function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] {
   const name = step.name ?? `step ${i + 1}`;
   if ("awaitWebhook" in step) return [{ name, expected: step.awaitWebhook, diffs: [], status: "not applicable", reason }];
-  return exchangesOf(step).map((x, j) => ({ name: "parallel" in step ? `${name} [${x.name ?? j + 1}]` : name, expected: x.expect, diffs: [], status: "not applicable" as const, reason }));
+  return exchangesOf(step).map((x, j) => ({
+    name: "parallel" in step ? `${name} [${x.name ?? j + 1}]` : name,
+    expected: x.expect,
+    diffs: [],
+    status: "not applicable" as const,
+    reason,
+  }));
 }
 
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {

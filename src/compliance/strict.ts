@@ -30,7 +30,8 @@ interface Flavour {
   v1: boolean;
 }
 
-const readJson = (rel: string) => JSON.parse(readFileSync(new URL(`../../generated/${rel}`, import.meta.url), "utf8")) as Record<string, unknown>;
+const readJson = (rel: string) =>
+  JSON.parse(readFileSync(new URL(`../../generated/${rel}`, import.meta.url), "utf8")) as Record<string, unknown>;
 const flavours = new Map<string, Flavour>();
 
 function flavour(prefix: "v1_0." | "v0_3.rest."): Flavour {
@@ -39,7 +40,11 @@ function flavour(prefix: "v1_0." | "v0_3.rest."): Flavour {
     if (prefix === "v1_0.") f = { defs: readJson("v1_0/schema.json").$defs as Record<string, Schema>, extraRequired: {}, v1: true };
     else {
       const { ["@generated"]: _, ...extra } = readJson("v0_3/rest-required.json");
-      f = { defs: readJson("v0_3/schema.json").$defs as Record<string, Schema>, extraRequired: extra as Record<string, string[]>, v1: false };
+      f = {
+        defs: readJson("v0_3/schema.json").$defs as Record<string, Schema>,
+        extraRequired: extra as Record<string, string[]>,
+        v1: false,
+      };
     }
     flavours.set(prefix, f);
   }
@@ -78,13 +83,16 @@ function walk(f: Flavour, s: Schema, def: string | undefined, v: unknown, path: 
   const props = s.properties;
   if (f.v1)
     for (const k of Object.keys(v))
-      if (!(k in props) && SNAKE.test(k)) return { path: `${path}/${k}`, message: `member name "${k}" is snake_case (1.0 §5.5: field names MUST use camelCase)` };
+      if (!(k in props) && SNAKE.test(k))
+        return { path: `${path}/${k}`, message: `member name "${k}" is snake_case (1.0 §5.5: field names MUST use camelCase)` };
   for (const r of f.extraRequired[def ?? ""] ?? [])
-    if (v[r] === undefined || v[r] === null) return { path, message: `must have required property '${r}' (0.3 JSON Schema ${def}.required)` };
+    if (v[r] === undefined || v[r] === null)
+      return { path, message: `must have required property '${r}' (0.3 JSON Schema ${def}.required)` };
   if (f.v1)
     for (const r of s.required ?? []) {
       const x = v[r];
-      if (x === "" && !EMPTY_ALLOWED.has(`${def}.${r}`)) return { path: `${path}/${r}`, message: `REQUIRED field "${r}" is an empty string (1.0 §5.7: MUST be present and set)` };
+      if (x === "" && !EMPTY_ALLOWED.has(`${def}.${r}`))
+        return { path: `${path}/${r}`, message: `REQUIRED field "${r}" is an empty string (1.0 §5.7: MUST be present and set)` };
       if (props[r]?.enum && typeof x === "string" && x.endsWith("_UNSPECIFIED"))
         return { path: `${path}/${r}`, message: `REQUIRED field "${r}" is ${x} (1.0 §5.7: MUST be present and set)` };
     }
@@ -107,7 +115,9 @@ function dropNulls(f: Flavour, s: Schema, v: unknown): unknown {
     return typeof item === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, dropNulls(f, item, x)])) : v;
   }
   const props = s.properties;
-  return Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (x === null && k in props ? [] : [[k, props[k] ? dropNulls(f, props[k], x) : x]])));
+  return Object.fromEntries(
+    Object.entries(v).flatMap(([k, x]) => (x === null && k in props ? [] : [[k, props[k] ? dropNulls(f, props[k], x) : x]])),
+  );
 }
 
 /**

@@ -46,9 +46,15 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
   const catalogue = loadCatalogue(opts.catalogueFile);
   const unknown = unknownRequirementIds(catalogue, all);
-  if (unknown.length) throw new CaseLoadError(unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`));
+  if (unknown.length)
+    throw new CaseLoadError(
+      unknown.map((u) => `${u.case}: /requirements: unknown requirement ID "${u.id}" (not in compliance/requirements.json)`),
+    );
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
-  assertGlobsMatch(all.map((c) => c.id), opts.caseGlobs);
+  assertGlobsMatch(
+    all.map((c) => c.id),
+    opts.caseGlobs,
+  );
   const selected = selectCases(all, opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
   // The probe is a message too: it is sent only when a tck case is selected and the budget allows one.
@@ -58,7 +64,11 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const sink = opts.webhook ? await startWebhookSink(opts.webhook, opts.webhook.publicUrl) : undefined;
   let results: CaseResult[];
   try {
-    results = await runCases(selected, discovery, { ...opts, webhook: sink, ...(probed && opts.maxMessages !== undefined ? { maxMessages: opts.maxMessages - 1 } : {}) });
+    results = await runCases(selected, discovery, {
+      ...opts,
+      webhook: sink,
+      ...(probed && opts.maxMessages !== undefined ? { maxMessages: opts.maxMessages - 1 } : {}),
+    });
   } finally {
     await sink?.close();
   }

@@ -79,8 +79,10 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
   for (const [k, v] of Object.entries(value)) {
     if (k.startsWith("$")) {
       if (!(OPERATORS as readonly string[]).includes(k)) problems.push(`${at}: unknown operator "${k}"`);
-      if (k === "$match" && !(MATCH_KINDS as readonly string[]).includes(v as string)) problems.push(`${at}/$match: unknown kind ${JSON.stringify(v)}`);
-      if (k === "$valid" && (typeof v !== "string" || !resolveValidator(v))) problems.push(`${at}/$valid: no generated validator named ${JSON.stringify(v)}`);
+      if (k === "$match" && !(MATCH_KINDS as readonly string[]).includes(v as string))
+        problems.push(`${at}/$match: unknown kind ${JSON.stringify(v)}`);
+      if (k === "$valid" && (typeof v !== "string" || !resolveValidator(v)))
+        problems.push(`${at}/$valid: no generated validator named ${JSON.stringify(v)}`);
     }
     checkMatchers(v, `${at}/${k}`, problems);
   }
@@ -88,10 +90,20 @@ function checkMatchers(value: unknown, at: string, problems: string[]): void {
 
 const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
 
-export function parseClientCase(id: string, file: string, data: unknown, knownIds?: Set<string>): { case?: ClientCase; problems: string[] } {
+export function parseClientCase(
+  id: string,
+  file: string,
+  data: unknown,
+  knownIds?: Set<string>,
+): { case?: ClientCase; problems: string[] } {
   const validate = schema();
   if (!validate(data))
-    return { problems: (validate.errors ?? []).map((e) => `${id}: ${e.instancePath || "/"}: ${e.message ?? e.keyword}${e.params && "additionalProperty" in e.params ? ` "${String(e.params.additionalProperty)}"` : ""}`) };
+    return {
+      problems: (validate.errors ?? []).map(
+        (e) =>
+          `${id}: ${e.instancePath || "/"}: ${e.message ?? e.keyword}${e.params && "additionalProperty" in e.params ? ` "${String(e.params.additionalProperty)}"` : ""}`,
+      ),
+    };
   const raw = data as Omit<ClientCase, "id" | "file">;
   const problems: string[] = [];
   raw.exchanges.forEach((x, i) => checkMatchers(x.request, `/exchanges/${i}/request`, problems));
@@ -99,12 +111,15 @@ export function parseClientCase(id: string, file: string, data: unknown, knownId
   raw.checks?.forEach((k, i) => {
     checkMatchers(k.request, `/checks/${i}/request`, problems);
     checkMatchers(k.result, `/checks/${i}/result`, problems);
-    if (k.exchange !== undefined && !raw.exchanges.some((x) => x.name === k.exchange)) problems.push(`/checks/${i}/exchange: no exchange named "${k.exchange}"`);
+    if (k.exchange !== undefined && !raw.exchanges.some((x) => x.name === k.exchange))
+      problems.push(`/checks/${i}/exchange: no exchange named "${k.exchange}"`);
   });
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version]) problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/`);
   if (bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
-  if (knownIds) for (const r of raw.requirements) if (!knownIds.has(r)) problems.push(`/requirements: unknown requirement ID "${r}" (not in compliance/requirements.json)`);
+  if (knownIds)
+    for (const r of raw.requirements)
+      if (!knownIds.has(r)) problems.push(`/requirements: unknown requirement ID "${r}" (not in compliance/requirements.json)`);
   if (problems.length) return { problems: problems.map((p) => `${id}: ${p}`) };
   return { problems: [], case: { id, file, ...raw } };
 }

@@ -65,7 +65,9 @@ export function defaultCard(c: ClientCase): Record<string, unknown> {
   if (c.version === "1.0")
     return {
       ...common,
-      supportedInterfaces: [{ url: "{{base}}/a2a", protocolBinding: binding, protocolVersion: "1.0", ...(c.tenant ? { tenant: c.tenant } : {}) }],
+      supportedInterfaces: [
+        { url: "{{base}}/a2a", protocolBinding: binding, protocolVersion: "1.0", ...(c.tenant ? { tenant: c.tenant } : {}) },
+      ],
     };
   return { ...common, protocolVersion: "0.3.0", url: "{{base}}/a2a", preferredTransport: binding };
 }
@@ -97,11 +99,17 @@ export function compareRequest(e: ClientExchange["request"], rec: RecordedReques
     const under = pathname === ifacePath || pathname.startsWith(`${ifacePath}/`) || (ifacePath === "" && pathname.startsWith("/"));
     const rel = under ? pathname.slice(ifacePath.length) + query : undefined;
     if (rel === undefined)
-      diffs.push({ path: "/path", expected: `a path under the interface URL (${ifacePath || "/"})`, actual: rec.url, message: `request outside the interface URL: ${rec.url}` });
+      diffs.push({
+        path: "/path",
+        expected: `a path under the interface URL (${ifacePath || "/"})`,
+        actual: rec.url,
+        message: `request outside the interface URL: ${rec.url}`,
+      });
     // A trailing slash on the interface URL itself is the same resource.
     else diffs.push(...match(e.path, rel.startsWith("/?") || rel === "/" ? rel.slice(1) : rel, "/path", scope));
   }
-  for (const [name, exp] of Object.entries(e.headers ?? {})) diffs.push(...match(exp, rec.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
+  for (const [name, exp] of Object.entries(e.headers ?? {}))
+    diffs.push(...match(exp, rec.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
   if (e.body !== undefined) {
     if (rec.json === undefined && !(rec.body === undefined || rec.body === ""))
       diffs.push({ path: "/body", expected: "a JSON body", actual: rec.body, message: "the request body is not JSON" });
@@ -188,7 +196,14 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
       }
       unexpected.push({
         request: rec,
-        diffs: firstTry ?? [{ path: "", expected: "no further request", actual: `${rec.method} ${rec.url}`, message: "request after the last expected exchange" }],
+        diffs: firstTry ?? [
+          {
+            path: "",
+            expected: "no further request",
+            actual: `${rec.method} ${rec.url}`,
+            message: "request after the last expected exchange",
+          },
+        ],
       });
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: `fixture server: unexpected request ${rec.method} ${rec.url}` }));

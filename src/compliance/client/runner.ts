@@ -40,7 +40,10 @@ export interface ClientSuiteOptions {
 const LEVEL_RANK = { MUST: 0, SHOULD: 1, MAY: 2 } as const;
 const LIMIT_RANK = { must: 0, should: 1, may: 2 } as const;
 
-export function selectClientCases(cases: ClientCase[], opts: Pick<ClientSuiteOptions, "versions" | "bindings" | "caseGlobs" | "level">): ClientCase[] {
+export function selectClientCases(
+  cases: ClientCase[],
+  opts: Pick<ClientSuiteOptions, "versions" | "bindings" | "caseGlobs" | "level">,
+): ClientCase[] {
   const globs = opts.caseGlobs?.map(globToRegExp);
   return cases.filter(
     (c) =>
@@ -57,7 +60,11 @@ function asWire(rec: RecordedRequest, base: string) {
 
 /** What the client sent, as a step's actual side (with `sent`, so reports show its method and path). */
 function asActual(rec: RecordedRequest, status: number): { actual: WireResponse; sent: { method: string; path: string } } {
-  const actual = { status, headers: rec.headers, ...(rec.json !== undefined ? { json: rec.json } : rec.body !== undefined ? { text: rec.body } : {}) };
+  const actual = {
+    status,
+    headers: rec.headers,
+    ...(rec.json !== undefined ? { json: rec.json } : rec.body !== undefined ? { text: rec.body } : {}),
+  };
   return { actual, sent: { method: rec.method, path: rec.url } };
 }
 
@@ -72,15 +79,18 @@ type Json = Record<string, unknown>;
  */
 export function credentialHeaders(card: Json, token: string): Record<string, string> | undefined {
   const schemes = (card.securitySchemes ?? {}) as Record<string, Json>;
-  const requirement = ((card.securityRequirements as { schemes?: Json }[] | undefined)?.[0]?.schemes ?? (card.security as Json[] | undefined)?.[0]) as Json | undefined;
+  const requirement = ((card.securityRequirements as { schemes?: Json }[] | undefined)?.[0]?.schemes ??
+    (card.security as Json[] | undefined)?.[0]) as Json | undefined;
   const name = Object.keys(requirement ?? {}).find((n) => n in schemes) ?? Object.keys(schemes)[0];
   const s = name === undefined ? undefined : schemes[name];
   if (!s) return undefined;
   const apiKey = (s.apiKeySecurityScheme ?? (s.type === "apiKey" ? s : undefined)) as Json | undefined;
   if (apiKey) return (apiKey.location ?? apiKey.in) === "header" && typeof apiKey.name === "string" ? { [apiKey.name]: token } : undefined;
   const http = (s.httpAuthSecurityScheme ?? (s.type === "http" ? s : undefined)) as Json | undefined;
-  if (http) return { Authorization: `${typeof http.scheme === "string" && !/^bearer$/i.test(http.scheme) ? http.scheme : "Bearer"} ${token}` };
-  if (s.oauth2SecurityScheme || s.openIdConnectSecurityScheme || s.type === "oauth2" || s.type === "openIdConnect") return { Authorization: `Bearer ${token}` };
+  if (http)
+    return { Authorization: `${typeof http.scheme === "string" && !/^bearer$/i.test(http.scheme) ? http.scheme : "Bearer"} ${token}` };
+  if (s.oauth2SecurityScheme || s.openIdConnectSecurityScheme || s.type === "oauth2" || s.type === "openIdConnect")
+    return { Authorization: `Bearer ${token}` };
   return undefined;
 }
 
@@ -100,18 +110,30 @@ function checkSteps(c: ClientCase, fixture: FixtureRun, result: unknown): StepRe
     const own = { level: k.level, spec: k.spec };
     if (k.request) {
       const o = fixture.outcomes.find((x) => x.exchange.name === k.exchange);
-      if (!o?.request) return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
+      if (!o?.request)
+        return { name: `${k.name} (${k.exchange} not sent)`, expected: k.request as never, diffs: [], status: "not run", ...own };
       const diffs = compareRequest(k.request, o.request, fixture.ifacePath, new Scope(fixture.vars));
       const seen = { request: asWire(o.request, fixture.url), ...asActual(o.request, o.responseStatus ?? 0) };
       return { name: k.name, expected: k.request as never, ...seen, diffs, status: diffs.length ? "fail" : "pass", ...own };
     }
-    if (result === undefined) return { name: `${k.name} (no driver result)`, expected: { body: k.result }, diffs: [], status: "not run", ...own };
+    if (result === undefined)
+      return { name: `${k.name} (no driver result)`, expected: { body: k.result }, diffs: [], status: "not run", ...own };
     const diffs = match(k.result, result, "/result", new Scope(new Map()));
-    return { name: k.name, expected: { body: k.result }, actual: { status: 0, headers: {}, json: result }, diffs, status: diffs.length ? "fail" : "pass", ...own };
+    return {
+      name: k.name,
+      expected: { body: k.result },
+      actual: { status: 0, headers: {}, json: result },
+      diffs,
+      status: diffs.length ? "fail" : "pass",
+      ...own,
+    };
   });
 }
 
-export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions, "command" | "timeoutMs" | "strict">): Promise<CaseResult> {
+export async function runClientCase(
+  c: ClientCase,
+  opts: Pick<ClientSuiteOptions, "command" | "timeoutMs" | "strict">,
+): Promise<CaseResult> {
   const started = Date.now();
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const fixture = await startFixtureServer(c);
@@ -121,13 +143,29 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
   } finally {
     await fixture.close();
   }
-  const head = { id: c.id, title: c.title, version: c.version, binding: c.binding, level: c.level, ...(c.spec ? { spec: c.spec } : {}), requirements: c.requirements };
+  const head = {
+    id: c.id,
+    title: c.title,
+    version: c.version,
+    binding: c.binding,
+    level: c.level,
+    ...(c.spec ? { spec: c.spec } : {}),
+    requirements: c.requirements,
+  };
   const unsupported = outcome.timedOut ? undefined : unsupportedReason(outcome.result);
-  if (unsupported !== undefined) return { ...head, status: "skip", reason: `unsupported by the client: ${unsupported}`, steps: [], durationMs: Date.now() - started };
+  if (unsupported !== undefined)
+    return { ...head, status: "skip", reason: `unsupported by the client: ${unsupported}`, steps: [], durationMs: Date.now() - started };
   const steps: StepResult[] = [];
   const cardDiffs: Diff[] = fixture.cardFetches.length
     ? []
-    : [{ path: "/path", expected: "GET /.well-known/agent-card.json", actual: undefined, message: "the client never fetched the agent card" }];
+    : [
+        {
+          path: "/path",
+          expected: "GET /.well-known/agent-card.json",
+          actual: undefined,
+          message: "the client never fetched the agent card",
+        },
+      ];
   steps.push({
     name: "agent card",
     expected: { method: "GET", path: "/.well-known/agent-card.json" } as never,
@@ -144,10 +182,24 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
       continue;
     }
     if (o.status === "not received") {
-      steps.push({ name, expected, diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }], status: "fail", ...own });
+      steps.push({
+        name,
+        expected,
+        diffs: [{ path: "", expected: "this request", actual: undefined, message: "the client never sent this request" }],
+        status: "fail",
+        ...own,
+      });
       continue;
     }
-    steps.push({ name, expected, request: asWire(o.request!, fixture.url), ...asActual(o.request!, o.responseStatus ?? 0), diffs: o.diffs, status: o.status === "pass" ? "pass" : "fail", ...own });
+    steps.push({
+      name,
+      expected,
+      request: asWire(o.request!, fixture.url),
+      ...asActual(o.request!, o.responseStatus ?? 0),
+      diffs: o.diffs,
+      status: o.status === "pass" ? "pass" : "fail",
+      ...own,
+    });
   }
   for (const u of fixture.unexpected)
     steps.push({
@@ -155,7 +207,15 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
       expected: { body: "no request here" } as never,
       request: asWire(u.request, fixture.url),
       ...asActual(u.request, 500),
-      diffs: [{ path: "", expected: "no request", actual: `${u.request.method} ${u.request.url}`, message: `unexpected request ${u.request.method} ${u.request.url}` }, ...u.diffs],
+      diffs: [
+        {
+          path: "",
+          expected: "no request",
+          actual: `${u.request.method} ${u.request.url}`,
+          message: `unexpected request ${u.request.method} ${u.request.url}`,
+        },
+        ...u.diffs,
+      ],
       status: "fail",
     });
   // Without a result the driver's failure is the cause (shown first), not the requests it never got to.
@@ -170,7 +230,15 @@ export async function runClientCase(c: ClientCase, opts: Pick<ClientSuiteOptions
   const driverStep: StepResult = {
     name: "driver result",
     expected: { body: c.result },
-    actual: { status: outcome.exitCode ?? -1, headers: {}, ...(result !== undefined ? { json: result } : outcome.result !== undefined ? { json: outcome.result } : { text: outcome.stdout.slice(-2000) }) },
+    actual: {
+      status: outcome.exitCode ?? -1,
+      headers: {},
+      ...(result !== undefined
+        ? { json: result }
+        : outcome.result !== undefined
+          ? { json: outcome.result }
+          : { text: outcome.stdout.slice(-2000) }),
+    },
     diffs: resultDiffs,
     status: error || resultDiffs.length ? "fail" : "pass",
     ...(error ? { error } : {}),
@@ -187,7 +255,10 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
   const startedAt = new Date();
   const all = loadClientCases(opts.casesDir ?? CLIENT_CASES_DIR, opts.catalogueFile);
   const knownFailing = opts.knownFailingFile ? loadKnownFailing(opts.knownFailingFile) : undefined;
-  assertGlobsMatch(all.map((c) => c.id), opts.caseGlobs);
+  assertGlobsMatch(
+    all.map((c) => c.id),
+    opts.caseGlobs,
+  );
   const selected = selectClientCases(all, opts);
   let results: CaseResult[] = new Array<CaseResult>(selected.length);
   let nextIndex = 0;
@@ -216,7 +287,13 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
     startedAt,
     finishedAt: new Date(),
     discovery,
-    filters: { versions: opts.versions ?? "all", bindings: opts.bindings ?? "all", cases: opts.caseGlobs ?? "all", level: opts.level ?? "may", strict: opts.strict ?? false },
+    filters: {
+      versions: opts.versions ?? "all",
+      bindings: opts.bindings ?? "all",
+      cases: opts.caseGlobs ?? "all",
+      level: opts.level ?? "may",
+      strict: opts.strict ?? false,
+    },
     results,
     stale,
     ...(opts.knownFailingFile ? { knownFailingFile: opts.knownFailingFile } : {}),
@@ -233,5 +310,7 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
 export function clientConsoleReport(report: Report, opts: ConsoleOptions = {}): string {
   const body = consoleReport(report, opts).split("\n");
   const firstBlank = body.indexOf("");
-  return [`a2a-toolkit test-client -- ${report.target}`, "  fixture server: one per scenario on 127.0.0.1", ...body.slice(firstBlank)].join("\n");
+  return [`a2a-toolkit test-client -- ${report.target}`, "  fixture server: one per scenario on 127.0.0.1", ...body.slice(firstBlank)].join(
+    "\n",
+  );
 }
