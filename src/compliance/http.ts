@@ -160,3 +160,16 @@ function describeFetchError(e: unknown, controller: AbortController): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   return err.cause?.code ? `${err.message}: ${err.cause.code}` : err.message;
 }
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and those a relay recomputes: never copied by the proxy or the recorder. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "content-length",
+  "host",
+]);

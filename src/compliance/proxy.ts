@@ -18,6 +18,7 @@ import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { isPlainObject } from "./match.js";
+import { HOP_BY_HOP } from "./http.js";
 import {
   appliesTo,
   selectRewrites,
@@ -54,17 +55,6 @@ export interface RewritingProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "upgrade",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "content-length",
-  "host",
-]);
 const CARD_PATH = /\/\.well-known\/agent(-card)?\.json$/;
 
 const RPC_METHODS: Record<string, Operation> = {

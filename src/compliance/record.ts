@@ -29,6 +29,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { isPlainObject } from "./match.js";
+import { HOP_BY_HOP } from "./http.js";
 
 export interface RecorderOptions {
   /** The agent's base URL (where its card is). */
@@ -72,18 +73,8 @@ export interface Recorder {
 }
 
 const KEPT_REQUEST_HEADERS = ["content-type", "accept", "a2a-version", "a2a-extensions", "x-a2a-extensions"];
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "upgrade",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "content-length",
-  "host",
-  "accept-encoding",
-]);
+/** What the recorder does not forward: hop-by-hop headers, and accept-encoding (it reads bodies as sent). */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, "accept-encoding"]);
 const CARD_PATH = "/.well-known/agent-card.json";
 /** The pre-0.3 card location, still served by some agents. */
 const LEGACY_CARD_PATH = "/.well-known/agent.json";
@@ -583,7 +574,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const path = req.url ?? "/";
     const headers = flat(req.headers);
     const forward: Record<string, string> = {};
-    for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) forward[k] = v;
+    for (const [k, v] of Object.entries(headers)) if (!NOT_FORWARDED.has(k)) forward[k] = v;
     const controller = new AbortController();
     res.on("close", () => controller.abort());
     let upstream: Response;
@@ -602,7 +593,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }
     const resHeaders = flat(upstream.headers);
     const outHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(resHeaders)) if (!HOP_BY_HOP.has(k) && k !== "content-encoding") outHeaders[k] = v;
+    for (const [k, v] of Object.entries(resHeaders)) if (!NOT_FORWARDED.has(k) && k !== "content-encoding") outHeaders[k] = v;
     const pathname = path.split("?")[0];
     const version: "1.0" | "0.3" = /^1\./.test(
       headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "",

@@ -515,15 +515,11 @@ export async function runStep(
   return outcomes.map((o) => o.result);
 }
 
-/** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
-export async function runCase(
-  c: Case,
-  d: Discovery,
-  opts: RunOptions = {},
-  budget: MessageBudget = { left: opts.maxMessages ?? Infinity },
-): Promise<CaseResult> {
-  const started = Date.now();
-  const base: Omit<CaseResult, "status" | "steps" | "durationMs"> = {
+/** What a result says of its case before anything ran (server and client cases alike). */
+export function resultHead(
+  c: Pick<Case, "id" | "title" | "version" | "binding" | "level" | "spec" | "requirements">,
+): Omit<CaseResult, "status" | "steps" | "durationMs"> {
+  return {
     id: c.id,
     title: c.title,
     version: c.version,
@@ -532,6 +528,16 @@ export async function runCase(
     ...(c.spec ? { spec: c.spec } : {}),
     requirements: c.requirements,
   };
+}
+/** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
+export async function runCase(
+  c: Case,
+  d: Discovery,
+  opts: RunOptions = {},
+  budget: MessageBudget = { left: opts.maxMessages ?? Infinity },
+): Promise<CaseResult> {
+  const started = Date.now();
+  const base = resultHead(c);
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
   const needed = messagesNeeded(c);

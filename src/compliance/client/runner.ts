@@ -11,7 +11,7 @@ import { Scope, match, type Diff } from "../match.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "../known-failing.js";
 import { buildReport, consoleReport, type ConsoleOptions, type Report } from "../report.js";
 import { coverage, loadCatalogue } from "../requirements.js";
-import { verdict, type CaseResult, type StepResult } from "../runner.js";
+import { resultHead, verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
 import { driverFailure, runDriver, unsupportedReason } from "./driver.js";
 import { resultIn1_0 } from "./results.js";
@@ -143,15 +143,7 @@ export async function runClientCase(
   } finally {
     await fixture.close();
   }
-  const head = {
-    id: c.id,
-    title: c.title,
-    version: c.version,
-    binding: c.binding,
-    level: c.level,
-    ...(c.spec ? { spec: c.spec } : {}),
-    requirements: c.requirements,
-  };
+  const head = resultHead(c);
   const unsupported = outcome.timedOut ? undefined : unsupportedReason(outcome.result);
   if (unsupported !== undefined)
     return { ...head, status: "skip", reason: `unsupported by the client: ${unsupported}`, steps: [], durationMs: Date.now() - started };
