@@ -25,7 +25,7 @@ import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import { A2AError } from "../versioning/errors.js";
 import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
-import type { Agent, AgentCardInit } from "./agent.js";
+import type { AgentCardInit } from "./agent.js";
 import { buildCard } from "./card.js";
 import {
   dispatchStream,
@@ -37,19 +37,29 @@ import {
   type EventStream,
   type HandlerContext,
 } from "./handler.js";
-import { TaskRuntime, type Logger } from "./runtime.js";
-import type { PushConfigStore } from "../push/config-store.js";
-import type { PushDeliveryOptions } from "../push/delivery.js";
-import type { TaskStore } from "./store.js";
+import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./runtime.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
 
+/** The runtime's options the front passes on when it builds the TaskRuntime (documented in runtime.ts). */
+type RuntimeServeOptions = Pick<
+  RuntimeOptions,
+  | "agent"
+  | "store"
+  | "push"
+  | "pushConfigs"
+  | "taskTimeoutMs"
+  | "maxHistory"
+  | "maxPartsPerMessage"
+  | "maxPushConfigsPerTask"
+  | "maxHistoryBytes"
+  | "maxArtifactBytes"
+  | "maxListBytes"
+>;
+
 /** What the server serves and how; `Req` is the framework's request, handed to `authenticate`. */
-export interface A2AServeOptions<Req> {
-  agent: Agent;
-  /** Default: a MemoryTaskStore with its default retention. */
-  store?: TaskStore;
+export interface A2AServeOptions<Req> extends RuntimeServeOptions {
   /** Versions served (default 1.0 and 0.3); the card lists every binding at each. */
   versions?: readonly ProtocolVersion[];
   /** Public base URL of the interfaces (default: from the request's Host and the prefix). */
@@ -84,24 +94,6 @@ export interface A2AServeOptions<Req> {
   cardMaxAge?: number;
   /** Interval of `: keep-alive` comments on idle SSE streams, in ms (default 15,000; 0 = none). */
   sseKeepAliveMs?: number;
-  /** Webhook delivery settings: retries, timeouts, and the SSRF allow-list (`allow: ["127.0.0.1"]` …). */
-  push?: PushDeliveryOptions;
-  /** Longest time one turn of a task may take, in ms (default: none); then the task fails. */
-  taskTimeoutMs?: number;
-  /** Push-notification config storage (default in memory). */
-  pushConfigs?: PushConfigStore;
-  /** Messages kept in a task's history (default 1,000; the oldest are dropped). */
-  maxHistory?: number;
-  /** Parts one incoming message may have (default 1,000; more: InvalidParams). */
-  maxPartsPerMessage?: number;
-  /** Push-notification configs per task (default 10; another: InvalidParams). */
-  maxPushConfigsPerTask?: number;
-  /** Estimated bytes of one task's history (default 4 MiB; the oldest messages are dropped). */
-  maxHistoryBytes?: number;
-  /** Estimated bytes of one task's artifacts (default 4 MiB; beyond it the task fails). */
-  maxArtifactBytes?: number;
-  /** Estimated bytes of tasks in one ListTasks page (default 4 MiB; the page ends early, nextPageToken goes on). */
-  maxListBytes?: number;
   /**
    * SSE streams (SendStreamingMessage, SubscribeToTask) one principal may have open at once
    * (default 100; without authentication, one client address); beyond it a new one is refused
@@ -163,26 +155,8 @@ const GONE = Symbol("client gone");
 export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
-  const log: Logger = opts.logger ?? {
-    error: (obj, msg) => console.error(msg ?? "", obj),
-    warn: (obj, msg) => console.warn(msg ?? "", obj),
-  };
-  const handler: A2AHandler =
-    opts.runtime ??
-    new TaskRuntime({
-      agent: opts.agent,
-      store: opts.store,
-      logger: opts.logger,
-      push: opts.push,
-      pushConfigs: opts.pushConfigs,
-      taskTimeoutMs: opts.taskTimeoutMs,
-      maxHistory: opts.maxHistory,
-      maxPartsPerMessage: opts.maxPartsPerMessage,
-      maxPushConfigsPerTask: opts.maxPushConfigsPerTask,
-      maxHistoryBytes: opts.maxHistoryBytes,
-      maxArtifactBytes: opts.maxArtifactBytes,
-      maxListBytes: opts.maxListBytes,
-    });
+  const log: Logger = opts.logger ?? consoleLogger;
+  const handler: A2AHandler = opts.runtime ?? new TaskRuntime(opts);
   const prefix = (opts.prefix ?? "").replace(/\/+$/, "");
   const scope = { prefix, versions };
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;

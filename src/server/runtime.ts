@@ -58,13 +58,15 @@ export interface Logger {
   warn(obj: unknown, msg?: string): void;
 }
 
-const consoleLogger: Logger = {
+/** The default logger: console.error and console.warn. */
+export const consoleLogger: Logger = {
   error: (obj, msg) => console.error(msg ?? "", obj),
   warn: (obj, msg) => console.warn(msg ?? "", obj),
 };
 
 export interface RuntimeOptions {
   agent: Agent;
+  /** Default: a MemoryTaskStore with its default retention. */
   store?: TaskStore;
   logger?: Logger;
   /** Events one stream subscriber may fall behind before it is disconnected (default 100,000). */
@@ -78,7 +80,7 @@ export interface RuntimeOptions {
    * ms; then the agent's signal is aborted and the task fails with a generic message. Default: none.
    */
   taskTimeoutMs?: number;
-  /** Webhook delivery settings, including the SSRF allow-list (src/push/delivery.ts). */
+  /** Webhook delivery settings: retries, timeouts, and the SSRF allow-list (`allow: ["127.0.0.1"]` …; src/push/delivery.ts). */
   push?: PushDeliveryOptions;
   /** Messages kept in a task's history (default 1,000): beyond it the oldest are dropped. */
   maxHistory?: number;
