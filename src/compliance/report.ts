@@ -5,7 +5,7 @@ import type { Discovery } from "./discovery.js";
 import type { KnownFailingEntry } from "./known-failing.js";
 import type { Diff } from "./match.js";
 import { exercisedRules, type CoverageRow, type Exercised } from "./requirements.js";
-import type { CaseResult, StepResult } from "./runner.js";
+import type { CaseResult, SelectOptions, StepResult } from "./runner.js";
 
 export interface Summary {
   total: number;
@@ -92,6 +92,17 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     warnings: count("warn"),
     skipped: count("skip"),
     knownFailing: count("known-failing"),
+  };
+}
+
+/** The filters a report records: what the run was asked to select (server and client runs alike). */
+export function runFilters(opts: SelectOptions & { strict?: boolean }): Record<string, unknown> {
+  return {
+    versions: opts.versions ?? "all",
+    bindings: opts.bindings ?? "all",
+    cases: opts.caseGlobs ?? "all",
+    level: opts.level ?? "may",
+    strict: opts.strict ?? false,
   };
 }
 

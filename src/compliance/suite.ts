@@ -4,7 +4,7 @@ import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases }
 import { discover } from "./discovery.js";
 import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
-import { buildReport, type Report } from "./report.js";
+import { buildReport, runFilters, type Report } from "./report.js";
 import { coverage, loadCatalogue, unknownRequirementIds, type Citing } from "./requirements.js";
 import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
@@ -79,13 +79,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     startedAt,
     finishedAt: new Date(),
     discovery,
-    filters: {
-      versions: opts.versions ?? "all",
-      bindings: opts.bindings ?? "all",
-      cases: opts.caseGlobs ?? "all",
-      level: opts.level ?? "may",
-      strict: opts.strict ?? false,
-    },
+    filters: runFilters(opts),
     results,
     stale,
     knownFailingFile: opts.knownFailingFile,

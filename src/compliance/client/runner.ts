@@ -9,7 +9,7 @@ import type { Discovery } from "../discovery.js";
 import type { WireResponse } from "../http.js";
 import { Scope, match, type Diff } from "../match.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "../known-failing.js";
-import { buildReport, consoleReport, type ConsoleOptions, type Report } from "../report.js";
+import { buildReport, consoleReport, runFilters, type ConsoleOptions, type Report } from "../report.js";
 import { coverage, loadCatalogue } from "../requirements.js";
 import { resultHead, verdict, type CaseResult, type StepResult } from "../runner.js";
 import { CLIENT_CASES_DIR, loadClientCases, type ClientCase } from "./cases.js";
@@ -279,13 +279,7 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
     startedAt,
     finishedAt: new Date(),
     discovery,
-    filters: {
-      versions: opts.versions ?? "all",
-      bindings: opts.bindings ?? "all",
-      cases: opts.caseGlobs ?? "all",
-      level: opts.level ?? "may",
-      strict: opts.strict ?? false,
-    },
+    filters: runFilters(opts),
     results,
     stale,
     ...(opts.knownFailingFile ? { knownFailingFile: opts.knownFailingFile } : {}),
