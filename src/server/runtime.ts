@@ -182,9 +182,7 @@ export class TaskRuntime implements A2AHandler {
     const turn = await this.startTurn(req, call, false);
     if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
     const historyLength = req.configuration?.historyLength;
-    if (req.configuration?.returnImmediately) {
-      return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
-    }
+    if (turn.shown) return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown, historyLength) } });
     await turn.live.turnDone;
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
   }
@@ -202,7 +200,8 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
     streaming: boolean,
   ): Promise<
-    { kind: "message"; message: v1_0.Message } | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse> }
+    | { kind: "message"; message: v1_0.Message }
+    | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse>; shown?: v1_0.Task }
   > {
     if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
     const incoming = req.message;
@@ -303,7 +302,10 @@ export class TaskRuntime implements A2AHandler {
     const endTurn = live.endTurn!;
 
     const subscription = streaming ? this.book.stream(live) : undefined;
-    // run() records the task with its WORKING status before its first await.
+    // Recorded WORKING before any answer reports the task: a returnImmediately reply (the task as
+    // recorded) and a stream's first event wait for that COMMIT; the status event waits in transition().
+    const working = this.transition(live, S.WORKING);
+    const shown = !streaming && req.configuration?.returnImmediately ? view(live.task, undefined) : undefined;
     const turnDone = live.turnDone;
     const timer =
       this.taskTimeoutMs > 0
@@ -314,17 +316,22 @@ export class TaskRuntime implements A2AHandler {
             void this.finish(live, S.FAILED, [TIMEOUT_FAILURE]);
           }, this.taskTimeoutMs)
         : undefined;
-    void this.run(live, result, ctx).finally(() => {
+    void this.run(live, result, ctx, working).finally(() => {
       clearTimeout(timer);
       endTurn();
     });
-    return { kind: "task", live, subscription };
+    if (subscription || shown)
+      await working.catch((e: unknown) => {
+        void subscription?.return();
+        throw e;
+      });
+    return { kind: "task", live, subscription, shown };
   }
 
-  /** Executes an agent result to the end of the turn. Never throws. */
-  private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext): Promise<void> {
+  /** Executes an agent result to the end of the turn, after `working` (the WORKING put). Never throws. */
+  private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext, working: Promise<void>): Promise<void> {
     try {
-      await this.transition(live, S.WORKING);
+      await working;
       if (result === "crash") return await this.finish(live, S.FAILED, [GENERIC_FAILURE]);
       switch (result.kind) {
         case "reply":
@@ -428,36 +435,43 @@ export class TaskRuntime implements A2AHandler {
     );
   }
 
-  /** Sets a non-final status, publishes it and records it. */
+  /** Sets a non-final status, records it, and publishes it once the put has settled. */
   private async transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
     if (isTerminal(live.task.status?.state)) return;
-    this.setStatus(live, state, parts);
-    await this.store.put(live.owner, live.task);
-  }
-
-  /** Ends the turn in `state` (terminal or interrupted): publish, record, wake blocking callers. */
-  private async finish(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
-    if (isTerminal(live.task.status?.state)) return;
-    this.setStatus(live, state, parts);
+    const publish = this.setStatus(live, state, parts);
     try {
       await this.store.put(live.owner, live.task);
     } finally {
+      publish();
+    }
+  }
+
+  /** Ends the turn in `state` (terminal or interrupted): record, then publish and wake blocking callers. */
+  private async finish(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
+    if (isTerminal(live.task.status?.state)) return;
+    const publish = this.setStatus(live, state, parts);
+    try {
+      await this.store.put(live.owner, live.task);
+    } finally {
+      publish();
       this.release(live, true);
     }
   }
 
-  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): void {
+  /** Sets the status now; returns what publishes its event (the caller calls it after the put). */
+  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): () => void {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
     if (message) this.book.addHistory(live.task, message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: this.clock.now() });
     if (message) status.message = message;
     live.task.status = status;
-    this.emit(live, () =>
-      create(v1_0.StreamResponseSchema, {
-        payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
-      }),
-    );
+    return () =>
+      this.emit(live, () =>
+        create(v1_0.StreamResponseSchema, {
+          payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
+        }),
+      );
   }
 
   /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
