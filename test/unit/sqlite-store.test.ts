@@ -1,6 +1,6 @@
 // The TaskStore contract, run against MemoryTaskStore and SqliteTaskStore alike, then what only the
 // SQLite store has: persistence across reopen, pragmas, schema migrations, recoverInterrupted.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, equals } from "@bufbuild/protobuf";
@@ -439,6 +439,37 @@ describe("SqliteTaskStore", () => {
       expect(sizes.artifact_size).toBeGreaterThan(100);
       expect(sizes.artifact_size).toBeLessThan(sizes.size);
       await current.close();
+    });
+
+    it("a file the previous schema (version 3) wrote opens, migrates, and gives back its tasks and push configs", async () => {
+      const file = freshFile();
+      const raw = new Database(file);
+      raw.exec(readFileSync(new URL("../fixtures/sqlite-store-v3.sql", import.meta.url), "utf8"));
+      expect(schemaVersion(raw)).toBe(3);
+      raw.close();
+
+      const s = new SqliteTaskStore(file);
+      expect(schemaVersion(s.db)).toBe(N);
+      const done = await s.get("alice", "old-done");
+      expect(done?.status?.state).toBe(S.COMPLETED);
+      expect(done?.history.map((m) => m.messageId)).toEqual(["u1", "a1"]);
+      expect(done?.artifacts[0].parts.map((p) => p.content.value)).toEqual(["written by the previous release", new Uint8Array([1, 2, 3])]);
+      expect(done?.metadata).toEqual({ note: "v3" });
+      expect(await s.get("bob", "old-done")).toBeUndefined();
+      expect(ids((await s.list(q("alice", { contextId: "ctx-old" }))).tasks)).toEqual(["old-working", "old-done"]);
+      expect(ids((await s.list(q("bob", { state: S.INPUT_REQUIRED }))).tasks)).toEqual(["old-ask"]);
+      expect((await s.pushConfigs.get("alice", "old-working", "hook"))?.version).toBe("0.3");
+      // Recovery reads the partial index; the old task table's WITHOUT ROWID layout is gone.
+      const plan = s.db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE state IN (${S.SUBMITTED}, ${S.WORKING})`).all() as {
+        detail: string;
+      }[];
+      expect(plan.map((p) => p.detail).join(" ")).toMatch(/tasks_running/);
+      expect(s.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tasks'").pluck().get()).not.toMatch(/WITHOUT ROWID/);
+      expect(s.listRunning().map((r) => r.task.id)).toEqual(["old-working"]);
+      expect(s.recoverInterrupted()).toEqual(["old-working"]);
+      await s.put("alice", makeTask("new", 5000));
+      expect(ids((await s.list(q("alice"))).tasks)).toEqual(["old-working", "old-done", "new"]); // recovery stamped old-working now
+      await s.close();
     });
 
     it("an older release refuses a newer file instead of writing into it", async () => {

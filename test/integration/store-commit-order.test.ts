@@ -1,0 +1,151 @@
+// Nothing a client is told is uncommitted: with a SqliteTaskStore whose COMMITs the test holds back,
+// a real server (127.0.0.1, port 0) writes no blocking reply, no returnImmediately reply, no first
+// stream event and no status update until the COMMIT of the put that records it; once the test lets
+// the commit run, the answer comes, and another connection to the file already sees what it says.
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+
+/** A store whose commits wait until release(). */
+class HeldStore extends SqliteTaskStore {
+  private held: (() => void)[] = [];
+  private wake: (() => void) | undefined;
+
+  protected override deferCommit(commit: () => void): void {
+    this.held.push(commit);
+    this.wake?.();
+  }
+
+  /** Resolves once a commit is waiting. */
+  async waiting(): Promise<void> {
+    while (!this.held.length) await new Promise<void>((r) => (this.wake = r));
+  }
+
+  /** Runs the waiting commits. */
+  release(): void {
+    for (const c of this.held.splice(0)) c();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-commit-order-"));
+const file = join(dir, "a2a-data.db");
+let store: HeldStore;
+let app: FastifyInstance;
+let port: number;
+let other: Database.Database;
+
+beforeAll(async () => {
+  store = new HeldStore(file);
+  app = await buildServer({ agent: createFixtureAgent(), store, pushConfigs: store.pushConfigs });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  port = (app.server.address() as { port: number }).port;
+  other = new Database(file, { readonly: true });
+});
+
+afterAll(async () => {
+  store.release();
+  other.close();
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const STATES = ["UNSPECIFIED", "SUBMITTED", "WORKING", "COMPLETED"];
+/** The task's state as committed in the file, read by another connection. */
+const committed = (id: string) => {
+  const row = other.prepare("SELECT state FROM tasks WHERE id = ?").get(id) as { state: number } | undefined;
+  return row ? `TASK_STATE_${STATES[row.state]}` : undefined;
+};
+
+/** POSTs and collects the body as it arrives. */
+function post(path: string, body: unknown) {
+  const got = { text: "", ended: false };
+  const done = new Promise<void>((ok, fail) => {
+    const req = request(
+      { host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" } },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (got.text += d));
+        res.on("end", () => {
+          got.ended = true;
+          ok();
+        });
+      },
+    );
+    req.on("error", fail);
+    req.end(JSON.stringify(body));
+  });
+  return { got, done };
+}
+
+/** A few event-loop turns and a little time: long enough for a reply the server had ready to arrive. */
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 30));
+};
+
+const message = (text: string, returnImmediately?: boolean) => ({
+  message: { messageId: `m-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] },
+  ...(returnImmediately ? { configuration: { returnImmediately } } : {}),
+});
+
+describe("no answer before the COMMIT of what it reports", () => {
+  it("blocking SendMessage: the reply waits for the commit of COMPLETED", async () => {
+    const { got, done } = post("/message:send", message("echo held"));
+    await store.waiting();
+    await settle();
+    expect(got.text).toBe("");
+    store.release(); // WORKING
+    await store.waiting(); // COMPLETED, held
+    await settle();
+    expect(got.text).toBe("");
+    store.release();
+    await done;
+    const task = (JSON.parse(got.text) as { task: { id: string; status: { state: string } } }).task;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(committed(task.id)).toBe("TASK_STATE_COMPLETED");
+  });
+
+  it("returnImmediately: the reply waits for the commit of the task it shows", async () => {
+    const { got, done } = post("/message:send", message("slow 200", true));
+    await store.waiting();
+    await settle();
+    expect(got.text).toBe("");
+    store.release();
+    await done;
+    const task = (JSON.parse(got.text) as { task: { id: string; status: { state: string } } }).task;
+    expect(task.status.state).toBe("TASK_STATE_WORKING");
+    expect(committed(task.id)).toBe("TASK_STATE_WORKING");
+    await store.waiting(); // the slow task's COMPLETED
+    store.release();
+  });
+
+  it("SendStreamingMessage: no event before the first commit, no status update before its own", async () => {
+    const { got, done } = post("/message:stream", message("stream 2"));
+    await store.waiting();
+    await settle();
+    expect(got.text).not.toContain("data:");
+    store.release(); // WORKING committed: the Task, the WORKING update and the chunks may come
+    await store.waiting(); // COMPLETED, held
+    await settle();
+    const events = () =>
+      got.text
+        .split("\n\n")
+        .filter((f) => f.startsWith("data:"))
+        .map((f) => JSON.parse(f.slice(5)) as { task?: { id: string }; statusUpdate?: { status: { state: string } } });
+    const before = events();
+    const id = before[0]?.task?.id;
+    expect(id).toBeDefined();
+    expect(before.map((e) => e.statusUpdate?.status.state).filter(Boolean)).toEqual(["TASK_STATE_WORKING"]);
+    expect(committed(id!)).toBe("TASK_STATE_WORKING");
+    store.release();
+    await done;
+    expect(events().at(-1)?.statusUpdate?.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(committed(id!)).toBe("TASK_STATE_COMPLETED");
+  });
+});
