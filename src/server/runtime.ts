@@ -119,6 +119,8 @@ export const tooLargeFailure = (limit: number) =>
 interface LiveTask extends LiveEntry {
   abort?: LazyAbort;
   context?: AgentContext;
+  /** Events waiting for the COMMIT of a status before them (emit). */
+  held?: Promise<void>;
 }
 
 export const GENERIC_FAILURE = "The agent failed while processing this task.";
@@ -302,8 +304,8 @@ export class TaskRuntime implements A2AHandler {
     const endTurn = live.endTurn!;
 
     const subscription = streaming ? this.book.stream(live) : undefined;
-    // Recorded WORKING before any answer reports the task: a returnImmediately reply (the task as
-    // recorded) and a stream's first event wait for that COMMIT; the status event waits in transition().
+    // A returnImmediately reply (the task as recorded WORKING) and a stream's first event wait for
+    // the COMMIT of this put; the turn goes on meanwhile, so a quick agent's later puts join it.
     const working = this.transition(live, S.WORKING);
     const shown = !streaming && req.configuration?.returnImmediately ? view(live.task, undefined) : undefined;
     const turnDone = live.turnDone;
@@ -316,7 +318,7 @@ export class TaskRuntime implements A2AHandler {
             void this.finish(live, S.FAILED, [TIMEOUT_FAILURE]);
           }, this.taskTimeoutMs)
         : undefined;
-    void this.run(live, result, ctx, working).finally(() => {
+    void this.run(live, result, ctx).finally(() => {
       clearTimeout(timer);
       endTurn();
     });
@@ -328,10 +330,9 @@ export class TaskRuntime implements A2AHandler {
     return { kind: "task", live, subscription, shown };
   }
 
-  /** Executes an agent result to the end of the turn, after `working` (the WORKING put). Never throws. */
-  private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext, working: Promise<void>): Promise<void> {
+  /** Executes an agent result to the end of the turn (startTurn has set WORKING). Never throws. */
+  private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext): Promise<void> {
     try {
-      await working;
       if (result === "crash") return await this.finish(live, S.FAILED, [GENERIC_FAILURE]);
       switch (result.kind) {
         case "reply":
@@ -381,7 +382,7 @@ export class TaskRuntime implements A2AHandler {
         if (signal.aborted) throw signal.reason ?? new Error("aborted");
         flush(false);
         if (isArtifactChunk(item)) this.applyChunk(live, item);
-        else if (isStatusChunk(item)) await this.transition(live, S.WORKING, item.status);
+        else if (isStatusChunk(item)) void this.transition(live, S.WORKING, item.status);
         else pending = item;
       }
     } finally {
@@ -435,31 +436,34 @@ export class TaskRuntime implements A2AHandler {
     );
   }
 
-  /** Sets a non-final status, records it, and publishes it once the put has settled. */
-  private async transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
-    if (isTerminal(live.task.status?.state)) return;
-    const publish = this.setStatus(live, state, parts);
-    try {
-      await this.store.put(live.owner, live.task);
-    } finally {
-      publish();
-    }
+  /**
+   * Sets a non-final status and records it; its event is published once the put has settled. The
+   * put's promise is returned (a failure is also logged, so nobody needs to await it).
+   */
+  private transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
+    if (isTerminal(live.task.status?.state)) return Promise.resolve();
+    const event = this.setStatus(live, state, parts);
+    const put = this.store.put(live.owner, live.task);
+    put.catch((err: unknown) => this.log.error({ err, taskId: live.task.id }, "could not record the task"));
+    this.emit(live, event, put);
+    return put;
   }
 
-  /** Ends the turn in `state` (terminal or interrupted): record, then publish and wake blocking callers. */
+  /** Ends the turn in `state` (terminal or interrupted): record, publish once committed, wake blocking callers. */
   private async finish(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
     if (isTerminal(live.task.status?.state)) return;
-    const publish = this.setStatus(live, state, parts);
+    const event = this.setStatus(live, state, parts);
+    const put = this.store.put(live.owner, live.task);
+    this.emit(live, event, put);
     try {
-      await this.store.put(live.owner, live.task);
+      await put;
     } finally {
-      publish();
       this.release(live, true);
     }
   }
 
-  /** Sets the status now; returns what publishes its event (the caller calls it after the put). */
-  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): () => void {
+  /** Sets the status now; returns its stream event (published by the caller once recorded). */
+  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): () => v1_0.StreamResponse {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
     if (message) this.book.addHistory(live.task, message);
@@ -467,11 +471,9 @@ export class TaskRuntime implements A2AHandler {
     if (message) status.message = message;
     live.task.status = status;
     return () =>
-      this.emit(live, () =>
-        create(v1_0.StreamResponseSchema, {
-          payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
-        }),
-      );
+      create(v1_0.StreamResponseSchema, {
+        payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
+      });
   }
 
   /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
@@ -486,14 +488,30 @@ export class TaskRuntime implements A2AHandler {
 
   /**
    * To every stream subscriber, and to the task's webhooks. The event is built only when one of
-   * them listens: most blocking sends have neither.
+   * them listens: most blocking sends have neither. A status update waits until `recorded` (its
+   * put) has settled, and every event after one that waits goes after it, in order.
    */
-  private emit(live: LiveTask, event: () => v1_0.StreamResponse): void {
+  private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
+    if (live.channel.size === 0 && !this.pushTasks.has(live.task.id)) return;
+    if (!recorded && !live.held) return this.publish(live, event, live.task);
+    // Webhooks that get Task snapshots get the task as it was at this event.
+    const task = this.pushTasks.has(live.task.id) ? view(live.task, undefined) : live.task;
+    const publish = () => this.publish(live, event, task);
+    const held: Promise<void> = (live.held ?? Promise.resolve())
+      .then(() => recorded)
+      .then(publish, publish)
+      .then(() => {
+        if (live.held === held) live.held = undefined;
+      });
+    live.held = held;
+  }
+
+  private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task): void {
     const push = this.pushTasks.has(live.task.id);
     if (live.channel.size === 0 && !push) return;
     const e = event();
     live.channel.publish(e);
-    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, live.task);
+    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, task);
   }
 
   private watchPush(taskId: string): void {

@@ -95,13 +95,9 @@ const message = (text: string, returnImmediately?: boolean) => ({
 });
 
 describe("no answer before the COMMIT of what it reports", () => {
-  it("blocking SendMessage: the reply waits for the commit of COMPLETED", async () => {
+  it("blocking SendMessage: the reply waits for the commit of COMPLETED (WORKING and COMPLETED share it)", async () => {
     const { got, done } = post("/message:send", message("echo held"));
     await store.waiting();
-    await settle();
-    expect(got.text).toBe("");
-    store.release(); // WORKING
-    await store.waiting(); // COMPLETED, held
     await settle();
     expect(got.text).toBe("");
     store.release();
@@ -126,12 +122,12 @@ describe("no answer before the COMMIT of what it reports", () => {
   });
 
   it("SendStreamingMessage: no event before the first commit, no status update before its own", async () => {
-    const { got, done } = post("/message:stream", message("stream 2"));
+    const { got, done } = post("/message:stream", message("slow 200"));
     await store.waiting();
     await settle();
     expect(got.text).not.toContain("data:");
-    store.release(); // WORKING committed: the Task, the WORKING update and the chunks may come
-    await store.waiting(); // COMPLETED, held
+    store.release(); // WORKING committed: the Task and the WORKING update may come
+    await store.waiting(); // 200 ms later: COMPLETED (with the artifact), held
     await settle();
     const events = () =>
       got.text
