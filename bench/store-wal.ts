@@ -103,21 +103,22 @@ try {
     const rt = new server.TaskRuntime({ agent, store, logger: quiet });
     let maxWal = 0;
     let rssAt20k = 0;
+    let heapAt20k = 0;
     const t0 = performance.now();
     await send(rt, SENDS, (done) => {
       maxWal = Math.max(maxWal, walSize(file));
       if (done === 20_000) {
         gc!();
-        rssAt20k = process.memoryUsage().rss;
+        ({ rss: rssAt20k, heapUsed: heapAt20k } = process.memoryUsage());
       }
     });
     const s = (performance.now() - t0) / 1000;
     gc!();
-    const rss = process.memoryUsage().rss;
+    const { rss, heapUsed } = process.memoryUsage();
     process.stdout.write(
       `${SENDS.toLocaleString("en")} sends in ${s.toFixed(1)} s (${(SENDS / s).toFixed(0)}/s): largest WAL file ${mb(maxWal)} MiB; ` +
         `RSS ${mb(rssAt20k)} MiB at 20,000, ${mb(rss)} MiB at ${SENDS.toLocaleString("en")} (${(rss / rssAt20k).toFixed(3)}×); ` +
-        `database ${mb(statSync(file).size)} MiB\n`,
+        `heap used ${mb(heapAt20k)} / ${mb(heapUsed)} MiB; database ${mb(statSync(file).size)} MiB\n`,
     );
     await store.close();
   }

@@ -25,6 +25,10 @@
 //   same principal under another tenant, gets TaskNotFound.
 // - Only status changes are written to the store; artifact chunks live in the runtime's copy of a
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
+// - Nothing a client is told is uncommitted: a returnImmediately reply (the task as recorded
+//   WORKING) and a stream's first event wait for the WORKING put; a blocking reply and every status
+//   event wait for their own put (emit); artifact events do not, but never overtake a status
+//   waiting before them. The turn itself does not wait, so a quick agent's puts share one commit.
 // - Limits (DEFAULT_LIMITS; sizes estimated as in task-size.ts): parts per incoming message
 //   (InvalidParams), messages and bytes kept per task's history (the oldest dropped, the newest
 //   always kept), artifact bytes per task (the chunk that would exceed it is not kept and the task
