@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
 
@@ -39,35 +40,58 @@ let store: HeldStore;
 let app: FastifyInstance;
 let port: number;
 let other: Database.Database;
+// The gateway, in front of a fixture backend (in memory), on its own held store.
+const gwFile = join(dir, "gateway.db");
+let gwStore: HeldStore;
+let backend: FastifyInstance;
+let gateway: FastifyInstance;
+let gwPort: number;
+let gwOther: Database.Database;
+
+const portOf = (a: FastifyInstance) => (a.server.address() as { port: number }).port;
 
 beforeAll(async () => {
   store = new HeldStore(file);
   app = await buildServer({ agent: createFixtureAgent(), store, pushConfigs: store.pushConfigs });
   await app.listen({ port: 0, host: "127.0.0.1" });
-  port = (app.server.address() as { port: number }).port;
+  port = portOf(app);
   other = new Database(file, { readonly: true });
+  backend = await buildServer({ agent: createFixtureAgent() });
+  await backend.listen({ port: 0, host: "127.0.0.1" });
+  gwStore = new HeldStore(gwFile);
+  gateway = await buildGateway({
+    gateway: { backends: [{ name: "fixture", url: `http://127.0.0.1:${portOf(backend)}` }] },
+    store: gwStore,
+  });
+  await gateway.listen({ port: 0, host: "127.0.0.1" });
+  gwPort = portOf(gateway);
+  gwOther = new Database(gwFile, { readonly: true });
 });
 
 afterAll(async () => {
   store.release();
+  gwStore.release();
   other.close();
+  gwOther.close();
   await app.close();
+  await gateway.close();
+  await backend.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const STATES = ["UNSPECIFIED", "SUBMITTED", "WORKING", "COMPLETED"];
 /** The task's state as committed in the file, read by another connection. */
-const committed = (id: string) => {
-  const row = other.prepare("SELECT state FROM tasks WHERE id = ?").get(id) as { state: number } | undefined;
+const committed = (id: string, db = other) => {
+  const row = db.prepare("SELECT state FROM tasks WHERE id = ?").get(id) as { state: number } | undefined;
   return row ? `TASK_STATE_${STATES[row.state]}` : undefined;
 };
 
 /** POSTs and collects the body as it arrives. */
-function post(path: string, body: unknown) {
+function post(path: string, body: unknown, to = port) {
   const got = { text: "", ended: false };
   const done = new Promise<void>((ok, fail) => {
     const req = request(
-      { host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" } },
+      { host: "127.0.0.1", port: to, path, method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" } },
       (res) => {
         res.setEncoding("utf8");
         res.on("data", (d: string) => (got.text += d));
@@ -143,5 +167,29 @@ describe("no answer before the COMMIT of what it reports", () => {
     await done;
     expect(events().at(-1)?.statusUpdate?.status.state).toBe("TASK_STATE_COMPLETED");
     expect(committed(id!)).toBe("TASK_STATE_COMPLETED");
+  });
+
+  it("the gateway: a returnImmediately reply and a blocking reply wait for the commit of what they show", async () => {
+    const immediate = post("/message:send", message("slow 300", true), gwPort);
+    await gwStore.waiting();
+    await settle();
+    expect(immediate.got.text).toBe("");
+    gwStore.release();
+    await immediate.done;
+    const task = (JSON.parse(immediate.got.text) as { task: { id: string; status: { state: string } } }).task;
+    expect(task.status.state).toBe("TASK_STATE_WORKING");
+    expect(committed(task.id, gwOther)).toBe("TASK_STATE_WORKING");
+    await gwStore.waiting(); // the remote task's COMPLETED, 300 ms later
+    gwStore.release();
+
+    const blocking = post("/message:send", message("echo through"), gwPort);
+    await gwStore.waiting();
+    await settle();
+    expect(blocking.got.text).toBe("");
+    gwStore.release();
+    await blocking.done;
+    const done = (JSON.parse(blocking.got.text) as { task: { id: string; status: { state: string } } }).task;
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(committed(done.id, gwOther)).toBe("TASK_STATE_COMPLETED");
   });
 });
