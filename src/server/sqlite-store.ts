@@ -183,6 +183,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   // Writes waiting for the next group commit: tasks by id (the last write of a task wins), then other writes.
   private pending = new Map<string, PendingTask>();
   private ops: PendingOp[] = [];
+  private settledWaiters: (() => void)[] = [];
   private commitScheduled = false;
   readonly retention: RetentionSweeper;
   readonly checkpoints: WalCheckpointer;
@@ -259,6 +260,12 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     });
   }
 
+  /** Resolves once every write made so far has been committed (or has failed). */
+  settled(): Promise<void> {
+    if (!this.pending.size && !this.ops.length) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
   private scheduleCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;
@@ -283,6 +290,16 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
    */
   flush(): void {
     if (!this.pending.size && !this.ops.length) return;
+    const settled = this.settledWaiters;
+    this.settledWaiters = [];
+    try {
+      this.commit();
+    } finally {
+      for (const s of settled) s();
+    }
+  }
+
+  private commit(): void {
     const tasks = [...this.pending.values()];
     const ops = this.ops;
     this.pending = new Map();

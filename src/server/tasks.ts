@@ -192,7 +192,9 @@ export class TaskBook<E extends LiveEntry> {
         taskId: id,
       });
     }
-    return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+    const sub = entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+    await this.store.settled?.(); // the live copy may be ahead of its COMMIT by one batch
+    return sub;
   }
 
   /** A new subscription to a live entry, beginning with its current Task. */
@@ -215,7 +217,9 @@ export class TaskBook<E extends LiveEntry> {
     if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
     const task = await this.read(ownerOf(call), req.id);
     if (!task) throw taskNotFound(req.id);
-    return view(task, req.historyLength);
+    const shown = view(task, req.historyLength);
+    await this.store.settled?.(); // a live copy may be ahead of its COMMIT by one batch
+    return shown;
   }
 
   async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {

@@ -1,6 +1,6 @@
 // Nothing a client is told is uncommitted: with a SqliteTaskStore whose COMMITs the test holds back,
 // a real server (127.0.0.1, port 0) writes no blocking reply, no returnImmediately reply, no first
-// stream event and no status update until the COMMIT of the put that records it; once the test lets
+// stream event, no status update and no GetTask answer until the COMMIT of the put that records it; once the test lets
 // the commit run, the answer comes, and another connection to the file already sees what it says.
 import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
@@ -141,8 +141,14 @@ describe("no answer before the COMMIT of what it reports", () => {
     const task = (JSON.parse(got.text) as { task: { id: string; status: { state: string } } }).task;
     expect(task.status.state).toBe("TASK_STATE_WORKING");
     expect(committed(task.id)).toBe("TASK_STATE_WORKING");
-    await store.waiting(); // the slow task's COMPLETED
+    await store.waiting(); // the slow task's COMPLETED, held: GetTask of the live task waits for it too
+    const get = post("/", { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: task.id } });
+    await settle();
+    expect(get.got.text).toBe("");
     store.release();
+    await get.done;
+    expect((JSON.parse(get.got.text) as { result: { status: { state: string } } }).result.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(committed(task.id)).toBe("TASK_STATE_COMPLETED");
   });
 
   it("SendStreamingMessage: no event before the first commit, no status update before its own", async () => {
