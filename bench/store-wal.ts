@@ -120,6 +120,8 @@ try {
         `RSS ${mb(rssAt20k)} MiB at 20,000, ${mb(rss)} MiB at ${SENDS.toLocaleString("en")} (${(rss / rssAt20k).toFixed(3)}×); ` +
         `heap used ${mb(heapAt20k)} / ${mb(heapUsed)} MiB; database ${mb(statSync(file).size)} MiB\n`,
     );
+    const c = store.checkpoints?.stats;
+    if (c) process.stdout.write(`checkpoints: ${c.checkpoints} (${c.failures} failed), ${(c.ms / 1000).toFixed(1)} s on the event loop\n`);
     await store.close();
   }
 } finally {
