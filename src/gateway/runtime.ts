@@ -56,7 +56,7 @@ import {
   type Logger,
 } from "../server/runtime.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -81,8 +81,6 @@ interface GatewayTask extends LiveEntry {
   remoteStatusId?: string;
   /** The latest put of the task (settles after its COMMIT or failure; never rejects). */
   written?: Promise<void>;
-  /** Events waiting for the COMMIT of a status before them (published in order). */
-  held?: Promise<void>;
 }
 
 type RemoteStart =
@@ -650,14 +648,7 @@ export class GatewayRuntime implements A2AHandler {
    * settled, and every event after one that waits behind it.
    */
   private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
-    if (!committed && !g.held) return g.channel.publish(ev);
-    const held: Promise<void> = (g.held ?? Promise.resolve())
-      .then(() => committed)
-      .then(() => {
-        g.channel.publish(ev);
-        if (g.held === held) g.held = undefined;
-      });
-    g.held = held;
+    publishInOrder(g, () => g.channel.publish(ev), committed);
   }
 
   private releaseTurn(g: GatewayTask): void {

@@ -49,7 +49,7 @@ import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 
 const S = v1_0.TaskState;
 
@@ -123,8 +123,6 @@ export const tooLargeFailure = (limit: number) =>
 interface LiveTask extends LiveEntry {
   abort?: LazyAbort;
   context?: AgentContext;
-  /** Events waiting for the COMMIT of a status before them (emit). */
-  held?: Promise<void>;
 }
 
 export const GENERIC_FAILURE = "The agent failed while processing this task.";
@@ -497,17 +495,9 @@ export class TaskRuntime implements A2AHandler {
    */
   private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
     if (live.channel.size === 0 && !this.pushTasks.has(live.task.id)) return;
-    if (!recorded && !live.held) return this.publish(live, event, live.task);
     // Webhooks that get Task snapshots get the task as it was at this event.
-    const task = this.pushTasks.has(live.task.id) ? view(live.task, undefined) : live.task;
-    const publish = () => this.publish(live, event, task);
-    const held: Promise<void> = (live.held ?? Promise.resolve())
-      .then(() => recorded)
-      .then(publish, publish)
-      .then(() => {
-        if (live.held === held) live.held = undefined;
-      });
-    live.held = held;
+    const task = (recorded || live.held) && this.pushTasks.has(live.task.id) ? view(live.task, undefined) : live.task;
+    publishInOrder(live, () => this.publish(live, event, task), recorded);
   }
 
   private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task): void {

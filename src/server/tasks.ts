@@ -58,6 +58,8 @@ export interface LiveEntry {
   /** Resolves when the current turn ends (blocking callers wait on it). */
   turnDone?: Promise<void>;
   endTurn?: () => void;
+  /** Events waiting for the COMMIT of a status before them (publishInOrder). */
+  held?: Promise<void>;
 }
 
 export interface TaskBookOptions {
@@ -254,6 +256,22 @@ export class TaskBook<E extends LiveEntry> {
     this.closed = true;
     for (const e of this.live.values()) e.channel.close();
   }
+}
+
+/**
+ * Runs `publish` (an event to the entry's streams) once `recorded`, the put of the status it
+ * reports, has settled, and after every event queued before it; at once when nothing waits. So a
+ * status update never reaches a client before its COMMIT and no event overtakes one that waits.
+ */
+export function publishInOrder(entry: LiveEntry, publish: () => void, recorded?: Promise<unknown>): void {
+  if (!recorded && !entry.held) return publish();
+  const held: Promise<void> = (entry.held ?? Promise.resolve())
+    .then(() => recorded)
+    .then(publish, publish)
+    .then(() => {
+      if (entry.held === held) entry.held = undefined;
+    });
+  entry.held = held;
 }
 
 export function taskNotFound(id: string): A2AError {
