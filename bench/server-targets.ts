@@ -1,14 +1,26 @@
-// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk` starts a server with
-// the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
+// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk [sqlite <file>]` starts
+// a server with the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
 //
 // The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
 // any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
-// JSON-RPC and HTTP+JSON, with in-memory task stores.
+// JSON-RPC and HTTP+JSON, with in-memory task stores, or with `sqlite <file>` their SQLite stores:
+// ours the SqliteTaskStore `serve` uses by default; the SDK's DatabaseTaskStore
+// (`@a2a-js/sdk/server/database`) on Kysely's SqliteDialect over better-sqlite3, the schema made by
+// the SDK's own `a2a-db upgrade --url sqlite:<file>`, the file in WAL mode with synchronous=NORMAL
+// (our store's settings, so both promise the same durability).
 import { randomUUID } from "node:crypto";
 
-async function ours(): Promise<number> {
+async function ours(file?: string): Promise<number> {
   const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
+  let stores = {};
+  if (file) {
+    const { SqliteTaskStore } = await import("../src/server/sqlite-store.js");
+    const store = new SqliteTaskStore(file);
+    store.recoverInterrupted();
+    stores = { store, pushConfigs: store.pushConfigs };
+  }
   const app = await buildServer({
+    ...stores,
     agent: {
       card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
       handleMessage(m) {
@@ -27,7 +39,22 @@ async function ours(): Promise<number> {
   return (app.server.address() as { port: number }).port;
 }
 
-async function sdk(): Promise<number> {
+/** The SDK's DatabaseTaskStore on `file`, its schema made by its `a2a-db upgrade`. */
+async function sdkSqliteStore(file: string) {
+  const { execFileSync } = await import("node:child_process");
+  execFileSync(process.execPath, ["node_modules/@a2a-js/sdk/dist/cli/a2a_db.js", "upgrade", "--url", `sqlite:${file}`], {
+    stdio: "ignore",
+  });
+  const { default: Database } = await import("better-sqlite3");
+  const { Kysely, SqliteDialect } = await import("kysely");
+  const { DatabaseTaskStore } = await import("@a2a-js/sdk/server/database");
+  const database = new Database(file);
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  return new DatabaseTaskStore(new Kysely({ dialect: new SqliteDialect({ database }) }));
+}
+
+async function sdk(file?: string): Promise<number> {
   const { default: express } = await import("express");
   const server = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
@@ -108,7 +135,8 @@ async function sdk(): Promise<number> {
     async cancelTask() {},
   };
   void Role;
-  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), executor as never);
+  const store = file ? await sdkSqliteStore(file) : new InMemoryTaskStore();
+  const handler = new DefaultRequestHandler(card as never, store as never, executor as never);
   const legacyCompat = { enabled: true };
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
@@ -116,10 +144,11 @@ async function sdk(): Promise<number> {
   return port;
 }
 
-const which = process.argv[2];
-const port = which === "ours" ? await ours() : which === "sdk" ? await sdk() : undefined;
-if (port === undefined) {
-  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk\n");
+const [which, storeKind, file] = process.argv.slice(2);
+const dbFile = storeKind === "sqlite" ? file : undefined;
+const port = which === "ours" ? await ours(dbFile) : which === "sdk" ? await sdk(dbFile) : undefined;
+if (port === undefined || (storeKind !== undefined && !dbFile)) {
+  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk [sqlite <file>]\n");
   process.exit(2);
 }
 process.stdout.write(`READY ${port}\n`);

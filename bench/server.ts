@@ -2,12 +2,23 @@
 // echo agent (bench/server-targets.ts), each started fresh in its own process.
 //
 //   npx tsx bench/server.ts [--duration 10] [--runs 3]
+//   npx tsx bench/server.ts --stores [--duration 10] [--runs 3]
 //
 // Measures, per target: blocking SendMessage over 1.0 JSON-RPC and message/send over 0.3 JSON-RPC
 // with autocannon (50 connections; `--runs` runs each, median reported with min–max), then the
 // time to receive a whole SSE stream of 100 and of 2,000 chunks (one client; median of several).
 // Prints a table and the ratios the issue sets targets for; writes nothing.
+//
+// `--stores`: blocking 1.0 SendMessage only, against four servers started at once: ours with
+// `--store memory` and with its default SQLite store, the SDK with its in-memory store and with its
+// DatabaseTaskStore on SQLite (bench/server-targets.ts). The load runs alternate between the four
+// (run 1 of each, run 2 of each, …) so that a change of load on shared cores hits all alike; the
+// table gives req/s and p99 (medians) and our SQLite default's ratios to the issue's targets. Writes
+// only the temporary database files, removed at the end.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon, { type Result } from "autocannon";
 
@@ -25,8 +36,11 @@ interface Target {
   base: string;
 }
 
-async function start(which: "ours" | "sdk"): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], { stdio: ["ignore", "pipe", "inherit"] });
+async function start(which: "ours" | "sdk", sqliteFile?: string): Promise<Target> {
+  const store = sqliteFile ? ["sqlite", sqliteFile] : [];
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which, ...store], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
       const m = /READY (\d+)/.exec(d.toString());
@@ -105,6 +119,57 @@ async function streams(base: string, n: number, reps: number, warmups = 3): Prom
   for (let i = 0; i < reps; i++) xs.push(await streamOnce(base, n));
   xs.sort((a, b) => a - b);
   return { median: xs[Math.floor(xs.length / 2)], min: xs[0], max: xs.at(-1)! };
+}
+
+if (args.includes("--stores")) {
+  await stores();
+  process.exit(0);
+}
+
+/** The --stores table: four servers, alternating load runs of blocking 1.0 SendMessage. */
+async function stores(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-bench-stores-"));
+  const names = ["ours memory", "ours SQLite (default)", "SDK memory", "SDK SQLite"] as const;
+  const targets = await Promise.all([start("ours"), start("ours", join(dir, "ours.db")), start("sdk"), start("sdk", join(dir, "sdk.db"))]);
+  try {
+    const headers = { "A2A-Version": "1.0" };
+    for (const t of targets) await load(t.base, send1_0, headers, 2);
+    const runs: Result[][] = targets.map(() => []);
+    for (let r = 0; r < RUNS; r++)
+      for (const [i, t] of targets.entries()) {
+        process.stderr.write(`run ${r + 1}/${RUNS}: ${names[i]} …\n`);
+        runs[i].push(await load(t.base, send1_0, headers));
+      }
+    const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const rows = runs.map((rs) => {
+      const rps = rs.map((r) => r.requests.average);
+      return { rps: mid(rps), min: Math.min(...rps), max: Math.max(...rps), p99: mid(rs.map((r) => r.latency.p99)) };
+    });
+    const [oursMem, oursSql, sdkMem, sdkSql] = rows;
+    const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
+    const check = (ok: boolean) => (ok ? "✅" : "❌");
+    const lines = [
+      `node ${process.version}, blocking 1.0 SendMessage (JSON-RPC), ${CONNECTIONS} connections, ${DURATION} s per run, ` +
+        `median of ${RUNS} alternating runs (min–max)`,
+      "",
+      "| server | req/s | p99 ms |",
+      "|---|---|---|",
+      ...rows.map((r, i) => `| ${names[i]} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} |`),
+      "",
+      "| ours SQLite (default) vs | ratio | target |",
+      "|---|---|---|",
+      `| SDK memory, req/s | ${f(oursSql.rps / sdkMem.rps, 2)}× | ≥ 3× ${check(oursSql.rps >= 3 * sdkMem.rps)} |`,
+      `| SDK SQLite, req/s | ${f(oursSql.rps / sdkSql.rps, 2)}× | ≥ 5× ${check(oursSql.rps >= 5 * sdkSql.rps)} |`,
+      `| ours memory, req/s | ${f(oursSql.rps / oursMem.rps, 2)}× | ≥ 0.6× ${check(oursSql.rps >= 0.6 * oursMem.rps)} |`,
+      `| SDK memory, p99 | ${f(oursSql.p99 / sdkMem.p99, 2)}× | ≤ ⅓ ${check(oursSql.p99 <= sdkMem.p99 / 3)} |`,
+      "",
+      `run by run, ours SQLite / ours memory: ${runs[1].map((r, i) => f(r.requests.average / runs[0][i].requests.average, 2)).join(", ")}`,
+    ];
+    process.stdout.write(lines.join("\n") + "\n");
+  } finally {
+    await Promise.all(targets.map(stop));
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const results: Record<string, Record<string, unknown>> = {};

@@ -56,7 +56,7 @@ import {
   type Logger,
 } from "../server/runtime.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -79,6 +79,8 @@ interface GatewayTask extends LiveEntry {
   staleStatusId?: string;
   /** messageId of the last remote status message applied. */
   remoteStatusId?: string;
+  /** The latest put of the task (settles after its COMMIT or failure; never rejects). */
+  written?: Promise<void>;
 }
 
 type RemoteStart =
@@ -176,8 +178,8 @@ export class GatewayRuntime implements A2AHandler {
     const turn = await this.begin(req, call, false);
     if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
     const historyLength = req.configuration?.historyLength;
-    if (!req.configuration?.returnImmediately) await turn.g.turnDone;
-    return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.g.task, historyLength) } });
+    if (!turn.shown) await turn.g.turnDone;
+    return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown ?? turn.g.task, historyLength) } });
   }
 
   async sendStreamingMessage(req: v1_0.SendMessageRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
@@ -191,7 +193,8 @@ export class GatewayRuntime implements A2AHandler {
     call: CallContext,
     streaming: boolean,
   ): Promise<
-    { kind: "message"; message: v1_0.Message } | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse> }
+    | { kind: "message"; message: v1_0.Message }
+    | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse>; shown?: v1_0.Task }
   > {
     if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
     const incoming = req.message;
@@ -306,7 +309,11 @@ export class GatewayRuntime implements A2AHandler {
       this.setLocalStatus(live, S.WORKING);
       this.startFollowing(live, backend, start, clock);
     }
-    return { kind: "task", g: live, subscription };
+    // A returnImmediately reply (the task as recorded now) and a stream's first event wait for the
+    // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
+    const shown = !streaming && !blocking ? view(live.task, undefined) : undefined;
+    if (!blocking) await live.written;
+    return { kind: "task", g: live, subscription, shown };
   }
 
   /** Follows the remote task in the background until the turn ends; the turn's timer stops with it. */
@@ -556,8 +563,8 @@ export class GatewayRuntime implements A2AHandler {
           value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status, ...(metadata ? { metadata } : {}) },
         },
       }),
+      this.record(g),
     );
-    if (!isTerminal(status.state) && !isInterrupted(status.state)) void this.record(g);
     return isTerminal(status.state) || isInterrupted(status.state);
   }
 
@@ -612,6 +619,7 @@ export class GatewayRuntime implements A2AHandler {
       create(v1_0.StreamResponseSchema, {
         payload: { case: "statusUpdate", value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status } },
       }),
+      this.record(g),
     );
   }
 
@@ -628,16 +636,19 @@ export class GatewayRuntime implements A2AHandler {
     }
   }
 
-  private async record(g: GatewayTask): Promise<void> {
-    try {
-      await this.store.put(g.owner, g.task);
-    } catch (err) {
+  /** Puts the task; settles after the COMMIT (a failure is logged). The turn's puts coalesce in the store. */
+  private record(g: GatewayTask): Promise<void> {
+    return (g.written = this.store.put(g.owner, g.task).catch((err: unknown) => {
       this.logger.error({ err, taskId: g.task.id }, "could not record the task");
-    }
+    }));
   }
 
-  private publish(g: GatewayTask, ev: v1_0.StreamResponse): void {
-    g.channel.publish(ev);
+  /**
+   * To the task's streams, in order: a status update once `committed` (the put recording it) has
+   * settled, and every event after one that waits behind it.
+   */
+  private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
+    publishInOrder(g, () => g.channel.publish(ev), committed);
   }
 
   private releaseTurn(g: GatewayTask): void {

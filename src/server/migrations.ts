@@ -84,6 +84,39 @@ export const TASK_STORE_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    name: "tasks appended in write order; recovery's index only holds running tasks",
+    up(db) {
+      // The table was keyed by the task id (WITHOUT ROWID): each new task, a random UUID, landed on a
+      // random page of the whole table, rows and all, and `tasks_by_state` put every task into a
+      // second index at a random place. Rows now follow write order (rowid), `id` is a unique index
+      // (small entries), and recovery reads a partial index that only running tasks enter. The
+      // literal states are SUBMITTED (1) and WORKING (2); the query must name them the same way.
+      db.exec(`
+        CREATE TABLE tasks_v4 (
+          id            TEXT NOT NULL UNIQUE,
+          owner         TEXT NOT NULL,
+          context_id    TEXT NOT NULL,
+          state         INTEGER NOT NULL,
+          status_ms     INTEGER NOT NULL,
+          size          INTEGER NOT NULL DEFAULT 0,
+          artifact_size INTEGER NOT NULL DEFAULT 0,
+          body          TEXT NOT NULL,  -- the Task as A2A 1.0 ProtoJSON, without artifacts (with them in rows older than version 3)
+          artifacts     TEXT            -- the task's artifacts as a ProtoJSON array
+        );
+        INSERT INTO tasks_v4 (id, owner, context_id, state, status_ms, size, artifact_size, body, artifacts)
+          SELECT id, owner, context_id, state, status_ms, size, artifact_size, body, artifacts FROM tasks ORDER BY status_ms, id;
+        DROP TABLE tasks;
+        ALTER TABLE tasks_v4 RENAME TO tasks;
+        CREATE INDEX tasks_by_owner ON tasks (owner, status_ms DESC, id DESC, size, artifact_size);
+        CREATE INDEX tasks_by_owner_context ON tasks (owner, context_id, status_ms DESC, id DESC, size, artifact_size);
+        CREATE INDEX tasks_by_owner_state ON tasks (owner, state, status_ms DESC, id DESC, size, artifact_size);
+        CREATE INDEX tasks_by_age ON tasks (status_ms, state, size);
+        CREATE INDEX tasks_running ON tasks (state) WHERE state IN (1, 2);
+      `);
+    },
+  },
 ];
 
 export class MigrationError extends Error {

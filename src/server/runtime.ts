@@ -25,6 +25,10 @@
 //   same principal under another tenant, gets TaskNotFound.
 // - Only status changes are written to the store; artifact chunks live in the runtime's copy of a
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
+// - Nothing a client is told is uncommitted: a returnImmediately reply (the task as recorded
+//   WORKING) and a stream's first event wait for the WORKING put; a blocking reply and every status
+//   event wait for their own put (emit); artifact events do not, but never overtake a status
+//   waiting before them. The turn itself does not wait, so a quick agent's puts share one commit.
 // - Limits (DEFAULT_LIMITS; sizes estimated as in task-size.ts): parts per incoming message
 //   (InvalidParams), messages and bytes kept per task's history (the oldest dropped, the newest
 //   always kept), artifact bytes per task (the chunk that would exceed it is not kept and the task
@@ -45,7 +49,7 @@ import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 
 const S = v1_0.TaskState;
 
@@ -182,9 +186,7 @@ export class TaskRuntime implements A2AHandler {
     const turn = await this.startTurn(req, call, false);
     if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
     const historyLength = req.configuration?.historyLength;
-    if (req.configuration?.returnImmediately) {
-      return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
-    }
+    if (turn.shown) return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown, historyLength) } });
     await turn.live.turnDone;
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
   }
@@ -202,7 +204,8 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
     streaming: boolean,
   ): Promise<
-    { kind: "message"; message: v1_0.Message } | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse> }
+    | { kind: "message"; message: v1_0.Message }
+    | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse>; shown?: v1_0.Task }
   > {
     if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
     const incoming = req.message;
@@ -303,7 +306,10 @@ export class TaskRuntime implements A2AHandler {
     const endTurn = live.endTurn!;
 
     const subscription = streaming ? this.book.stream(live) : undefined;
-    // run() records the task with its WORKING status before its first await.
+    // A returnImmediately reply (the task as recorded WORKING) and a stream's first event wait for
+    // the COMMIT of this put; the turn goes on meanwhile, so a quick agent's later puts join it.
+    const working = this.transition(live, S.WORKING);
+    const shown = !streaming && req.configuration?.returnImmediately ? view(live.task, undefined) : undefined;
     const turnDone = live.turnDone;
     const timer =
       this.taskTimeoutMs > 0
@@ -318,13 +324,17 @@ export class TaskRuntime implements A2AHandler {
       clearTimeout(timer);
       endTurn();
     });
-    return { kind: "task", live, subscription };
+    if (subscription || shown)
+      await working.catch((e: unknown) => {
+        void subscription?.return();
+        throw e;
+      });
+    return { kind: "task", live, subscription, shown };
   }
 
-  /** Executes an agent result to the end of the turn. Never throws. */
+  /** Executes an agent result to the end of the turn (startTurn has set WORKING). Never throws. */
   private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext): Promise<void> {
     try {
-      await this.transition(live, S.WORKING);
       if (result === "crash") return await this.finish(live, S.FAILED, [GENERIC_FAILURE]);
       switch (result.kind) {
         case "reply":
@@ -374,7 +384,7 @@ export class TaskRuntime implements A2AHandler {
         if (signal.aborted) throw signal.reason ?? new Error("aborted");
         flush(false);
         if (isArtifactChunk(item)) this.applyChunk(live, item);
-        else if (isStatusChunk(item)) await this.transition(live, S.WORKING, item.status);
+        else if (isStatusChunk(item)) void this.transition(live, S.WORKING, item.status);
         else pending = item;
       }
     } finally {
@@ -428,36 +438,44 @@ export class TaskRuntime implements A2AHandler {
     );
   }
 
-  /** Sets a non-final status, publishes it and records it. */
-  private async transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
-    if (isTerminal(live.task.status?.state)) return;
-    this.setStatus(live, state, parts);
-    await this.store.put(live.owner, live.task);
+  /**
+   * Sets a non-final status and records it; its event is published once the put has settled. The
+   * put's promise is returned (a failure is also logged, so nobody needs to await it).
+   */
+  private transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
+    if (isTerminal(live.task.status?.state)) return Promise.resolve();
+    const event = this.setStatus(live, state, parts);
+    const put = this.store.put(live.owner, live.task);
+    put.catch((err: unknown) => this.log.error({ err, taskId: live.task.id }, "could not record the task"));
+    this.emit(live, event, put);
+    return put;
   }
 
-  /** Ends the turn in `state` (terminal or interrupted): publish, record, wake blocking callers. */
+  /** Ends the turn in `state` (terminal or interrupted): record, publish once committed, wake blocking callers. */
   private async finish(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
     if (isTerminal(live.task.status?.state)) return;
-    this.setStatus(live, state, parts);
+    const event = this.setStatus(live, state, parts);
+    const put = this.store.put(live.owner, live.task);
+    this.emit(live, event, put);
     try {
-      await this.store.put(live.owner, live.task);
+      await put;
     } finally {
       this.release(live, true);
     }
   }
 
-  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): void {
+  /** Sets the status now; returns its stream event (published by the caller once recorded). */
+  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): () => v1_0.StreamResponse {
     const list = parts === undefined ? [] : toParts(parts);
     const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
     if (message) this.book.addHistory(live.task, message);
     const status = create(v1_0.TaskStatusSchema, { state, timestamp: this.clock.now() });
     if (message) status.message = message;
     live.task.status = status;
-    this.emit(live, () =>
+    return () =>
       create(v1_0.StreamResponseSchema, {
         payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
-      }),
-    );
+      });
   }
 
   /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
@@ -472,14 +490,22 @@ export class TaskRuntime implements A2AHandler {
 
   /**
    * To every stream subscriber, and to the task's webhooks. The event is built only when one of
-   * them listens: most blocking sends have neither.
+   * them listens: most blocking sends have neither. A status update waits until `recorded` (its
+   * put) has settled, and every event after one that waits goes after it, in order.
    */
-  private emit(live: LiveTask, event: () => v1_0.StreamResponse): void {
+  private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
+    if (live.channel.size === 0 && !this.pushTasks.has(live.task.id)) return;
+    // Webhooks that get Task snapshots get the task as it was at this event.
+    const task = (recorded || live.held) && this.pushTasks.has(live.task.id) ? view(live.task, undefined) : live.task;
+    publishInOrder(live, () => this.publish(live, event, task), recorded);
+  }
+
+  private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task): void {
     const push = this.pushTasks.has(live.task.id);
     if (live.channel.size === 0 && !push) return;
     const e = event();
     live.channel.publish(e);
-    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, live.task);
+    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, task);
   }
 
   private watchPush(taskId: string): void {

@@ -18,13 +18,22 @@
 // `artifact_size`: task-size.ts, the memory store's measure, which counts each part's cost as well
 // as its content), held in those indexes. ListTasks sizes a page from the index alone and reads
 // only the bodies that fit in `maxBytes`, so a page of large tasks is short rather than huge.
-// Each `put` is one transaction, committed before put() returns, so a task is in the file from the
-// moment the runtime asks for it to be recorded (the runtime answers returnImmediately without
-// awaiting that write).
-// `groupCommit: true` trades that for throughput: the puts of one event-loop turn share one
-// transaction and each put's promise resolves after that commit (reads in between see the pending
-// write). Under 50 concurrent senders that is about 2.5× the writes per second (bench/store.ts), but
-// a reply sent without awaiting the put can reach the client up to one turn before the commit.
+// Rows are appended in write order (a rowid table, migration 4), so a new task dirties the table's
+// last page rather than a random one; the indexes are the ones ListTasks, retention and recovery
+// read, and recovery's is partial (running tasks only): a task written once, COMPLETED, never
+// enters it.
+//
+// Group commit: `put` (and every push-config write) joins the next commit, which runs after the
+// current event-loop turn, so the writes of every request that arrived in the same turn share one
+// transaction; each write's promise settles only after that COMMIT (or its failure). Several puts
+// of one task before the commit coalesce: the last state wins, so SUBMITTED → WORKING → COMPLETED
+// within one batch is one row write, serialised once, at commit time (put keeps a shallow snapshot,
+// as MemoryTaskStore does). Reads see pending writes: `get` returns the pending snapshot, `list`,
+// `listRunning`, `recoverInterrupted`, `delete` and push-config reads commit what is pending first.
+// The runtime writes a reply, the first event of a stream and every status update only once the
+// put that records it has resolved, so nothing a client is told is uncommitted. A batch the
+// database refuses is retried write by write, so only the refused write fails. WAL checkpoints
+// never run inside a commit (sqlite-checkpoint.ts).
 //
 // Durability: WAL journal with `synchronous = NORMAL` by default. In WAL mode NORMAL never corrupts
 // the file and never loses a committed transaction when the *process* dies (the case
@@ -52,6 +61,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
+import { WalCheckpointer, type WalCheckpointOptions } from "./sqlite-checkpoint.js";
 import { RetentionSweeper, type SqliteRetentionOptions } from "./sqlite-retention.js";
 import { statusTimeMs, takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
 import { artifactsBytes, taskBytes } from "./task-size.js";
@@ -59,8 +69,8 @@ import { artifactsBytes, taskBytes } from "./task-size.js";
 export interface SqliteTaskStoreOptions {
   /** "NORMAL" (default) or "FULL"; see the header comment. */
   synchronous?: "NORMAL" | "FULL";
-  /** Commit the writes of one event-loop turn together (default false; see the header comment). */
-  groupCommit?: boolean;
+  /** When WAL checkpoints run and how large the WAL may grow (sqlite-checkpoint.ts; CHECKPOINT_DEFAULTS). */
+  checkpoint?: WalCheckpointOptions;
   /** Milliseconds to wait for another connection's write lock (default 5,000). */
   busyTimeoutMs?: number;
   /** Schema migrations (default TASK_STORE_MIGRATIONS); tests pass their own lists. */
@@ -135,26 +145,57 @@ interface TaskRow {
   artifact_size: number;
 }
 
-export class SqliteTaskStore implements TaskStore {
+interface Waiter {
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+/** A task write waiting for the next commit: the last one of a task wins. */
+interface PendingTask {
+  owner: string;
+  /** A shallow snapshot taken by put (as MemoryTaskStore keeps), serialised when the batch commits. */
+  task: v1_0.Task;
+  waiters: Waiter[];
+}
+
+/** Another write waiting for the next commit (push configs); `result` is what run returned. */
+interface PendingOp {
+  run(): unknown;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+/** What SqlitePushConfigStore writes through: the task store's group commit. */
+export interface SqliteWriter {
+  /** Runs `run` in the next commit's transaction; settles after that COMMIT with what it returned. */
+  write<T>(run: () => T): Promise<T>;
+  /** Commits what is pending now (a read that must see it calls this first). */
+  flush(): void;
+}
+
+export class SqliteTaskStore implements TaskStore, SqliteWriter {
   readonly db: Database.Database;
   /** Push-notification configs in the same file. */
   readonly pushConfigs: SqlitePushConfigStore;
   private readonly stmt;
   // ListTasks statements by filter shape (at most 16 shapes).
   private readonly listStmts = new Map<string, Database.Statement>();
-  // Writes waiting for the next group commit, by task id (the last write of a task wins).
-  private readonly pending = new Map<string, { row: TaskRowParams; waiters: { resolve(): void; reject(e: unknown): void }[] }>();
-  private flushScheduled = false;
-  private readonly groupCommit: boolean;
+  // Writes waiting for the next group commit: tasks by id (the last write of a task wins), then other writes.
+  private pending = new Map<string, PendingTask>();
+  private ops: PendingOp[] = [];
+  private settledWaiters: (() => void)[] = [];
+  private commitScheduled = false;
   readonly retention: RetentionSweeper;
+  readonly checkpoints: WalCheckpointer;
 
   /** `file`: a path, or ":memory:" for a private in-memory database. */
   constructor(file: string, opts: SqliteTaskStoreOptions = {}) {
-    this.groupCommit = opts.groupCommit === true;
     this.db = openChecked(file, (db) => {
       db.pragma("journal_mode = WAL");
       db.pragma(`synchronous = ${opts.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      // Checkpoints run on WalCheckpointer's timer, never inside a commit.
+      db.pragma("wal_autocheckpoint = 0");
       if (opts.checkIntegrity !== false) quickCheck(db);
       migrate(db, opts.migrations ?? TASK_STORE_MIGRATIONS);
     });
@@ -171,64 +212,141 @@ export class SqliteTaskStore implements TaskStore {
            artifact_size = excluded.artifact_size`,
       ),
       delete: db.prepare<[string, string]>("DELETE FROM tasks WHERE id = ? AND owner = ?"),
-      running: db.prepare<[number, number], { id: string; owner: string; body: string; artifacts: string | null }>(
-        "SELECT id, owner, body, artifacts FROM tasks WHERE state IN (?, ?)",
+      // Literal states: the partial index tasks_running (migration 4) serves only a query that names them.
+      running: db.prepare<[], { id: string; owner: string; body: string; artifacts: string | null }>(
+        `SELECT id, owner, body, artifacts FROM tasks WHERE state IN (${v1_0.TaskState.SUBMITTED}, ${v1_0.TaskState.WORKING})`,
       ),
       body: db.prepare<[string], { body: string; artifacts?: string | null }>("SELECT body FROM tasks WHERE id = ?"),
       bodyWithArtifacts: db.prepare<[string], { body: string; artifacts: string | null }>("SELECT body, artifacts FROM tasks WHERE id = ?"),
     };
-    this.pushConfigs = new SqlitePushConfigStore(db);
+    this.pushConfigs = new SqlitePushConfigStore(db, this);
     this.retention = new RetentionSweeper(db, (owner, id) => this.deleteSync(owner, id), opts.retention);
+    this.checkpoints = new WalCheckpointer(db, opts.checkpoint);
   }
 
   async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
     const pending = this.pending.get(id);
-    if (pending) return pending.row.owner === owner ? decodeTask(pending.row.body, pending.row.artifacts) : undefined;
+    if (pending) return pending.owner === owner ? pending.task : undefined;
     const row = this.stmt.get.get(id, owner);
     return row ? decodeTask(row.body, row.artifacts) : undefined;
   }
 
   /**
-   * Commits the task before returning (the promise only reports the outcome); with `groupCommit`,
-   * resolves once the batch of this event-loop turn is committed.
+   * Records the task in the next group commit; resolves after that COMMIT (rejects if it failed).
+   * Reads see the write at once.
    */
   put(owner: string, task: v1_0.Task): Promise<void> {
     if (!this.db.open) return Promise.reject(new Error("the task store is closed"));
-    const row = rowOf(owner, task); // serialised now: later changes to `task` do not reach the store
-    this.retention.noteWrite(row.size);
-    if (!this.groupCommit) {
-      try {
-        this.stmt.put.run(row);
-        return Promise.resolve();
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    }
+    // Later changes to `task` do not reach the store (the runtime replaces status objects and
+    // appends to history and artifacts rather than changing what is there; see MemoryTaskStore.put).
+    const snapshot: v1_0.Task = { ...task, history: [...task.history], artifacts: [...task.artifacts] };
     return new Promise<void>((resolve, reject) => {
       const prev = this.pending.get(task.id);
-      this.pending.set(task.id, { row, waiters: prev ? [...prev.waiters, { resolve, reject }] : [{ resolve, reject }] });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      if (prev) {
+        prev.owner = owner;
+        prev.task = snapshot;
+        prev.waiters.push({ resolve, reject });
+      } else this.pending.set(task.id, { owner, task: snapshot, waiters: [{ resolve, reject }] });
+      this.scheduleCommit();
     });
   }
 
-  /** Commits every pending write in one transaction and settles their promises. */
-  private flush(): void {
-    this.flushScheduled = false;
-    if (!this.pending.size) return;
-    const batch = [...this.pending.values()];
-    this.pending.clear();
+  /** @internal SqliteWriter, for the push-config store. */
+  write<T>(run: () => T): Promise<T> {
+    if (!this.db.open) return Promise.reject(new Error("the task store is closed"));
+    return new Promise<T>((resolve, reject) => {
+      this.ops.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.scheduleCommit();
+    });
+  }
+
+  /** Resolves once every write made so far has been committed (or has failed). */
+  settled(): Promise<void> {
+    if (!this.pending.size && !this.ops.length) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  private scheduleCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    this.deferCommit(() => {
+      this.commitScheduled = false;
+      this.flush();
+    });
+  }
+
+  /**
+   * When the pending writes are committed: after the current event-loop turn, so that every write
+   * of the turn (every request that arrived with it) shares the transaction. Tests override it to
+   * hold a commit back.
+   */
+  protected deferCommit(commit: () => void): void {
+    setImmediate(commit);
+  }
+
+  /**
+   * Commits every pending write in one transaction, then settles their promises. When the batch
+   * fails, each write is retried in its own transaction, so only the one the database refuses fails.
+   */
+  flush(): void {
+    if (!this.pending.size && !this.ops.length) return;
+    const settled = this.settledWaiters;
+    this.settledWaiters = [];
+    try {
+      this.commit();
+    } finally {
+      for (const s of settled) s();
+    }
+  }
+
+  private commit(): void {
+    const tasks = [...this.pending.values()];
+    const ops = this.ops;
+    this.pending = new Map();
+    this.ops = [];
+    const rows: TaskRowParams[] = [];
+    const results: unknown[] = [];
     try {
       this.db.transaction(() => {
-        for (const p of batch) this.stmt.put.run(p.row);
+        for (const p of tasks) {
+          const row = rowOf(p.owner, p.task);
+          this.stmt.put.run(row);
+          rows.push(row);
+        }
+        for (const op of ops) results.push(op.run());
       })();
-    } catch (e) {
-      for (const p of batch) for (const w of p.waiters) w.reject(e);
-      return;
+    } catch {
+      if (!this.db.open) {
+        const closed = new Error("the task store is closed");
+        for (const p of tasks) for (const w of p.waiters) w.reject(closed);
+        for (const op of ops) op.reject(closed);
+        return;
+      }
+      return this.oneByOne(tasks, ops);
     }
-    for (const p of batch) for (const w of p.waiters) w.resolve();
+    for (const row of rows) this.retention.noteWrite(row.size);
+    for (const p of tasks) for (const w of p.waiters) w.resolve();
+    ops.forEach((op, i) => op.resolve(results[i]));
+  }
+
+  private oneByOne(tasks: PendingTask[], ops: PendingOp[]): void {
+    for (const p of tasks) {
+      try {
+        const row = rowOf(p.owner, p.task);
+        this.db.transaction(() => this.stmt.put.run(row))();
+        this.retention.noteWrite(row.size);
+        for (const w of p.waiters) w.resolve();
+      } catch (e) {
+        for (const w of p.waiters) w.reject(e);
+      }
+    }
+    for (const op of ops) {
+      try {
+        op.resolve(this.db.transaction(() => op.run())());
+      } catch (e) {
+        op.reject(e);
+      }
+    }
   }
 
   private writeTask(owner: string, task: v1_0.Task): void {
@@ -303,9 +421,7 @@ export class SqliteTaskStore implements TaskStore {
    */
   listRunning(): { owner: string; task: v1_0.Task }[] {
     this.flush();
-    return this.stmt.running
-      .all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING)
-      .map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
+    return this.stmt.running.all().map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
   }
 
   /**
@@ -317,7 +433,7 @@ export class SqliteTaskStore implements TaskStore {
     this.flush();
     return this.db
       .transaction(() => {
-        const rows = this.stmt.running.all(v1_0.TaskState.SUBMITTED, v1_0.TaskState.WORKING);
+        const rows = this.stmt.running.all();
         for (const row of rows) {
           const task = decodeTask(row.body, row.artifacts);
           const status = create(v1_0.MessageSchema, {
@@ -340,6 +456,7 @@ export class SqliteTaskStore implements TaskStore {
     if (!this.db.open) return;
     this.flush();
     this.retention.close();
+    this.checkpoints.close();
     this.db.close();
   }
 }
@@ -379,7 +496,10 @@ function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
 export class SqlitePushConfigStore implements PushConfigStore {
   private readonly stmt;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     this.stmt = {
       upsert: db.prepare(
         `INSERT INTO push_configs (owner, task_id, id, version, seq, body)
@@ -408,25 +528,27 @@ export class SqlitePushConfigStore implements PushConfigStore {
   async create(owner: string, config: v1_0.TaskPushNotificationConfig, version: PushWireVersion): Promise<StoredPushConfig> {
     const c = prepareConfig(config);
     const body = JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
-    this.stmt.upsert.run({ owner, taskId: c.taskId, id: c.id, version, body });
+    await this.writer.write(() => this.stmt.upsert.run({ owner, taskId: c.taskId, id: c.id, version, body }));
     return { owner, version, config: c };
   }
 
   async get(owner: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    this.writer.flush(); // sees every write that came before it
     const r = this.stmt.get.get(owner, taskId, id);
     return r ? this.row(owner, r) : undefined;
   }
 
   async list(owner: string, taskId: string): Promise<StoredPushConfig[]> {
+    this.writer.flush();
     return this.stmt.list.all(owner, taskId).map((r) => this.row(owner, r));
   }
 
-  async delete(owner: string, taskId: string, id: string): Promise<boolean> {
-    return this.stmt.delete.run(owner, taskId, id).changes > 0;
+  delete(owner: string, taskId: string, id: string): Promise<boolean> {
+    return this.writer.write(() => this.stmt.delete.run(owner, taskId, id).changes > 0);
   }
 
-  async deleteForTask(owner: string, taskId: string): Promise<number> {
-    return this.deleteForTaskSync(owner, taskId);
+  deleteForTask(owner: string, taskId: string): Promise<number> {
+    return this.writer.write(() => this.deleteForTaskSync(owner, taskId));
   }
 
   /** @internal for SqliteTaskStore.delete's transaction. */

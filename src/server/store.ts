@@ -52,6 +52,8 @@ export interface TaskStore {
   /** Creates or replaces the task. The store must not be affected by later changes to `task`'s fields. */
   put(owner: string, task: v1_0.Task): Promise<void>;
   list(query: TaskQuery): Promise<TaskPage>;
+  /** Resolves once every put made so far has settled (a store that commits later than put returns). */
+  settled?(): Promise<void>;
   close?(): Promise<void>;
 }
 

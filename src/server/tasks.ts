@@ -58,6 +58,8 @@ export interface LiveEntry {
   /** Resolves when the current turn ends (blocking callers wait on it). */
   turnDone?: Promise<void>;
   endTurn?: () => void;
+  /** Events waiting for the COMMIT of a status before them (publishInOrder). */
+  held?: Promise<void>;
 }
 
 export interface TaskBookOptions {
@@ -192,7 +194,9 @@ export class TaskBook<E extends LiveEntry> {
         taskId: id,
       });
     }
-    return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+    const sub = entry.channel.subscribe([taskEvent(entry.task)], endsStream);
+    await this.store.settled?.(); // the live copy may be ahead of its COMMIT by one batch
+    return sub;
   }
 
   /** A new subscription to a live entry, beginning with its current Task. */
@@ -215,7 +219,9 @@ export class TaskBook<E extends LiveEntry> {
     if (req.historyLength !== undefined && req.historyLength < 0) throw invalidParams("/historyLength", "must not be negative");
     const task = await this.read(ownerOf(call), req.id);
     if (!task) throw taskNotFound(req.id);
-    return view(task, req.historyLength);
+    const shown = view(task, req.historyLength);
+    await this.store.settled?.(); // a live copy may be ahead of its COMMIT by one batch
+    return shown;
   }
 
   async listTasks(req: v1_0.ListTasksRequest, call: CallContext): Promise<v1_0.ListTasksResponse> {
@@ -250,6 +256,22 @@ export class TaskBook<E extends LiveEntry> {
     this.closed = true;
     for (const e of this.live.values()) e.channel.close();
   }
+}
+
+/**
+ * Runs `publish` (an event to the entry's streams) once `recorded`, the put of the status it
+ * reports, has settled, and after every event queued before it; at once when nothing waits. So a
+ * status update never reaches a client before its COMMIT and no event overtakes one that waits.
+ */
+export function publishInOrder(entry: LiveEntry, publish: () => void, recorded?: Promise<unknown>): void {
+  if (!recorded && !entry.held) return publish();
+  const held: Promise<void> = (entry.held ?? Promise.resolve())
+    .then(() => recorded)
+    .then(publish, publish)
+    .then(() => {
+      if (entry.held === held) entry.held = undefined;
+    });
+  entry.held = held;
 }
 
 export function taskNotFound(id: string): A2AError {

@@ -1,6 +1,6 @@
 // The TaskStore contract, run against MemoryTaskStore and SqliteTaskStore alike, then what only the
 // SQLite store has: persistence across reopen, pragmas, schema migrations, recoverInterrupted.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, equals } from "@bufbuild/protobuf";
@@ -68,7 +68,6 @@ const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore (file)", () => new SqliteTaskStore(freshFile())],
   ["SqliteTaskStore (:memory:)", () => new SqliteTaskStore(":memory:")],
-  ["SqliteTaskStore (groupCommit)", () => new SqliteTaskStore(freshFile(), { groupCommit: true })],
 ];
 
 describe.each(stores)("TaskStore contract: %s", (_name, make) => {
@@ -207,23 +206,13 @@ describe("SqliteTaskStore", () => {
     await b.close();
   });
 
-  it("a put is committed before put() returns: another connection sees the task at once", async () => {
+  it("a put resolves once committed: another connection to the file sees the task then, not before", async () => {
     const file = freshFile();
     const s = new SqliteTaskStore(file);
     const other = new Database(file, { readonly: true });
-    const pending = s.put("alice", makeTask("t1", 1000));
-    expect(other.prepare("SELECT id FROM tasks").pluck().all()).toEqual(["t1"]);
-    await pending;
-    other.close();
-    await s.close();
-  });
-
-  it("groupCommit: a put resolves once committed: another connection to the file sees the task then", async () => {
-    const file = freshFile();
-    const s = new SqliteTaskStore(file, { groupCommit: true });
-    const other = new Database(file, { readonly: true });
     const seen = () => other.prepare("SELECT count(*) AS n FROM tasks").pluck().get();
     const writes = [s.put("alice", makeTask("t1", 1000)), s.put("alice", makeTask("t2", 2000)), s.put("bob", makeTask("t3", 3000))];
+    expect(seen()).toBe(0); // nothing committed inside put
     expect(await s.get("alice", "t1")).toBeDefined(); // the writer reads its own pending writes
     expect(await s.get("bob", "t1")).toBeUndefined();
     await Promise.all(writes);
@@ -232,21 +221,40 @@ describe("SqliteTaskStore", () => {
     await s.close();
   });
 
-  it("groupCommit: writes of one turn commit together; a write the database refuses fails its whole batch, later writes go on", async () => {
-    const s = new SqliteTaskStore(":memory:", { groupCommit: true });
+  it("puts of one task before the commit coalesce: one row write, the last state, every promise settled after it", async () => {
+    const s = new SqliteTaskStore(":memory:");
+    let writes = 0;
+    s.db.function("count_write", () => ++writes);
+    s.db.exec("CREATE TRIGGER counted AFTER INSERT ON tasks BEGIN SELECT count_write(); END");
+    s.db.exec("CREATE TRIGGER counted_update AFTER UPDATE ON tasks BEGIN SELECT count_write(); END");
+    const t = makeTask("t1", 1000, { state: S.SUBMITTED });
+    const order: string[] = [];
+    const put = (state: v1_0.TaskState) => {
+      t.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampFromMs(1000 + state) });
+      return s.put("alice", t).then(() => order.push(`${v1_0.TaskState[state]} ${writes}`));
+    };
+    await Promise.all([put(S.SUBMITTED), put(S.WORKING), put(S.COMPLETED)]);
+    expect(order).toEqual(["SUBMITTED 1", "WORKING 1", "COMPLETED 1"]);
+    expect((await s.get("alice", "t1"))?.status?.state).toBe(S.COMPLETED);
+    await s.close();
+  });
+
+  it("a write the database refuses fails alone: the rest of its batch commits, later writes go on", async () => {
+    const s = new SqliteTaskStore(":memory:");
     s.db.exec("CREATE TRIGGER no_bad BEFORE INSERT ON tasks WHEN NEW.id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END");
     const results = await Promise.allSettled([s.put("alice", makeTask("good", 1000)), s.put("alice", makeTask("bad", 1000))]);
-    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
-    expect(await s.get("alice", "good")).toBeUndefined();
-    await s.put("alice", makeTask("good", 1000));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
     expect(await s.get("alice", "good")).toBeDefined();
+    expect(await s.get("alice", "bad")).toBeUndefined();
+    await s.put("alice", makeTask("later", 1000));
+    expect(await s.get("alice", "later")).toBeDefined();
     await s.close();
     await expect(s.put("alice", makeTask("late", 1000))).rejects.toThrow(/closed/);
   });
 
-  it("groupCommit: close commits what is pending", async () => {
+  it("close commits what is pending", async () => {
     const file = freshFile();
-    const s = new SqliteTaskStore(file, { groupCommit: true });
+    const s = new SqliteTaskStore(file);
     void s.put("alice", makeTask("t1", 1000));
     await s.close();
     const again = new SqliteTaskStore(file);
@@ -322,7 +330,7 @@ describe("SqliteTaskStore", () => {
   describe("listRunning", () => {
     it("lists SUBMITTED and WORKING tasks with their owners, unchanged, and leaves the file alone", async () => {
       const file = freshFile();
-      const a = new SqliteTaskStore(file, { groupCommit: true });
+      const a = new SqliteTaskStore(file);
       const work = makeTask("work", 1000, { state: S.WORKING });
       work.metadata = { a2a_task_id: "remote-1", a2a_backend: "b" };
       await a.put("alice", makeTask("sub", 1000, { state: S.SUBMITTED }));
@@ -431,6 +439,37 @@ describe("SqliteTaskStore", () => {
       expect(sizes.artifact_size).toBeGreaterThan(100);
       expect(sizes.artifact_size).toBeLessThan(sizes.size);
       await current.close();
+    });
+
+    it("a file the previous schema (version 3) wrote opens, migrates, and gives back its tasks and push configs", async () => {
+      const file = freshFile();
+      const raw = new Database(file);
+      raw.exec(readFileSync(new URL("../fixtures/sqlite-store-v3.sql", import.meta.url), "utf8"));
+      expect(schemaVersion(raw)).toBe(3);
+      raw.close();
+
+      const s = new SqliteTaskStore(file);
+      expect(schemaVersion(s.db)).toBe(N);
+      const done = await s.get("alice", "old-done");
+      expect(done?.status?.state).toBe(S.COMPLETED);
+      expect(done?.history.map((m) => m.messageId)).toEqual(["u1", "a1"]);
+      expect(done?.artifacts[0].parts.map((p) => p.content.value)).toEqual(["written by the previous release", new Uint8Array([1, 2, 3])]);
+      expect(done?.metadata).toEqual({ note: "v3" });
+      expect(await s.get("bob", "old-done")).toBeUndefined();
+      expect(ids((await s.list(q("alice", { contextId: "ctx-old" }))).tasks)).toEqual(["old-working", "old-done"]);
+      expect(ids((await s.list(q("bob", { state: S.INPUT_REQUIRED }))).tasks)).toEqual(["old-ask"]);
+      expect((await s.pushConfigs.get("alice", "old-working", "hook"))?.version).toBe("0.3");
+      // Recovery reads the partial index; the old task table's WITHOUT ROWID layout is gone.
+      const plan = s.db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE state IN (${S.SUBMITTED}, ${S.WORKING})`).all() as {
+        detail: string;
+      }[];
+      expect(plan.map((p) => p.detail).join(" ")).toMatch(/tasks_running/);
+      expect(s.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tasks'").pluck().get()).not.toMatch(/WITHOUT ROWID/);
+      expect(s.listRunning().map((r) => r.task.id)).toEqual(["old-working"]);
+      expect(s.recoverInterrupted()).toEqual(["old-working"]);
+      await s.put("alice", makeTask("new", 5000));
+      expect(ids((await s.list(q("alice"))).tasks)).toEqual(["old-working", "old-done", "new"]); // recovery stamped old-working now
+      await s.close();
     });
 
     it("an older release refuses a newer file instead of writing into it", async () => {
