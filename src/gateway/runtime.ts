@@ -44,7 +44,8 @@ import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
 import { timestampMs, timestampNow, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
-import { sleep, type Agent, type AgentCardInit } from "../server/agent.js";
+import type { Agent, AgentCardInit } from "../server/agent.js";
+import { sleep } from "../runtime/sleep.js";
 import type { A2AHandler } from "../server/handler.js";
 import {
   DEFAULT_LIMITS,
@@ -100,7 +101,7 @@ interface TurnClock {
 }
 
 export interface GatewayRuntimeOptions {
-  /** The gateway's card (an Agent may be given; its handleMessage is never called). */
+  /** The gateway's card (an Agent may be given; only its card is read). */
   agent: Pick<Agent, "card">;
   backends: readonly Backend[];
   /** Backend for messages without agent_id (default: the only backend, if there is one). */

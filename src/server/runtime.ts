@@ -51,7 +51,8 @@ const S = v1_0.TaskState;
 
 export { isInterrupted, isTerminal };
 
-export { endsStream, followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
+export { endsStream } from "../versioning/stream.js";
+export { followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
 
 export interface Logger {
   error(obj: unknown, msg?: string): void;

@@ -17,7 +17,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
-import { isInterrupted, isTerminal } from "../versioning/stream.js";
+import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
 import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
@@ -37,13 +37,6 @@ export interface CallContext {
 /** The key tasks and push configs are stored under: the principal, within the request's tenant. */
 export function ownerOf(call: CallContext): string {
   return call.tenant ? `${call.principal}\u001ftenant:${call.tenant}` : call.principal;
-}
-
-/** True for the status update that ends a stream: a terminal or interrupted state. */
-export function endsStream(event: v1_0.StreamResponse): boolean {
-  if (event.payload.case !== "statusUpdate") return false;
-  const state = event.payload.value.status?.state;
-  return isTerminal(state) || isInterrupted(state);
 }
 
 /** A task held in memory: the authoritative copy while it is here. */

@@ -2,8 +2,8 @@
 //
 // API
 //   isTerminal(state), isInterrupted(state)        1.0 TaskState classes (interrupted = INPUT_REQUIRED, AUTH_REQUIRED)
-//   endsStream(event)                              true when a 1.0 stream closes after this event: a Message,
-//                                                  or a Task / status update in a terminal or interrupted state (E9)
+//   endsStream(event)                              true when a 1.0 stream closes after this event: a Message, a
+//                                                  terminal Task, a status update terminal or interrupted (E9)
 //   finalFor0_3(state)                             true | false | "lookahead" (AUTH_REQUIRED)
 //   isAuthRequiredUpdate(event)                    a status update whose `final` needs lookahead (L13)
 //   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
@@ -41,18 +41,19 @@ export function isInterrupted(state: v1_0.TaskState | undefined): boolean {
   return state !== undefined && INTERRUPTED_STATES.has(state);
 }
 
-function payloadState(event: v1_0.StreamResponse): v1_0.TaskState | undefined {
-  const p = event.payload;
-  if (p.case === "statusUpdate") return p.value.status?.state;
-  if (p.case === "task") return p.value.status?.state;
-  return undefined;
-}
-
-/** 1.0: the stream closes after a Message, or a Task/status update that is terminal or interrupted. */
+/**
+ * 1.0: the stream closes after a Message, a terminal Task snapshot, or a status update in a terminal
+ * or interrupted state (the one end-of-stream rule: the server's task streams and the tests use it).
+ * An interrupted Task snapshot does not close it: the stream of a follow-up to an input-required
+ * task starts with one (taken before the new turn runs), and its answer comes after it.
+ */
 export function endsStream(event: v1_0.StreamResponse): boolean {
-  if (event.payload.case === "message") return true;
-  const state = payloadState(event);
-  return state !== undefined && (isTerminal(state) || isInterrupted(state));
+  const p = event.payload;
+  if (p.case === "message") return true;
+  if (p.case === "task") return isTerminal(p.value.status?.state);
+  if (p.case !== "statusUpdate") return false;
+  const state = p.value.status?.state;
+  return isTerminal(state) || isInterrupted(state);
 }
 
 /** A status update in AUTH_REQUIRED: its 0.3 `final` needs one event of lookahead (L13). */
