@@ -25,6 +25,7 @@ import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import { A2AError } from "../versioning/errors.js";
 import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { policyOf } from "../versioning/policy.js";
 import type { AgentCardInit } from "./agent.js";
 import { buildCard } from "./card.js";
 import {
@@ -238,7 +239,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     // The seam picks the shape (1.0 / 0.3 / dual) from A2A-Version; the key covers what it looks at.
     const asked = askedCardVersion({ headers: request.headers, url: request.url });
     const url = baseUrl(request);
-    const key = `${asked === "" || asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    const key = `${asked === "" || SUPPORTED_VERSIONS.some((v) => v === asked) ? asked : "other"} ${url}`;
     currentCard();
     let cached = cardCache.get(key);
     if (!cached) {
@@ -331,12 +332,11 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     try {
       if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
       if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
-      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, 1.0 answers
-      // UnsupportedOperationError (1.0 §3.3.4); 0.3 defines AuthenticatedExtendedCardNotConfiguredError,
-      // -32007 (0.3 §8.2).
+      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, the handler's
+      // UnsupportedOperationError (1.0 §3.3.4), unless the version has its own error (policy.ts).
       currentCard();
-      if (decoded.version === "0.3" && !hasExtended)
-        throw new A2AError("ExtendedAgentCardNotConfiguredError", "This agent has no authenticated extended card");
+      const noCard = policyOf(decoded.version).noExtendedCard;
+      if (noCard && !hasExtended) throw noCard();
       const init = await handler.getExtendedAgentCard(decoded.request, ctx);
       return encodeResult(decoded, await cardFor(baseUrl(request), init), { extensions });
     } catch (e) {

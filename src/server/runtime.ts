@@ -1,5 +1,6 @@
 // The task runtime: the 11 A2A 1.0 operations over 1.0 protobuf-es messages, independent of
-// binding and wire version (the fastify plugin decodes and encodes around it).
+// binding and wire version (the front decodes and encodes around it; where a version's rules
+// differ, it asks the version's policy, src/versioning/policy.ts, and never tests the version).
 //
 // It owns the task lifecycle (SUBMITTED → WORKING → COMPLETED / FAILED / REJECTED / CANCELED, or
 // an interrupted INPUT_REQUIRED / AUTH_REQUIRED that a follow-up message resumes), history
@@ -17,8 +18,8 @@
 //   as soon as the task exists [S-21]. Execution never depends on the caller staying connected.
 // - Streams begin with the Task (or consist of exactly one Message) and end after the first
 //   terminal or interrupted status [S-33..S-36]; SubscribeToTask likewise begins with the current
-//   Task [S-37]; on a terminal task 1.0 answers UnsupportedOperation, 0.3 gets the Task and the
-//   stream closes [S-38, V-10].
+//   Task [S-37]; a terminal task gets what the request's version says (src/versioning/policy.ts:
+//   1.0 UnsupportedOperation, 0.3 the Task, then the stream closes) [S-38, V-10].
 // - An exception thrown by the agent (other than an A2AError) fails the task with a generic status
 //   message; the details go to the log only. An A2AError thrown by handleMessage is the answer.
 // - Tasks belong to the caller's principal within the request's tenant: another principal, or the
@@ -35,6 +36,7 @@ import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
+import { policyOf } from "../versioning/policy.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
 import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import type { A2AHandler } from "./handler.js";
@@ -274,7 +276,7 @@ export class TaskRuntime implements A2AHandler {
     if (pushConfig) {
       try {
         await this.checkPushConfigRoom(ownerOf(call), taskId, pushConfig.id);
-        await this.pushConfigs.create(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+        await this.pushConfigs.create(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, policyOf(call.version).version);
         this.watchPush(taskId);
       } catch (e) {
         if (existing) this.release(existing, false);
@@ -570,7 +572,7 @@ export class TaskRuntime implements A2AHandler {
     await this.pushTask(req.taskId, call);
     await this.checkWebhook(req.url);
     await this.checkPushConfigRoom(ownerOf(call), req.taskId, req.id);
-    const stored = await this.pushConfigs.create(ownerOf(call), { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
+    const stored = await this.pushConfigs.create(ownerOf(call), { ...req, tenant: "" }, policyOf(call.version).version);
     this.watchPush(req.taskId);
     return stored.config;
   }
@@ -580,10 +582,9 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
   ): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    // 0.3 `tasks/pushNotificationConfig/get` with only the task id (TaskIdParams, the legacy
-    // single-config form) arrives with id "" (loss L23): it means the task's sole (or first) config [V-06].
+    // An id "" may name the task's sole (or first) config: 0.3's single-config form (L23, policy.ts).
     const stored =
-      req.id === "" && call.version === "0.3"
+      req.id === "" && policyOf(call.version).emptyConfigIdIsFirst
         ? (await this.pushConfigs.list(ownerOf(call), req.taskId))[0]
         : await this.pushConfigs.get(ownerOf(call), req.taskId, req.id);
     if (!stored)

@@ -17,6 +17,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
+import { policyOf } from "../versioning/policy.js";
 import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
@@ -26,7 +27,7 @@ import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
 export interface CallContext {
   /** Authenticated principal; tasks are visible to their owner only. */
   principal: string;
-  /** Wire version of the request ("1.0" | "0.3"). */
+  /** Wire version of the request (a ProtocolVersion; its rules: src/versioning/policy.ts). */
   version: string;
   /** Extension URIs the request activated that the agent declares. */
   extensions: string[];
@@ -172,18 +173,14 @@ export class TaskBook<E extends LiveEntry> {
   }
 
   /**
-   * A stream of the task's events, beginning with the current Task. On a terminal task 1.0
-   * answers UnsupportedOperation; 0.3 (P03 TaskSubscription) gets the Task and the stream closes.
+   * A stream of the task's events, beginning with the current Task. A terminal task gets what the
+   * request's version says (policy.ts subscribeToFinished: 1.0 UnsupportedOperation, 0.3 the Task).
    */
   async subscribe(owner: string, id: string, version: string): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     const entry = await this.require(owner, id);
-    const state = entry.task.status?.state;
-    if (isTerminal(state)) {
+    if (isTerminal(entry.task.status?.state)) {
       this.forgetIfIdle(entry);
-      if (version === "0.3") return once(taskEvent(entry.task));
-      throw new A2AError("UnsupportedOperationError", `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
-        taskId: id,
-      });
+      return items(policyOf(version).subscribeToFinished(clone(v1_0.TaskSchema, entry.task)));
     }
     return entry.channel.subscribe([taskEvent(entry.task)], endsStream);
   }
@@ -259,17 +256,22 @@ export function view(task: v1_0.Task, historyLength: number | undefined, include
   return { ...task, history: [...history], artifacts: includeArtifacts ? [...task.artifacts] : [] };
 }
 
-/** A stream of one event (a bare Message, a finished task's Task). */
+/** A stream of one event (a bare Message). */
 export function once<T>(item: T): AsyncIterableIterator<T> {
-  let done = false;
+  return items([item]);
+}
+
+/** A stream of these events, then the end (a finished task's Task). */
+export function items<T>(list: readonly T[]): AsyncIterableIterator<T> {
+  let i = 0;
   return {
     next: async () => {
-      if (done) return { value: undefined, done: true };
-      done = true;
-      return { value: item, done: false };
+      if (i >= list.length) return { value: undefined, done: true };
+      // In range: checked above.
+      return { value: list[i++]!, done: false };
     },
     return: async () => {
-      done = true;
+      i = list.length;
       return { value: undefined, done: true };
     },
     [Symbol.asyncIterator]() {

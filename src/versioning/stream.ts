@@ -8,6 +8,8 @@
 //   isAuthRequiredUpdate(event)                    a status update whose `final` needs lookahead (L13)
 //   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
 //                                                  `closed` turns true after a final item, later pushes are dropped
+//   passThroughFramer(), finalFlagFramer(onLoss)   StreamFramer of a 1.0 / 0.3 server stream (policy.ts picks one):
+//                                                  push(event) / end() → items, `closed`, late(); L5/L13 reported
 //   FinalCloser                                    0.3 → 1.0 (client side): accept(event, final) → {event, close}
 //   ends0_3Stream(event, final)                    0.3 → 1.0: the 0.3 stream is over after this item
 //   subscribeToFinishedTask(version, task)         0.3: [task] then close; 1.0: throws UnsupportedOperation
@@ -24,6 +26,7 @@
 import { create } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "./errors.js";
+import type { Loss } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
 
 const S = v1_0.TaskState;
@@ -72,6 +75,8 @@ export interface FlaggedEvent {
   event: v1_0.StreamResponse;
   /** The 0.3 `final` flag (meaningful on status updates only). */
   final: boolean;
+  /** What deciding `final` lost (L13), reported once the item is sent. */
+  loss?: Loss;
 }
 
 /** 1.0 stream → 0.3 stream: derives `final`, with one-event lookahead for AUTH_REQUIRED. */
@@ -120,6 +125,61 @@ export class FinalFlagger {
 }
 
 /**
+ * How a server stream of one wire version frames the 1.0 events (src/transport/server.ts openStream):
+ * the items to send for each event, and when the stream must close. Losses that are not an item's
+ * (L5) go to the `onLoss` the framer was made with.
+ */
+export interface StreamFramer {
+  /** Items to send for this event (empty: held back). */
+  push(event: v1_0.StreamResponse): FlaggedEvent[];
+  /** The 1.0 stream ended: items still owed. */
+  end(): FlaggedEvent[];
+  /** True once the version's stream is over: later events are not sent. */
+  readonly closed: boolean;
+  /** An event arrived after `closed`: it is not sent. */
+  late(): void;
+}
+
+/** 1.0: every event as it is; the 1.0 stream ends when the handler's does. */
+export function passThroughFramer(): StreamFramer {
+  return { push: (event) => [{ event, final: false }], end: () => [], closed: false, late: () => {} };
+}
+
+/** 0.3: `final` from FinalFlagger; L13 on each lookahead decision, L5 on what the 0.3 stream cannot carry. */
+export function finalFlagFramer(onLoss: (loss: Loss) => void): StreamFramer {
+  const flagger = new FinalFlagger();
+  const withL13 = (items: FlaggedEvent[]) => {
+    for (const item of items)
+      if (isAuthRequiredUpdate(item.event))
+        item.loss = {
+          id: "L13",
+          direction: "to-0.3",
+          path: "/statusUpdate/status/state",
+          detail: `AUTH_REQUIRED is not an interrupted state in 0.3; sent final=${item.final} because the 1.0 stream ${item.final ? "ended" : "went on"} after it`,
+        };
+    return items;
+  };
+  return {
+    push: (event) => withL13(flagger.push(event)),
+    end() {
+      const items = flagger.end();
+      if (!items.length)
+        onLoss({
+          id: "L5",
+          direction: "to-0.3",
+          path: "",
+          detail: "the 1.0 stream ended without a terminal or interrupted event; the 0.3 stream closes without a final item",
+        });
+      return withL13(items);
+    },
+    get closed() {
+      return flagger.closed;
+    },
+    late: () => onLoss({ id: "L5", direction: "to-0.3", path: "", detail: "a 1.0 event after the end of the 0.3 stream is not sent" }),
+  };
+}
+
+/**
  * Client side, 0.3 → 1.0: does the 0.3 stream end after this item? After `final: true` (L21), and
  * where 0.3 consumers stop anyway (a2a-wire.md §5.4): a Message, or a terminal Task snapshot. Not
  * after an INPUT_REQUIRED snapshot: a follow-up's stream starts with one (the FinalFlagger rule).
@@ -149,8 +209,10 @@ export class FinalCloser {
  */
 export function subscribeToFinishedTask(version: ProtocolVersion, task: v1_0.Task): v1_0.StreamResponse[] {
   if (version === "1.0")
-    throw new A2AError("UnsupportedOperationError", `Task ${task.id} is in a terminal state; there is nothing to subscribe to`, {
-      taskId: task.id,
-    });
+    throw new A2AError(
+      "UnsupportedOperationError",
+      `Task ${task.id} is in a terminal state (${v1_0.TaskState[task.status?.state ?? S.UNSPECIFIED]}); use GetTask`,
+      { taskId: task.id },
+    );
   return [create(v1_0.StreamResponseSchema, { payload: { case: "task", value: task } })];
 }
