@@ -131,7 +131,8 @@ export class GatewayRuntime implements A2AHandler {
       this.backends.set(b.name, b);
       this.routes.set(b.name, b);
     }
-    const name = opts.defaultBackend ?? (opts.backends.length === 1 ? opts.backends[0].name : undefined);
+    const only = opts.backends.length === 1 ? opts.backends[0] : undefined;
+    const name = opts.defaultBackend ?? only?.name;
     this.defaultBackend = name === undefined ? undefined : this.backends.get(name);
     if (name !== undefined && !this.defaultBackend) throw new Error(`default backend "${name}" is not configured`);
   }
@@ -505,16 +506,17 @@ export class GatewayRuntime implements A2AHandler {
     const artifact = clone(v1_0.ArtifactSchema, remote);
     const list = g.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const have = list[i];
     const bytes =
-      i >= 0 && append
+      have && append
         ? g.artifactBytes + partsBytes(artifact.parts)
-        : g.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+        : g.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
     // Nothing of the chunk is kept; follow() fails the task and asks the backend to stop.
     if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
     g.artifactBytes = bytes;
     const own = clone(v1_0.ArtifactSchema, artifact);
-    if (i >= 0 && append) list[i].parts.push(...own.parts);
-    else if (i >= 0) list[i] = own;
+    if (have && append) have.parts.push(...own.parts);
+    else if (have) list[i] = own;
     else list.push(own);
     this.publish(
       g,

@@ -199,7 +199,7 @@ export class PushDelivery {
       policyOf(config.version).pushBodyIsTask &&
       q.busy &&
       q.waiting.length > 1 &&
-      last.contentType === contentType
+      last?.contentType === contentType
     ) {
       q.waiting[q.waiting.length - 1] = { body, contentType, attempts: 0 };
       this.report({ kind: "superseded", ...ids });

@@ -431,16 +431,17 @@ export class TaskRuntime implements A2AHandler {
     });
     const list = live.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const have = list[i];
     const bytes =
-      i >= 0 && chunk.append
+      have && chunk.append
         ? live.artifactBytes + partsBytes(parts)
-        : live.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+        : live.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
     if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
     live.artifactBytes = bytes;
     // The task keeps its own artifact object (appended to in place); the event carries the chunk.
     const own = { ...artifact, parts: [...artifact.parts] };
-    if (i >= 0 && chunk.append) list[i].parts.push(...artifact.parts);
-    else if (i >= 0) list[i] = own;
+    if (have && chunk.append) have.parts.push(...artifact.parts);
+    else if (have) list[i] = own;
     else list.push(own);
     this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {

@@ -196,8 +196,8 @@ export class TaskBook<E extends LiveEntry> {
     h.push(message);
     let bytes = historyBytes(h);
     let drop = Math.max(0, h.length - this.opts.maxHistory);
-    for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
-    while (bytes > this.opts.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);
+    if (drop) for (const m of h.slice(0, drop)) bytes -= messageBytes(m);
+    for (let m = h[drop]; m && bytes > this.opts.maxHistoryBytes && drop < h.length - 1; m = h[++drop]) bytes -= messageBytes(m);
     if (drop) h.splice(0, drop);
   }
 

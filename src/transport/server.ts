@@ -127,7 +127,7 @@ const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 function contentTypeRefusal(headers: HeadersLike): A2AError | undefined {
   const raw = readHeader(headers, "content-type");
   if (raw === undefined || raw.trim() === "") return undefined;
-  if (JSON_TYPES.has(raw.split(";")[0].trim().toLowerCase())) return undefined;
+  if (JSON_TYPES.has((raw.split(";")[0] ?? "").trim().toLowerCase())) return undefined;
   return new A2AError(
     "ContentTypeNotSupportedError",
     `Content-Type ${JSON.stringify(clip(raw))} is not supported: send the request as application/json (or application/a2a+json)`,

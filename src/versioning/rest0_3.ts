@@ -119,14 +119,15 @@ const TASK_NAME = /^tasks?\/([^/]+)$/;
 const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/;
 
 function taskIdOf(name: string | undefined, path: string): string {
-  const m = TASK_NAME.exec(name ?? "");
-  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
-  return decodeURIComponent(m[1]);
+  const id = TASK_NAME.exec(name ?? "")?.[1];
+  if (id === undefined) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
+  return decodeURIComponent(id);
 }
 function configIdsOf(name: string | undefined, path: string): { taskId: string; id: string } {
-  const m = CONFIG_NAME.exec(name ?? "");
-  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
-  return { taskId: decodeURIComponent(m[1]), id: decodeURIComponent(m[2]) };
+  const [, taskId, id] = CONFIG_NAME.exec(name ?? "") ?? [];
+  if (taskId === undefined || id === undefined)
+    throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
+  return { taskId: decodeURIComponent(taskId), id: decodeURIComponent(id) };
 }
 const taskName = (id: string) => `tasks/${encodeURIComponent(id)}`;
 const configName = (taskId: string, id: string) => `tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs/${encodeURIComponent(id)}`;

@@ -133,8 +133,9 @@ export function translateArtifact<P, Q>(
 /** The one member of a oneof-like object that is set; InvalidParams when none or several are. */
 export function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
   const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
-  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
-  return set[0];
+  const [only] = set;
+  if (only === undefined || set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
+  return only;
 }
 
 export function escapePointer(key: string): string {
