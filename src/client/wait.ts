@@ -2,6 +2,7 @@
 // else by polling GetTask with exponential backoff.
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
+import { INTERRUPTED_STATES, TERMINAL_STATES } from "../versioning/stream.js";
 import type { A2AClient } from "./client.js";
 import { A2ATransportError } from "./errors.js";
 import { sleep } from "../runtime/sleep.js";
@@ -21,14 +22,8 @@ export interface WaitOptions {
   onUpdate?: (task: v1_0.Task) => void;
 }
 
-const DONE = new Set([
-  v1_0.TaskState.COMPLETED,
-  v1_0.TaskState.FAILED,
-  v1_0.TaskState.CANCELED,
-  v1_0.TaskState.REJECTED,
-  v1_0.TaskState.INPUT_REQUIRED,
-  v1_0.TaskState.AUTH_REQUIRED,
-]);
+/** Where waiting ends by default: a terminal or interrupted state. */
+const DONE = [...TERMINAL_STATES, ...INTERRUPTED_STATES];
 
 function predicate(until: WaitOptions["until"]): (t: v1_0.Task) => boolean {
   if (typeof until === "function") return until;
