@@ -9,9 +9,9 @@
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, errorLosses0_3 } from "./errors.js";
 import type { Loss } from "./loss.js";
-import { SUPPORTED_VERSIONS, type ProtocolVersion } from "./negotiate.js";
+import { normalizeVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from "./negotiate.js";
 import { downgradePushPayload } from "./rpc0_3.js";
-import { finalFlagFramer, passThroughFramer, subscribeToFinishedTask, type StreamFramer } from "./stream.js";
+import { finalFlagFramer, PASS_THROUGH_FRAMER, subscribeToFinishedTask, type StreamFramer } from "./stream.js";
 
 export interface VersionPolicy {
   readonly version: ProtocolVersion;
@@ -50,7 +50,10 @@ export interface VersionPolicy {
    * null when none can be made (a 0.3 body is the task: `snapshot` gives the task of the event).
    */
   pushBody(event: v1_0.StreamResponseJson, snapshot?: v1_0.TaskJson): { body: string; contentType: string } | null;
-  /** A webhook body is the whole task: a newer one supersedes one not yet tried (PushDelivery `supersede0_3`). */
+  /**
+   * A webhook body is the whole task: `pushBody` needs the snapshot, and a newer body supersedes one
+   * not yet tried (PushDelivery `supersede0_3`).
+   */
   readonly pushBodyIsTask: boolean;
   /** Whether the version defines ListTasks (0.3 does not: UnsupportedOperation, a2a-wire.md §3). */
   readonly listTasks: boolean;
@@ -64,7 +67,7 @@ const V1_0: VersionPolicy = {
   version: "1.0",
   subscribeToFinished: (task) => subscribeToFinishedTask("1.0", task),
   emptyConfigIdIsFirst: false,
-  isDefault: false,
+  isDefault: normalizeVersion(undefined) === "1.0",
   a2aJsonMediaType: true,
   tenantField: true,
   extendedCardParams: true,
@@ -72,7 +75,7 @@ const V1_0: VersionPolicy = {
   pushBody: (event) => ({ body: JSON.stringify(event), contentType: "application/a2a+json" }),
   pushBodyIsTask: false,
   listTasks: true,
-  streamFramer: () => passThroughFramer(),
+  streamFramer: () => PASS_THROUGH_FRAMER,
   errorLosses: () => [],
 };
 
@@ -81,7 +84,7 @@ const V0_3: VersionPolicy = {
   subscribeToFinished: (task) => subscribeToFinishedTask("0.3", task),
   emptyConfigIdIsFirst: true,
   noExtendedCard: () => new A2AError("ExtendedAgentCardNotConfiguredError", "This agent has no authenticated extended card"),
-  isDefault: true,
+  isDefault: normalizeVersion(undefined) === "0.3",
   a2aJsonMediaType: false,
   tenantField: false,
   extendedCardParams: false,

@@ -8,7 +8,7 @@
 //   isAuthRequiredUpdate(event)                    a status update whose `final` needs lookahead (L13)
 //   FinalFlagger                                   1.0 → 0.3 (server side): push(event) / end() → items with `final`;
 //                                                  `closed` turns true after a final item, later pushes are dropped
-//   passThroughFramer(), finalFlagFramer(onLoss)   StreamFramer of a 1.0 / 0.3 server stream (policy.ts picks one):
+//   PASS_THROUGH_FRAMER, finalFlagFramer(onLoss)   StreamFramer of a 1.0 / 0.3 server stream (policy.ts picks one):
 //                                                  push(event) / end() → items, `closed`, late(); L5/L13 reported
 //   FinalCloser                                    0.3 → 1.0 (client side): accept(event, final) → {event, close}
 //   ends0_3Stream(event, final)                    0.3 → 1.0: the 0.3 stream is over after this item
@@ -140,10 +140,13 @@ export interface StreamFramer {
   late(): void;
 }
 
-/** 1.0: every event as it is; the 1.0 stream ends when the handler's does. */
-export function passThroughFramer(): StreamFramer {
-  return { push: (event) => [{ event, final: false }], end: () => [], closed: false, late: () => {} };
-}
+/** 1.0: every event as it is; the 1.0 stream ends when the handler's does (stateless, so one for all streams). */
+export const PASS_THROUGH_FRAMER: StreamFramer = {
+  push: (event) => [{ event, final: false }],
+  end: () => [],
+  closed: false,
+  late: () => {},
+};
 
 /** 0.3: `final` from FinalFlagger; L13 on each lookahead decision, L5 on what the 0.3 stream cannot carry. */
 export function finalFlagFramer(onLoss: (loss: Loss) => void): StreamFramer {
