@@ -10,6 +10,7 @@
 //   5  the task the command waited for ended failed or rejected
 //   6  the agent refused the credentials (HTTP 401 or 403)
 import { Command, CommanderError, Option } from "commander";
+import { parseHeaderOptions } from "./options.js";
 
 /** Where the card is found from (src/transport/card-urls.ts). */
 const URL_HELP = "the agent's base URL (a path prefix is fine), its card URL (any path) or an interface URL";
@@ -69,13 +70,10 @@ async function connect(url: string, o: CommonOpts) {
 }
 
 function headerMap(o: CommonOpts): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const h of o.header ?? []) {
-    const i = h.indexOf(":");
-    if (i <= 0) throw new CommanderError(EXIT.usage, "a2a.header", `--header expects name:value, got ${JSON.stringify(h)}`);
-    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
-  return headers;
+  return parseHeaderOptions(
+    o.header,
+    (h) => new CommanderError(EXIT.usage, "a2a.header", `--header expects name:value, got ${JSON.stringify(h)}`),
+  );
 }
 
 /** Maps any failure to a message on stderr and an exit code. */

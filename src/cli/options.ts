@@ -71,6 +71,20 @@ export function parseVersions(v: string): ("1.0" | "0.3")[] {
 /** A mistake in the command line: reported on stderr with exit code 2. */
 export class UsageError extends Error {}
 
+/**
+ * `--header "Name: value"` options (repeatable) as a header record; `bad(h)` is the error for an
+ * option without a name before its colon (the one parser of client-commands.ts and test-command.ts).
+ */
+export function parseHeaderOptions(list: readonly string[] | undefined, bad: (option: string) => Error): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of list ?? []) {
+    const i = h.indexOf(":");
+    if (i < 1) throw bad(h);
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return headers;
+}
+
 export type ReportKind = "json" | "junit" | "html";
 
 /** `--report json=<path>,junit=<path>,html=<path>` */

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { parseChoice, parseReports, UsageError } from "./options.js";
+import { parseChoice, parseHeaderOptions, parseReports, UsageError } from "./options.js";
 import type { RunMessage } from "../compliance/message.js";
 import type { Behaviour, Version } from "../compliance/cases.js";
 import type { Profile } from "../compliance/profiles.js";
@@ -43,13 +43,7 @@ const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) =>
 
 function parseHeaders(list: string[] | undefined): Record<string, string> | undefined {
   if (!list?.length) return undefined;
-  const out: Record<string, string> = {};
-  for (const h of list) {
-    const i = h.indexOf(":");
-    if (i < 1) throw new UsageError(`--header/--other-header: expected "Name: value", got "${h}"`);
-    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
-  return out;
+  return parseHeaderOptions(list, (h) => new UsageError(`--header/--other-header: expected "Name: value", got "${h}"`));
 }
 
 function parseListen(

@@ -21,9 +21,9 @@ export function applyStreamEvent(task: v1_0.Task | undefined, ev: v1_0.StreamRes
       if (!u.artifact) return next;
       const incoming = clone(v1_0.ArtifactSchema, u.artifact);
       const i = next.artifacts.findIndex((a) => a.artifactId === incoming.artifactId);
-      if (i < 0) next.artifacts.push(incoming);
+      const have = next.artifacts[i];
+      if (!have) next.artifacts.push(incoming);
       else if (u.append) {
-        const have = next.artifacts[i];
         have.parts.push(...incoming.parts);
         if (incoming.metadata) have.metadata = { ...have.metadata, ...incoming.metadata };
         if (incoming.name) have.name = incoming.name;

@@ -3,10 +3,11 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import type { Binding, ClientWire, ProtocolVersion, Target } from "./wire.js";
 import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../transport/card-urls.js";
+import { SUPPORTED_VERSIONS } from "../versioning/negotiate.js";
 
 export const WELL_KNOWN_CARD_PATH = WELL_KNOWN_CARD;
 export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
-export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = ["1.0", "0.3"];
+export { SUPPORTED_VERSIONS };
 
 /** Caller restrictions on what the client may speak. */
 export interface InterfacePolicy {

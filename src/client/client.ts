@@ -3,7 +3,7 @@ import { create, type DescMessage, type MessageInitShape } from "@bufbuild/proto
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
 import { collectAuth, fromCredentials, type AuthProvider, type Credentials } from "./auth.js";
-import { fetchAgentCard, selectInterface, type CardCache, type InterfacePolicy } from "./card.js";
+import { fetchAgentCard, selectInterface, SUPPORTED_VERSIONS, type CardCache, type InterfacePolicy } from "./card.js";
 import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import { sseEvents } from "./sse.js";
 import { resilientStream, type ResubscribePolicy } from "./stream.js";
@@ -93,7 +93,7 @@ export async function createA2AClient(
   let raw: unknown;
   let cardUrl: string | undefined;
   if (typeof urlOrCard === "string" || urlOrCard instanceof URL) {
-    const versions = options.version ? [options.version] : (options.versions ?? ["1.0", "0.3"]);
+    const versions = options.version ? [options.version] : (options.versions ?? SUPPORTED_VERSIONS);
     const fetched = await fetchAgentCard(urlOrCard.toString(), {
       wire,
       fetch: options.fetch,

@@ -6,6 +6,7 @@ import type * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError } from "../transport/client.js";
 import { parseAgentCard } from "../versioning/card.js";
 import { errorByCode, fromJsonRpcError } from "../versioning/errors.js";
+import { policyOf } from "../versioning/policy.js";
 import { A2ATransportError } from "./errors.js";
 import type { ClientWire, Operation, ResponseOf, Target, WireEvent, WireRequest, WireResponse } from "./wire.js";
 
@@ -32,7 +33,7 @@ export const defaultWire: ClientWire = {
     // ({code: -32002, message}); the code names the error better than the HTTP status does.
     const body = res.json as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     if (
-      target.version === "0.3" &&
+      policyOf(target.version).restErrorMayBeRpcObject &&
       target.binding === "HTTP+JSON" &&
       res.status >= 400 &&
       typeof body?.code === "number" &&

@@ -11,6 +11,7 @@ import { isInterrupted, isTerminal } from "../versioning/stream.js";
 import type { A2AClient, CallOptions } from "./client.js";
 import { A2ATransportError } from "./errors.js";
 import type { WireEvent } from "./wire.js";
+import { sleep as wait } from "../runtime/sleep.js";
 
 export interface ResubscribePolicy {
   /** Resubscriptions after drops before giving up (default 3). */
@@ -42,20 +43,8 @@ function isDrop(e: unknown): boolean {
   return e instanceof A2ATransportError && (e.kind === "network" || e.kind === "bad-response");
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new A2ATransportError("aborted", "aborted while waiting to resubscribe", { cause: signal.reason }));
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new A2ATransportError("aborted", "aborted while waiting to resubscribe", { cause: signal?.reason }));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  wait(ms, signal, (cause) => new A2ATransportError("aborted", "aborted while waiting to resubscribe", { cause }));
 
 export async function* resilientStream(
   client: A2AClient,

@@ -2,8 +2,10 @@
 // else by polling GetTask with exponential backoff.
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
+import { INTERRUPTED_STATES, TERMINAL_STATES } from "../versioning/stream.js";
 import type { A2AClient } from "./client.js";
 import { A2ATransportError } from "./errors.js";
+import { sleep } from "../runtime/sleep.js";
 
 export interface WaitOptions {
   /** States to wait for, or a predicate over the task (default: terminal or interrupted). */
@@ -20,14 +22,8 @@ export interface WaitOptions {
   onUpdate?: (task: v1_0.Task) => void;
 }
 
-const DONE = new Set([
-  v1_0.TaskState.COMPLETED,
-  v1_0.TaskState.FAILED,
-  v1_0.TaskState.CANCELED,
-  v1_0.TaskState.REJECTED,
-  v1_0.TaskState.INPUT_REQUIRED,
-  v1_0.TaskState.AUTH_REQUIRED,
-]);
+/** Where waiting ends by default: a terminal or interrupted state. */
+const DONE = [...TERMINAL_STATES, ...INTERRUPTED_STATES];
 
 function predicate(until: WaitOptions["until"]): (t: v1_0.Task) => boolean {
   if (typeof until === "function") return until;
@@ -35,21 +31,8 @@ function predicate(until: WaitOptions["until"]): (t: v1_0.Task) => boolean {
   return (t) => t.status !== undefined && states.has(t.status.state);
 }
 
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = () => reject(new A2ATransportError("aborted", "waitForTask was aborted", { cause: signal?.reason }));
-    if (signal?.aborted) return fail();
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      fail();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+const delay = (ms: number, signal?: AbortSignal): Promise<void> =>
+  sleep(ms, signal, (cause) => new A2ATransportError("aborted", "waitForTask was aborted", { cause }));
 
 export async function waitForTask(client: A2AClient, id: string, opts: WaitOptions = {}): Promise<v1_0.Task> {
   const done = predicate(opts.until);

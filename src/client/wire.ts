@@ -4,8 +4,9 @@
 import type { Loss } from "../versioning/loss.js";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AError } from "../versioning/errors.js";
+import type { ProtocolVersion } from "../versioning/negotiate.js";
 
-export type ProtocolVersion = "1.0" | "0.3";
+export type { ProtocolVersion };
 /** `protocolBinding` strings of the bindings this client speaks (gRPC is not supported). */
 export type Binding = "JSONRPC" | "HTTP+JSON";
 

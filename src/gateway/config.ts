@@ -18,9 +18,10 @@
 //       headers: { Authorization: "Bearer …" }   # optional: sent with every request to this backend
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
+import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 
 export type BackendBinding = "JSONRPC" | "HTTP+JSON";
-export type BackendVersion = "1.0" | "0.3";
+export type BackendVersion = ProtocolVersion;
 
 export interface BackendConfig {
   /** The agent_id this backend is addressed by; unique within the gateway. */
@@ -109,8 +110,9 @@ function checkBackend(raw: unknown, where: string): BackendConfig {
   if (b.version !== undefined) {
     // YAML reads an unquoted 1.0 as the number 1.
     const v = typeof b.version === "number" ? b.version.toFixed(1) : String(b.version);
-    if (v !== "1.0" && v !== "0.3") throw new GatewayConfigError(`${where}.version must be "1.0" or "0.3"`);
-    out.version = v;
+    const version = SUPPORTED_VERSIONS.find((s) => s === v);
+    if (!version) throw new GatewayConfigError(`${where}.version must be ${SUPPORTED_VERSIONS.map((s) => `"${s}"`).join(" or ")}`);
+    out.version = version;
   }
   if (b.binding !== undefined) {
     const v = String(b.binding).toUpperCase();

@@ -17,7 +17,6 @@ import { a2aFastify } from "../server/index.js";
 import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
 import type { TaskStore } from "../server/store.js";
-import { A2AError } from "../versioning/errors.js";
 import { Backend } from "./backends.js";
 import { checkConfig, type GatewayConfig } from "./config.js";
 import { createHttpFetch } from "./http-fetch.js";
@@ -51,9 +50,12 @@ export interface GatewayOptions {
 
 export const DEFAULT_START_WAIT_MS = 250;
 
+/** What the gateway declares of itself: its card (read again as late backends are discovered). */
+export type GatewayAgent = Pick<Agent, "card">;
+
 export interface Gateway {
   readonly config: GatewayConfig;
-  readonly agent: Agent;
+  readonly agent: GatewayAgent;
   readonly runtime: GatewayRuntime;
   readonly backends: readonly Backend[];
   close(): Promise<void>;
@@ -90,12 +92,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   clearTimeout(waited);
 
   let card = gatewayCard(checked, backends);
-  const agent: Agent = {
+  // Only the card: the gateway forwards messages, it calls no agent.
+  const agent: GatewayAgent = {
     get card() {
       return card;
-    },
-    handleMessage() {
-      throw new A2AError("InternalError", "the gateway forwards messages; its agent is never called");
     },
   };
   const runtime = new GatewayRuntime({
@@ -215,7 +215,7 @@ export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOpt
           maxArtifactBytes: plugin.maxArtifactBytes,
         });
   if (!("runtime" in given)) app.addHook("preClose", () => gateway.close());
-  await app.register(a2aPlugin, { ...plugin, agent: gateway.agent, runtime: gateway.runtime });
+  await app.register(a2aPlugin, { ...plugin, handler: gateway.runtime });
 }
 
 export interface BuildGatewayOptions extends GatewayPluginOptions, HttpLimitOptions {

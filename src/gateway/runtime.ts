@@ -41,10 +41,11 @@
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
 import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
-import { timestampMs, timestampNow, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
-import { sleep, type Agent, type AgentCardInit } from "../server/agent.js";
+import type { Agent, AgentCardInit } from "../server/agent.js";
+import { sleep } from "../runtime/sleep.js";
 import type { A2AHandler } from "../server/handler.js";
 import {
   DEFAULT_LIMITS,
@@ -60,6 +61,7 @@ import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type L
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
+import { clip, notBefore, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TurnClock } from "./remote.js";
 
 const S = v1_0.TaskState;
 
@@ -83,26 +85,8 @@ interface GatewayTask extends LiveEntry {
   written?: Promise<void>;
 }
 
-type RemoteStart =
-  | { kind: "message"; message: v1_0.Message }
-  | {
-      kind: "task";
-      task: v1_0.Task;
-      events?: AsyncGenerator<v1_0.StreamResponse>;
-      pending?: v1_0.StreamResponse;
-      /** `task` holds the remote ids only: read the remote task, then subscribe or poll (resume). */
-      resume?: boolean;
-    };
-
-/** A turn's deadline: one timer (AbortSignal.timeout/any cost more per request on Node 20). */
-interface TurnClock {
-  follower: AbortController;
-  deadline: { aborted: boolean };
-  timer: NodeJS.Timeout;
-}
-
 export interface GatewayRuntimeOptions {
-  /** The gateway's card (an Agent may be given; its handleMessage is never called). */
+  /** The gateway's card (an Agent may be given; only its card is read). */
   agent: Pick<Agent, "card">;
   backends: readonly Backend[];
   /** Backend for messages without agent_id (default: the only backend, if there is one). */
@@ -149,7 +133,8 @@ export class GatewayRuntime implements A2AHandler {
       this.backends.set(b.name, b);
       this.routes.set(b.name, b);
     }
-    const name = opts.defaultBackend ?? (opts.backends.length === 1 ? opts.backends[0].name : undefined);
+    const only = opts.backends.length === 1 ? opts.backends[0] : undefined;
+    const name = opts.defaultBackend ?? only?.name;
     this.defaultBackend = name === undefined ? undefined : this.backends.get(name);
     if (name !== undefined && !this.defaultBackend) throw new Error(`default backend "${name}" is not configured`);
   }
@@ -245,7 +230,7 @@ export class GatewayRuntime implements A2AHandler {
     let start: RemoteStart | undefined;
     let failure: string | undefined;
     try {
-      start = await this.openRemote(backend, outgoing, req, signal, call.extensions, blocking);
+      start = await openRemote(backend, outgoing, req, signal, call.extensions, blocking);
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
         if (g) this.releaseTurn(g);
@@ -364,57 +349,6 @@ export class GatewayRuntime implements A2AHandler {
     const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
     this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
     return true;
-  }
-
-  /** Sends the message to the backend and reads its first answer. */
-  private async openRemote(
-    backend: Backend,
-    message: v1_0.Message,
-    req: v1_0.SendMessageRequest,
-    signal: AbortSignal,
-    activated: readonly string[],
-    blocking: boolean,
-  ): Promise<RemoteStart> {
-    // A backend still being discovered (its card read pending) fails the turn at once.
-    const client = await backend.client({ failFast: true });
-    // Extensions the caller activated that this backend declares go along.
-    const declared = new Set((client.card.capabilities?.extensions ?? []).map((e) => e.uri));
-    const extensions = activated.filter((u) => declared.has(u));
-    const init = {
-      message,
-      ...(req.metadata ? { metadata: req.metadata } : {}),
-      configuration: { acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [] },
-    };
-    if (blocking) {
-      // The caller waits for the end of the turn anyway: one blocking call, bounded by the deadline.
-      const res = await client.sendMessage(init, { signal, extensions, timeoutMs: 0 });
-      if (res.payload.case === "message") return { kind: "message", message: res.payload.value };
-      if (res.payload.case === "task") return { kind: "task", task: res.payload.value };
-      throw new Error("the backend answered SendMessage with neither a task nor a message");
-    }
-    if (client.canStream) {
-      const events = client.sendStreamingMessage(init, { signal, extensions });
-      const first = await events.next();
-      if (first.done) throw new Error("the backend's stream ended before its first event");
-      const p = first.value.payload;
-      if (p.case === "message") {
-        void events.return(undefined);
-        return { kind: "message", message: p.value };
-      }
-      if (p.case === "task") return { kind: "task", task: p.value, events };
-      if (p.case === "statusUpdate" || p.case === "artifactUpdate") {
-        const task = create(v1_0.TaskSchema, { id: p.value.taskId, contextId: p.value.contextId, status: { state: S.SUBMITTED } });
-        return { kind: "task", task, events, pending: first.value };
-      }
-      throw new Error("the backend's stream began with an empty event");
-    }
-    const res = await client.sendMessage(
-      { ...init, configuration: { ...init.configuration, returnImmediately: true } },
-      { signal, extensions },
-    );
-    if (res.payload.case === "message") return { kind: "message", message: res.payload.value };
-    if (res.payload.case === "task") return { kind: "task", task: res.payload.value };
-    throw new Error("the backend answered SendMessage with neither a task nor a message");
   }
 
   /** Follows the remote task to the end of the turn. Never throws. */
@@ -579,16 +513,17 @@ export class GatewayRuntime implements A2AHandler {
     const artifact = clone(v1_0.ArtifactSchema, remote);
     const list = g.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const have = list[i];
     const bytes =
-      i >= 0 && append
+      have && append
         ? g.artifactBytes + partsBytes(artifact.parts)
-        : g.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+        : g.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
     // Nothing of the chunk is kept; follow() fails the task and asks the backend to stop.
     if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
     g.artifactBytes = bytes;
     const own = clone(v1_0.ArtifactSchema, artifact);
-    if (i >= 0 && append) list[i].parts.push(...own.parts);
-    else if (i >= 0) list[i] = own;
+    if (have && append) have.parts.push(...own.parts);
+    else if (have) list[i] = own;
     else list.push(own);
     this.publish(
       g,
@@ -742,44 +677,6 @@ export class GatewayRuntime implements A2AHandler {
     this.book.closeStreams();
     await this.store.close?.();
   }
-}
-
-function turnClock(deadlineMs: number): TurnClock {
-  const follower = new AbortController();
-  const deadline = { aborted: false };
-  const timer = setTimeout(
-    () => {
-      deadline.aborted = true;
-      follower.abort(new Error(`turn deadline of ${deadlineMs} ms passed`));
-    },
-    Math.min(deadlineMs, 2 ** 31 - 1),
-  );
-  return { follower, deadline, timer };
-}
-
-/**
- * The backend's status time, unless it is earlier than the status the local task already
- * published (the local task is stamped when the gateway creates it, after the backend may have
- * moved on): a stream's status timestamps must not go backwards (1.0 §3.5.2, events in the order
- * they were generated), so such a status is stamped now.
- */
-function notBefore(remote: Timestamp | undefined, local: Timestamp | undefined): Timestamp {
-  if (!remote || (local && timestampMs(remote) < timestampMs(local))) return timestampNow();
-  return remote;
-}
-
-function stringAt(obj: JsonObject | undefined, key: string): string | undefined {
-  const v = obj?.[key];
-  return typeof v === "string" ? v : undefined;
-}
-
-function numberAt(obj: JsonObject | undefined, key: string): number | undefined {
-  const v = obj?.[key];
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
-function clip(s: string, max = 100): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 /** What the push-notification operations answer: the gateway's card does not declare them. */

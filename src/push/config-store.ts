@@ -17,8 +17,9 @@
 import { randomUUID } from "node:crypto";
 import { clone } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
+import type { ProtocolVersion } from "../versioning/negotiate.js";
 
-export type PushWireVersion = "1.0" | "0.3";
+export type PushWireVersion = ProtocolVersion;
 
 export interface StoredPushConfig {
   owner: string;

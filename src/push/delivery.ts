@@ -37,7 +37,7 @@ import http from "node:http";
 import https from "node:https";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { encode } from "../runtime/protojson.js";
-import { downgradePushPayload } from "../versioning/rpc0_3.js";
+import { policyOf } from "../versioning/policy.js";
 import type { PushConfigStore, StoredPushConfig } from "./config-store.js";
 import { checkWebhookUrl, pinnedLookup, WebhookUrlError, type AddressLookup } from "./ssrf.js";
 
@@ -194,7 +194,13 @@ export class PushDelivery {
     else q.config = config; // a re-registered config (new URL, credentials) applies from now on
     // A 0.3 body is the whole task: a newer one supersedes one that has not been tried yet.
     const last = q.waiting[q.waiting.length - 1];
-    if (this.o.supersede0_3 && config.version === "0.3" && q.busy && q.waiting.length > 1 && last.contentType === contentType) {
+    if (
+      this.o.supersede0_3 &&
+      policyOf(config.version).pushBodyIsTask &&
+      q.busy &&
+      q.waiting.length > 1 &&
+      last?.contentType === contentType
+    ) {
       q.waiting[q.waiting.length - 1] = { body, contentType, attempts: 0 };
       this.report({ kind: "superseded", ...ids });
       return true;
@@ -394,11 +400,11 @@ function renderJson(
   json: v1_0.StreamResponseJson,
   snapshot?: v1_0.Task,
 ): { body: string; contentType: string } | null {
-  if (version === "1.0") return { body: JSON.stringify(json), contentType: "application/a2a+json" };
-  const snap = snapshot ? (encode(v1_0.TaskSchema, snapshot, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.TaskJson) : undefined;
-  const down = downgradePushPayload(json, snap);
-  if (!down.value) return null;
-  return { body: JSON.stringify(down.value), contentType: "application/json" };
+  const policy = policyOf(version);
+  // Only a body that is the task needs the snapshot encoded.
+  const snap =
+    snapshot && policy.pushBodyIsTask ? (encode(v1_0.TaskSchema, snapshot, { alwaysEmit: v1_0.alwaysEmit }) as v1_0.TaskJson) : undefined;
+  return policy.pushBody(json, snap);
 }
 
 function shallowTask(t: v1_0.Task): v1_0.Task {

@@ -118,12 +118,20 @@ function inRanges(a: ipaddr.IPv4 | ipaddr.IPv6, ranges: CompiledAllow["ranges"])
 
 const v4 = (hi: number, lo: number) => ipaddr.fromByteArray([hi >> 8, hi & 255, lo >> 8, lo & 255]) as ipaddr.IPv4;
 
+type IPv6Parts = readonly [number, number, number, number, number, number, number, number];
+
+/** The eight 16-bit parts of an IPv6 address (ipaddr always has eight; the defaults only satisfy the type). */
+function partsOf(a: ipaddr.IPv6): IPv6Parts {
+  const [p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0, p5 = 0, p6 = 0, p7 = 0] = a.parts;
+  return [p0, p1, p2, p3, p4, p5, p6, p7];
+}
+
 /**
  * The IPv4 addresses an IPv6 address carries, by the form's name (IPv4-mapped is not listed:
  * ipaddr.process turns it into its IPv4 address).
  */
 export function embeddedIPv4(a: ipaddr.IPv6): { form: string; addresses: ipaddr.IPv4[] } | undefined {
-  const p = a.parts;
+  const p = partsOf(a);
   const zero = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
   if (zero(0, 6) && !(p[6] === 0 && p[7] <= 1)) return { form: "IPv4-compatible", addresses: [v4(p[6], p[7])] }; // not :: or ::1
   if (zero(0, 4) && p[4] === 0xffff && p[5] === 0) return { form: "SIIT IPv4-translated", addresses: [v4(p[6], p[7])] };
@@ -241,11 +249,12 @@ export function pinnedLookup(checked: CheckedWebhook): LookupFunction {
   return ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
     const want = options?.family === 4 || options?.family === "IPv4" ? 4 : options?.family === 6 || options?.family === "IPv6" ? 6 : 0;
     const list = checked.addresses.filter((a) => !want || a.family === want);
-    if (!list.length) {
+    const first = list[0];
+    if (!first) {
       const err = Object.assign(new Error(`no checked address for ${checked.host}`), { code: "ENOTFOUND" });
       return callback(err);
     }
     if (options?.all) return callback(null, list);
-    return callback(null, list[0].address, list[0].family);
+    return callback(null, first.address, first.family);
   }) as LookupFunction;
 }

@@ -126,11 +126,10 @@ function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
 
   return (m) => {
     if (m.$typeName !== typeName) return viaProtobufEs(desc, m, table);
-    for (let i = 0; i < foreignSet.length; i++) if (foreignSet[i](m)) return viaProtobufEs(desc, m, table);
+    for (const isForeign of foreignSet) if (isForeign(m)) return viaProtobufEs(desc, m, table);
     const json: JsonObject = {};
-    for (let i = 0; i < writers.length; i++) writers[i](m, json);
-    for (let i = 0; i < defaults.length; i++) {
-      const [key, d] = defaults[i];
+    for (const write of writers) write(m, json);
+    for (const [key, d] of defaults) {
       if (json[key] === undefined) json[key] = Array.isArray(d) ? [] : d !== null && typeof d === "object" ? {} : d;
     }
     return json;
@@ -204,7 +203,8 @@ function compileField(field: DescField, table: AlwaysEmit): (m: Record<string, u
 
 function zeroCheck(field: DescField): (v: unknown) => boolean {
   if (field.fieldKind === "enum") {
-    const zero = field.enum.values[0].number;
+    // A proto3 enum's first value is its zero.
+    const zero = field.enum.values[0]?.number ?? 0;
     return (v) => v === zero;
   }
   if (field.fieldKind !== "scalar") return () => false;

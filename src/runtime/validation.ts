@@ -75,9 +75,9 @@ const PATTERN_WORDS: Readonly<Record<string, string>> = {
 /** Runs a generated validator; returns undefined when valid, else the issue that explains the failure. */
 export function check(validate: ValidateFunction, value: unknown, options: CheckOptions = {}): ValidationIssue | undefined {
   if (validate(value)) return undefined;
-  const errors = validate.errors ?? [];
-  if (errors.length === 0) return { path: "", message: "invalid" };
-  return explain(parse(errors), value, options);
+  const failure = parse(validate.errors ?? []);
+  if (!failure) return { path: "", message: "invalid" };
+  return explain(failure, value, options);
 }
 
 export function formatIssue(issue: ValidationIssue): string {
@@ -94,7 +94,7 @@ interface Failure {
  * Rebuilds the failure tree from ajv's flat list: an anyOf error closes over the failures before it
  * that lie at or below its own path (each member stops at its first failure).
  */
-function parse(errors: readonly ErrorObject[]): Failure {
+function parse(errors: readonly ErrorObject[]): Failure | undefined {
   const stack: Failure[] = [];
   for (const error of errors) {
     if (error.keyword !== "anyOf") {
@@ -102,10 +102,13 @@ function parse(errors: readonly ErrorObject[]): Failure {
       continue;
     }
     const members: Failure[] = [];
-    while (stack.length > 0 && within(stack[stack.length - 1].error.instancePath, error.instancePath)) members.unshift(stack.pop()!);
+    for (let top = stack.at(-1); top && within(top.error.instancePath, error.instancePath); top = stack.at(-1)) {
+      stack.pop();
+      members.unshift(top);
+    }
     stack.push({ error, members });
   }
-  return stack[stack.length - 1];
+  return stack.at(-1);
 }
 
 function within(path: string, base: string): boolean {
@@ -119,11 +122,13 @@ function explain(f: Failure, root: unknown, options: CheckOptions): ValidationIs
 
 /** A union without a tag that settles it: what the members reported, taken together. */
 function explainUnion(members: readonly Failure[], site: string, root: unknown, options: CheckOptions): ValidationIssue {
-  if (members.length === 0) return { path: site, message: "does not match any allowed shape" };
+  const [first, ...others] = members;
+  if (!first) return { path: site, message: "does not match any allowed shape" };
   // Every member wants a different field: a oneof (1.0, 0.3 REST) or FileWithBytes | FileWithUri (0.3).
   if (members.every((m) => m.error.keyword === "required" && m.error.instancePath === site)) {
     const names = [...new Set(members.map((m) => JSON.stringify(missing(m.error))))];
-    if (names.length === 1) return describe(members[0].error, root);
+    const [only] = members;
+    if (names.length === 1 && only) return describe(only.error, root);
     const oneof = members.every((m) => /\/anyOf\/\d+\/required$/.test(m.error.schemaPath));
     return {
       path: site,
@@ -147,7 +152,7 @@ function explainUnion(members: readonly Failure[], site: string, root: unknown, 
     return { path: site, message: `${words.join(", or ")}${got(value)}` };
   }
   // Otherwise the member that got furthest into the value explains it best.
-  return explain(deepest(members), root, options);
+  return explain(deepest([first, ...others]), root, options);
 }
 
 /** A tagged union (0.3 `kind`, `type`, `method`): explain the member the tag names, or say the tag is wrong. */
@@ -158,7 +163,7 @@ function explainTagged(f: Failure, root: unknown, options: CheckOptions): Valida
   for (const tag of TAGS) {
     const tagPath = `${site}/${tag}`;
     const actual = value[tag];
-    const known = v0_3UnionTags[tag];
+    const known = v0_3UnionTags[tag] ?? {};
     // Members that rejected the value because of its tag say so with a const error on the tag.
     const refused = f.members.filter((m) => m.error.keyword === "const" && m.error.instancePath === tagPath);
     if (actual === undefined) {
@@ -201,17 +206,17 @@ function tagValuesOf(f: Failure, tag: string, value: Record<string, unknown>, op
   const signature = (e: ErrorObject, base: string) => `${base}${e.instancePath} ${e.keyword} ${JSON.stringify(e.params)}`;
   const seen = new Set(f.members.map((m) => signature(m.error, "")));
   const values: string[] = [];
-  for (const [tagValue, name] of Object.entries(v0_3UnionTags[tag])) {
+  for (const [tagValue, name] of Object.entries(v0_3UnionTags[tag] ?? {})) {
     const validate = options.branches[name];
     if (!validate || validate(value)) continue;
-    const errors = validate.errors ?? [];
-    if (errors.length > 0 && seen.has(signature(errors[errors.length - 1], site))) values.push(tagValue);
+    const last = validate.errors?.at(-1);
+    if (last && seen.has(signature(last, site))) values.push(tagValue);
   }
   return values.length > 0 ? values : undefined;
 }
 
 /** The member failure whose deepest error lies deepest in the value (first wins a tie). */
-function deepest(members: readonly Failure[]): Failure {
+function deepest(members: readonly [Failure, ...Failure[]]): Failure {
   let best = members[0];
   let bestDepth = -1;
   for (const m of members) {

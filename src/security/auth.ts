@@ -119,9 +119,9 @@ export function bearerAuth(opts: BearerAuthOptions): Authenticator {
     async authenticate(req) {
       const h = header(req, "authorization")?.trim();
       if (!h) return { ok: false, error: "missing" };
-      const m = /^bearer +(\S+)\s*$/i.exec(h);
-      if (!m) return { ok: false, error: h.toLowerCase().startsWith("bearer") ? "invalid" : "missing", scheme: schemeName };
-      const principal = await check(m[1], req);
+      const token = /^bearer +(\S+)\s*$/i.exec(h)?.[1];
+      if (!token) return { ok: false, error: h.toLowerCase().startsWith("bearer") ? "invalid" : "missing", scheme: schemeName };
+      const principal = await check(token, req);
       return principal ? { ok: true, principal, scheme: schemeName } : { ok: false, error: "invalid", scheme: schemeName };
     },
     challenge(invalid) {

@@ -18,6 +18,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { PartInit } from "./parts.js";
+import { sleep as wait } from "../runtime/sleep.js";
 
 /** The agent card as the agent declares it: the 1.0 card JSON without the interfaces (the server adds those). */
 export type AgentCardInit = Omit<v1_0.AgentCardJson, "supportedInterfaces">;
@@ -133,17 +134,4 @@ export function error(parts: PartInit | PartInit[], opts: { reject?: boolean } =
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => wait(ms, signal);

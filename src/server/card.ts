@@ -3,9 +3,10 @@
 // below it: `/message:send` for 1.0, `/v1/message:send` for 0.3).
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode } from "../runtime/protojson.js";
+import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import type { AgentCardInit } from "./agent.js";
 
-export type ServedVersion = "1.0" | "0.3";
+export type ServedVersion = ProtocolVersion;
 export type ServedBinding = "JSONRPC" | "HTTP+JSON";
 
 /** Preference order of the interfaces in the card: 1.0 before 0.3, JSON-RPC before HTTP+JSON. */
@@ -14,7 +15,7 @@ export function interfacesFor(
   versions: readonly ServedVersion[],
   bindings: readonly ServedBinding[] = ["JSONRPC", "HTTP+JSON"],
 ) {
-  const order: ServedVersion[] = (["1.0", "0.3"] as const).filter((v) => versions.includes(v));
+  const order = SUPPORTED_VERSIONS.filter((v) => versions.includes(v));
   return order.flatMap((protocolVersion) => bindings.map((protocolBinding) => ({ url, protocolBinding, protocolVersion })));
 }
 

@@ -91,8 +91,9 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
 
   next(): Promise<IteratorResult<T>> {
     if (this.buffered > 0) {
-      const value = this.queue[this.head];
-      this.bytes -= this.sizes[this.head];
+      // buffered > 0: the slot at head holds an item (and its size).
+      const value = this.queue[this.head] as T;
+      this.bytes -= this.sizes[this.head] ?? 0;
       this.queue[this.head++] = undefined as T;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);

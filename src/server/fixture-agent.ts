@@ -85,7 +85,7 @@ export const FIXTURE_INPUT_MODES = ["text/plain"];
 // Whether `modes` (exact media types, or wildcards such as text/* and the any-type one) cover
 // `mediaType`; parameters and case are ignored.
 export function coversMediaType(modes: readonly string[], mediaType: string): boolean {
-  const bare = (t: string) => t.split(";")[0].trim().toLowerCase();
+  const bare = (t: string) => (t.split(";")[0] ?? "").trim().toLowerCase();
   const [type] = bare(mediaType).split("/");
   return modes.map(bare).some((m) => m === bare(mediaType) || m === "*/*" || m === `${type}/*`);
 }

@@ -25,6 +25,7 @@ import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import { A2AError } from "../versioning/errors.js";
 import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
+import { policyOf } from "../versioning/policy.js";
 import type { AgentCardInit } from "./agent.js";
 import { buildCard } from "./card.js";
 import {
@@ -58,8 +59,8 @@ type RuntimeServeOptions = Pick<
   | "maxListBytes"
 >;
 
-/** What the server serves and how; `Req` is the framework's request, handed to `authenticate`. */
-export interface A2AServeOptions<Req> extends RuntimeServeOptions {
+/** How the front serves, whatever handler answers; `Req` is the framework's request, handed to `authenticate`. */
+export interface A2AFrontOptions<Req> {
   /** Versions served (default 1.0 and 0.3); the card lists every binding at each. */
   versions?: readonly ProtocolVersion[];
   /** Public base URL of the interfaces (default: from the request's Host and the prefix). */
@@ -100,8 +101,27 @@ export interface A2AServeOptions<Req> extends RuntimeServeOptions {
    * with HTTP 429 in the binding's error shape.
    */
   maxStreamsPerPrincipal?: number;
+}
+
+/** Serving an agent: the front builds a TaskRuntime from it (and closes it with the front). */
+export interface A2AServeOptions<Req> extends A2AFrontOptions<Req>, RuntimeServeOptions {
   /** Serve this handler (a TaskRuntime …) instead of building a TaskRuntime from `agent` and `store`. */
   runtime?: A2AHandler;
+}
+
+/** Serving a handler (a GatewayRuntime, a TaskRuntime made elsewhere …) as it is; its owner closes it. */
+export interface A2AHandlerServeOptions<Req> extends A2AFrontOptions<Req> {
+  handler: A2AHandler;
+}
+
+/** What createFront and the adapters take: an agent to serve, or a handler. */
+export type A2AServeInput<Req> = A2AServeOptions<Req> | A2AHandlerServeOptions<Req>;
+
+/** The handler the options name, and whether the front built it (then the front closes it). */
+function handlerOf(opts: A2AServeInput<never>): { handler: A2AHandler; owned: boolean } {
+  if ("handler" in opts) return { handler: opts.handler, owned: false };
+  if (opts.runtime) return { handler: opts.runtime, owned: false };
+  return { handler: new TaskRuntime(opts), owned: true };
 }
 
 /** One HTTP request as the front sees it. */
@@ -142,7 +162,7 @@ export interface Front<Req> {
   tooManyConnections(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   readonly bodyLimit: number;
   readonly bodyTimeoutMs: number;
-  /** Closes the runtime the front built (not a given `runtime`). */
+  /** Closes the runtime the front built (not a given `runtime` or `handler`). */
   close(): Promise<void>;
 }
 
@@ -152,11 +172,11 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 const TICK = Symbol("keep-alive");
 const GONE = Symbol("client gone");
 
-export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
+export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
   const log: Logger = opts.logger ?? consoleLogger;
-  const handler: A2AHandler = opts.runtime ?? new TaskRuntime(opts);
+  const { handler, owned } = handlerOf(opts);
   const prefix = (opts.prefix ?? "").replace(/\/+$/, "");
   const scope = { prefix, versions };
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
@@ -219,7 +239,7 @@ export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string;
     // The seam picks the shape (1.0 / 0.3 / dual) from A2A-Version; the key covers what it looks at.
     const asked = askedCardVersion({ headers: request.headers, url: request.url });
     const url = baseUrl(request);
-    const key = `${asked === "" || asked === "1.0" || asked === "0.3" ? asked : "other"} ${url}`;
+    const key = `${asked === "" || SUPPORTED_VERSIONS.some((v) => v === asked) ? asked : "other"} ${url}`;
     currentCard();
     let cached = cardCache.get(key);
     if (!cached) {
@@ -312,12 +332,11 @@ export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string;
     try {
       if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
       if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
-      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, 1.0 answers
-      // UnsupportedOperationError (1.0 §3.3.4); 0.3 defines AuthenticatedExtendedCardNotConfiguredError,
-      // -32007 (0.3 §8.2).
+      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, the handler's
+      // UnsupportedOperationError (1.0 §3.3.4), unless the version has its own error (policy.ts).
       currentCard();
-      if (decoded.version === "0.3" && !hasExtended)
-        throw new A2AError("ExtendedAgentCardNotConfiguredError", "This agent has no authenticated extended card");
+      const noCard = policyOf(decoded.version).noExtendedCard;
+      if (noCard && !hasExtended) throw noCard();
       const init = await handler.getExtendedAgentCard(decoded.request, ctx);
       return encodeResult(decoded, await cardFor(baseUrl(request), init), { extensions });
     } catch (e) {
@@ -429,7 +448,7 @@ export function createFront<Req>(opts: A2AServeOptions<Req> & { prefix?: string;
         "RESOURCE_EXHAUSTED",
       ),
     close: async () => {
-      if (!opts.runtime) await handler.close();
+      if (owned) await handler.close();
     },
   };
 }

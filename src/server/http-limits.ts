@@ -22,6 +22,7 @@ import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from "fastify";
 import { encodeError, type CallContext, type HttpReply } from "../transport/server.js";
 import type { Binding } from "../versioning/codec.js";
 import { A2AError } from "../versioning/errors.js";
+import { knownVersion } from "../versioning/policy.js";
 import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import { splitUrl } from "../transport/rest.js";
 
@@ -94,7 +95,7 @@ export function versionOf(
   versions: readonly ProtocolVersion[],
 ): ProtocolVersion {
   const n = negotiate(headers, query, [...versions]);
-  return n.ok ? n.version : n.requested === "0.3" ? "0.3" : "1.0";
+  return n.ok ? n.version : knownVersion(n.requested);
 }
 
 /**

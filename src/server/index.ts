@@ -13,9 +13,23 @@ export { toPart, toParts, firstText, type PartInit } from "./parts.js";
 export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage, type MemoryTaskStoreOptions } from "./store.js";
 export { TaskRuntime, type CallContext, type RuntimeOptions } from "./runtime.js";
 export { createFixtureAgent } from "./fixture-agent.js";
-export { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
-export { a2aRequestListener, createA2AHttpServer, type A2ARequestListener, type A2ARequestListenerOptions } from "./adapters/node-http.js";
-export { createFront, type A2AServeOptions, type Front, type FrontRequest, type FrontStream } from "./front.js";
+export { a2aPlugin, type A2APluginOptions, type A2AHandlerPluginOptions } from "./adapters/fastify.js";
+export {
+  a2aRequestListener,
+  createA2AHttpServer,
+  type A2ARequestListener,
+  type A2ARequestListenerOptions,
+  type A2AHandlerListenerOptions,
+} from "./adapters/node-http.js";
+export {
+  createFront,
+  type A2AFrontOptions,
+  type A2AServeOptions,
+  type A2AHandlerServeOptions,
+  type Front,
+  type FrontRequest,
+  type FrontStream,
+} from "./front.js";
 export type { A2AHandler, HandlerContext, EventStream } from "./handler.js";
 export { buildCard } from "./card.js";
 export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./http-limits.js";

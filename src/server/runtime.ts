@@ -1,5 +1,6 @@
 // The task runtime: the 11 A2A 1.0 operations over 1.0 protobuf-es messages, independent of
-// binding and wire version (the fastify plugin decodes and encodes around it).
+// binding and wire version (the front decodes and encodes around it; where a version's rules
+// differ, it asks the version's policy, src/versioning/policy.ts, and never tests the version).
 //
 // It owns the task lifecycle (SUBMITTED → WORKING → COMPLETED / FAILED / REJECTED / CANCELED, or
 // an interrupted INPUT_REQUIRED / AUTH_REQUIRED that a follow-up message resumes), history
@@ -17,8 +18,8 @@
 //   as soon as the task exists [S-21]. Execution never depends on the caller staying connected.
 // - Streams begin with the Task (or consist of exactly one Message) and end after the first
 //   terminal or interrupted status [S-33..S-36]; SubscribeToTask likewise begins with the current
-//   Task [S-37]; on a terminal task 1.0 answers UnsupportedOperation, 0.3 gets the Task and the
-//   stream closes [S-38, V-10].
+//   Task [S-37]; a terminal task gets what the request's version says (src/versioning/policy.ts:
+//   1.0 UnsupportedOperation, 0.3 the Task, then the stream closes) [S-38, V-10].
 // - An exception thrown by the agent (other than an A2AError) fails the task with a generic status
 //   message; the details go to the log only. An A2AError thrown by handleMessage is the answer.
 // - Tasks belong to the caller's principal within the request's tenant: another principal, or the
@@ -35,27 +36,30 @@
 //   fails with tooLargeFailure(), naming the limit; what came before stays), push configs per task
 //   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
 import { randomUUID } from "node:crypto";
-import { clone, create, type JsonObject } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { clone, create } from "@bufbuild/protobuf";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
+import { policyOf } from "../versioning/policy.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
-import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
+import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StreamItem } from "./agent.js";
 import type { A2AHandler } from "./handler.js";
 import type { Subscription } from "./channel.js";
 import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
-import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
 import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { PushRegistry } from "./push-configs.js";
+import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 
 const S = v1_0.TaskState;
 
 export { isInterrupted, isTerminal };
 
-export { endsStream, followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
+export { endsStream } from "../versioning/stream.js";
+export { followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
 
 export interface Logger {
   error(obj: unknown, msg?: string): void;
@@ -119,6 +123,11 @@ export class TaskTooLargeError extends Error {}
 export const tooLargeFailure = (limit: number) =>
   `The task's artifacts reached this server's limit of ${limit} bytes; the output after that was not kept.`;
 
+/** What starting a turn gives the caller: the agent's bare Message, or the task (and its stream). */
+type Turn =
+  | { kind: "message"; message: v1_0.Message }
+  | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse>; shown?: v1_0.Task };
+
 /** A task the runtime is working on or streaming: the authoritative copy while it is here. */
 interface LiveTask extends LiveEntry {
   abort?: LazyAbort;
@@ -138,17 +147,14 @@ export class TaskRuntime implements A2AHandler {
   private readonly taskTimeoutMs: number;
   readonly pushConfigs: PushConfigStore;
   readonly pushDelivery: PushDelivery;
-  private readonly pushOptions: PushDeliveryOptions;
-  /** Tasks that may have webhooks: only their events are handed to PushDelivery (bounded, oldest dropped). */
-  private readonly pushTasks = new Set<string>();
+  /** Registration, reads and lists of push configs, and which tasks have webhooks (push-configs.ts). */
+  private readonly push: PushRegistry;
   private readonly maxParts: number;
-  private readonly maxPushConfigs: number;
   private readonly maxArtifactBytes: number;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
-    this.maxPushConfigs = limit(opts.maxPushConfigsPerTask, DEFAULT_LIMITS.maxPushConfigsPerTask);
     this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
@@ -163,7 +169,11 @@ export class TaskRuntime implements A2AHandler {
     });
     this.taskTimeoutMs = opts.taskTimeoutMs ?? 0;
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
-    this.pushOptions = opts.push ?? {};
+    this.push = new PushRegistry(this.pushConfigs, {
+      maxPerTask: limit(opts.maxPushConfigsPerTask, DEFAULT_LIMITS.maxPushConfigsPerTask),
+      push: opts.push ?? {},
+      logger: this.log,
+    });
     this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
   }
 
@@ -199,37 +209,13 @@ export class TaskRuntime implements A2AHandler {
     return turn.subscription!;
   }
 
-  private async startTurn(
-    req: v1_0.SendMessageRequest,
-    call: CallContext,
-    streaming: boolean,
-  ): Promise<
-    | { kind: "message"; message: v1_0.Message }
-    | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse>; shown?: v1_0.Task }
-  > {
-    if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
-    const incoming = req.message;
-    if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
-    if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
-    const pushConfig = req.configuration?.taskPushNotificationConfig;
-    if (pushConfig && !this.pushNotifications)
-      throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
-    if (pushConfig) await this.checkWebhook(pushConfig.url);
-    if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
-      throw invalidParams("/configuration/historyLength", "must not be negative");
-
-    let existing: LiveTask | undefined;
-    let taskId: string;
-    let contextId: string;
-    if (incoming.taskId) {
-      existing = await this.book.continueWith(ownerOf(call), incoming);
-      taskId = existing.task.id;
-      contextId = existing.task.contextId;
-    } else {
-      taskId = randomUUID();
-      contextId = incoming.contextId || randomUUID();
-    }
-
+  /**
+   * A turn: the request checked, the task opened (new, or the follow-up's), the agent asked, then
+   * a bare Message answered as it is, or the task admitted and the result run in the background.
+   */
+  private async startTurn(req: v1_0.SendMessageRequest, call: CallContext, streaming: boolean): Promise<Turn> {
+    const incoming = await this.checkSend(req);
+    const { existing, taskId, contextId } = await this.openTask(incoming, call);
     // The request was decoded for this call alone, so its message can become the history entry.
     const userMessage = incoming;
     userMessage.taskId = taskId;
@@ -244,72 +230,123 @@ export class TaskRuntime implements A2AHandler {
       call,
       abort,
     );
-
-    let result: AgentResult | "crash";
-    try {
-      result = await this.agent.handleMessage(userMessage, ctx);
-      if (!result || typeof result !== "object" || !("kind" in result)) throw new Error(`handleMessage returned ${String(result)}`);
-    } catch (e) {
-      if (e instanceof A2AError) {
-        if (existing) this.release(existing, false);
-        throw e;
-      }
-      this.log.error({ err: e, taskId }, "agent handleMessage threw");
-      result = "crash";
-    }
-
-    if (result !== "crash" && result.kind === "message") {
-      if (existing) {
-        this.release(existing, false);
-        throw new A2AError(
-          "InvalidAgentResponseError",
-          `The agent answered a message for task ${taskId} with a bare message; the task is unchanged`,
-          {
-            taskId,
-          },
-        );
-      }
-      const m = agentMessage(contextId, "", result.parts, result.metadata);
-      return { kind: "message", message: m };
-    }
-
-    if (pushConfig) {
-      try {
-        await this.checkPushConfigRoom(ownerOf(call), taskId, pushConfig.id);
-        await this.pushConfigs.create(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
-        this.watchPush(taskId);
-      } catch (e) {
-        if (existing) this.release(existing, false);
-        throw e;
-      }
-    }
-
-    let live: LiveTask;
-    if (existing && isTerminal(existing.task.status?.state)) {
-      // Canceled while handleMessage ran: the message is not taken.
-      this.book.forgetIfIdle(existing);
-      throw new A2AError("UnsupportedOperationError", `Task ${taskId} was canceled while this message was being handled`, { taskId });
-    }
-    if (existing) {
-      live = existing;
-      this.book.addHistory(live.task, userMessage);
-    } else {
-      // Filled in field by field: create() with nested initialisers checks and converts each one.
-      const task = create(v1_0.TaskSchema, { id: taskId, contextId });
-      task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: this.clock.now() });
-      task.history.push(userMessage);
-      live = this.book.track(ownerOf(call), task);
-    }
+    const result = await this.callAgent(userMessage, ctx, existing);
+    if (result !== "crash" && result.kind === "message") return this.bareMessage(result, existing, taskId, contextId);
+    const pushConfig = req.configuration?.taskPushNotificationConfig;
+    if (pushConfig) await this.registerTurnPush(pushConfig, call, taskId, existing);
+    const live = this.admit(existing, userMessage, call);
     live.abort = abort;
     live.context = ctx;
     this.book.openTurn(live);
-    const endTurn = live.endTurn!;
-
     const subscription = streaming ? this.book.stream(live) : undefined;
     // A returnImmediately reply (the task as recorded WORKING) and a stream's first event wait for
     // the COMMIT of this put; the turn goes on meanwhile, so a quick agent's later puts join it.
     const working = this.transition(live, S.WORKING);
     const shown = !streaming && req.configuration?.returnImmediately ? view(live.task, undefined) : undefined;
+    this.launch(live, result, ctx, abort);
+    if (subscription || shown)
+      await working.catch((e: unknown) => {
+        void subscription?.return();
+        throw e;
+      });
+    return { kind: "task", live, subscription, shown };
+  }
+
+  /** The request's message, once the request passes the checks that need no task (throws the refusal). */
+  private async checkSend(req: v1_0.SendMessageRequest): Promise<v1_0.Message> {
+    if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The server is shutting down");
+    const incoming = req.message;
+    if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
+    if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
+    const pushConfig = req.configuration?.taskPushNotificationConfig;
+    if (pushConfig && !this.pushNotifications)
+      throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
+    if (pushConfig) await this.push.checkWebhook(pushConfig.url);
+    if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
+      throw invalidParams("/configuration/historyLength", "must not be negative");
+    return incoming;
+  }
+
+  /** The follow-up's task (now busy; TaskNotFound or the follow-up rule it breaks), else a new task's ids. */
+  private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
+    if (!incoming.taskId) return { taskId: randomUUID(), contextId: incoming.contextId || randomUUID() };
+    const existing = await this.book.continueWith(ownerOf(call), incoming);
+    return { existing, taskId: existing.task.id, contextId: existing.task.contextId };
+  }
+
+  /** handleMessage's result; "crash" when it threw (logged). An A2AError it throws is the answer. */
+  private async callAgent(userMessage: v1_0.Message, ctx: TurnContext, existing: LiveTask | undefined): Promise<AgentResult | "crash"> {
+    try {
+      const result = await this.agent.handleMessage(userMessage, ctx);
+      if (!result || typeof result !== "object" || !("kind" in result)) throw new Error(`handleMessage returned ${String(result)}`);
+      return result;
+    } catch (e) {
+      if (e instanceof A2AError) {
+        if (existing) this.release(existing, false);
+        throw e;
+      }
+      this.log.error({ err: e, taskId: ctx.taskId }, "agent handleMessage threw");
+      return "crash";
+    }
+  }
+
+  /** A bare Message answers a new message as it is; for a follow-up it is InvalidAgentResponse. */
+  private bareMessage(
+    result: Extract<AgentResult, { kind: "message" }>,
+    existing: LiveTask | undefined,
+    taskId: string,
+    contextId: string,
+  ): Turn {
+    if (existing) {
+      this.release(existing, false);
+      throw new A2AError(
+        "InvalidAgentResponseError",
+        `The agent answered a message for task ${taskId} with a bare message; the task is unchanged`,
+        { taskId },
+      );
+    }
+    return { kind: "message", message: agentMessage(contextId, "", result.parts, result.metadata) };
+  }
+
+  /** Stores the request's push config for the task (InvalidParams beyond maxPushConfigsPerTask). */
+  private async registerTurnPush(
+    pushConfig: v1_0.TaskPushNotificationConfig,
+    call: CallContext,
+    taskId: string,
+    existing: LiveTask | undefined,
+  ): Promise<void> {
+    try {
+      await this.push.register(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, policyOf(call.version).version);
+    } catch (e) {
+      if (existing) this.release(existing, false);
+      throw e;
+    }
+  }
+
+  /** The live task the turn runs on: the follow-up's with the message in its history, or a new SUBMITTED one. */
+  private admit(existing: LiveTask | undefined, userMessage: v1_0.Message, call: CallContext): LiveTask {
+    if (existing && isTerminal(existing.task.status?.state)) {
+      // Canceled while handleMessage ran: the message is not taken.
+      this.book.forgetIfIdle(existing);
+      throw new A2AError("UnsupportedOperationError", `Task ${existing.task.id} was canceled while this message was being handled`, {
+        taskId: existing.task.id,
+      });
+    }
+    if (existing) {
+      this.book.addHistory(existing.task, userMessage);
+      return existing;
+    }
+    // Filled in field by field: create() with nested initialisers checks and converts each one.
+    const task = create(v1_0.TaskSchema, { id: userMessage.taskId, contextId: userMessage.contextId });
+    task.status = create(v1_0.TaskStatusSchema, { state: S.SUBMITTED, timestamp: this.clock.now() });
+    task.history.push(userMessage);
+    return this.book.track(ownerOf(call), task);
+  }
+
+  /** Runs the result in the background, under taskTimeoutMs; the turn ends when run() does. */
+  private launch(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext, abort: LazyAbort): void {
+    // openTurn() set both: the turn ends, and blocking callers wake, when run() is over.
+    const endTurn = live.endTurn!;
     const turnDone = live.turnDone;
     const timer =
       this.taskTimeoutMs > 0
@@ -324,12 +361,6 @@ export class TaskRuntime implements A2AHandler {
       clearTimeout(timer);
       endTurn();
     });
-    if (subscription || shown)
-      await working.catch((e: unknown) => {
-        void subscription?.return();
-        throw e;
-      });
-    return { kind: "task", live, subscription, shown };
   }
 
   /** Executes an agent result to the end of the turn (startTurn has set WORKING). Never throws. */
@@ -411,16 +442,17 @@ export class TaskRuntime implements A2AHandler {
     });
     const list = live.task.artifacts;
     const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+    const have = list[i];
     const bytes =
-      i >= 0 && chunk.append
+      have && chunk.append
         ? live.artifactBytes + partsBytes(parts)
-        : live.artifactBytes + artifactBytes(artifact) - (i >= 0 ? artifactBytes(list[i]) : 0);
+        : live.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
     if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
     live.artifactBytes = bytes;
     // The task keeps its own artifact object (appended to in place); the event carries the chunk.
     const own = { ...artifact, parts: [...artifact.parts] };
-    if (i >= 0 && chunk.append) list[i].parts.push(...artifact.parts);
-    else if (i >= 0) list[i] = own;
+    if (have && chunk.append) have.parts.push(...artifact.parts);
+    else if (have) list[i] = own;
     else list.push(own);
     this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {
@@ -478,54 +510,24 @@ export class TaskRuntime implements A2AHandler {
       });
   }
 
-  /** InvalidParams when storing `config` would give its task more than maxPushConfigsPerTask configs. */
-  private async checkPushConfigRoom(owner: string, taskId: string, id: string): Promise<void> {
-    const existing = await this.pushConfigs.list(owner, taskId);
-    if (existing.length < this.maxPushConfigs || (id && existing.some((c) => c.config.id === id))) return;
-    throw invalidParams(
-      "/id",
-      `task ${taskId} already has ${existing.length} push notification configs, the most this server keeps per task; delete one first`,
-    );
-  }
-
   /**
    * To every stream subscriber, and to the task's webhooks. The event is built only when one of
    * them listens: most blocking sends have neither. A status update waits until `recorded` (its
    * put) has settled, and every event after one that waits goes after it, in order.
    */
   private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
-    if (live.channel.size === 0 && !this.pushTasks.has(live.task.id)) return;
+    if (live.channel.size === 0 && !this.push.watches(live.task.id)) return;
     // Webhooks that get Task snapshots get the task as it was at this event.
-    const task = (recorded || live.held) && this.pushTasks.has(live.task.id) ? view(live.task, undefined) : live.task;
+    const task = (recorded || live.held) && this.push.watches(live.task.id) ? view(live.task, undefined) : live.task;
     publishInOrder(live, () => this.publish(live, event, task), recorded);
   }
 
   private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task): void {
-    const push = this.pushTasks.has(live.task.id);
+    const push = this.push.watches(live.task.id);
     if (live.channel.size === 0 && !push) return;
     const e = event();
     live.channel.publish(e);
     if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, task);
-  }
-
-  private watchPush(taskId: string): void {
-    this.pushTasks.delete(taskId);
-    this.pushTasks.add(taskId);
-    if (this.pushTasks.size > 100_000) this.pushTasks.delete(this.pushTasks.values().next().value as string);
-  }
-
-  /**
-   * InvalidParams unless the webhook URL passes the SSRF guard at registration (src/push/ssrf.ts).
-   * The caller learns only that the URL is not allowed; what its host resolved to goes to the log.
-   */
-  private async checkWebhook(url: string): Promise<void> {
-    try {
-      await checkWebhookRegistration(url, { allow: this.pushOptions.allow, lookup: this.pushOptions.lookup });
-    } catch (e) {
-      if (!(e instanceof WebhookUrlError)) throw e;
-      this.log.warn({ reason: e.reason }, `push config refused: ${e.message}`);
-      throw invalidParams("/url", e.publicMessage);
-    }
   }
 
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
@@ -593,11 +595,8 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
   ): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    await this.checkWebhook(req.url);
-    await this.checkPushConfigRoom(ownerOf(call), req.taskId, req.id);
-    const stored = await this.pushConfigs.create(ownerOf(call), { ...req, tenant: "" }, call.version === "0.3" ? "0.3" : "1.0");
-    this.watchPush(req.taskId);
-    return stored.config;
+    await this.push.checkWebhook(req.url);
+    return this.push.register(ownerOf(call), { ...req, tenant: "" }, policyOf(call.version).version);
   }
 
   async getTaskPushNotificationConfig(
@@ -605,18 +604,8 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
   ): Promise<v1_0.TaskPushNotificationConfig> {
     await this.pushTask(req.taskId, call);
-    // 0.3 `tasks/pushNotificationConfig/get` with only the task id (TaskIdParams, the legacy
-    // single-config form) arrives with id "" (loss L23): it means the task's sole (or first) config [V-06].
-    const stored =
-      req.id === "" && call.version === "0.3"
-        ? (await this.pushConfigs.list(ownerOf(call), req.taskId))[0]
-        : await this.pushConfigs.get(ownerOf(call), req.taskId, req.id);
-    if (!stored)
-      throw new A2AError("TaskNotFoundError", `Task ${req.taskId} has no push notification config ${req.id}`, {
-        taskId: req.taskId,
-        configId: req.id,
-      });
-    return stored.config;
+    // An id "" may name the task's sole (or first) config: 0.3's single-config form (L23, policy.ts).
+    return this.push.get(ownerOf(call), req.taskId, req.id, policyOf(call.version).emptyConfigIdIsFirst);
   }
 
   async listTaskPushNotificationConfigs(
@@ -624,24 +613,12 @@ export class TaskRuntime implements A2AHandler {
     call: CallContext,
   ): Promise<v1_0.ListTaskPushNotificationConfigsResponse> {
     await this.pushTask(req.taskId, call);
-    if (req.pageSize < 0) throw invalidParams("/pageSize", "must not be negative");
-    const all = (await this.pushConfigs.list(ownerOf(call), req.taskId)).map((s) => s.config);
-    let start = 0;
-    if (req.pageToken) {
-      start = Number.parseInt(Buffer.from(req.pageToken, "base64url").toString("utf8"), 10);
-      if (!Number.isInteger(start) || start < 0 || start > all.length)
-        throw invalidParams("/pageToken", "is not a page token this server issued");
-    }
-    const end = req.pageSize > 0 ? Math.min(all.length, start + req.pageSize) : all.length;
-    return create(v1_0.ListTaskPushNotificationConfigsResponseSchema, {
-      configs: all.slice(start, end),
-      nextPageToken: end < all.length ? Buffer.from(String(end)).toString("base64url") : "",
-    });
+    return this.push.list(ownerOf(call), req);
   }
 
   async deleteTaskPushNotificationConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
     await this.pushTask(req.taskId, call);
-    await this.pushConfigs.delete(ownerOf(call), req.taskId, req.id);
+    await this.push.delete(ownerOf(call), req.taskId, req.id);
     return create(EmptySchema);
   }
 
@@ -693,94 +670,4 @@ export class TaskRuntime implements A2AHandler {
     await this.pushDelivery.close();
     await this.store.close?.();
   }
-}
-
-/**
- * What handleMessage sees. A class rather than an object literal with a `signal` getter: V8 builds
- * such literals on a slow path, once per message.
- */
-class TurnContext implements AgentContext {
-  readonly principal: string;
-  readonly extensions: readonly string[];
-  readonly version: string;
-  readonly #abort: LazyAbort;
-
-  constructor(
-    readonly taskId: string,
-    readonly contextId: string,
-    readonly task: v1_0.Task | undefined,
-    readonly history: readonly v1_0.Message[],
-    readonly metadata: JsonObject | undefined,
-    call: CallContext,
-    abort: LazyAbort,
-  ) {
-    this.principal = call.principal;
-    this.extensions = call.extensions;
-    this.version = call.version;
-    this.#abort = abort;
-  }
-
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-}
-
-/** An AbortController made only when someone reads the signal (most agents never do). */
-class LazyAbort {
-  private controller: AbortController | undefined;
-  private reason: unknown;
-  private aborted = false;
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-  }
-}
-
-/**
- * Now, as a status timestamp. Statuses set within the same millisecond share one Timestamp (never
- * changed after creation): a blocking SendMessage sets three, and making each costs a BigInt. One
- * clock per runtime, so no state is shared across servers in one process.
- */
-class StatusClock {
-  private lastMs = -1;
-  private last: Timestamp | undefined;
-
-  now(): Timestamp {
-    const ms = Date.now();
-    if (ms !== this.lastMs || !this.last) {
-      this.lastMs = ms;
-      this.last = timestampFromMs(ms);
-    }
-    return this.last;
-  }
-}
-
-function agentMessage(contextId: string, taskId: string, parts: PartInit[], metadata?: JsonObject): v1_0.Message {
-  return create(v1_0.MessageSchema, {
-    messageId: randomUUID(),
-    contextId,
-    taskId,
-    role: v1_0.Role.AGENT,
-    parts: toParts(parts),
-    ...(metadata ? { metadata } : {}),
-  });
-}
-
-function isArtifactChunk(item: StreamItem): item is ArtifactChunk {
-  return typeof item === "object" && item !== null && "artifact" in item && !("$typeName" in item);
-}
-
-function isStatusChunk(item: StreamItem): item is StatusChunk {
-  return typeof item === "object" && item !== null && "status" in item && !("$typeName" in item);
 }

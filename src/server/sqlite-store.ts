@@ -59,6 +59,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
+import { knownVersion } from "../versioning/policy.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
 import { WalCheckpointer, type WalCheckpointOptions } from "./sqlite-checkpoint.js";
@@ -520,7 +521,7 @@ export class SqlitePushConfigStore implements PushConfigStore {
   private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
     return {
       owner,
-      version: r.version === "0.3" ? "0.3" : "1.0",
+      version: knownVersion(r.version),
       config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
     };
   }

@@ -158,10 +158,11 @@ export class MemoryTaskStore implements TaskStore {
     }
     const page = takePage(matching.slice(start, start + q.pageSize), q, (e) => (q.withArtifacts ? e.bytes : e.bytes - e.artifactBytes));
     const more = start + page.length < matching.length;
+    const last = page.at(-1);
     return {
       tasks: page.map((e) => e.task),
       totalSize: matching.length,
-      ...(more && page.length ? { next: page[page.length - 1].key } : {}),
+      ...(more && last ? { next: last.key } : {}),
     };
   }
 }
@@ -170,8 +171,8 @@ export class MemoryTaskStore implements TaskStore {
 export function takePage<T>(items: T[], q: Pick<TaskQuery, "maxBytes">, bytes: (item: T) => number): T[] {
   if (q.maxBytes === undefined) return items;
   let total = 0;
-  for (let i = 0; i < items.length; i++) {
-    total += bytes(items[i]);
+  for (const [i, item] of items.entries()) {
+    total += bytes(item);
     if (total > q.maxBytes && i > 0) return items.slice(0, i);
   }
   return items;

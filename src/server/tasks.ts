@@ -17,7 +17,8 @@ import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
-import { isInterrupted, isTerminal } from "../versioning/stream.js";
+import { policyOf } from "../versioning/policy.js";
+import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
 import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
@@ -26,7 +27,7 @@ import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
 export interface CallContext {
   /** Authenticated principal; tasks are visible to their owner only. */
   principal: string;
-  /** Wire version of the request ("1.0" | "0.3"). */
+  /** Wire version of the request (a ProtocolVersion; its rules: src/versioning/policy.ts). */
   version: string;
   /** Extension URIs the request activated that the agent declares. */
   extensions: string[];
@@ -37,13 +38,6 @@ export interface CallContext {
 /** The key tasks and push configs are stored under: the principal, within the request's tenant. */
 export function ownerOf(call: CallContext): string {
   return call.tenant ? `${call.principal}\u001ftenant:${call.tenant}` : call.principal;
-}
-
-/** True for the status update that ends a stream: a terminal or interrupted state. */
-export function endsStream(event: v1_0.StreamResponse): boolean {
-  if (event.payload.case !== "statusUpdate") return false;
-  const state = event.payload.value.status?.state;
-  return isTerminal(state) || isInterrupted(state);
 }
 
 /** A task held in memory: the authoritative copy while it is here. */
@@ -181,18 +175,14 @@ export class TaskBook<E extends LiveEntry> {
   }
 
   /**
-   * A stream of the task's events, beginning with the current Task. On a terminal task 1.0
-   * answers UnsupportedOperation; 0.3 (P03 TaskSubscription) gets the Task and the stream closes.
+   * A stream of the task's events, beginning with the current Task. A terminal task gets what the
+   * request's version says (policy.ts subscribeToFinished: 1.0 UnsupportedOperation, 0.3 the Task).
    */
   async subscribe(owner: string, id: string, version: string): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     const entry = await this.require(owner, id);
-    const state = entry.task.status?.state;
-    if (isTerminal(state)) {
+    if (isTerminal(entry.task.status?.state)) {
       this.forgetIfIdle(entry);
-      if (version === "0.3") return once(taskEvent(entry.task));
-      throw new A2AError("UnsupportedOperationError", `Task ${id} is in a terminal state (${v1_0.TaskState[state!]}); use GetTask`, {
-        taskId: id,
-      });
+      return items(policyOf(version).subscribeToFinished(clone(v1_0.TaskSchema, entry.task)));
     }
     const sub = entry.channel.subscribe([taskEvent(entry.task)], endsStream);
     await this.store.settled?.(); // the live copy may be ahead of its COMMIT by one batch
@@ -210,8 +200,8 @@ export class TaskBook<E extends LiveEntry> {
     h.push(message);
     let bytes = historyBytes(h);
     let drop = Math.max(0, h.length - this.opts.maxHistory);
-    for (let i = 0; i < drop; i++) bytes -= messageBytes(h[i]);
-    while (bytes > this.opts.maxHistoryBytes && drop < h.length - 1) bytes -= messageBytes(h[drop++]);
+    if (drop) for (const m of h.slice(0, drop)) bytes -= messageBytes(m);
+    for (let m = h[drop]; m && bytes > this.opts.maxHistoryBytes && drop < h.length - 1; m = h[++drop]) bytes -= messageBytes(m);
     if (drop) h.splice(0, drop);
   }
 
@@ -288,17 +278,22 @@ export function view(task: v1_0.Task, historyLength: number | undefined, include
   return { ...task, history: [...history], artifacts: includeArtifacts ? [...task.artifacts] : [] };
 }
 
-/** A stream of one event (a bare Message, a finished task's Task). */
+/** A stream of one event (a bare Message). */
 export function once<T>(item: T): AsyncIterableIterator<T> {
-  let done = false;
+  return items([item]);
+}
+
+/** A stream of these events, then the end (a finished task's Task). */
+export function items<T>(list: readonly T[]): AsyncIterableIterator<T> {
+  let i = 0;
   return {
     next: async () => {
-      if (done) return { value: undefined, done: true };
-      done = true;
-      return { value: item, done: false };
+      if (i >= list.length) return { value: undefined, done: true };
+      // In range: checked above.
+      return { value: list[i++]!, done: false };
     },
     return: async () => {
-      done = true;
+      i = list.length;
       return { value: undefined, done: true };
     },
     [Symbol.asyncIterator]() {

@@ -34,6 +34,7 @@ import {
 import { A2AError } from "../versioning/errors.js";
 import type { Loss } from "../versioning/loss.js";
 import { extensionsHeader, VERSION_HEADER, type ProtocolVersion } from "../versioning/negotiate.js";
+import { policyOf, tenantLoss } from "../versioning/policy.js";
 import { parseJsonRpcResponse, type JsonRpcId } from "./jsonrpc.js";
 import { httpFromRequestJson } from "./rest.js";
 import { SSE_CONTENT_TYPE } from "./sse.js";
@@ -88,31 +89,25 @@ export function encodeCall<O extends Operation>(
   opts: { extensions?: readonly string[]; rpcId?: string | number } = {},
 ): WireRequest {
   const { version, binding } = target;
-  if (version === "0.3" && op === "ListTasks") throw listTasksUnsupported();
+  const policy = policyOf(version);
+  if (!policy.listTasks && op === "ListTasks") throw listTasksUnsupported();
   const codec = codecFor(version, binding);
   let req = request;
-  if (version === "1.0" && target.tenant && "tenant" in (request as object) && !(request as { tenant: string }).tenant)
+  if (policy.tenantField && target.tenant && "tenant" in (request as object) && !(request as { tenant: string }).tenant)
     req = { ...request, tenant: target.tenant };
   const encoded = codec.encodeRequest(op, req);
   const losses =
-    version === "0.3" && target.tenant && !encoded.losses.some((l) => l.id === "L1")
-      ? [
-          ...encoded.losses,
-          {
-            id: "L1" as const,
-            direction: "to-0.3" as const,
-            path: "/tenant",
-            detail: `tenant "${target.tenant}" has no 0.3 field and is not sent; a 0.3 interface URL addresses its tenant itself`,
-          },
-        ]
+    !policy.tenantField && target.tenant && !encoded.losses.some((l) => l.id === "L1")
+      ? [...encoded.losses, tenantLoss(target.tenant)]
       : encoded.losses;
   const headers: Record<string, string> = {
     accept: OPERATIONS[op].streaming
       ? SSE_CONTENT_TYPE
-      : version === "1.0" && binding === "HTTP+JSON"
+      : policy.a2aJsonMediaType && binding === "HTTP+JSON"
         ? "application/a2a+json, application/json"
         : "application/json",
-    ...(version === "1.0" ? { [VERSION_HEADER]: "1.0" } : {}),
+    // The default version (0.3) is the one a request without the header speaks.
+    ...(policy.isDefault ? {} : { [VERSION_HEADER]: version }),
     ...extensionsHeader(version, opts.extensions),
   };
   if (binding === "JSONRPC") {
@@ -120,7 +115,7 @@ export function encodeCall<O extends Operation>(
     if (!method) throw listTasksUnsupported();
     const rpcId = opts.rpcId ?? nextId++;
     const envelope: Record<string, unknown> = { jsonrpc: "2.0", id: rpcId, method };
-    if (!(version === "0.3" && op === "GetExtendedAgentCard")) envelope.params = encoded.value;
+    if (policy.extendedCardParams || op !== "GetExtendedAgentCard") envelope.params = encoded.value;
     return {
       method: "POST",
       url: target.url,
@@ -133,7 +128,7 @@ export function encodeCall<O extends Operation>(
   const parts = httpFromRequestJson(restClientBindings(version, op), restRequestSchema(version, op), (encoded.value ?? {}) as JsonObject);
   const out: WireRequest = { method: parts.verb, url: joinUrl(target.url, parts.path, parts.query), headers, losses };
   if (parts.body !== undefined) {
-    out.headers["content-type"] = version === "1.0" ? "application/a2a+json" : "application/json";
+    out.headers["content-type"] = policy.a2aJsonMediaType ? "application/a2a+json" : "application/json";
     out.body = JSON.stringify(parts.body);
   }
   return out;

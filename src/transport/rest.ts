@@ -43,7 +43,8 @@ export function bindingFor(verb: HttpVerb, template: string, body: string): Http
   let last = 0;
   for (const m of template.matchAll(/\{([^}=]+)(?:=([^}]*))?\}/g)) {
     pattern += escapeRegex(template.slice(last, m.index));
-    const name = m[1];
+    // The name group is not optional: a match has it.
+    const name = m[1] ?? "";
     pathParams.push(name);
     const segs = (m[2] ?? "*").split("/").map((s) => (s === "*" ? "[^/]+" : escapeRegex(s)));
     pattern += `(?<${name}>${segs.join("/")})`;
@@ -81,7 +82,7 @@ export function matchRoute(routes: readonly RestRoute[], verb: string, path: str
 /** Variables whose pattern spans several segments (`{name=tasks/*}`). */
 function multiSegmentVars(template: string): Set<string> {
   const out = new Set<string>();
-  for (const m of template.matchAll(/\{([^}=]+)=([^}]*)\}/g)) if (m[2].includes("/")) out.add(m[1]);
+  for (const [, name, pattern] of template.matchAll(/\{([^}=]+)=([^}]*)\}/g)) if (name && pattern?.includes("/")) out.add(name);
   return out;
 }
 
@@ -124,7 +125,8 @@ function queryValue(field: DescField, values: string[]): JsonValue {
     return v;
   };
   if (field.fieldKind === "list") return values.flatMap((v) => v.split(",")).map(one);
-  return one(values[values.length - 1]);
+  // The key is in the query, so it has a value: the last one counts.
+  return one(values.at(-1) ?? "");
 }
 
 /** Query keys that carry service parameters, never request fields. */

@@ -42,7 +42,7 @@ import {
   type ResponseOf,
   type RestErrorReply,
 } from "../versioning/codec.js";
-import { A2AError, errorLosses0_3 } from "../versioning/errors.js";
+import { A2AError } from "../versioning/errors.js";
 import type { Loss } from "../versioning/loss.js";
 import {
   extensionsHeader,
@@ -54,7 +54,8 @@ import {
   type HeadersLike,
   type ProtocolVersion,
 } from "../versioning/negotiate.js";
-import { FinalFlagger, isAuthRequiredUpdate, type FlaggedEvent } from "../versioning/stream.js";
+import { knownVersion, otherVersion, policyOf } from "../versioning/policy.js";
+import type { FlaggedEvent } from "../versioning/stream.js";
 import { jsonRpcErrorEnvelope, jsonRpcResult, parseJsonRpcRequest, parseJsonText, type JsonRpcId } from "./jsonrpc.js";
 import { matchRoute, requestJsonFromHttp, splitUrl } from "./rest.js";
 import { SSE_HEADERS, sseFrame } from "./sse.js";
@@ -126,7 +127,7 @@ const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 function contentTypeRefusal(headers: HeadersLike): A2AError | undefined {
   const raw = readHeader(headers, "content-type");
   if (raw === undefined || raw.trim() === "") return undefined;
-  if (JSON_TYPES.has(raw.split(";")[0].trim().toLowerCase())) return undefined;
+  if (JSON_TYPES.has((raw.split(";")[0] ?? "").trim().toLowerCase())) return undefined;
   return new A2AError(
     "ContentTypeNotSupportedError",
     `Content-Type ${JSON.stringify(clip(raw))} is not supported: send the request as application/json (or application/a2a+json)`,
@@ -143,7 +144,7 @@ function jsonContentType(ctx: CallContext): string {
  * 1.0.0 clients, 0.3 clients and the official conformance kit expect.
  */
 function restMediaType(headers: HeadersLike, version: ProtocolVersion): string {
-  if (version !== "1.0") return "application/json";
+  if (!policyOf(version).a2aJsonMediaType) return "application/json";
   const named = [readHeader(headers, "accept"), readHeader(headers, "content-type")].some((v) =>
     (v ?? "").toLowerCase().includes("application/a2a+json"),
   );
@@ -181,7 +182,7 @@ export function encodeError(
       headers,
       body: JSON.stringify(jsonRpcErrorEnvelope(ctx.rpcId ?? null, encoded as { code: number; message: string; data?: unknown })),
     };
-    const losses = ctx.version === "0.3" ? errorLosses0_3(err) : [];
+    const losses = policyOf(ctx.version).errorLosses(err);
     return losses.length ? { ...r, losses } : r;
   }
   const rest = encoded as RestErrorReply;
@@ -237,12 +238,13 @@ export interface OpenStreamOptions {
 
 /**
  * Per-stream encoder. JSON-RPC wraps each item in a response carrying the request id; REST sends
- * the bare StreamResponse. 0.3 streams get `final` derived by src/versioning/stream.ts and close
- * after the final item.
+ * the bare StreamResponse. The version's framer (src/versioning/policy.ts) says what is sent and
+ * when the stream closes: 0.3 streams get `final` and close after the final item.
  */
 export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): SseStream {
   const codec = codecFor(call.version, call.binding);
-  const flagger = call.version === "0.3" ? new FinalFlagger() : undefined;
+  const lost = opts.onLoss ?? (() => {});
+  const framer = policyOf(call.version).streamFramer(lost);
   const frame = (value: JsonValue) => sseFrame(call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, value) : value);
   const errorFrame = (err: A2AError) => {
     const encoded = codec.encodeError(err);
@@ -250,7 +252,6 @@ export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): Sse
       call.binding === "JSONRPC" ? jsonRpcErrorEnvelope(call.rpcId ?? null, encoded as never) : (encoded as RestErrorReply).body,
     );
   };
-  const lost = opts.onLoss ?? (() => {});
   const encodeItems = (items: FlaggedEvent[]) => {
     let out = "";
     for (const item of items) {
@@ -258,13 +259,7 @@ export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): Sse
         const encoded = codec.encodeEvent(item.event, item.final);
         out += frame(encoded.value);
         for (const l of encoded.losses) lost(l);
-        if (flagger && isAuthRequiredUpdate(item.event))
-          lost({
-            id: "L13",
-            direction: "to-0.3",
-            path: "/statusUpdate/status/state",
-            detail: `AUTH_REQUIRED is not an interrupted state in 0.3; sent final=${item.final} because the 1.0 stream ${item.final ? "ended" : "went on"} after it`,
-          });
+        if (item.loss) lost(item.loss);
       } catch (e) {
         out += errorFrame(toA2AError(e));
       }
@@ -272,34 +267,23 @@ export function openStream(call: DecodedCall, opts: OpenStreamOptions = {}): Sse
     return out;
   };
   let closed = false;
-  let ended0_3 = false;
+  /** The framer closed the stream (not end() or error()): a later event is the framer's to report. */
+  let framerClosed = false;
   return {
     headers: { ...SSE_HEADERS, ...extensionsHeader(call.version, opts.extensions) },
     event(e) {
       if (closed) {
-        if (ended0_3) lost({ id: "L5", direction: "to-0.3", path: "", detail: "a 1.0 event after the end of the 0.3 stream is not sent" });
+        if (framerClosed) framer.late();
         return { frames: "", close: true };
       }
-      if (!flagger) return { frames: encodeItems([{ event: e, final: false }]), close: false };
-      const frames = encodeItems(flagger.push(e));
-      closed = ended0_3 = flagger.closed;
+      const frames = encodeItems(framer.push(e));
+      closed = framerClosed = framer.closed;
       return { frames, close: closed };
     },
     end() {
-      if (closed || !flagger) {
-        closed = true;
-        return "";
-      }
+      if (closed) return "";
       closed = true;
-      const items = flagger.end();
-      if (!items.length)
-        lost({
-          id: "L5",
-          direction: "to-0.3",
-          path: "",
-          detail: "the 1.0 stream ended without a terminal or interrupted event; the 0.3 stream closes without a final item",
-        });
-      return encodeItems(items);
+      return encodeItems(framer.end());
     },
     error(err) {
       if (closed) return "";
@@ -343,7 +327,7 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
   const negotiated = negotiate(req.headers, query, supported);
   const requested = negotiated.ok ? negotiated.version : negotiated.requested;
   // Dialect of an answer that cannot be tied to a method: the requested version when known.
-  const fallback: ProtocolVersion = requested === "0.3" ? "0.3" : "1.0";
+  const fallback = knownVersion(requested);
   if (req.method.toUpperCase() !== "POST")
     return reply(
       { version: fallback, binding: "JSONRPC", rpcId: null },
@@ -363,11 +347,12 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
   const version = negotiated.version;
 
   if (!ref) {
-    if (envelope.method === JSONRPC_0_3_LIST_TASKS && version === "0.3") return reply({ ...ctx, version }, listTasksUnsupported());
+    if (envelope.method === JSONRPC_0_3_LIST_TASKS && !policyOf(version).listTasks)
+      return reply({ ...ctx, version }, listTasksUnsupported());
     return reply({ ...ctx, version }, new A2AError("MethodNotFoundError", `Method not found: ${clip(envelope.method)}`));
   }
   if (ref.version !== version) {
-    if (ref.operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+    if (ref.operation === "ListTasks" && !policyOf(version).listTasks) return reply(ctx, listTasksUnsupported());
     return reply(ctx, contradiction(envelope.method, ref.version, version));
   }
 
@@ -393,10 +378,9 @@ function decodeJsonRpc(req: HttpRequestLike, options: DecodeOptions): DecodedCal
 }
 
 function contradiction(what: string, belongsTo: ProtocolVersion, negotiated: ProtocolVersion): A2AError {
-  const why =
-    negotiated === "0.3"
-      ? `this request speaks 0.3 (no ${VERSION_HEADER} header or parameter means 0.3); send ${VERSION_HEADER}: ${belongsTo}`
-      : `this request asked for ${VERSION_HEADER}: ${negotiated}`;
+  const why = policyOf(negotiated).isDefault
+    ? `this request speaks ${negotiated} (no ${VERSION_HEADER} header or parameter means ${negotiated}); send ${VERSION_HEADER}: ${belongsTo}`
+    : `this request asked for ${VERSION_HEADER}: ${negotiated}`;
   return new A2AError("MethodNotFoundError", `Method not found: ${what} is an A2A ${belongsTo} method, but ${why}`, {
     methodVersion: belongsTo,
     negotiatedVersion: negotiated,
@@ -425,7 +409,7 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
   const { path: fullPath, query } = splitUrl(req.url);
   const negotiated = negotiate(req.headers, query, supported);
   const requested = negotiated.ok ? negotiated.version : negotiated.requested;
-  const fallback: ProtocolVersion = requested === "0.3" ? "0.3" : "1.0";
+  const fallback = knownVersion(requested);
   if (!negotiated.ok)
     return reply({ version: fallback, binding: "HTTP+JSON", mediaType: restMediaType(req.headers, fallback) }, negotiated.error);
   const version = negotiated.version;
@@ -440,10 +424,10 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
   // tenant named "v1" (docs/policies.md).
   const match = matchRoute(restRoutes(version), req.method, path);
   if (!match) {
-    const other: ProtocolVersion = version === "1.0" ? "0.3" : "1.0";
+    const other = otherVersion(version);
     const elsewhere = matchRoute(restRoutes(other), req.method, path);
     if (elsewhere && "route" in elsewhere) {
-      if (elsewhere.route.info.operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+      if (elsewhere.route.info.operation === "ListTasks" && !policyOf(version).listTasks) return reply(ctx, listTasksUnsupported());
       return reply(ctx, contradiction(`${req.method.toUpperCase()} ${path}`, other, version));
     }
     return reply(ctx, notFound());
@@ -457,7 +441,7 @@ function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall |
     return { ...r, headers: { ...r.headers, allow: match.allowed.join(", ") } };
   }
   const operation = match.route.info.operation as Operation;
-  if (operation === "ListTasks" && version === "0.3") return reply(ctx, listTasksUnsupported());
+  if (operation === "ListTasks" && !policyOf(version).listTasks) return reply(ctx, listTasksUnsupported());
 
   try {
     let body: unknown;

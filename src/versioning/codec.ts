@@ -60,7 +60,7 @@ import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
 import type { Dialect0_3, RestWire0_3, RpcWire0_3, Wire0_3 } from "./dialect.js";
 import { ends0_3Stream } from "./stream.js";
-import { trusted } from "./translate/common.js";
+import { STRICT_VALIDATION_FROM_ENV, type TranslateOptions } from "./translate/common.js";
 
 export type Binding = "JSONRPC" | "HTTP+JSON";
 export const BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
@@ -240,7 +240,14 @@ class Codec1_0 implements Codec {
 
 class Codec0_3 implements Codec {
   readonly version = "0.3" as const;
-  constructor(readonly binding: Binding) {}
+  /** How downgrades of what encode1_0 wrote are translated: unvalidated unless strict. */
+  private readonly own: TranslateOptions;
+  constructor(
+    readonly binding: Binding,
+    strict: boolean,
+  ) {
+    this.own = { validate: strict };
+  }
 
   private get t() {
     return translator0_3(this.binding);
@@ -252,15 +259,15 @@ class Codec0_3 implements Codec {
     const value = decode1_0(OPERATIONS[op].request, up.value, "request", validatorOf(up));
     return { value: value as RequestOf<O>, losses: up.losses };
   }
-  // Downgrades of what encode1_0 wrote are `trusted`: validating the toolkit's own output finds only
-  // toolkit bugs (translate/common.ts; the tests validate it, setStrictValidation turns it back on).
+  // Downgrades of what encode1_0 wrote skip validation: validating the toolkit's own output finds only
+  // toolkit bugs (translate/common.ts; the tests validate it, codecFor's strictValidation turns it back on).
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
     const json = encode1_0(OPERATIONS[op].response as DescMessage, response);
-    return trusted(() => this.t.downgradeResponse(op, json));
+    return this.t.downgradeResponse(op, json, this.own);
   }
   encodeEvent(event: v1_0.StreamResponse, final = false): Translated<JsonValue> {
     const json = encode1_0(v1_0.StreamResponseSchema, event);
-    return trusted(() => this.t.downgradeEvent(json, final));
+    return this.t.downgradeEvent(json, final, this.own);
   }
   encodeError(err: A2AError) {
     return this.binding === "JSONRPC" ? toJsonRpcError0_3(err) : toRestError0_3(err);
@@ -268,7 +275,7 @@ class Codec0_3 implements Codec {
   encodeRequest<O extends Operation>(op: O, request: RequestOf<O>): Translated<JsonValue> {
     if (op === "ListTasks") throw listTasksUnsupported();
     const json = encode1_0(OPERATIONS[op].request as DescMessage, request);
-    return trusted(() => this.t.downgradeRequest(op, json));
+    return this.t.downgradeRequest(op, json, this.own);
   }
   decodeResponse<O extends Operation>(op: O, wire: unknown, opts: DecodeResponseOptions = {}): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
@@ -315,12 +322,21 @@ export function listTasksUnsupported(): A2AError {
 
 const cache = new Map<string, Codec>();
 
-export function codecFor(version: ProtocolVersion, binding: Binding): Codec {
-  const key = `${version} ${binding}`;
+export interface CodecOptions {
+  /**
+   * Validate every translation's input and output, also of the 1.0 JSON the toolkit encoded itself
+   * (a debugging aid; default: A2A_STRICT_VALIDATION=1 in the environment).
+   */
+  strictValidation?: boolean;
+}
+
+export function codecFor(version: ProtocolVersion, binding: Binding, opts: CodecOptions = {}): Codec {
+  const strict = opts.strictValidation ?? STRICT_VALIDATION_FROM_ENV;
+  const key = `${version} ${binding}${strict ? " strict" : ""}`;
   let c = cache.get(key);
   if (!c) {
     if (version === "1.0") c = new Codec1_0(binding);
-    else if (version === "0.3") c = new Codec0_3(binding);
+    else if (version === "0.3") c = new Codec0_3(binding, strict);
     else throw new Error(`no codec for version ${String(version)}`);
     cache.set(key, c);
   }
@@ -418,11 +434,11 @@ export function restClientBindings(version: ProtocolVersion, op: Operation): rea
 
 export interface Translator0_3 {
   upgradeRequest(op: Operation, wire: unknown, opts?: DecodeRequestOptions): Translated<JsonValue>;
-  downgradeRequest(op: Operation, json: JsonValue): Translated<JsonValue>;
+  downgradeRequest(op: Operation, json: JsonValue, opts?: TranslateOptions): Translated<JsonValue>;
   upgradeResponse(op: Operation, wire: unknown): Translated<JsonValue>;
-  downgradeResponse(op: Operation, json: JsonValue): Translated<JsonValue>;
+  downgradeResponse(op: Operation, json: JsonValue, opts?: TranslateOptions): Translated<JsonValue>;
   upgradeEvent(wire: unknown): Translated<JsonValue> & { final: boolean };
-  downgradeEvent(json: JsonValue, final: boolean): Translated<JsonValue>;
+  downgradeEvent(json: JsonValue, final: boolean, opts?: TranslateOptions): Translated<JsonValue>;
 }
 
 /**
@@ -525,11 +541,11 @@ function makeTranslator(binding: Binding): Translator0_3 {
       if (!isRpc && isSend) return call(entry(op).request.up, input, { blockingDefault: opts.blockingDefault ?? false });
       return call(entry(op).request.up, input);
     },
-    downgradeRequest: (op, json) => call(entry(op).request.down, json),
+    downgradeRequest: (op, json, opts) => call(entry(op).request.down, json, opts),
     upgradeResponse: (op, wire) => call(entry(op).response.up, wire),
-    downgradeResponse: (op, json) => call(entry(op).response.down, json),
+    downgradeResponse: (op, json, opts) => call(entry(op).response.down, json, opts),
     upgradeEvent: (wire) => ({ ...call(entry("SendStreamingMessage").response.up, wire), final: finalOf(wire, isRpc) }),
-    downgradeEvent: (json, final) => call(entry("SendStreamingMessage").response.down, json, { final }),
+    downgradeEvent: (json, final, opts) => call(entry("SendStreamingMessage").response.down, json, { ...opts, final }),
   };
 }
 

@@ -5,6 +5,7 @@
 import type * as v0_3 from "../../generated/v0_3/index.js";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { Translated } from "./loss.js";
+import type { TranslateOptions } from "./translate/common.js";
 import type { UpgradeSendOptions } from "./rest0_3.js";
 import type { DowngradeEventOptions, SendMessageResult0_3, StreamResult0_3 } from "./rpc0_3.js";
 
@@ -27,40 +28,58 @@ export interface Wire0_3 {
   AgentCard: unknown;
 }
 
-/** Translators of one direction pair: `upgrade` 0.3 wire → 1.0 ProtoJSON, `downgrade` back. */
+/**
+ * Translators of one direction pair: `upgrade` 0.3 wire → 1.0 ProtoJSON, `downgrade` back
+ * (`opts.validate: false` for 1.0 JSON the toolkit encoded itself, translate/common.ts).
+ */
 export interface Dialect0_3<W extends Wire0_3> {
   upgradeSendMessageRequest: (w: W["SendMessageRequest"], opts?: UpgradeSendOptions) => Translated<v1_0.SendMessageRequestJson>;
-  downgradeSendMessageRequest: (r: v1_0.SendMessageRequestJson) => Translated<W["SendMessageRequest"]>;
+  downgradeSendMessageRequest: (r: v1_0.SendMessageRequestJson, opts?: TranslateOptions) => Translated<W["SendMessageRequest"]>;
   upgradeSendMessageResponse: (w: W["SendMessageResponse"]) => Translated<v1_0.SendMessageResponseJson>;
-  downgradeSendMessageResponse: (r: v1_0.SendMessageResponseJson) => Translated<W["SendMessageResponse"]>;
+  downgradeSendMessageResponse: (r: v1_0.SendMessageResponseJson, opts?: TranslateOptions) => Translated<W["SendMessageResponse"]>;
   upgradeStreamResponse: (w: W["StreamResponse"]) => Translated<v1_0.StreamResponseJson>;
   downgradeStreamResponse: (r: v1_0.StreamResponseJson, opts: DowngradeEventOptions) => Translated<W["StreamResponse"]>;
   upgradeGetTaskRequest: (w: W["GetTaskRequest"]) => Translated<v1_0.GetTaskRequestJson>;
-  downgradeGetTaskRequest: (r: v1_0.GetTaskRequestJson) => Translated<W["GetTaskRequest"]>;
+  downgradeGetTaskRequest: (r: v1_0.GetTaskRequestJson, opts?: TranslateOptions) => Translated<W["GetTaskRequest"]>;
   upgradeTask: (w: W["Task"]) => Translated<v1_0.TaskJson>;
-  downgradeTask: (r: v1_0.TaskJson) => Translated<W["Task"]>;
+  downgradeTask: (r: v1_0.TaskJson, opts?: TranslateOptions) => Translated<W["Task"]>;
   upgradeCancelTaskRequest: (w: W["CancelTaskRequest"]) => Translated<v1_0.CancelTaskRequestJson>;
-  downgradeCancelTaskRequest: (r: v1_0.CancelTaskRequestJson) => Translated<W["CancelTaskRequest"]>;
+  downgradeCancelTaskRequest: (r: v1_0.CancelTaskRequestJson, opts?: TranslateOptions) => Translated<W["CancelTaskRequest"]>;
   upgradeSubscribeToTaskRequest: (w: W["SubscribeToTaskRequest"]) => Translated<v1_0.SubscribeToTaskRequestJson>;
-  downgradeSubscribeToTaskRequest: (r: v1_0.SubscribeToTaskRequestJson) => Translated<W["SubscribeToTaskRequest"]>;
+  downgradeSubscribeToTaskRequest: (r: v1_0.SubscribeToTaskRequestJson, opts?: TranslateOptions) => Translated<W["SubscribeToTaskRequest"]>;
   upgradeCreatePushConfigParams: (w: W["CreatePushConfigParams"]) => Translated<v1_0.TaskPushNotificationConfigJson>;
-  downgradeCreatePushConfigParams: (r: v1_0.TaskPushNotificationConfigJson) => Translated<W["CreatePushConfigParams"]>;
+  downgradeCreatePushConfigParams: (
+    r: v1_0.TaskPushNotificationConfigJson,
+    opts?: TranslateOptions,
+  ) => Translated<W["CreatePushConfigParams"]>;
   upgradeCreatePushConfigResult: (w: W["PushConfig"]) => Translated<v1_0.TaskPushNotificationConfigJson>;
-  downgradeCreatePushConfigResult: (r: v1_0.TaskPushNotificationConfigJson) => Translated<W["PushConfig"]>;
+  downgradeCreatePushConfigResult: (r: v1_0.TaskPushNotificationConfigJson, opts?: TranslateOptions) => Translated<W["PushConfig"]>;
   upgradeGetPushConfigParams: (w: W["GetPushConfigParams"]) => Translated<v1_0.GetTaskPushNotificationConfigRequestJson>;
-  downgradeGetPushConfigParams: (r: v1_0.GetTaskPushNotificationConfigRequestJson) => Translated<W["GetPushConfigParams"]>;
+  downgradeGetPushConfigParams: (
+    r: v1_0.GetTaskPushNotificationConfigRequestJson,
+    opts?: TranslateOptions,
+  ) => Translated<W["GetPushConfigParams"]>;
   upgradeGetPushConfigResult: (w: W["PushConfig"]) => Translated<v1_0.TaskPushNotificationConfigJson>;
-  downgradeGetPushConfigResult: (r: v1_0.TaskPushNotificationConfigJson) => Translated<W["PushConfig"]>;
+  downgradeGetPushConfigResult: (r: v1_0.TaskPushNotificationConfigJson, opts?: TranslateOptions) => Translated<W["PushConfig"]>;
   upgradeListPushConfigParams: (w: W["ListPushConfigParams"]) => Translated<v1_0.ListTaskPushNotificationConfigsRequestJson>;
-  downgradeListPushConfigParams: (r: v1_0.ListTaskPushNotificationConfigsRequestJson) => Translated<W["ListPushConfigParams"]>;
+  downgradeListPushConfigParams: (
+    r: v1_0.ListTaskPushNotificationConfigsRequestJson,
+    opts?: TranslateOptions,
+  ) => Translated<W["ListPushConfigParams"]>;
   upgradeListPushConfigResult: (w: W["ListPushConfigResult"]) => Translated<v1_0.ListTaskPushNotificationConfigsResponseJson>;
-  downgradeListPushConfigResult: (r: v1_0.ListTaskPushNotificationConfigsResponseJson) => Translated<W["ListPushConfigResult"]>;
+  downgradeListPushConfigResult: (
+    r: v1_0.ListTaskPushNotificationConfigsResponseJson,
+    opts?: TranslateOptions,
+  ) => Translated<W["ListPushConfigResult"]>;
   upgradeDeletePushConfigParams: (w: W["DeletePushConfigParams"]) => Translated<v1_0.DeleteTaskPushNotificationConfigRequestJson>;
-  downgradeDeletePushConfigParams: (r: v1_0.DeleteTaskPushNotificationConfigRequestJson) => Translated<W["DeletePushConfigParams"]>;
+  downgradeDeletePushConfigParams: (
+    r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
+    opts?: TranslateOptions,
+  ) => Translated<W["DeletePushConfigParams"]>;
   upgradeDeletePushConfigResult: (w: W["DeletePushConfigResult"]) => Translated<Record<string, never>>;
-  downgradeDeletePushConfigResult: (r: Record<string, unknown>) => Translated<W["DeletePushConfigResult"]>;
+  downgradeDeletePushConfigResult: (r: Record<string, unknown>, opts?: TranslateOptions) => Translated<W["DeletePushConfigResult"]>;
   upgradeAgentCard: (w: W["AgentCard"]) => Translated<v1_0.AgentCardJson>;
-  downgradeAgentCard: (r: v1_0.AgentCardJson) => Translated<W["AgentCard"]>;
+  downgradeAgentCard: (r: v1_0.AgentCardJson, opts?: TranslateOptions) => Translated<W["AgentCard"]>;
 }
 
 /** D03-RPC: the 0.3 JSON-RPC params and results (0.3 a2a.json). */

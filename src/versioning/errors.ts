@@ -287,7 +287,8 @@ export function fromRestError(status: number, body: unknown): A2AError {
 export function toJsonRpcError0_3(e: A2AError): { code: number; message: string; data?: unknown } {
   const message = e.message === e.spec.message && e.spec.message0_3 ? e.spec.message0_3 : e.message;
   const wrapped = e.details.filter((d) => d?.["@type"] === VALUE_TYPE);
-  if (wrapped.length === 1 && e.details.length === 1) return { code: e.code, message, data: wrapped[0].value };
+  const [only] = wrapped;
+  if (only && wrapped.length === 1 && e.details.length === 1) return { code: e.code, message, data: only.value };
   const out = toJsonRpcError(e);
   return { ...out, message };
 }

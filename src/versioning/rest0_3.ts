@@ -52,6 +52,7 @@ import {
   str,
   translate,
   untranslatable,
+  type TranslateOptions,
 } from "./translate/common.js";
 import { invalidParams } from "./errors.js";
 import { PB_FIELDS } from "./translate/fields.js";
@@ -64,7 +65,7 @@ const D03 = "A2A 0.3 HTTP+JSON";
 const V1 = v1_0.validators;
 const VP = v0_3.restValidators;
 
-export interface DowngradeEventOptions {
+export interface DowngradeEventOptions extends TranslateOptions {
   /** The 0.3 `final` flag for a status update; the caller decides it (a2a-wire.md §5.4, L5/L13). */
   final: boolean;
 }
@@ -82,8 +83,9 @@ function run<I, O>(
   outV: ValidateFunction | null,
   direction: LossDirection,
   fn: (x: I, log: LossLog) => O,
+  opts?: TranslateOptions,
 ): Translated<O> {
-  return translate(direction === "to-1.0" ? canonicalPb(input, inV) : input, inV, outV, direction, D03, fn);
+  return translate(direction === "to-1.0" ? canonicalPb(input, inV) : input, inV, outV, direction, D03, fn, opts);
 }
 
 /** The D03-PB message schema behind each generated REST validator. */
@@ -117,14 +119,15 @@ const TASK_NAME = /^tasks?\/([^/]+)$/;
 const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/;
 
 function taskIdOf(name: string | undefined, path: string): string {
-  const m = TASK_NAME.exec(name ?? "");
-  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
-  return decodeURIComponent(m[1]);
+  const id = TASK_NAME.exec(name ?? "")?.[1];
+  if (id === undefined) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
+  return decodeURIComponent(id);
 }
 function configIdsOf(name: string | undefined, path: string): { taskId: string; id: string } {
-  const m = CONFIG_NAME.exec(name ?? "");
-  if (!m) throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
-  return { taskId: decodeURIComponent(m[1]), id: decodeURIComponent(m[2]) };
+  const [, taskId, id] = CONFIG_NAME.exec(name ?? "") ?? [];
+  if (taskId === undefined || id === undefined)
+    throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
+  return { taskId: decodeURIComponent(taskId), id: decodeURIComponent(id) };
 }
 const taskName = (id: string) => `tasks/${encodeURIComponent(id)}`;
 const configName = (taskId: string, id: string) => `tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs/${encodeURIComponent(id)}`;
@@ -239,51 +242,60 @@ const { statusUpdateUp, statusUpdateDown, artifactUpdateUp, artifactUpdateDown, 
 
 export const upgradeTask = (t: pb.TaskJson): Translated<v1_0.TaskJson> =>
   run(t, VP.Task, V1.Task, "to-1.0", (x, log) => taskUp(x, "", log));
-export const downgradeTask = (t: v1_0.TaskJson): Translated<pb.TaskJson> =>
-  run(t, V1.Task, VP.Task, "to-0.3", (x, log) => taskDown(x, "", log));
+export const downgradeTask = (t: v1_0.TaskJson, o?: TranslateOptions): Translated<pb.TaskJson> =>
+  run(t, V1.Task, VP.Task, "to-0.3", (x, log) => taskDown(x, "", log), o);
 
 export const upgradeTaskStatus = (s: pb.TaskStatusJson): Translated<v1_0.TaskStatusJson> =>
   run(s, VP.TaskStatus, V1.TaskStatus, "to-1.0", (x, log) => statusUp(x, "", log));
-export const downgradeTaskStatus = (s: v1_0.TaskStatusJson): Translated<pb.TaskStatusJson> =>
-  run(s, V1.TaskStatus, VP.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log));
+export const downgradeTaskStatus = (s: v1_0.TaskStatusJson, o?: TranslateOptions): Translated<pb.TaskStatusJson> =>
+  run(s, V1.TaskStatus, VP.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log), o);
 
 export const upgradeMessage = (m: pb.MessageJson): Translated<v1_0.MessageJson> =>
   run(m, VP.Message, V1.Message, "to-1.0", (x, log) => messageUp(x, "", log));
-export const downgradeMessage = (m: v1_0.MessageJson): Translated<pb.MessageJson> =>
-  run(m, V1.Message, VP.Message, "to-0.3", (x, log) => messageDown(x, "", log));
+export const downgradeMessage = (m: v1_0.MessageJson, o?: TranslateOptions): Translated<pb.MessageJson> =>
+  run(m, V1.Message, VP.Message, "to-0.3", (x, log) => messageDown(x, "", log), o);
 
 export const upgradePart = (p: pb.PartJson): Translated<v1_0.PartJson> =>
   run(p, VP.Part, V1.Part, "to-1.0", (x, log) => partUp(x, "", log));
-export const downgradePart = (p: v1_0.PartJson): Translated<pb.PartJson> =>
-  run(p, V1.Part, VP.Part, "to-0.3", (x, log) => partDown(x, "", log));
+export const downgradePart = (p: v1_0.PartJson, o?: TranslateOptions): Translated<pb.PartJson> =>
+  run(p, V1.Part, VP.Part, "to-0.3", (x, log) => partDown(x, "", log), o);
 
 export const upgradeArtifact = (a: pb.ArtifactJson): Translated<v1_0.ArtifactJson> =>
   run(a, VP.Artifact, V1.Artifact, "to-1.0", (x, log) => artifactUp(x, "", log));
-export const downgradeArtifact = (a: v1_0.ArtifactJson): Translated<pb.ArtifactJson> =>
-  run(a, V1.Artifact, VP.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log));
+export const downgradeArtifact = (a: v1_0.ArtifactJson, o?: TranslateOptions): Translated<pb.ArtifactJson> =>
+  run(a, V1.Artifact, VP.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log), o);
 
 /** Drops `final` (reported as L21): the caller closes the 1.0 stream after a `final: true` event. */
 export const upgradeStatusUpdate = (e: pb.TaskStatusUpdateEventJson): Translated<v1_0.TaskStatusUpdateEventJson> =>
   run(e, VP.TaskStatusUpdateEvent, V1.TaskStatusUpdateEvent, "to-1.0", (x, log) => statusUpdateUp(x, "", log));
 /** `final` is the caller's decision (a2a-wire.md §5.4): 1.0 has no such field. */
-export const downgradeStatusUpdate = (e: v1_0.TaskStatusUpdateEventJson, final: boolean): Translated<pb.TaskStatusUpdateEventJson> =>
-  run(e, V1.TaskStatusUpdateEvent, VP.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log));
+export const downgradeStatusUpdate = (
+  e: v1_0.TaskStatusUpdateEventJson,
+  final: boolean,
+  o?: TranslateOptions,
+): Translated<pb.TaskStatusUpdateEventJson> =>
+  run(e, V1.TaskStatusUpdateEvent, VP.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log), o);
 
 export const upgradeArtifactUpdate = (e: pb.TaskArtifactUpdateEventJson): Translated<v1_0.TaskArtifactUpdateEventJson> =>
   run(e, VP.TaskArtifactUpdateEvent, V1.TaskArtifactUpdateEvent, "to-1.0", (x, log) => artifactUpdateUp(x, "", log));
-export const downgradeArtifactUpdate = (e: v1_0.TaskArtifactUpdateEventJson): Translated<pb.TaskArtifactUpdateEventJson> =>
-  run(e, V1.TaskArtifactUpdateEvent, VP.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log));
+export const downgradeArtifactUpdate = (
+  e: v1_0.TaskArtifactUpdateEventJson,
+  o?: TranslateOptions,
+): Translated<pb.TaskArtifactUpdateEventJson> =>
+  run(e, V1.TaskArtifactUpdateEvent, VP.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log), o);
 
 export const upgradeStreamResponse = (r: pb.StreamResponseJson): Translated<v1_0.StreamResponseJson> =>
   run(r, VP.StreamResponse, V1.StreamResponse, "to-1.0", streamUp);
 /** `opts.final` is used only when the item is a status update. */
 export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: DowngradeEventOptions): Translated<pb.StreamResponseJson> =>
-  run(r, V1.StreamResponse, VP.StreamResponse, "to-0.3", (x, log) => streamDown(x, opts.final, log));
+  run(r, V1.StreamResponse, VP.StreamResponse, "to-0.3", (x, log) => streamDown(x, opts.final, log), opts);
 
 export const upgradeSendMessageResponse = (r: pb.SendMessageResponseJson): Translated<v1_0.SendMessageResponseJson> =>
   run(r, VP.SendMessageResponse, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
-export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<pb.SendMessageResponseJson> =>
-  run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", W.sendResponseDown);
+export const downgradeSendMessageResponse = (
+  r: v1_0.SendMessageResponseJson,
+  o?: TranslateOptions,
+): Translated<pb.SendMessageResponseJson> => run(r, V1.SendMessageResponse, VP.SendMessageResponse, "to-0.3", W.sendResponseDown, o);
 
 // ---- SendMessageRequest ------------------------------------------------------------------------------
 
@@ -338,26 +350,33 @@ export const upgradeSendMessageRequest = (
     });
   });
 
-export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<pb.SendMessageRequestJson> =>
-  run(r, V1.SendMessageRequest, VP.SendMessageRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendRequest, "", log);
-    dropTenant(x, "", log);
-    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
-    const c = x.configuration ?? {};
-    if (x.configuration) reportUnknown(c, FIELDS.sendConfig, "/configuration", log);
-    return compact({
-      message: messageDown(x.message as v1_0.MessageJson, "/message", log),
-      configuration: compact({
-        acceptedOutputModes: c.acceptedOutputModes,
-        pushNotification:
-          c.taskPushNotificationConfig &&
-          pushBodyDown(c.taskPushNotificationConfig, "/configuration/taskPushNotificationConfig", log, true),
-        historyLength: historyDown(c.historyLength, "/configuration/historyLength", log),
-        blocking: c.returnImmediately !== true,
-      }),
-      metadata: x.metadata,
-    });
-  });
+export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson, o?: TranslateOptions): Translated<pb.SendMessageRequestJson> =>
+  run(
+    r,
+    V1.SendMessageRequest,
+    VP.SendMessageRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.sendRequest, "", log);
+      dropTenant(x, "", log);
+      if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+      const c = x.configuration ?? {};
+      if (x.configuration) reportUnknown(c, FIELDS.sendConfig, "/configuration", log);
+      return compact({
+        message: messageDown(x.message as v1_0.MessageJson, "/message", log),
+        configuration: compact({
+          acceptedOutputModes: c.acceptedOutputModes,
+          pushNotification:
+            c.taskPushNotificationConfig &&
+            pushBodyDown(c.taskPushNotificationConfig, "/configuration/taskPushNotificationConfig", log, true),
+          historyLength: historyDown(c.historyLength, "/configuration/historyLength", log),
+          blocking: c.returnImmediately !== true,
+        }),
+        metadata: x.metadata,
+      });
+    },
+    o,
+  );
 
 // ---- task requests ---------------------------------------------------------------------------------
 
@@ -368,38 +387,62 @@ export const upgradeGetTaskRequest = (r: pb.GetTaskRequestJson): Translated<v1_0
     // server; 1.0 §3.2.4); absent means all of it (docs/policies.md).
     return compact({ id: taskIdOf(x.name, "/name"), historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
   });
-export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<pb.GetTaskRequestJson> =>
-  run(r, V1.GetTaskRequest, VP.GetTaskRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.getTask, "", log);
-    dropTenant(x, "", log);
-    return compact({ name: taskName(x.id as string), historyLength: historyDown(x.historyLength, "/historyLength", log) });
-  });
+export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson, o?: TranslateOptions): Translated<pb.GetTaskRequestJson> =>
+  run(
+    r,
+    V1.GetTaskRequest,
+    VP.GetTaskRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.getTask, "", log);
+      dropTenant(x, "", log);
+      return compact({ name: taskName(x.id as string), historyLength: historyDown(x.historyLength, "/historyLength", log) });
+    },
+    o,
+  );
 
 export const upgradeCancelTaskRequest = (r: pb.CancelTaskRequestJson): Translated<v1_0.CancelTaskRequestJson> =>
   run(r, VP.CancelTaskRequest, V1.CancelTaskRequest, "to-1.0", (x, log) => {
     reportUnknown(x, KP.cancelTask, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
-export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<pb.CancelTaskRequestJson> =>
-  run(r, V1.CancelTaskRequest, VP.CancelTaskRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.cancelTask, "", log);
-    dropTenant(x, "", log);
-    if (x.metadata && Object.keys(x.metadata).length)
-      log.add("L11", "/metadata", "the v0.3.0 proto CancelTaskRequest has no metadata; dropped");
-    return { name: taskName(x.id as string) };
-  });
+export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson, o?: TranslateOptions): Translated<pb.CancelTaskRequestJson> =>
+  run(
+    r,
+    V1.CancelTaskRequest,
+    VP.CancelTaskRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.cancelTask, "", log);
+      dropTenant(x, "", log);
+      if (x.metadata && Object.keys(x.metadata).length)
+        log.add("L11", "/metadata", "the v0.3.0 proto CancelTaskRequest has no metadata; dropped");
+      return { name: taskName(x.id as string) };
+    },
+    o,
+  );
 
 export const upgradeSubscribeToTaskRequest = (r: pb.TaskSubscriptionRequestJson): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(r, VP.TaskSubscriptionRequest, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
     reportUnknown(x, KP.subscribe, "", log);
     return { id: taskIdOf(x.name, "/name") };
   });
-export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<pb.TaskSubscriptionRequestJson> =>
-  run(r, V1.SubscribeToTaskRequest, VP.TaskSubscriptionRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.subscribe, "", log);
-    dropTenant(x, "", log);
-    return { name: taskName(x.id as string) };
-  });
+export const downgradeSubscribeToTaskRequest = (
+  r: v1_0.SubscribeToTaskRequestJson,
+  o?: TranslateOptions,
+): Translated<pb.TaskSubscriptionRequestJson> =>
+  run(
+    r,
+    V1.SubscribeToTaskRequest,
+    VP.TaskSubscriptionRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.subscribe, "", log);
+      dropTenant(x, "", log);
+      return { name: taskName(x.id as string) };
+    },
+    o,
+  );
 
 // ---- push-notification config operations -----------------------------------------------------------
 
@@ -418,8 +461,11 @@ function tpncDown(c: v1_0.TaskPushNotificationConfigJson, path: string, log: Los
 /** The config object itself (create result, get result). */
 export const upgradePushConfig = (c: pb.TaskPushNotificationConfigJson): Translated<v1_0.TaskPushNotificationConfigJson> =>
   run(c, VP.TaskPushNotificationConfig, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => tpncUp(x, "", log));
-export const downgradePushConfig = (c: v1_0.TaskPushNotificationConfigJson): Translated<pb.TaskPushNotificationConfigJson> =>
-  run(c, V1.TaskPushNotificationConfig, VP.TaskPushNotificationConfig, "to-0.3", (x, log) => tpncDown(x, "", log));
+export const downgradePushConfig = (
+  c: v1_0.TaskPushNotificationConfigJson,
+  o?: TranslateOptions,
+): Translated<pb.TaskPushNotificationConfigJson> =>
+  run(c, V1.TaskPushNotificationConfig, VP.TaskPushNotificationConfig, "to-0.3", (x, log) => tpncDown(x, "", log), o);
 export const upgradeCreatePushConfigResult = upgradePushConfig;
 export const downgradeCreatePushConfigResult = downgradePushConfig;
 export const upgradeGetPushConfigResult = upgradePushConfig;
@@ -439,12 +485,20 @@ export const upgradeCreatePushConfigParams = (
   });
 export const downgradeCreatePushConfigParams = (
   c: v1_0.TaskPushNotificationConfigJson,
+  o?: TranslateOptions,
 ): Translated<pb.CreateTaskPushNotificationConfigRequestJson> =>
-  run(c, V1.TaskPushNotificationConfig, VP.CreateTaskPushNotificationConfigRequest, "to-0.3", (x, log) => ({
-    parent: taskName(x.taskId ?? ""),
-    configId: x.id ?? "",
-    config: tpncDown(x, "", log),
-  }));
+  run(
+    c,
+    V1.TaskPushNotificationConfig,
+    VP.CreateTaskPushNotificationConfigRequest,
+    "to-0.3",
+    (x, log) => ({
+      parent: taskName(x.taskId ?? ""),
+      configId: x.id ?? "",
+      config: tpncDown(x, "", log),
+    }),
+    o,
+  );
 
 export const upgradeGetPushConfigParams = (
   r: pb.GetTaskPushNotificationConfigRequestJson,
@@ -455,12 +509,20 @@ export const upgradeGetPushConfigParams = (
   });
 export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
+  o?: TranslateOptions,
 ): Translated<pb.GetTaskPushNotificationConfigRequestJson> =>
-  run(r, V1.GetTaskPushNotificationConfigRequest, VP.GetTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.getPushConfig, "", log);
-    dropTenant(x, "", log);
-    return { name: configName(x.taskId as string, x.id as string) };
-  });
+  run(
+    r,
+    V1.GetTaskPushNotificationConfigRequest,
+    VP.GetTaskPushNotificationConfigRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.getPushConfig, "", log);
+      dropTenant(x, "", log);
+      return { name: configName(x.taskId as string, x.id as string) };
+    },
+    o,
+  );
 
 export const upgradeListPushConfigParams = (
   r: pb.ListTaskPushNotificationConfigRequestJson,
@@ -475,16 +537,24 @@ export const upgradeListPushConfigParams = (
   });
 export const downgradeListPushConfigParams = (
   r: v1_0.ListTaskPushNotificationConfigsRequestJson,
+  o?: TranslateOptions,
 ): Translated<pb.ListTaskPushNotificationConfigRequestJson> =>
-  run(r, V1.ListTaskPushNotificationConfigsRequest, VP.ListTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.listPushConfigs, "", log);
-    dropTenant(x, "", log);
-    return compact({
-      parent: taskName(x.taskId as string),
-      pageSize: x.pageSize === undefined ? undefined : Number(x.pageSize),
-      pageToken: x.pageToken,
-    });
-  });
+  run(
+    r,
+    V1.ListTaskPushNotificationConfigsRequest,
+    VP.ListTaskPushNotificationConfigRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.listPushConfigs, "", log);
+      dropTenant(x, "", log);
+      return compact({
+        parent: taskName(x.taskId as string),
+        pageSize: x.pageSize === undefined ? undefined : Number(x.pageSize),
+        pageToken: x.pageToken,
+      });
+    },
+    o,
+  );
 
 export const upgradeListPushConfigResult = (
   r: pb.ListTaskPushNotificationConfigResponseJson,
@@ -495,11 +565,19 @@ export const upgradeListPushConfigResult = (
   });
 export const downgradeListPushConfigResult = (
   r: v1_0.ListTaskPushNotificationConfigsResponseJson,
+  o?: TranslateOptions,
 ): Translated<pb.ListTaskPushNotificationConfigResponseJson> =>
-  run(r, V1.ListTaskPushNotificationConfigsResponse, VP.ListTaskPushNotificationConfigResponse, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
-    return compact({ configs: x.configs?.map((c, i) => tpncDown(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
-  });
+  run(
+    r,
+    V1.ListTaskPushNotificationConfigsResponse,
+    VP.ListTaskPushNotificationConfigResponse,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
+      return compact({ configs: x.configs?.map((c, i) => tpncDown(c, `/configs/${i}`, log)), nextPageToken: x.nextPageToken });
+    },
+    o,
+  );
 
 export const upgradeDeletePushConfigParams = (
   r: pb.DeleteTaskPushNotificationConfigRequestJson,
@@ -510,12 +588,20 @@ export const upgradeDeletePushConfigParams = (
   });
 export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
+  o?: TranslateOptions,
 ): Translated<pb.DeleteTaskPushNotificationConfigRequestJson> =>
-  run(r, V1.DeleteTaskPushNotificationConfigRequest, VP.DeleteTaskPushNotificationConfigRequest, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.deletePushConfig, "", log);
-    dropTenant(x, "", log);
-    return { name: configName(x.taskId as string, x.id as string) };
-  });
+  run(
+    r,
+    V1.DeleteTaskPushNotificationConfigRequest,
+    VP.DeleteTaskPushNotificationConfigRequest,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.deletePushConfig, "", log);
+      dropTenant(x, "", log);
+      return { name: configName(x.taskId as string, x.id as string) };
+    },
+    o,
+  );
 
 /** google.protobuf.Empty in both. */
 export function upgradeDeletePushConfigResult(r: Record<string, unknown>): Translated<Record<string, never>> {
@@ -536,5 +622,5 @@ export function downgradeDeletePushConfigResult(r: Record<string, unknown>): Tra
 export const upgradeAgentCard = (c: pb.AgentCardJson): Translated<v1_0.AgentCardJson> =>
   run(c, VP.AgentCard, V1.AgentCard, "to-1.0", cardUp);
 /** Shows only the 0.x interfaces (L2); throws InvalidParams when the card has none. */
-export const downgradeAgentCard = (c: v1_0.AgentCardJson): Translated<pb.AgentCardJson> =>
-  run(c, V1.AgentCard, VP.AgentCard, "to-0.3", cardDown);
+export const downgradeAgentCard = (c: v1_0.AgentCardJson, o?: TranslateOptions): Translated<pb.AgentCardJson> =>
+  run(c, V1.AgentCard, VP.AgentCard, "to-0.3", cardDown, o);

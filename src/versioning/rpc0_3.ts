@@ -52,6 +52,7 @@ import {
   untranslatable,
   validateInput,
   validateOutput,
+  type TranslateOptions,
 } from "./translate/common.js";
 import { RPC_FIELDS } from "./translate/fields.js";
 import { walkers } from "./translate/model.js";
@@ -65,7 +66,7 @@ type Struct = { [k: string]: unknown };
 export type StreamResult0_3 = v0_3.Task | v0_3.Message | v0_3.TaskStatusUpdateEvent | v0_3.TaskArtifactUpdateEvent;
 /** The 0.3 `message/send` result. */
 export type SendMessageResult0_3 = v0_3.Task | v0_3.Message;
-export interface DowngradeEventOptions {
+export interface DowngradeEventOptions extends TranslateOptions {
   /** The 0.3 `final` flag for a status update; the caller decides it (a2a-wire.md §5.4, L5/L13). */
   final: boolean;
 }
@@ -76,8 +77,9 @@ function run<I, O>(
   outV: ValidateFunction | null,
   direction: LossDirection,
   fn: (x: I, log: LossLog) => O,
+  opts?: TranslateOptions,
 ): Translated<O> {
-  return translate(input, inV, outV, direction, D03, fn);
+  return translate(input, inV, outV, direction, D03, fn, opts);
 }
 
 const K = RPC_FIELDS;
@@ -263,50 +265,57 @@ function arrayOf(item: ValidateFunction): ValidateFunction {
 // ---- exported: core objects ----------------------------------------------------------------------------
 
 export const upgradeTask = (t: v0_3.Task): Translated<v1_0.TaskJson> => run(t, V3.Task, V1.Task, "to-1.0", (x, log) => taskUp(x, "", log));
-export const downgradeTask = (t: v1_0.TaskJson): Translated<v0_3.Task> =>
-  run(t, V1.Task, V3.Task, "to-0.3", (x, log) => taskDown(x, "", log));
+export const downgradeTask = (t: v1_0.TaskJson, o?: TranslateOptions): Translated<v0_3.Task> =>
+  run(t, V1.Task, V3.Task, "to-0.3", (x, log) => taskDown(x, "", log), o);
 
 export const upgradeTaskStatus = (s: v0_3.TaskStatus): Translated<v1_0.TaskStatusJson> =>
   run(s, V3.TaskStatus, V1.TaskStatus, "to-1.0", (x, log) => statusUp(x, "", log));
-export const downgradeTaskStatus = (s: v1_0.TaskStatusJson): Translated<v0_3.TaskStatus> =>
-  run(s, V1.TaskStatus, V3.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log));
+export const downgradeTaskStatus = (s: v1_0.TaskStatusJson, o?: TranslateOptions): Translated<v0_3.TaskStatus> =>
+  run(s, V1.TaskStatus, V3.TaskStatus, "to-0.3", (x, log) => statusDown(x, "", log), o);
 
 export const upgradeMessage = (m: v0_3.Message): Translated<v1_0.MessageJson> =>
   run(m, V3.Message, V1.Message, "to-1.0", (x, log) => messageUp(x, "", log));
-export const downgradeMessage = (m: v1_0.MessageJson): Translated<v0_3.Message> =>
-  run(m, V1.Message, V3.Message, "to-0.3", (x, log) => messageDown(x, "", log));
+export const downgradeMessage = (m: v1_0.MessageJson, o?: TranslateOptions): Translated<v0_3.Message> =>
+  run(m, V1.Message, V3.Message, "to-0.3", (x, log) => messageDown(x, "", log), o);
 
 export const upgradePart = (p: v0_3.Part): Translated<v1_0.PartJson> => run(p, V3.Part, V1.Part, "to-1.0", (x, log) => partUp(x, "", log));
-export const downgradePart = (p: v1_0.PartJson): Translated<v0_3.Part> =>
-  run(p, V1.Part, V3.Part, "to-0.3", (x, log) => partDown(x, "", log));
+export const downgradePart = (p: v1_0.PartJson, o?: TranslateOptions): Translated<v0_3.Part> =>
+  run(p, V1.Part, V3.Part, "to-0.3", (x, log) => partDown(x, "", log), o);
 
 export const upgradeArtifact = (a: v0_3.Artifact): Translated<v1_0.ArtifactJson> =>
   run(a, V3.Artifact, V1.Artifact, "to-1.0", (x, log) => artifactUp(x, "", log));
-export const downgradeArtifact = (a: v1_0.ArtifactJson): Translated<v0_3.Artifact> =>
-  run(a, V1.Artifact, V3.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log));
+export const downgradeArtifact = (a: v1_0.ArtifactJson, o?: TranslateOptions): Translated<v0_3.Artifact> =>
+  run(a, V1.Artifact, V3.Artifact, "to-0.3", (x, log) => artifactDown(x, "", log), o);
 
 /** Drops `final` (reported as L21): the caller closes the 1.0 stream after a `final: true` event. */
 export const upgradeStatusUpdate = (e: v0_3.TaskStatusUpdateEvent): Translated<v1_0.TaskStatusUpdateEventJson> =>
   run(e, V3.TaskStatusUpdateEvent, V1.TaskStatusUpdateEvent, "to-1.0", (x, log) => statusUpdateUp(x, "", log));
 /** `final` is the caller's decision (a2a-wire.md §5.4): 1.0 has no such field. */
-export const downgradeStatusUpdate = (e: v1_0.TaskStatusUpdateEventJson, final: boolean): Translated<v0_3.TaskStatusUpdateEvent> =>
-  run(e, V1.TaskStatusUpdateEvent, V3.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log));
+export const downgradeStatusUpdate = (
+  e: v1_0.TaskStatusUpdateEventJson,
+  final: boolean,
+  o?: TranslateOptions,
+): Translated<v0_3.TaskStatusUpdateEvent> =>
+  run(e, V1.TaskStatusUpdateEvent, V3.TaskStatusUpdateEvent, "to-0.3", (x, log) => statusUpdateDown(x, final, "", log), o);
 
 export const upgradeArtifactUpdate = (e: v0_3.TaskArtifactUpdateEvent): Translated<v1_0.TaskArtifactUpdateEventJson> =>
   run(e, V3.TaskArtifactUpdateEvent, V1.TaskArtifactUpdateEvent, "to-1.0", (x, log) => artifactUpdateUp(x, "", log));
-export const downgradeArtifactUpdate = (e: v1_0.TaskArtifactUpdateEventJson): Translated<v0_3.TaskArtifactUpdateEvent> =>
-  run(e, V1.TaskArtifactUpdateEvent, V3.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log));
+export const downgradeArtifactUpdate = (
+  e: v1_0.TaskArtifactUpdateEventJson,
+  o?: TranslateOptions,
+): Translated<v0_3.TaskArtifactUpdateEvent> =>
+  run(e, V1.TaskArtifactUpdateEvent, V3.TaskArtifactUpdateEvent, "to-0.3", (x, log) => artifactUpdateDown(x, "", log), o);
 
 export const upgradeStreamResponse = (r: StreamResult0_3): Translated<v1_0.StreamResponseJson> =>
   run(r, streamResultValidator, V1.StreamResponse, "to-1.0", streamUp);
 /** `opts.final` is used only when the item is a status update. */
 export const downgradeStreamResponse = (r: v1_0.StreamResponseJson, opts: DowngradeEventOptions): Translated<StreamResult0_3> =>
-  run(r, V1.StreamResponse, streamResultValidator, "to-0.3", (x, log) => streamDown(x, opts.final, log));
+  run(r, V1.StreamResponse, streamResultValidator, "to-0.3", (x, log) => streamDown(x, opts.final, log), opts);
 
 export const upgradeSendMessageResponse = (r: SendMessageResult0_3): Translated<v1_0.SendMessageResponseJson> =>
   run(r, sendResultValidator, V1.SendMessageResponse, "to-1.0", W.sendResponseUp);
-export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson): Translated<SendMessageResult0_3> =>
-  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", W.sendResponseDown);
+export const downgradeSendMessageResponse = (r: v1_0.SendMessageResponseJson, o?: TranslateOptions): Translated<SendMessageResult0_3> =>
+  run(r, V1.SendMessageResponse, sendResultValidator, "to-0.3", W.sendResponseDown, o);
 
 // ---- push-notification config bodies --------------------------------------------------------------------
 
@@ -363,17 +372,24 @@ export const upgradeSendMessageRequest = (p: v0_3.MessageSendParams): Translated
       metadata: x.metadata as v1_0.SendMessageRequestJson["metadata"],
     });
   });
-export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson): Translated<v0_3.MessageSendParams> =>
-  run(r, V1.SendMessageRequest, V3.MessageSendParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.sendRequest, "", log);
-    dropTenant(x, "", log);
-    if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
-    return compact({
-      message: messageDown(x.message as v1_0.MessageJson, "/message", log),
-      configuration: configDown(x.configuration, log),
-      metadata: x.metadata,
-    });
-  });
+export const downgradeSendMessageRequest = (r: v1_0.SendMessageRequestJson, o?: TranslateOptions): Translated<v0_3.MessageSendParams> =>
+  run(
+    r,
+    V1.SendMessageRequest,
+    V3.MessageSendParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.sendRequest, "", log);
+      dropTenant(x, "", log);
+      if (x.metadata) scanPrecision(x.metadata, "/metadata", log);
+      return compact({
+        message: messageDown(x.message as v1_0.MessageJson, "/message", log),
+        configuration: configDown(x.configuration, log),
+        metadata: x.metadata,
+      });
+    },
+    o,
+  );
 
 // ---- task requests ---------------------------------------------------------------------------------
 
@@ -387,24 +403,38 @@ export const upgradeGetTaskRequest = (p: v0_3.TaskQueryParams): Translated<v1_0.
     dropMetadata(x, log, "tasks/get");
     return compact({ id: x.id, historyLength: x.historyLength });
   });
-export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson): Translated<v0_3.TaskQueryParams> =>
-  run(r, V1.GetTaskRequest, V3.TaskQueryParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.getTask, "", log);
-    dropTenant(x, "", log);
-    return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
-  });
+export const downgradeGetTaskRequest = (r: v1_0.GetTaskRequestJson, o?: TranslateOptions): Translated<v0_3.TaskQueryParams> =>
+  run(
+    r,
+    V1.GetTaskRequest,
+    V3.TaskQueryParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.getTask, "", log);
+      dropTenant(x, "", log);
+      return compact({ id: x.id as string, historyLength: x.historyLength === undefined ? undefined : Number(x.historyLength) });
+    },
+    o,
+  );
 
 export const upgradeCancelTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.CancelTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.CancelTaskRequest, "to-1.0", (x, log) => {
     reportUnknown(x, K.taskId, "", log);
     return compact({ id: x.id, metadata: x.metadata as v1_0.CancelTaskRequestJson["metadata"] });
   });
-export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson): Translated<v0_3.TaskIdParams> =>
-  run(r, V1.CancelTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.cancelTask, "", log);
-    dropTenant(x, "", log);
-    return compact({ id: x.id as string, metadata: x.metadata });
-  });
+export const downgradeCancelTaskRequest = (r: v1_0.CancelTaskRequestJson, o?: TranslateOptions): Translated<v0_3.TaskIdParams> =>
+  run(
+    r,
+    V1.CancelTaskRequest,
+    V3.TaskIdParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.cancelTask, "", log);
+      dropTenant(x, "", log);
+      return compact({ id: x.id as string, metadata: x.metadata });
+    },
+    o,
+  );
 
 export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<v1_0.SubscribeToTaskRequestJson> =>
   run(p, V3.TaskIdParams, V1.SubscribeToTaskRequest, "to-1.0", (x, log) => {
@@ -412,20 +442,30 @@ export const upgradeSubscribeToTaskRequest = (p: v0_3.TaskIdParams): Translated<
     dropMetadata(x, log, "tasks/resubscribe");
     return { id: x.id };
   });
-export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson): Translated<v0_3.TaskIdParams> =>
-  run(r, V1.SubscribeToTaskRequest, V3.TaskIdParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.subscribe, "", log);
-    dropTenant(x, "", log);
-    return { id: x.id as string };
-  });
+export const downgradeSubscribeToTaskRequest = (r: v1_0.SubscribeToTaskRequestJson, o?: TranslateOptions): Translated<v0_3.TaskIdParams> =>
+  run(
+    r,
+    V1.SubscribeToTaskRequest,
+    V3.TaskIdParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.subscribe, "", log);
+      dropTenant(x, "", log);
+      return { id: x.id as string };
+    },
+    o,
+  );
 
 // ---- push-notification config operations --------------------------------------------------------------
 
 /** The config object itself (create params, create result, get result). */
 export const upgradePushConfig = (c: v0_3.TaskPushNotificationConfig): Translated<v1_0.TaskPushNotificationConfigJson> =>
   run(c, V3.TaskPushNotificationConfig, V1.TaskPushNotificationConfig, "to-1.0", (x, log) => tpncUp(x, "", log));
-export const downgradePushConfig = (c: v1_0.TaskPushNotificationConfigJson): Translated<v0_3.TaskPushNotificationConfig> =>
-  run(c, V1.TaskPushNotificationConfig, V3.TaskPushNotificationConfig, "to-0.3", tpncDown);
+export const downgradePushConfig = (
+  c: v1_0.TaskPushNotificationConfigJson,
+  o?: TranslateOptions,
+): Translated<v0_3.TaskPushNotificationConfig> =>
+  run(c, V1.TaskPushNotificationConfig, V3.TaskPushNotificationConfig, "to-0.3", tpncDown, o);
 
 /** `tasks/pushNotificationConfig/set` params ⇄ CreateTaskPushNotificationConfig request. */
 export const upgradeCreatePushConfigParams = upgradePushConfig;
@@ -459,12 +499,20 @@ export const upgradeGetPushConfigParams = (
   });
 export const downgradeGetPushConfigParams = (
   r: v1_0.GetTaskPushNotificationConfigRequestJson,
+  o?: TranslateOptions,
 ): Translated<v0_3.GetTaskPushNotificationConfigParams> =>
-  run(r, V1.GetTaskPushNotificationConfigRequest, V3.GetTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.getPushConfig, "", log);
-    dropTenant(x, "", log);
-    return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
-  });
+  run(
+    r,
+    V1.GetTaskPushNotificationConfigRequest,
+    V3.GetTaskPushNotificationConfigParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.getPushConfig, "", log);
+      dropTenant(x, "", log);
+      return compact({ id: x.taskId as string, pushNotificationConfigId: str(x.id) });
+    },
+    o,
+  );
 
 export const upgradeListPushConfigParams = (
   p: v0_3.ListTaskPushNotificationConfigParams,
@@ -476,14 +524,22 @@ export const upgradeListPushConfigParams = (
   });
 export const downgradeListPushConfigParams = (
   r: v1_0.ListTaskPushNotificationConfigsRequestJson,
+  o?: TranslateOptions,
 ): Translated<v0_3.ListTaskPushNotificationConfigParams> =>
-  run(r, V1.ListTaskPushNotificationConfigsRequest, V3.ListTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.listPushConfigs, "", log);
-    dropTenant(x, "", log);
-    if (x.pageSize !== undefined || str(x.pageToken))
-      log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
-    return { id: x.taskId as string };
-  });
+  run(
+    r,
+    V1.ListTaskPushNotificationConfigsRequest,
+    V3.ListTaskPushNotificationConfigParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.listPushConfigs, "", log);
+      dropTenant(x, "", log);
+      if (x.pageSize !== undefined || str(x.pageToken))
+        log.add("L7", x.pageToken ? "/pageToken" : "/pageSize", "0.3 lists every config at once; paging ignored (return all)");
+      return { id: x.taskId as string };
+    },
+    o,
+  );
 
 const configListValidator = arrayOf(V3.TaskPushNotificationConfig);
 /** 0.3 list result is a bare array; 1.0 wraps it in `{configs}` (no further page: `nextPageToken` unset; L7). */
@@ -495,18 +551,26 @@ export const upgradeListPushConfigResult = (
   }));
 export const downgradeListPushConfigResult = (
   r: v1_0.ListTaskPushNotificationConfigsResponseJson,
+  o?: TranslateOptions,
 ): Translated<v0_3.TaskPushNotificationConfig[]> =>
-  run(r, V1.ListTaskPushNotificationConfigsResponse, configListValidator, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
-    if (str(x.nextPageToken))
-      log.add("L7", "/nextPageToken", "0.3 has no paging; further pages are not in this 0.3 result — fetch them all before downgrading");
-    return (x.configs ?? []).map((c, i) => {
-      const sub = new LossLog("to-0.3");
-      const v = tpncDown(c, sub);
-      for (const l of sub.losses) log.add(l.id, `/configs/${i}${l.path}`, l.detail);
-      return v;
-    });
-  });
+  run(
+    r,
+    V1.ListTaskPushNotificationConfigsResponse,
+    configListValidator,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.listPushConfigsResult, "", log);
+      if (str(x.nextPageToken))
+        log.add("L7", "/nextPageToken", "0.3 has no paging; further pages are not in this 0.3 result — fetch them all before downgrading");
+      return (x.configs ?? []).map((c, i) => {
+        const sub = new LossLog("to-0.3");
+        const v = tpncDown(c, sub);
+        for (const l of sub.losses) log.add(l.id, `/configs/${i}${l.path}`, l.detail);
+        return v;
+      });
+    },
+    o,
+  );
 
 export const upgradeDeletePushConfigParams = (
   p: v0_3.DeleteTaskPushNotificationConfigParams,
@@ -518,12 +582,20 @@ export const upgradeDeletePushConfigParams = (
   });
 export const downgradeDeletePushConfigParams = (
   r: v1_0.DeleteTaskPushNotificationConfigRequestJson,
+  o?: TranslateOptions,
 ): Translated<v0_3.DeleteTaskPushNotificationConfigParams> =>
-  run(r, V1.DeleteTaskPushNotificationConfigRequest, V3.DeleteTaskPushNotificationConfigParams, "to-0.3", (x, log) => {
-    reportUnknown(x, FIELDS.deletePushConfig, "", log);
-    dropTenant(x, "", log);
-    return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
-  });
+  run(
+    r,
+    V1.DeleteTaskPushNotificationConfigRequest,
+    V3.DeleteTaskPushNotificationConfigParams,
+    "to-0.3",
+    (x, log) => {
+      reportUnknown(x, FIELDS.deletePushConfig, "", log);
+      dropTenant(x, "", log);
+      return { id: x.taskId as string, pushNotificationConfigId: x.id ?? "" };
+    },
+    o,
+  );
 
 /** 0.3 delete result is `null`; 1.0 returns google.protobuf.Empty (`{}`). */
 export function upgradeDeletePushConfigResult(r: null): Translated<Record<string, never>> {
@@ -573,5 +645,5 @@ export function downgradePushPayload(r: v1_0.StreamResponseJson, snapshot?: v1_0
 
 export const upgradeAgentCard = (c: v0_3.AgentCard): Translated<v1_0.AgentCardJson> => run(c, V3.AgentCard, V1.AgentCard, "to-1.0", cardUp);
 /** Shows only the 0.x interfaces (L2); throws InvalidParams when the card has none. */
-export const downgradeAgentCard = (c: v1_0.AgentCardJson): Translated<v0_3.AgentCard> =>
-  run(c, V1.AgentCard, V3.AgentCard, "to-0.3", cardDown);
+export const downgradeAgentCard = (c: v1_0.AgentCardJson, o?: TranslateOptions): Translated<v0_3.AgentCard> =>
+  run(c, V1.AgentCard, V3.AgentCard, "to-0.3", cardDown, o);

@@ -4,15 +4,12 @@
 // property tests (test/properties, translate-properties), which call the translators directly.
 import { create } from "@bufbuild/protobuf";
 import type { ValidateFunction } from "ajv";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { check } from "../../src/runtime/validation.js";
 import { codecFor, type Binding } from "../../src/versioning/codec.js";
 import { A2AError } from "../../src/versioning/errors.js";
-import { setStrictValidation } from "../../src/versioning/translate/common.js";
-
-afterEach(() => setStrictValidation(false));
 
 const S = v1_0.TaskState;
 const task = create(v1_0.TaskSchema, {
@@ -35,12 +32,12 @@ const response = create(v1_0.SendMessageResponseSchema, { payload: { case: "task
 const rpcValidators = v0_3.validators as unknown as Record<string, ValidateFunction>;
 
 describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("0.3 %s codec: trusted downgrades", (binding) => {
-  const codec = codecFor("0.3", binding);
+  const codec = codecFor("0.3", binding, { strictValidation: false });
+  const strictCodec = codecFor("0.3", binding, { strictValidation: true });
 
   it("give the same value and losses as strict validation", () => {
     const fast = codec.encodeResponse("SendMessage", response);
-    setStrictValidation(true);
-    const strict = codec.encodeResponse("SendMessage", response);
+    const strict = strictCodec.encodeResponse("SendMessage", response);
     expect(fast.value).toEqual(strict.value);
     expect(fast.losses).toEqual(strict.losses);
     // Only the strict run validated its output, and says with what.
@@ -59,7 +56,6 @@ describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("0.3 %s codec: trusted down
     const bad = create(v1_0.SendMessageResponseSchema, {
       payload: { case: "message", value: { messageId: "m", role: v1_0.Role.AGENT, parts: [] } },
     });
-    setStrictValidation(true);
-    expect(() => codec.encodeResponse("SendMessage", bad)).toThrow(A2AError);
+    expect(() => strictCodec.encodeResponse("SendMessage", bad)).toThrow(A2AError);
   });
 });

@@ -105,6 +105,7 @@ const LAYERS: Record<string, Allowed[]> = {
     { to: "src/server/tasks.ts" },
     { to: "src/client/" },
     { to: "src/versioning/" },
+    { to: "src/runtime/" },
     { to: "generated/v1_0/" },
   ],
   "src/cli/": [{ to: "" }],

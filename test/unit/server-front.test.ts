@@ -85,7 +85,7 @@ async function frames(r: HttpReply | FrontStream): Promise<string[]> {
 describe("createFront over a custom A2AHandler", () => {
   it("answers a 1.0 JSON-RPC GetTask from the handler, with the call's context", async () => {
     const { handler, seen } = stubHandler();
-    const front = createFront({ agent: undefined as never, runtime: handler });
+    const front = createFront({ handler });
     const r = await front.handle(request({ body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: "t9" } }) }));
     expect(r.kind).toBe("reply");
     const body = JSON.parse((r as HttpReply).body) as { id: number; result: { id: string; status: { state: string } } };
@@ -96,7 +96,7 @@ describe("createFront over a custom A2AHandler", () => {
 
   it("answers the same handler in 0.3, and its errors in the 0.3 shape", async () => {
     const { handler, seen } = stubHandler();
-    const front = createFront({ agent: undefined as never, runtime: handler });
+    const front = createFront({ handler });
     const rpc = JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tasks/get", params: { id: "t2" } });
     const got = (await front.handle(request({ headers: { "content-type": "application/json" }, body: rpc }))) as HttpReply;
     expect(JSON.parse(got.body)).toMatchObject({ id: "a", result: { id: "t2", kind: "task", status: { state: "completed" } } });
@@ -108,7 +108,7 @@ describe("createFront over a custom A2AHandler", () => {
 
   it("streams the handler's events as SSE frames and ends the iterator when the stream ends", async () => {
     const { handler, returned } = stubHandler();
-    const front = createFront({ agent: undefined as never, runtime: handler, sseKeepAliveMs: 0 });
+    const front = createFront({ handler, sseKeepAliveMs: 0 });
     const body = JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } });
     const out = await frames(await front.handle(request({ url: "/message:stream", body })));
     expect(
@@ -119,7 +119,7 @@ describe("createFront over a custom A2AHandler", () => {
 
   it("a client that goes away ends a quiet stream: the signal returns the handler's iterator", async () => {
     const { handler, returned } = stubHandler();
-    const front = createFront({ agent: undefined as never, runtime: handler, sseKeepAliveMs: 0 });
+    const front = createFront({ handler, sseKeepAliveMs: 0 });
     const gone = new AbortController();
     const r = await front.handle(request({ method: "GET", url: "/tasks/t1:subscribe", signal: gone.signal, body: undefined }));
     const collected = frames(r);

@@ -81,6 +81,8 @@ describe("0.3 final flag from 1.0 states (§5.4)", () => {
     expect(endsStream(status(S.INPUT_REQUIRED))).toBe(true);
     expect(endsStream(status(S.AUTH_REQUIRED))).toBe(true);
     expect(endsStream(taskEvent(S.COMPLETED))).toBe(true);
+    // A follow-up's stream starts with the task still INPUT_REQUIRED; its answer comes after.
+    expect(endsStream(taskEvent(S.INPUT_REQUIRED))).toBe(false);
     expect(endsStream(messageEvent)).toBe(true);
   });
 });

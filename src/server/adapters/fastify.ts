@@ -5,12 +5,14 @@
 // content-type parser, error and not-found handlers do not leak into the application it is mounted in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
-import { createFront, type A2AServeOptions } from "../front.js";
+import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front.js";
 import { abortOnClose, guard, send } from "./node-http.js";
 
 export type A2APluginOptions = A2AServeOptions<FastifyRequest>;
+/** The plugin's options for serving an A2AHandler (the gateway's …) rather than an agent. */
+export type A2AHandlerPluginOptions = A2AHandlerServeOptions<FastifyRequest>;
 
-export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions): Promise<void> {
+export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A2AHandlerPluginOptions): Promise<void> {
   const front = createFront<FastifyRequest>({ ...opts, prefix: app.prefix, logger: app.log });
   // preClose: open streams must end before fastify waits for connections to drain.
   app.addHook("preClose", () => front.close());

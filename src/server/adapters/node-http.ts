@@ -6,7 +6,7 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { HttpReply } from "../../transport/server.js";
-import { createFront, type A2AServeOptions, type Front, type FrontStream } from "../front.js";
+import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type Front, type FrontStream } from "../front.js";
 import {
   a2aNodeServerOptions,
   a2aClientErrorHandler,
@@ -18,12 +18,16 @@ import {
 } from "../http-limits.js";
 import type { Logger } from "../runtime.js";
 
-export interface A2ARequestListenerOptions extends A2AServeOptions<IncomingMessage> {
+interface ListenerMount {
   /** Mount point of the A2A routes (default: the root); other paths get MethodNotFound. */
   prefix?: string;
   /** Where unexpected errors are logged (default: the console). */
   logger?: Logger;
 }
+
+export interface A2ARequestListenerOptions extends A2AServeOptions<IncomingMessage>, ListenerMount {}
+/** The listener's options for serving an A2AHandler rather than an agent. */
+export interface A2AHandlerListenerOptions extends A2AHandlerServeOptions<IncomingMessage>, ListenerMount {}
 
 export type A2ARequestListener = RequestListener & {
   /** Ends the runtime's tasks and open streams (the one it built; a given `runtime` is the caller's). */
@@ -31,7 +35,7 @@ export type A2ARequestListener = RequestListener & {
 };
 
 /** A node:http request listener serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON. */
-export function a2aRequestListener(options: A2ARequestListenerOptions): A2ARequestListener {
+export function a2aRequestListener(options: A2ARequestListenerOptions | A2AHandlerListenerOptions): A2ARequestListener {
   const front = createFront<IncomingMessage>(options);
   // serve() answers every failure itself; a throw from writing (a socket gone mid-write) ends the response.
   const listener: RequestListener = (req, res) => void serve(front, req, res).catch(() => res.destroy());
@@ -39,7 +43,7 @@ export function a2aRequestListener(options: A2ARequestListenerOptions): A2AReque
 }
 
 /** A node:http server with the A2A listener and the limits of http-limits.ts; `close()` also ends the runtime. */
-export function createA2AHttpServer(options: A2ARequestListenerOptions & HttpLimitOptions): http.Server {
+export function createA2AHttpServer(options: (A2ARequestListenerOptions | A2AHandlerListenerOptions) & HttpLimitOptions): http.Server {
   const listener = a2aRequestListener(options);
   const server = http.createServer(a2aNodeServerOptions(options), listener);
   server.on("clientError", a2aClientErrorHandler({ prefix: options.prefix, versions: options.versions }));

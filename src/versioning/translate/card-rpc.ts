@@ -45,8 +45,8 @@ function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): v0_3.OAu
 
 function flowsUp(f: v0_3.OAuthFlows, path: string, log: LossLog): v1_0.OAuthFlowsJson {
   const present = FLOW_PREFERENCE.filter((k) => f[k] !== undefined);
-  if (present.length === 0) return {};
   const [keep, ...dropped] = present;
+  if (keep === undefined) return {};
   if (dropped.length)
     log.add(
       "L16",

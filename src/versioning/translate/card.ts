@@ -14,7 +14,7 @@ function majorMinor(v: string, path: string): string {
 }
 
 /** Filters the 1.0 interfaces to those a 0.3 reader may call (L2) and reports tenants (L1). */
-export function legacyInterfaces(ifaces: v1_0.AgentInterfaceJson[], log: LossLog): v1_0.AgentInterfaceJson[] {
+export function legacyInterfaces(ifaces: v1_0.AgentInterfaceJson[], log: LossLog): [v1_0.AgentInterfaceJson, ...v1_0.AgentInterfaceJson[]] {
   const legacy: v1_0.AgentInterfaceJson[] = [];
   ifaces.forEach((i, idx) => {
     const v = i.protocolVersion ?? "";
@@ -28,13 +28,14 @@ export function legacyInterfaces(ifaces: v1_0.AgentInterfaceJson[], log: LossLog
         `interface for protocolVersion "${v}" (${i.protocolBinding} ${i.url}) is not shown to a 0.3 reader`,
       );
   });
-  if (legacy.length === 0)
+  const [first, ...rest] = legacy;
+  if (!first)
     throw untranslatable(
       "/supportedInterfaces",
       "no interface with a 0.x protocolVersion: the card offers nothing a 0.3 client can call",
       "L2",
     );
-  return legacy;
+  return [first, ...rest];
 }
 
 /** The 0.3 card `protocolVersion` for an interface version: "0.3" → "0.3.0"; "" → "0.3.0". */

@@ -37,41 +37,30 @@ export function validateOutput(validator: ValidateFunction, value: unknown, dial
 // the target's (`translate` below). The codec seam also translates values the toolkit made itself: the
 // 1.0 JSON its own ProtoJSON encoder wrote from a protobuf-es message, downgraded to 0.3 on the way out.
 // Validating those (input and output) finds only toolkit bugs, which the property and contract tests
-// look for, so the codec runs such downgrades inside `trusted()`, where that validation is skipped.
+// look for, so the codec runs such downgrades with `{validate: false}`, where that validation is skipped.
 // On the way in, a translator's output is validated against the 1.0 validator, and the codec's ProtoJSON
 // decode would validate the same value with the same validator again: the result's `validated`
 // member tells it so.
-// `setStrictValidation(true)` (or A2A_STRICT_VALIDATION=1 in the environment) validates everything always.
+// A codec made with `strictValidation` (codecFor's option; default: A2A_STRICT_VALIDATION=1 in the
+// environment) validates those too.
 
-let strict = typeof process !== "undefined" && process.env?.A2A_STRICT_VALIDATION === "1";
-let trustDepth = 0;
-
-/** Validate every translation's input and output, also inside `trusted()` (a debugging aid). */
-export function setStrictValidation(on: boolean): void {
-  strict = on;
+/** Options of one translation. */
+export interface TranslateOptions {
+  /**
+   * Validate the input and the output (default true). False only for 1.0 JSON the toolkit itself
+   * encoded from a protobuf-es message: validating it finds only toolkit bugs.
+   */
+  validate?: boolean;
 }
 
-export function strictValidation(): boolean {
-  return strict;
-}
-
-/**
- * Runs `f` with the validation of translation inputs and outputs skipped (unless strict): for
- * downgrades of 1.0 JSON the toolkit itself encoded from a protobuf-es message.
- */
-export function trusted<T>(f: () => T): T {
-  trustDepth++;
-  try {
-    return f();
-  } finally {
-    trustDepth--;
-  }
-}
+/** Whether the environment asks for strict validation (A2A_STRICT_VALIDATION=1), read once at start. */
+export const STRICT_VALIDATION_FROM_ENV = typeof process !== "undefined" && process.env?.A2A_STRICT_VALIDATION === "1";
 
 /**
  * One translation: validates `input` (source dialect), runs `fn` with a fresh loss log, validates the
  * output (target dialect; `null`: the caller does) and returns `{value, losses}`. `dialect0_3` names
- * the 0.3 dialect in messages about outputs it cannot express.
+ * the 0.3 dialect in messages about outputs it cannot express. `opts.validate: false` skips both
+ * validations.
  */
 export function translate<I, O>(
   input: I,
@@ -80,8 +69,9 @@ export function translate<I, O>(
   direction: LossDirection,
   dialect0_3: string,
   fn: (x: I, log: LossLog) => O,
+  opts?: TranslateOptions,
 ): Translated<O> {
-  const validating = strict || trustDepth === 0;
+  const validating = opts?.validate !== false;
   if (validating) validateInput(inV, input);
   const log = new LossLog(direction);
   const value = fn(input, log);
@@ -143,8 +133,9 @@ export function translateArtifact<P, Q>(
 /** The one member of a oneof-like object that is set; InvalidParams when none or several are. */
 export function oneMember<M extends string>(o: object, members: readonly M[], path: string, what: string): M {
   const set = members.filter((m) => (o as JsonObject)[m] !== undefined);
-  if (set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
-  return set[0];
+  const [only] = set;
+  if (only === undefined || set.length !== 1) throw untranslatable(path, `a ${what} must set exactly one of ${members.join(", ")}`);
+  return only;
 }
 
 export function escapePointer(key: string): string {
