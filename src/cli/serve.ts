@@ -13,6 +13,7 @@ import {
 } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
+import { isPostgresUrl } from "../server/pg-store.js";
 
 export interface ServeOptions extends HttpLimitFlags {
   port: number;
@@ -44,6 +45,8 @@ export interface ServeOptions extends HttpLimitFlags {
   fault?: string[];
   /** Bytes of tasks the store keeps (memory: evicts beyond it; sqlite: retention deletes beyond it). */
   maxStoreBytes?: number;
+  /** With a postgres:// store: how long a turn's lease lasts unless renewed (ms). */
+  lease?: number;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
@@ -132,9 +135,16 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
     stores = { store, pushConfigs: store.pushConfigs };
     storeLine = `tasks and push configs are kept in ${resolve(file)} (--store memory to keep nothing)`;
+  } else if (isPostgresUrl(opts.store)) {
+    // Several replicas on one database act as one agent (cluster.ts): no recovery on start, an
+    // expired lease is how a dead replica's tasks are found.
+    const { startPgStores } = await import("../server/cluster.js");
+    const pg = await startPgStores(opts.store, { maxStoreBytes: opts.maxStoreBytes, leaseMs: opts.lease });
+    stores = pg.stores;
+    storeLine = pg.line;
   } else if (opts.store === "memory") {
     if (opts.maxStoreBytes) stores = { store: new MemoryTaskStore({ maxBytes: opts.maxStoreBytes }) };
-  } else throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  } else throw new Error(`unknown store "${opts.store}": use memory, sqlite:<file> or postgres://user@host:port/db`);
   const { bearerAuth, apiKeyAuth } = await import("../security/auth.js");
   const tokens = credentialTable(opts.token);
   const keys = credentialTable(opts.apiKey);
@@ -193,7 +203,16 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
-    .option("--store <store>", "task store: sqlite:<file> (kept across restarts), or memory", DEFAULT_STORE)
+    .option(
+      "--store <store>",
+      "task store: sqlite:<file> (kept across restarts), postgres://user@host:port/db (several replicas act as one), or memory",
+      DEFAULT_STORE,
+    )
+    .option(
+      "--lease <ms>",
+      "postgres store: a turn's lease; a replica silent this long is taken for dead (default 10000)",
+      parsePositiveInt("milliseconds"),
+    )
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")

@@ -56,6 +56,7 @@ type RuntimeServeOptions = Pick<
   | "maxHistoryBytes"
   | "maxArtifactBytes"
   | "maxListBytes"
+  | "coordinator"
 >;
 
 /** What the server serves and how; `Req` is the framework's request, handed to `authenticate`. */

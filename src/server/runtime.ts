@@ -44,8 +44,9 @@ import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-stor
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
+import type { TurnCoordinator } from "./coordinator.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { followUpProblem, once, ownerOf, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 
 const S = v1_0.TaskState;
 
@@ -94,6 +95,8 @@ export interface RuntimeOptions {
   maxArtifactBytes?: number;
   /** Estimated bytes of the tasks of one ListTasks page (default 4 MiB): then the page ends early. */
   maxListBytes?: number;
+  /** Several replicas on one store acting as one agent (coordinator.ts; cluster.ts). Default: one process. */
+  coordinator?: TurnCoordinator;
 }
 
 const MiB = 1024 * 1024;
@@ -140,6 +143,7 @@ export class TaskRuntime implements A2AHandler {
   private readonly maxParts: number;
   private readonly maxPushConfigs: number;
   private readonly maxArtifactBytes: number;
+  private readonly coordinator: TurnCoordinator | undefined;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
@@ -161,6 +165,8 @@ export class TaskRuntime implements A2AHandler {
     this.pushConfigs = opts.pushConfigs ?? new MemoryPushConfigStore();
     this.pushOptions = opts.push ?? {};
     this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
+    this.coordinator = opts.coordinator;
+    this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
   }
 
   get streaming(): boolean {
@@ -220,6 +226,7 @@ export class TaskRuntime implements A2AHandler {
     let contextId: string;
     if (incoming.taskId) {
       existing = await this.book.continueWith(ownerOf(call), incoming);
+      if (this.coordinator) await this.claimFollowUp(existing, incoming);
       taskId = existing.task.id;
       contextId = existing.task.contextId;
     } else {
@@ -299,6 +306,7 @@ export class TaskRuntime implements A2AHandler {
     }
     live.abort = abort;
     live.context = ctx;
+    if (this.coordinator) await this.beginReplicatedTurn(live, !existing);
     this.book.openTurn(live);
     const endTurn = live.endTurn!;
 
@@ -428,6 +436,33 @@ export class TaskRuntime implements A2AHandler {
     );
   }
 
+  /**
+   * A follow-up with a coordinator: the turn's lease, else the task is busy on another replica;
+   * then the task as last recorded (another replica may have run turns since it was read).
+   */
+  private async claimFollowUp(existing: LiveTask, incoming: v1_0.Message): Promise<void> {
+    const id = existing.task.id;
+    let problem: A2AError | undefined;
+    if (!(await this.coordinator!.claim(existing.owner, id))) problem = followUpProblem({ task: existing.task, busy: true }, incoming);
+    else {
+      const stored = await this.store.get(existing.owner, id);
+      if (stored) existing.task = clone(v1_0.TaskSchema, stored);
+      problem = followUpProblem({ task: existing.task, busy: false }, incoming);
+    }
+    if (problem) {
+      this.release(existing, false);
+      throw problem;
+    }
+  }
+
+  /** With a coordinator: lease (new task), recorded, and its first event readable by every replica before anyone is answered. */
+  private async beginReplicatedTurn(live: LiveTask, isNew: boolean): Promise<void> {
+    const c = this.coordinator!;
+    if (isNew && !(await c.claim(live.owner, live.task.id))) throw new Error(`task id ${live.task.id} is taken`);
+    await this.store.put(live.owner, live.task);
+    await c.beginTurn(live.task);
+  }
+
   /** Sets a non-final status, publishes it and records it. */
   private async transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
     if (isTerminal(live.task.status?.state)) return;
@@ -475,10 +510,12 @@ export class TaskRuntime implements A2AHandler {
    * them listens: most blocking sends have neither.
    */
   private emit(live: LiveTask, event: () => v1_0.StreamResponse): void {
-    const push = this.pushTasks.has(live.task.id);
-    if (live.channel.size === 0 && !push) return;
+    // With replicas every event is recorded for them, and webhooks may have been set on any replica.
+    const push = this.pushTasks.has(live.task.id) || (this.coordinator !== undefined && this.pushNotifications);
+    if (live.channel.size === 0 && !push && !this.coordinator) return;
     const e = event();
     live.channel.publish(e);
+    this.coordinator?.publish(live.task.id, e);
     if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, live.task);
   }
 
@@ -505,6 +542,7 @@ export class TaskRuntime implements A2AHandler {
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
   private release(live: LiveTask, turnEnded: boolean): void {
     live.abort = undefined;
+    this.coordinator?.release(live.task.id);
     this.book.release(live, turnEnded);
   }
 
@@ -521,6 +559,8 @@ export class TaskRuntime implements A2AHandler {
   // ---------------------------------------------------------------- CancelTask / SubscribeToTask
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const elsewhere = !this.book.has(req.id) && (await this.coordinator?.cancelElsewhere(ownerOf(call), req.id, call));
+    if (elsewhere) return view(elsewhere, undefined);
     const live = await this.book.toCancel(ownerOf(call), req.id);
     const abort = live.abort;
     const ctx = live.context;
@@ -550,6 +590,11 @@ export class TaskRuntime implements A2AHandler {
 
   async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     if (!this.streaming) throw new A2AError("UnsupportedOperationError", "This agent does not support streaming");
+    if (this.coordinator && !this.book.has(req.id)) {
+      // Not running here: the task's stream as the replica running it (if any) records it.
+      const stored = await this.store.get(ownerOf(call), req.id);
+      if (stored && !isTerminal(stored.status?.state)) return this.coordinator.subscribe(stored);
+    }
     return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
@@ -665,6 +710,7 @@ export class TaskRuntime implements A2AHandler {
     for (const l of this.book.entries()) l.abort?.abort(new Error("server shutting down"));
     this.book.closeStreams();
     await this.pushDelivery.close();
+    await this.coordinator?.close();
     await this.store.close?.();
   }
 }

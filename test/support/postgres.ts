@@ -84,3 +84,45 @@ export async function startPostgres(): Promise<Postgres> {
     },
   };
 }
+
+// ---------------------------------------------------------------- stores for the contract suites
+
+let shared: Promise<Postgres> | undefined;
+let dbNo = 0;
+
+/**
+ * One cluster per test file, started on first use and stopped when the file's tests are done
+ * (call from afterAll). Undefined when the binaries are absent (the callers leave PostgreSQL out).
+ */
+export function sharedPostgres(): Promise<Postgres> {
+  return (shared ??= startPostgres());
+}
+
+export async function stopSharedPostgres(): Promise<void> {
+  const p = shared;
+  shared = undefined;
+  if (p) await (await p).stop();
+}
+
+/** A fresh database on the shared cluster. */
+export async function freshDatabase(): Promise<string> {
+  return (await sharedPostgres()).createDatabase(`t${process.pid}_${++dbNo}`);
+}
+
+/**
+ * An object of type T whose methods wait for `target` first: lets a synchronous store maker of a
+ * contract suite hand out a store that needs `await PgTaskStore.open()`.
+ */
+export function deferred<T extends object>(target: Promise<T>): T {
+  target.catch(() => undefined); // reported by the first call
+  return new Proxy({} as T, {
+    get(_t, name) {
+      if (name === "then") return undefined;
+      return async (...args: unknown[]) => {
+        const t = await target;
+        const v = (t as Record<string | symbol, unknown>)[name];
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).apply(t, args) : v;
+      };
+    },
+  });
+}

@@ -12,6 +12,8 @@ import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Mig
 import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
 import { encode } from "../../src/runtime/protojson.js";
 import { MemoryTaskStore, type ListCursor, type TaskQuery, type TaskStore } from "../../src/server/store.js";
+import { PgTaskStore } from "../../src/server/pg-store.js";
+import { deferred, freshDatabase, postgresBinaries, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
 const dir = mkdtempSync(join(tmpdir(), "a2a-sqlite-store-"));
@@ -69,7 +71,10 @@ const stores: [string, () => TaskStore][] = [
   ["SqliteTaskStore (file)", () => new SqliteTaskStore(freshFile())],
   ["SqliteTaskStore (:memory:)", () => new SqliteTaskStore(":memory:")],
   ["SqliteTaskStore (groupCommit)", () => new SqliteTaskStore(freshFile(), { groupCommit: true })],
+  // PostgreSQL (a throwaway cluster) when its binaries are installed; .ci/run installs them.
+  ...(postgresBinaries() ? [["PgTaskStore", () => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as const] : []),
 ];
+afterAll(stopSharedPostgres);
 
 describe.each(stores)("TaskStore contract: %s", (_name, make) => {
   let store: TaskStore;

@@ -11,6 +11,8 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "../../src/server/store.js";
 import { OBJECT_BYTES, taskBytes } from "../../src/server/task-size.js";
+import { PgTaskStore } from "../../src/server/pg-store.js";
+import { deferred, freshDatabase, postgresBinaries, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
 const dir = mkdtempSync(join(tmpdir(), "a2a-store-bytes-"));
@@ -73,7 +75,9 @@ describe("MemoryTaskStore byte budget", () => {
 const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore", () => new SqliteTaskStore(freshFile())],
+  ...(postgresBinaries() ? [["PgTaskStore", () => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as const] : []),
 ];
+afterAll(stopSharedPostgres);
 
 describe.each(stores)("ListTasks pages by bytes: %s", (_name, make) => {
   let store: TaskStore;
