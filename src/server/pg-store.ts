@@ -14,9 +14,8 @@
 //
 // Retention (`retention`, the options of sqlite-retention.ts): beyond maxTasks or maxBytes, or older
 // than maxAgeMs, finished and interrupted tasks go, oldest status first, with their push configs
-// and events, in batches off the request path; SUBMITTED and WORKING tasks stay. One difference from
-// SQLite: a task goes when the tasks at least as new as it exceed a limit (running ones counted),
-// which is the same set unless running tasks are older than finished ones.
+// and events, in batches off the request path, until the totals are within the limits (as for
+// SQLite); SUBMITTED and WORKING tasks stay.
 //
 // Schema: pg-migrations.ts, applied by PgTaskStore.open (and `a2a-toolkit migrate`).
 import pg from "pg";
@@ -267,13 +266,17 @@ export class PgTaskStore implements TaskStore {
     let deleted = 0;
     for (;;) {
       const r = await this.pool.query(
-        `WITH ranked AS (
-           SELECT id, owner, state, status_ms, row_number() OVER w AS n, sum(size) OVER w AS bytes
-           FROM a2a_tasks WINDOW w AS (ORDER BY status_ms DESC, id DESC)
+        // The oldest finished or interrupted tasks while the totals (running tasks counted) are over
+        // a limit: the k-th oldest goes if k <= tasks over, or the bytes of those before it are
+        // still short of the bytes over; and any older than the age limit.
+        `WITH totals AS (SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM a2a_tasks),
+         ranked AS (
+           SELECT id, owner, status_ms, row_number() OVER w AS k, sum(size) OVER w - size AS before
+           FROM a2a_tasks WHERE state NOT IN ($1, $2) WINDOW w AS (ORDER BY status_ms, id)
          ), doomed AS (
-           SELECT id, owner FROM ranked
-           WHERE state NOT IN ($1, $2) AND n > 1 AND (n > $3 OR bytes > $4 OR status_ms < $5)
-           ORDER BY status_ms LIMIT ${BATCH}
+           SELECT r.id, r.owner FROM ranked r, totals t
+           WHERE r.k <= t.n - $3 OR r.before < t.bytes - $4 OR r.status_ms < $5
+           ORDER BY r.status_ms LIMIT ${BATCH}
          ), p AS (DELETE FROM a2a_push_configs c USING doomed d WHERE c.owner = d.owner AND c.task_id = d.id),
          e AS (DELETE FROM a2a_task_events v USING doomed d WHERE v.task_id = d.id)
          DELETE FROM a2a_tasks t USING doomed d WHERE t.id = d.id`,
