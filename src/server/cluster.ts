@@ -4,15 +4,17 @@
 //
 // - Ownership: a turn runs on the replica holding its lease, a row of a2a_turn_leases (task, owner,
 //   replica, expiry). claim() inserts it (ON CONFLICT DO NOTHING: a turn already running elsewhere
-//   refuses the follow-up as the single-process runtime refuses one on a busy task); the holder
-//   renews every lease it holds every leaseMs / 3 and deletes it after the turn's last write.
+//   refuses the follow-up as the single-process runtime refuses one on a busy task, after waiting
+//   up to CLAIM_WAIT_MS for a release: a caller that saw the turn's last event may send its
+//   follow-up before the last write commits); the holder renews every lease it holds every
+//   leaseMs / 3 and deletes it after the turn's last write (NOTIFY a2a_lease_released).
 // - Events: every event of a turn is a row of a2a_task_events (id order = event order, one writer
 //   per task: the lease holder); the turn's first row is the Task as the turn began. Rows are
 //   inserted in batches (one statement: the insert and `pg_notify('a2a_events', task id)` commit
 //   together; NOTIFY carries ids only, far below PostgreSQL's 8,000-byte payload limit). A
-//   subscriber on another replica gets that Task, then the turn's events from the table, then each
-//   new one as its notification arrives: the stream a subscriber on the running replica gets, in
-//   order. A task between turns (INPUT_REQUIRED …) starts with the stored Task and waits for the
+//   subscriber on another replica gets the current Task (that Task with the turn's events so far
+//   folded in, as the running runtime's copy), then each new event as its notification arrives:
+//   the stream a subscriber on the running replica gets, in order. A task between turns (INPUT_REQUIRED …) starts with the stored Task and waits for the
 //   next turn, as in one process. When a turn ends, the rows of earlier turns are deleted.
 // - Cancel: CancelTask for a task whose lease another live replica holds is sent there
 //   (`pg_notify('a2a_cancel', …)`: the request's ids and call context); that replica cancels as one
@@ -53,8 +55,10 @@ export interface PgCoordinatorOptions {
 
 interface Follow {
   channel: Channel<v1_0.StreamResponse>;
-  /** The current turn's events, its Task first. */
-  events: v1_0.StreamResponse[];
+  /** The task as the turn's events so far make it (its first event, the Task, folded with the rest). */
+  current: v1_0.Task | undefined;
+  /** The last event read. */
+  last: v1_0.StreamResponse | undefined;
   lastId: string;
   sync: Promise<void>;
   again: boolean;
@@ -68,6 +72,9 @@ interface CancelAsk {
   call: CallContext;
 }
 
+/** How long a claim waits for a turn ending elsewhere to give its lease up. */
+const CLAIM_WAIT_MS = 1000;
+
 const encodeEvent = (e: v1_0.StreamResponse) => JSON.stringify(encode(v1_0.StreamResponseSchema, e, { alwaysEmit: v1_0.alwaysEmit }));
 const decodeEvent = (body: string) => decode(v1_0.StreamResponseSchema, JSON.parse(body));
 
@@ -78,6 +85,7 @@ export class PgCoordinator implements TurnCoordinator {
   private listener: pg.Client | undefined;
   private local: LocalTurns | undefined;
   private readonly held = new Set<string>();
+  private readonly releases = new Map<string, Set<(released: boolean) => void>>();
   private queue: { taskId: string; kind: string; body: string }[] = [];
   private flushing: Promise<void> | undefined;
   private readonly follows = new Map<string, Follow>();
@@ -121,7 +129,7 @@ export class PgCoordinator implements TurnCoordinator {
       if (!this.closed) setTimeout(() => void this.listen().catch((err) => this.onError(err, "reconnecting")), 500).unref();
     });
     await client.connect();
-    await client.query("LISTEN a2a_events; LISTEN a2a_cancel; LISTEN a2a_cancel_done");
+    await client.query("LISTEN a2a_events; LISTEN a2a_cancel; LISTEN a2a_cancel_done; LISTEN a2a_lease_released");
     this.listener = client;
     // Notifications missed while disconnected: catch every followed task up.
     for (const [id, f] of this.follows) this.syncFollow(id, f);
@@ -134,14 +142,37 @@ export class PgCoordinator implements TurnCoordinator {
   // ---------------------------------------------------------------- leases
 
   async claim(owner: string, taskId: string): Promise<boolean> {
-    const r = await this.pool.query(
-      `INSERT INTO a2a_turn_leases (task_id, owner, replica, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-       ON CONFLICT (task_id) DO NOTHING`,
-      [taskId, owner, this.replica, this.leaseMs],
-    );
-    if (!r.rowCount) return false;
+    const insert = () =>
+      this.pool.query(
+        `INSERT INTO a2a_turn_leases (task_id, owner, replica, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+         ON CONFLICT (task_id) DO NOTHING`,
+        [taskId, owner, this.replica, this.leaseMs],
+      );
+    // A turn that just ended elsewhere (its caller saw the final event) still holds the lease until
+    // its last write commits: wait for the release a little before calling the task busy.
+    if (!(await insert()).rowCount && !((await this.releasedWithin(taskId, CLAIM_WAIT_MS)) && (await insert()).rowCount)) return false;
     this.held.add(taskId);
     return true;
+  }
+
+  /** True once the task's lease is released (a2a_lease_released), false after `ms`. */
+  private async releasedWithin(taskId: string, ms: number): Promise<boolean> {
+    const released = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), ms);
+      const waiters = this.releases.get(taskId) ?? new Set();
+      const done = (v: boolean) => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (!waiters.size) this.releases.delete(taskId);
+        resolve(v);
+      };
+      waiters.add(done);
+      this.releases.set(taskId, waiters);
+    });
+    // Released before the waiter was in place?
+    const still = await this.pool.query("SELECT 1 FROM a2a_turn_leases WHERE task_id = $1", [taskId]);
+    if (!still.rowCount) this.releases.get(taskId)?.forEach((f) => f(true));
+    return released;
   }
 
   release(taskId: string): void {
@@ -151,7 +182,8 @@ export class PgCoordinator implements TurnCoordinator {
       this.pool.query(
         `WITH e AS (DELETE FROM a2a_task_events WHERE task_id = $1
                     AND id < (SELECT max(id) FROM a2a_task_events WHERE task_id = $1 AND kind = 'task'))
-         DELETE FROM a2a_turn_leases WHERE task_id = $1 AND replica = $2`,
+         , d AS (DELETE FROM a2a_turn_leases WHERE task_id = $1 AND replica = $2 RETURNING task_id)
+         SELECT pg_notify('a2a_lease_released', task_id) FROM d`,
         [taskId, this.replica],
       ),
     );
@@ -243,7 +275,8 @@ export class PgCoordinator implements TurnCoordinator {
         channel: new Channel<v1_0.StreamResponse>(this.opts.maxBufferedEvents ?? 100_000, () => {
           if (this.follows.get(task.id) === follow && follow.channel.size === 0) this.follows.delete(task.id);
         }),
-        events: [],
+        current: undefined,
+        last: undefined,
         lastId: "0",
         sync: Promise.resolve(),
         again: false,
@@ -253,12 +286,12 @@ export class PgCoordinator implements TurnCoordinator {
       this.syncFollow(task.id, f);
     }
     await f.sync;
-    const last = f.events[f.events.length - 1];
+    // The current Task, as a subscriber on the running replica begins, then the turn's next events.
+    // A turn that has just ended terminal (the store not caught up yet): that Task and the final
+    // status, which ends the stream. Between turns (or no events kept): the Task as stored.
+    const last = f.last;
     const lastState = last?.payload.case === "statusUpdate" ? last.payload.value.status?.state : undefined;
-    // A turn running (or just ended terminal, the store not yet caught up): its Task and events.
-    // Between turns (or no events kept): the stored Task, then the next turn's events.
-    const replay = last !== undefined && (!endsStream(last) || isTerminal(lastState));
-    const first = replay ? f.events : [taskEvent(task)];
+    const first = f.current && last && isTerminal(lastState) ? [taskEvent(f.current), last] : [taskEvent(f.current ?? task)];
     return f.channel.subscribe(first, endsStream);
   }
 
@@ -279,10 +312,12 @@ export class PgCoordinator implements TurnCoordinator {
         for (const row of r.rows) {
           f.lastId = row.id;
           const e = decodeEvent(row.body);
-          if (row.kind === "task") f.events = [e];
+          f.last = e;
+          if (e.payload.case === "task")
+            f.current = e.payload.value; // not an event of a stream already open
           else {
-            f.events.push(e);
-            f.channel.publish(e); // a new turn's Task is not an event of a stream already open
+            if (f.current) fold(f.current, e);
+            f.channel.publish(e);
           }
         }
       } catch (e) {
@@ -321,6 +356,10 @@ export class PgCoordinator implements TurnCoordinator {
   }
 
   private notified(channel: string, payload: string): void {
+    if (channel === "a2a_lease_released") {
+      this.releases.get(payload)?.forEach((f) => f(true));
+      return;
+    }
     if (channel === "a2a_events") {
       const f = this.follows.get(payload);
       if (f) this.syncFollow(payload, f);
@@ -358,6 +397,23 @@ export class PgCoordinator implements TurnCoordinator {
     for (const t of this.timers) clearInterval(t);
     for (const f of this.follows.values()) f.channel.close();
     await this.listener?.end().catch(() => undefined);
+  }
+}
+
+/** Applies a stream event to the task, as the running replica's runtime did to its own copy. */
+function fold(task: v1_0.Task, e: v1_0.StreamResponse): void {
+  if (e.payload.case === "statusUpdate") {
+    const status = e.payload.value.status;
+    if (!status) return;
+    task.status = status;
+    if (status.message) task.history.push(status.message);
+  } else if (e.payload.case === "artifactUpdate") {
+    const { artifact, append } = e.payload.value;
+    if (!artifact) return;
+    const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+    if (i >= 0 && append) task.artifacts[i] = { ...task.artifacts[i]!, parts: [...task.artifacts[i]!.parts, ...artifact.parts] };
+    else if (i >= 0) task.artifacts[i] = artifact;
+    else task.artifacts.push(artifact);
   }
 }
 

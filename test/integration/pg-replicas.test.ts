@@ -75,26 +75,38 @@ describe.skipIf(!postgresBinaries())(`two serve replicas on one PostgreSQL${post
 
   it("a returnImmediately send to A, subscriptions on B (1.0 SubscribeToTask, 0.3 tasks/resubscribe): every event in order, then the terminal status", async () => {
     const id = await startTask(a.url, "paced 6 150");
-    const [v1, v03] = await Promise.all([streamOf(b.url, "SubscribeToTask", { id }), streamOf(b.url, "tasks/resubscribe", { id }, "0.3")]);
-    // 1.0: the Task first, then the steps and parts in the order the agent made them, COMPLETED last.
-    expect(v1[0]!.task.id).toBe(id);
-    const updates = v1
-      .slice(1)
-      .map((e) =>
-        e.statusUpdate
-          ? `status ${e.statusUpdate.status.state} ${e.statusUpdate.status.message?.parts?.[0]?.text ?? ""}`.trim()
-          : `part ${e.artifactUpdate.artifact.parts[0].text}`,
-      );
-    const steps = updates.filter((u) => u.includes("step") || u.startsWith("part"));
-    const expected = Array.from({ length: 6 }, (_, i) => [`status TASK_STATE_WORKING step ${i + 1}/6`, `part part ${i + 1}/6`]).flat();
-    // A subscriber that joined after the first steps gets them too (the turn is replayed from its Task).
-    expect(steps).toEqual(expected);
-    expect(updates.at(-1)).toBe("status TASK_STATE_COMPLETED");
+    const [v1, v03, onA] = await Promise.all([
+      streamOf(b.url, "SubscribeToTask", { id }),
+      streamOf(b.url, "tasks/resubscribe", { id }, "0.3"),
+      // Joining mid-turn, on the running replica and on the other one at once.
+      new Promise((r) => setTimeout(r, 400)).then(() =>
+        Promise.all([streamOf(a.url, "SubscribeToTask", { id }), streamOf(b.url, "SubscribeToTask", { id })]),
+      ),
+    ]);
+    const parts = (stream: Json[]) => [
+      ...(stream[0]!.task.artifacts ?? []).flatMap((x: Json) => x.parts.map((p: Json) => p.text)),
+      ...stream.slice(1).flatMap((e) => (e.artifactUpdate ? e.artifactUpdate.artifact.parts.map((p: Json) => p.text) : [])),
+    ];
+    const all = Array.from({ length: 6 }, (_, i) => `part ${i + 1}/6`);
+    // 1.0: the current Task first (what came before folded in), then every later step and part in
+    // the order the agent made them, COMPLETED last.
+    for (const s of [v1, ...onA]) {
+      expect(s[0]!.task.id).toBe(id);
+      expect(parts(s)).toEqual(all);
+      expect(s.at(-1)!.statusUpdate.status.state).toBe("TASK_STATE_COMPLETED");
+      const steps = s.slice(1).flatMap((e) => (e.statusUpdate?.status.message ? [e.statusUpdate.status.message.parts[0].text] : []));
+      expect(steps).toEqual(Array.from({ length: 6 }, (_, i) => `step ${i + 1}/6`).slice(6 - steps.length));
+    }
+    expect(onA[0]!.length).toBeLessThan(v1.length); // they did join mid-turn
+    // Subscribers that joined at once on A and on B begin with the same Task and get the same events.
+    const strip = (s: Json[]) => JSON.stringify(s.map((e) => (e.task ? { ...e.task, status: e.task.status.state } : e)));
+    expect(strip(onA[1]!)).toBe(strip(onA[0]!));
     // 0.3: the same events in 0.3 shapes, `final` on the last only.
     expect(v03[0]!.kind).toBe("task");
-    expect(v03.filter((e) => e.kind === "artifact-update").map((e) => e.artifact.parts[0].text)).toEqual(
-      Array.from({ length: 6 }, (_, i) => `part ${i + 1}/6`),
-    );
+    expect([
+      ...(v03[0]!.artifacts ?? []).flatMap((x: Json) => x.parts.map((p: Json) => p.text)),
+      ...v03.filter((e) => e.kind === "artifact-update").map((e) => e.artifact.parts[0].text),
+    ]).toEqual(all);
     expect(v03.at(-1)).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } });
     expect(v03.slice(0, -1).some((e) => e.final === true)).toBe(false);
     // Both replicas read the finished task, artifacts whole.

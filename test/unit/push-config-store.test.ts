@@ -39,7 +39,7 @@ const makers: [string, () => PushConfigStore][] = [
             pgStores.push(s);
             return deferred(s.then((x) => x.pushConfigs));
           },
-        ] as const,
+        ] as [string, () => PushConfigStore],
       ]
     : []),
 ];

@@ -72,7 +72,9 @@ const stores: [string, () => TaskStore][] = [
   ["SqliteTaskStore (:memory:)", () => new SqliteTaskStore(":memory:")],
   ["SqliteTaskStore (groupCommit)", () => new SqliteTaskStore(freshFile(), { groupCommit: true })],
   // PostgreSQL (a throwaway cluster) when its binaries are installed; .ci/run installs them.
-  ...(postgresBinaries() ? [["PgTaskStore", () => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as const] : []),
+  ...(postgresBinaries()
+    ? [["PgTaskStore", (): TaskStore => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as [string, () => TaskStore]]
+    : []),
 ];
 afterAll(stopSharedPostgres);
 

@@ -75,7 +75,9 @@ describe("MemoryTaskStore byte budget", () => {
 const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore", () => new SqliteTaskStore(freshFile())],
-  ...(postgresBinaries() ? [["PgTaskStore", () => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as const] : []),
+  ...(postgresBinaries()
+    ? [["PgTaskStore", (): TaskStore => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as [string, () => TaskStore]]
+    : []),
 ];
 afterAll(stopSharedPostgres);
 
