@@ -66,8 +66,8 @@ test-limits: $(STAMP) $(SPEC_STAMP) ## the resource-limit tests at the issue's f
 test-fuzz: $(STAMP) $(SPEC_STAMP) ## the long fuzz run of `serve`: 30,000 malformed and valid-ish requests (fixed seed; FUZZ_RUNS=n)
 	A2A_FUZZ_RUNS=$${FUZZ_RUNS:-30000} $(BIN)/vitest run test/integration/server-fuzz.test.ts
 
-test-replicas: $(STAMP) $(SPEC_STAMP) ## two serve replicas on a throwaway PostgreSQL: 500 round-robin sends, one replica killed mid-flight
-	A2A_REPLICAS_FULL=1 $(BIN)/vitest run test/integration/pg-replicas-kill.test.ts
+test-replicas: $(STAMP) $(SPEC_STAMP) ## two serve replicas on a throwaway PostgreSQL: the compliance suite through round-robin; 500 sends, one replica killed mid-flight
+	A2A_REPLICAS_FULL=1 $(BIN)/vitest run test/integration/pg-replicas-full.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)

@@ -232,9 +232,12 @@ export class PgCoordinator implements TurnCoordinator {
 
   // ---------------------------------------------------------------- events
 
-  async beginTurn(task: v1_0.Task): Promise<void> {
+  beginTurn(task: v1_0.Task): void {
     this.publish(task.id, taskEvent(task));
-    await this.flushed();
+  }
+
+  settled(): Promise<void> {
+    return this.flushed();
   }
 
   publish(taskId: string, event: v1_0.StreamResponse): void {

@@ -14,8 +14,10 @@ export interface TurnCoordinator {
   attach(local: LocalTurns): void;
   /** Takes the lease of the task's turn for this replica; false while another replica's turn runs. */
   claim(owner: string, taskId: string): Promise<boolean>;
-  /** The turn's first event, the Task as it begins; resolves once other replicas can read it. */
-  beginTurn(task: v1_0.Task): Promise<void>;
+  /** The turn's first event: the Task as it begins (published in order with the turn's events). */
+  beginTurn(task: v1_0.Task): void;
+  /** Resolves once every event published so far can be read by every replica. */
+  settled(): Promise<void>;
   /** An event of a turn running here, in order. */
   publish(taskId: string, event: v1_0.StreamResponse): void;
   /** The turn ended (its last write made): gives the lease up. */

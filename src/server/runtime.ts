@@ -326,6 +326,8 @@ export class TaskRuntime implements A2AHandler {
       clearTimeout(timer);
       endTurn();
     });
+    // The turn's first events (WORKING) readable by every replica before the caller hears of the task.
+    if (this.coordinator) await this.coordinator.settled();
     return { kind: "task", live, subscription };
   }
 
@@ -455,12 +457,12 @@ export class TaskRuntime implements A2AHandler {
     }
   }
 
-  /** With a coordinator: lease (new task), recorded, and its first event readable by every replica before anyone is answered. */
+  /** With a coordinator: the lease (of a new task), the task recorded, the turn's first event published. */
   private async beginReplicatedTurn(live: LiveTask, isNew: boolean): Promise<void> {
     const c = this.coordinator!;
     if (isNew && !(await c.claim(live.owner, live.task.id))) throw new Error(`task id ${live.task.id} is taken`);
     await this.store.put(live.owner, live.task);
-    await c.beginTurn(live.task);
+    c.beginTurn(live.task);
   }
 
   /** Sets a non-final status, publishes it and records it. */

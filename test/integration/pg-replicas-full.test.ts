@@ -1,10 +1,15 @@
-// `make test-replicas`: 500 concurrent sends round-robin over two `serve` replicas on one
-// PostgreSQL, one replica killed (SIGKILL) mid-flight; the balancer then sends the rest to the
-// survivor. Every task any client was told about must be found afterwards, on the survivor, in the
+// `make test-replicas`: two `serve` replicas on one PostgreSQL. First the compliance suite (both
+// versions, both bindings) through a round-robin proxy over them: no failure that one process does
+// not have. Then 500 concurrent sends round-robin, one replica killed (SIGKILL) mid-flight; the
+// balancer then sends the rest to the survivor. Every task any client was told about must be found afterwards, on the survivor, in the
 // state it was told or a later one (SUBMITTED < WORKING < a terminal state; an interrupted or
 // terminal state stays). Long (tens of seconds): not part of `make test` (A2A_REPLICAS_FULL=1).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSuite } from "../../src/compliance/suite.js";
+import { consoleReport } from "../../src/compliance/report.js";
+import { ALL_INTERFACES, failuresOf, interfacesOf } from "../support/compliance.js";
 import { postgresBinaries, startPostgres, type Postgres } from "../support/postgres.js";
+import { startRoundRobin } from "../support/round-robin.js";
 import { serveChild, type ServeChild } from "../support/serve-child.js";
 
 const FULL = process.env.A2A_REPLICAS_FULL === "1";
@@ -24,14 +29,14 @@ async function rpc(url: string, method: string, params: Json): Promise<Json> {
   return (await res.json()) as Json;
 }
 
-describe.skipIf(!FULL || !postgresBinaries())("500 sends round-robin over two replicas, one killed mid-flight", () => {
+describe.skipIf(!FULL || !postgresBinaries())("two replicas on one PostgreSQL behind round-robin", () => {
   let pg: Postgres;
   let a: ServeChild;
   let b: ServeChild;
   beforeAll(async () => {
     pg = await startPostgres();
-    const url = pg.createDatabase("kill");
-    const args = ["--store", url, "--lease", String(LEASE_MS)];
+    const url = pg.createDatabase("full");
+    const args = ["--store", url, "--lease", String(LEASE_MS), "--push", "--allow-webhook", "127.0.0.1"];
     [a, b] = await Promise.all([serveChild(args), serveChild(args)]);
   }, 60_000);
   afterAll(async () => {
@@ -39,7 +44,23 @@ describe.skipIf(!FULL || !postgresBinaries())("500 sends round-robin over two re
     await pg?.stop();
   });
 
-  it("every task a client was told about is found in that state or later", async () => {
+  it("the compliance suite passes through round-robin over both replicas as it does against one", { timeout: 240_000 }, async () => {
+    const rr = await startRoundRobin([a.url, b.url]);
+    try {
+      const opts = { streamTimeoutMs: 10_000, webhook: { host: "127.0.0.1", port: 0 } };
+      const one = await runSuite({ target: a.url, ...opts });
+      const two = await runSuite({ target: rr.url, ...opts });
+      console.log(`one replica: ${JSON.stringify(one.summary)}; two behind round-robin: ${JSON.stringify(two.summary)}`);
+      expect(interfacesOf(two)).toEqual(ALL_INTERFACES);
+      const extra = failuresOf(two).filter((f) => !failuresOf(one).includes(f));
+      expect(extra, consoleReport(two)).toEqual([]);
+      expect(two.summary.passed).toBe(one.summary.passed);
+    } finally {
+      await rr.close();
+    }
+  });
+
+  it("500 sends round-robin, one replica killed mid-flight: every task a client was told about is found in that state or later", async () => {
     const told = new Map<string, string>();
     let aDead = false;
     let next = 0;
