@@ -47,6 +47,8 @@ export interface ServeOptions extends HttpLimitFlags {
   maxStoreBytes?: number;
   /** With a postgres:// store: how long a turn's lease lasts unless renewed (ms). */
   lease?: number;
+  /** SSE streams one principal (or, without authentication, one client address) may have open. */
+  maxStreams?: number;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
@@ -124,7 +126,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer, MemoryTaskStore } = await import("../server/index.js");
   let storeLine = "tasks are kept in memory only (lost when the server stops)";
-  let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
+  let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs" | "coordinator" | "streamSlots"> = {};
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
@@ -163,6 +165,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     logger: serverLogger(opts.log),
     push: { allow: opts.allowWebhook ?? [] },
     taskTimeoutMs: opts.taskTimeout,
+    maxStreamsPerPrincipal: opts.maxStreams,
     ...httpLimits(opts),
   });
   // With faults the server itself is on a loopback port and the proxy on the one asked for.
@@ -222,6 +225,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
       (v: string, previous: string[] = []) => [...previous, v],
     )
     .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", parsePositiveInt("bytes"))
+    .option(
+      "--max-streams <n>",
+      "SSE streams one principal (without authentication: one client address) may have open; across replicas on postgres (default 100)",
+      parsePositiveInt("streams"),
+    )
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)

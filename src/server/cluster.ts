@@ -35,7 +35,7 @@ import { decode, encode } from "../runtime/protojson.js";
 import { A2AError, type A2AErrorName } from "../versioning/errors.js";
 import { isTerminal } from "../versioning/stream.js";
 import { Channel } from "./channel.js";
-import type { TurnCoordinator, LocalTurns } from "./coordinator.js";
+import type { LocalTurns, StreamSlots, TurnCoordinator } from "./coordinator.js";
 import { PgTaskStore, redactUrl } from "./pg-store.js";
 import { DEFAULT_RECOVERY_MESSAGE } from "./sqlite-store.js";
 import type { CallContext } from "./tasks.js";
@@ -108,6 +108,7 @@ export class PgCoordinator implements TurnCoordinator {
   /** Starts listening (a connection of its own) and the lease timers. */
   static async start(store: PgTaskStore, url: string, opts: PgCoordinatorOptions = {}): Promise<PgCoordinator> {
     const c = new PgCoordinator(store, url, opts);
+    await c.heartbeat();
     await c.listen();
     const every = (ms: number, f: () => Promise<unknown>, what: string) => {
       const t = setInterval(() => void f().catch((e) => c.onError(e, what)), ms);
@@ -190,8 +191,19 @@ export class PgCoordinator implements TurnCoordinator {
     done.catch((e) => this.onError(e, "releasing a lease"));
   }
 
+  /** This replica is alive until now + leaseMs (its open streams count until then). */
+  private async heartbeat(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO a2a_replicas (replica, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
+       ON CONFLICT (replica) DO UPDATE SET expires_at = excluded.expires_at`,
+      [this.replica, this.leaseMs],
+    );
+  }
+
   private async renew(): Promise<void> {
-    if (!this.held.size || this.closed) return;
+    if (this.closed) return;
+    await this.heartbeat();
+    if (!this.held.size) return;
     await this.pool.query("UPDATE a2a_turn_leases SET expires_at = now() + $2 * interval '1 millisecond' WHERE replica = $1", [
       this.replica,
       this.leaseMs,
@@ -201,6 +213,10 @@ export class PgCoordinator implements TurnCoordinator {
   /** Fails the tasks whose lease expired (their replica is gone); returns their ids. */
   async recoverExpired(): Promise<string[]> {
     if (this.closed) return [];
+    await this.pool.query(
+      `WITH gone AS (DELETE FROM a2a_replicas WHERE expires_at < now() - interval '1 minute' RETURNING replica)
+       DELETE FROM a2a_stream_slots s USING gone WHERE s.replica = gone.replica`,
+    );
     const r = await this.pool.query<{ task_id: string; owner: string }>(
       "DELETE FROM a2a_turn_leases WHERE expires_at < now() RETURNING task_id, owner",
     );
@@ -329,6 +345,44 @@ export class PgCoordinator implements TurnCoordinator {
     });
   }
 
+  // ---------------------------------------------------------------- stream limit
+
+  /** maxStreamsPerPrincipal across replicas: the streams of live replicas, counted under a per-caller lock. */
+  readonly streamSlots: StreamSlots = {
+    acquire: async (who, max) => {
+      const client = await this.pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [who]);
+        const open = await client.query<{ n: string }>(
+          `SELECT coalesce(sum(s.n), 0) AS n FROM a2a_stream_slots s JOIN a2a_replicas r USING (replica)
+           WHERE s.who = $1 AND r.expires_at > now()`,
+          [who],
+        );
+        const ok = Number(open.rows[0]?.n ?? 0) < max;
+        if (ok)
+          await client.query(
+            `INSERT INTO a2a_stream_slots (who, replica, n) VALUES ($1, $2, 1)
+             ON CONFLICT (who, replica) DO UPDATE SET n = a2a_stream_slots.n + 1`,
+            [who, this.replica],
+          );
+        await client.query("COMMIT");
+        return ok;
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        this.onError(e, "counting open streams (the stream is let through)");
+        return true;
+      } finally {
+        client.release();
+      }
+    },
+    release: (who) => {
+      this.pool
+        .query("UPDATE a2a_stream_slots SET n = greatest(n - 1, 0) WHERE who = $1 AND replica = $2", [who, this.replica])
+        .catch((e) => this.onError(e, "releasing a stream slot"));
+    },
+  };
+
   // ---------------------------------------------------------------- cancel
 
   async cancelElsewhere(owner: string, taskId: string, call: CallContext): Promise<v1_0.Task | undefined> {
@@ -400,6 +454,13 @@ export class PgCoordinator implements TurnCoordinator {
     for (const t of this.timers) clearInterval(t);
     for (const f of this.follows.values()) f.channel.close();
     await this.listener?.end().catch(() => undefined);
+    await this.pool
+      .query(
+        `WITH s AS (DELETE FROM a2a_stream_slots WHERE replica = $1)
+         DELETE FROM a2a_replicas WHERE replica = $1`,
+        [this.replica],
+      )
+      .catch(() => undefined);
   }
 }
 
@@ -425,7 +486,7 @@ export async function startPgStores(url: string, opts: { maxStoreBytes?: number;
   const store = await PgTaskStore.open(url, { retention: { maxBytes: opts.maxStoreBytes } });
   const coordinator = await PgCoordinator.start(store, url, { leaseMs: opts.leaseMs });
   return {
-    stores: { store, pushConfigs: store.pushConfigs, coordinator },
+    stores: { store, pushConfigs: store.pushConfigs, coordinator, streamSlots: coordinator.streamSlots },
     line: `tasks and push configs are kept in PostgreSQL ${redactUrl(url)}; replicas on it act as one agent (replica ${coordinator.replica})`,
   };
 }

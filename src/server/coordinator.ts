@@ -31,3 +31,28 @@ export interface TurnCoordinator {
   subscribe(task: v1_0.Task): Promise<AsyncIterableIterator<v1_0.StreamResponse>>;
   close(): Promise<void>;
 }
+
+/** Open SSE streams per caller, counted where the front's limit must hold (one process, or every replica). */
+export interface StreamSlots {
+  /** Takes a slot for `who` unless `max` are taken; false: refuse the stream. */
+  acquire(who: string, max: number): Promise<boolean>;
+  release(who: string): void;
+}
+
+/** The one-process count (the front's default). */
+export function localStreamSlots(): StreamSlots {
+  const open = new Map<string, number>();
+  return {
+    async acquire(who, max) {
+      const n = open.get(who) ?? 0;
+      if (n >= max) return false;
+      open.set(who, n + 1);
+      return true;
+    },
+    release(who) {
+      const n = (open.get(who) ?? 1) - 1;
+      if (n > 0) open.set(who, n);
+      else open.delete(who);
+    },
+  };
+}

@@ -74,6 +74,24 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX a2a_turn_leases_by_expiry ON a2a_turn_leases (expires_at);
     `,
   },
+  {
+    version: 2,
+    name: "live replicas and their open streams per caller",
+    sql: `
+      -- Each replica's heartbeat (renewed with its leases): the streams of a replica past it do not count.
+      CREATE TABLE a2a_replicas (
+        replica    text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      );
+      -- Open SSE streams per caller and replica (maxStreamsPerPrincipal counts across replicas).
+      CREATE TABLE a2a_stream_slots (
+        who     text NOT NULL,
+        replica text NOT NULL,
+        n       integer NOT NULL,
+        PRIMARY KEY (who, replica)
+      );
+    `,
+  },
 ];
 
 /** The database's schema version (0: none yet). */
