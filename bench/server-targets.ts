@@ -1,9 +1,10 @@
-// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk` starts a server with
+// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk [postgres-url]` starts a server with
 // the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
 //
 // The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
 // any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
-// JSON-RPC and HTTP+JSON, with in-memory task stores.
+// JSON-RPC and HTTP+JSON, with in-memory task stores (the SDK's: its DatabaseTaskStore on PostgreSQL
+// when a URL is given, bench/replicas.ts).
 import { randomUUID } from "node:crypto";
 
 async function ours(): Promise<number> {
@@ -27,7 +28,15 @@ async function ours(): Promise<number> {
   return (app.server.address() as { port: number }).port;
 }
 
-async function sdk(): Promise<number> {
+/** The SDK's own PostgreSQL store (`@a2a-js/sdk/server/database`, Kysely over pg); schema by its `a2a-db upgrade`. */
+async function sdkPgStore(url: string) {
+  const { DatabaseTaskStore } = await import("@a2a-js/sdk/server/database");
+  const { Kysely, PostgresDialect } = await import("kysely");
+  const pg = (await import("pg")).default;
+  return new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) }));
+}
+
+async function sdk(store?: string): Promise<number> {
   const { default: express } = await import("express");
   const server = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
@@ -108,7 +117,7 @@ async function sdk(): Promise<number> {
     async cancelTask() {},
   };
   void Role;
-  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), executor as never);
+  const handler = new DefaultRequestHandler(card as never, store ? await sdkPgStore(store) : new InMemoryTaskStore(), executor as never);
   const legacyCompat = { enabled: true };
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
@@ -117,7 +126,7 @@ async function sdk(): Promise<number> {
 }
 
 const which = process.argv[2];
-const port = which === "ours" ? await ours() : which === "sdk" ? await sdk() : undefined;
+const port = which === "ours" ? await ours() : which === "sdk" ? await sdk(process.argv[3]) : undefined;
 if (port === undefined) {
   process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk\n");
   process.exit(2);

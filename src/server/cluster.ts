@@ -35,6 +35,7 @@ import { decode, encode } from "../runtime/protojson.js";
 import { A2AError, type A2AErrorName } from "../versioning/errors.js";
 import { isTerminal } from "../versioning/stream.js";
 import { Channel } from "./channel.js";
+import { CommitBarrier } from "./commit-barrier.js";
 import type { LocalTurns, StreamSlots, TurnCoordinator } from "./coordinator.js";
 import { PgTaskStore, redactUrl } from "./pg-store.js";
 import { DEFAULT_RECOVERY_MESSAGE } from "./sqlite-store.js";
@@ -88,6 +89,7 @@ export class PgCoordinator implements TurnCoordinator {
   private readonly releases = new Map<string, Set<(released: boolean) => void>>();
   private queue: { taskId: string; kind: string; body: string }[] = [];
   private flushing: Promise<void> | undefined;
+  private readonly barrier = new CommitBarrier();
   private readonly follows = new Map<string, Follow>();
   private readonly cancels = new Map<string, (answer: { error?: { type: A2AErrorName; message: string } }) => void>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -259,18 +261,20 @@ export class PgCoordinator implements TurnCoordinator {
   publish(taskId: string, event: v1_0.StreamResponse): void {
     const kind = event.payload.case === "task" ? "task" : event.payload.case === "statusUpdate" ? "status" : "artifact";
     this.queue.push({ taskId, kind, body: encodeEvent(event) });
+    this.barrier.submit();
     this.flushing ??= this.flushLoop();
   }
 
   /** Resolves once every event published before the call is committed. */
-  private async flushed(): Promise<void> {
-    while (this.flushing) await this.flushing;
+  private flushed(): Promise<void> {
+    return this.barrier.wait();
   }
 
   private async flushLoop(): Promise<void> {
     await new Promise((r) => setImmediate(r));
     while (this.queue.length) {
       const batch = this.queue;
+      const upTo = this.barrier.mark();
       this.queue = [];
       try {
         await this.pool.query(
@@ -282,6 +286,7 @@ export class PgCoordinator implements TurnCoordinator {
       } catch (e) {
         this.onError(e, `recording ${batch.length} task event(s)`);
       }
+      this.barrier.reached(upTo);
     }
     this.flushing = undefined;
   }

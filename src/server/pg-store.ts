@@ -22,6 +22,7 @@ import pg from "pg";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
+import { CommitBarrier } from "./commit-barrier.js";
 import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
 import { decodeTask, rowOf, type TaskRowParams } from "./sqlite-store.js";
 import { SQLITE_RETENTION_DEFAULTS, type SqliteRetentionOptions } from "./sqlite-retention.js";
@@ -65,6 +66,7 @@ export class PgTaskStore implements TaskStore {
   private pending = new Map<string, Pending>();
   private committing = new Map<string, Pending>();
   private flushing: Promise<void> | undefined;
+  private readonly barrier = new CommitBarrier();
   private closed = false;
   private readonly retention: Required<Pick<SqliteRetentionOptions, "maxTasks" | "maxBytes" | "maxAgeMs">>;
   private writes = 0;
@@ -122,6 +124,7 @@ export class PgTaskStore implements TaskStore {
     return new Promise<void>((resolve, reject) => {
       const prev = this.pending.get(task.id);
       this.pending.set(task.id, { row, waiters: [...(prev?.waiters ?? []), { resolve, reject }] });
+      this.barrier.submit();
       this.flushing ??= this.flushLoop();
     });
   }
@@ -132,6 +135,7 @@ export class PgTaskStore implements TaskStore {
     await new Promise((r) => setImmediate(r));
     while (this.pending.size) {
       const batch = (this.committing = this.pending);
+      const upTo = this.barrier.mark();
       this.pending = new Map();
       const rows = [...batch.values()].map((p) => p.row);
       try {
@@ -158,13 +162,14 @@ export class PgTaskStore implements TaskStore {
         for (const p of batch.values()) for (const w of p.waiters) w.reject(e);
       }
       this.committing = new Map();
+      this.barrier.reached(upTo);
     }
     this.flushing = undefined;
   }
 
   /** Waits until every write made before this call is committed (or failed). */
-  private async settled(): Promise<void> {
-    while (this.flushing) await this.flushing;
+  private settled(): Promise<void> {
+    return this.barrier.wait();
   }
 
   async list(q: TaskQuery): Promise<TaskPage> {

@@ -4,13 +4,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { migratePg, PG_MIGRATIONS, pgSchemaVersion } from "../../src/server/pg-migrations.js";
 import { PgTaskStore } from "../../src/server/pg-store.js";
-import { freshDatabase, postgresBinaries, POSTGRES_MISSING, stopSharedPostgres } from "../support/postgres.js";
+import { freshDatabase, postgresBinaries, POSTGRES_MISSING, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
+// The cluster starts before the tests (a few seconds on a loaded machine), not inside the first one.
+beforeAll(async () => void (postgresBinaries() && (await sharedPostgres())), 60_000);
 afterAll(stopSharedPostgres);
 
 const task = (id: string, ms: number, state: v1_0.TaskState = S.COMPLETED, text = "x") =>
@@ -21,7 +23,7 @@ const task = (id: string, ms: number, state: v1_0.TaskState = S.COMPLETED, text 
     history: [{ messageId: `m-${id}`, role: v1_0.Role.USER, parts: [{ content: { case: "text", value: text } }] }],
   });
 
-describe.skipIf(!postgresBinaries())(`PgTaskStore${postgresBinaries() ? "" : ` (${POSTGRES_MISSING})`}`, () => {
+describe.skipIf(!postgresBinaries())(`PgTaskStore${postgresBinaries() ? "" : ` (${POSTGRES_MISSING})`}`, { timeout: 30_000 }, () => {
   it("a put resolves after its COMMIT: another connection sees the task then; concurrent puts share commits, one task's writes coalesce", async () => {
     const url = await freshDatabase();
     const store = await PgTaskStore.open(url);
@@ -77,13 +79,14 @@ describe.skipIf(!postgresBinaries())(`PgTaskStore${postgresBinaries() ? "" : ` (
   it("retention: beyond maxTasks the oldest finished tasks go with their push configs; running tasks stay", async () => {
     const store = await PgTaskStore.open(await freshDatabase(), { retention: { maxTasks: 3 } });
     try {
-      await store.put("o", task("running-old", 1, S.WORKING));
-      for (let i = 2; i <= 6; i++) await store.put("o", task(`done-${i}`, i));
+      // The config first: writes schedule sweeps of their own, which may run before the loop ends.
       await store.pushConfigs.create(
         "o",
         create(v1_0.TaskPushNotificationConfigSchema, { taskId: "done-2", url: "https://h.example/x" }),
         "1.0",
       );
+      await store.put("o", task("running-old", 1, S.WORKING));
+      for (let i = 2; i <= 6; i++) await store.put("o", task(`done-${i}`, i));
       await store.sweep();
       const left = (await store.list({ owner: "o", pageSize: 50 })).tasks.map((t) => t.id);
       expect(left).toEqual(["done-6", "done-5", "running-old"]);
