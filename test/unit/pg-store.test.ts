@@ -1,6 +1,6 @@
 // What only the PostgreSQL store has (the TaskStore and PushConfigStore contracts run against it in
 // sqlite-store.test.ts, store-bytes.test.ts and push-config-store.test.ts): commit before
-// acknowledge with group commit, versioned migrations shared by replicas, retention.
+// acknowledge with group commit, versioned migrations shared by replicas (and `migrate`), retention.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { migratePg, PG_MIGRATIONS, pgSchemaVersion } from "../../src/server/pg-migrations.js";
 import { PgTaskStore } from "../../src/server/pg-store.js";
+import { runMigrate } from "../../src/cli/migrate-command.js";
 import { freshDatabase, postgresBinaries, POSTGRES_MISSING, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
@@ -74,6 +75,20 @@ describe.skipIf(!postgresBinaries())(`PgTaskStore${postgresBinaries() ? "" : ` (
     await Promise.all([s1.close(), s2.close(), s3.close()]);
     // This release refuses the database the later one wrote.
     await expect(PgTaskStore.open(url)).rejects.toThrow(/newer than this release knows/);
+  });
+
+  it("`a2a-toolkit migrate --store postgres://…` applies what is missing, then says the schema is current; a bad URL is a clear error", async () => {
+    const url = await freshDatabase();
+    const lines: string[] = [];
+    await runMigrate(url, (l) => lines.push(l));
+    await runMigrate(url, (l) => lines.push(l));
+    expect(lines).toEqual([
+      `${url}: applied migration(s) ${PG_MIGRATIONS.map((m) => m.version).join(", ")}; schema version ${PG_MIGRATIONS.length}`,
+      `${url}: schema version ${PG_MIGRATIONS.length} is current (${PG_MIGRATIONS.length} migrations known)`,
+    ]);
+    await expect(runMigrate("postgres://u:secret@127.0.0.1:1/none", () => undefined)).rejects.toThrow(
+      /^PostgreSQL store postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/none: .*ECONNREFUSED/,
+    );
   });
 
   it("retention: beyond maxTasks the oldest finished tasks go with their push configs; running tasks stay", async () => {
