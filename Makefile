@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -68,6 +68,8 @@ test-fuzz: $(STAMP) $(SPEC_STAMP) ## the long fuzz run of `serve`: 30,000 malfor
 
 test-durability: $(STAMP) $(SPEC_STAMP) ## kill -9 of `serve` mid-burst, six times: 500 mixed sends and 300 streams each; every task a client was told about survives
 	A2A_CRASH_SENDS=500 A2A_CRASH_STREAMS=300 A2A_CRASH_RUNS=6 $(BIN)/vitest run test/integration/server-crash.test.ts
+test-replicas: $(STAMP) $(SPEC_STAMP) ## two serve replicas on a throwaway PostgreSQL: the compliance suite through round-robin; 500 sends, one replica killed mid-flight
+	A2A_REPLICAS_FULL=1 $(BIN)/vitest run test/integration/pg-replicas-full.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)

@@ -1,5 +1,5 @@
-// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk [sqlite <file>]` starts
-// a server with the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
+// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk [sqlite <file> | postgres <url>]`
+// starts a server with the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
 //
 // The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
 // any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
@@ -7,7 +7,8 @@
 // ours the SqliteTaskStore `serve` uses by default; the SDK's DatabaseTaskStore
 // (`@a2a-js/sdk/server/database`) on Kysely's SqliteDialect over better-sqlite3, the schema made by
 // the SDK's own `a2a-db upgrade --url sqlite:<file>`, the file in WAL mode with synchronous=NORMAL
-// (our store's settings, so both promise the same durability).
+// (our store's settings, so both promise the same durability). `postgres <url>` (the SDK only,
+// bench/replicas.ts): its DatabaseTaskStore on PostgreSQL.
 import { randomUUID } from "node:crypto";
 
 async function ours(file?: string): Promise<number> {
@@ -54,7 +55,15 @@ async function sdkSqliteStore(file: string) {
   return new DatabaseTaskStore(new Kysely({ dialect: new SqliteDialect({ database }) }));
 }
 
-async function sdk(file?: string): Promise<number> {
+/** The SDK's own PostgreSQL store (`@a2a-js/sdk/server/database`, Kysely over pg); schema by its `a2a-db upgrade`. */
+async function sdkPgStore(url: string) {
+  const { DatabaseTaskStore } = await import("@a2a-js/sdk/server/database");
+  const { Kysely, PostgresDialect } = await import("kysely");
+  const pg = (await import("pg")).default;
+  return new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) }));
+}
+
+async function sdk(file?: string, pg?: string): Promise<number> {
   const { default: express } = await import("express");
   const server = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
@@ -135,7 +144,7 @@ async function sdk(file?: string): Promise<number> {
     async cancelTask() {},
   };
   void Role;
-  const store = file ? await sdkSqliteStore(file) : new InMemoryTaskStore();
+  const store = file ? await sdkSqliteStore(file) : pg ? await sdkPgStore(pg) : new InMemoryTaskStore();
   const handler = new DefaultRequestHandler(card as never, store as never, executor as never);
   const legacyCompat = { enabled: true };
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
@@ -144,11 +153,12 @@ async function sdk(file?: string): Promise<number> {
   return port;
 }
 
-const [which, storeKind, file] = process.argv.slice(2);
-const dbFile = storeKind === "sqlite" ? file : undefined;
-const port = which === "ours" ? await ours(dbFile) : which === "sdk" ? await sdk(dbFile) : undefined;
-if (port === undefined || (storeKind !== undefined && !dbFile)) {
-  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk [sqlite <file>]\n");
+const [which, storeKind, where] = process.argv.slice(2);
+const dbFile = storeKind === "sqlite" ? where : undefined;
+const pgUrl = storeKind === "postgres" ? where : undefined;
+const port = which === "ours" && !pgUrl ? await ours(dbFile) : which === "sdk" ? await sdk(dbFile, pgUrl) : undefined;
+if (port === undefined || (storeKind !== undefined && !where)) {
+  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk [sqlite <file> | postgres <url>] (postgres: sdk only)\n");
   process.exit(2);
 }
 process.stdout.write(`READY ${port}\n`);

@@ -56,7 +56,15 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
     const sqlite = new SqliteTaskStore(file);
     running = sqlite.listRunning();
     store = sqlite;
-  } else if (opts.store !== "memory") throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  } else if (/^postgres(ql)?:\/\//.test(opts.store)) {
+    // The same tables as serve's (pg-store.ts), migrated on open; one gateway process per database
+    // (several would each resume the others' tasks: replica ownership is serve's only, for now).
+    const { PgTaskStore } = await import("../server/pg-store.js");
+    const pg = await PgTaskStore.open(opts.store);
+    running = await pg.listRunning();
+    store = pg;
+  } else if (opts.store !== "memory")
+    throw new Error(`unknown store "${opts.store}": use memory, sqlite:<file> or postgres://user@host:port/db`);
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
@@ -114,7 +122,7 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
     )
     .option("--config <file>", "YAML or JSON file listing the backends (see README, Gateway)")
     .option("--default <name>", "backend for messages without metadata.agent_id (default: the only backend)")
-    .option("--store <store>", "task store: memory, or sqlite:<file> (kept across restarts)", "memory")
+    .option("--store <store>", "task store: memory, sqlite:<file> or postgres://user@host:port/db (kept across restarts)", "memory")
     .option("--versions <list>", "protocol versions served to callers, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositiveInt("milliseconds"))
     .option(

@@ -37,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   (await import("./record-command.js")).registerRecordCommand(program, (c) => (code = c));
   (await import("./gateway-command.js")).registerGatewayCommand(program, (c) => (code = c));
   (await import("./proxy-command.js")).registerProxyCommand(program, (c) => (code = c));
+  (await import("./migrate-command.js")).registerMigrateCommand(program, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

@@ -13,6 +13,7 @@ import {
 } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
+import { isPostgresUrl } from "../server/pg-store.js";
 
 export interface ServeOptions extends HttpLimitFlags {
   port: number;
@@ -44,6 +45,10 @@ export interface ServeOptions extends HttpLimitFlags {
   fault?: string[];
   /** Bytes of tasks the store keeps (memory: evicts beyond it; sqlite: retention deletes beyond it). */
   maxStoreBytes?: number;
+  /** With a postgres:// store: how long a turn's lease lasts unless renewed (ms). */
+  lease?: number;
+  /** SSE streams one principal (or, without authentication, one client address) may have open. */
+  maxStreams?: number;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
@@ -121,7 +126,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer, MemoryTaskStore } = await import("../server/index.js");
   let storeLine = "tasks are kept in memory only (lost when the server stops)";
-  let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs"> = {};
+  let stores: Pick<import("../server/plugin.js").A2APluginOptions, "store" | "pushConfigs" | "coordinator" | "streamSlots"> = {};
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
@@ -132,9 +137,16 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     if (recovered.length) out(`failed ${recovered.length} task(s) left running by a previous process`);
     stores = { store, pushConfigs: store.pushConfigs };
     storeLine = `tasks and push configs are kept in ${resolve(file)} (--store memory to keep nothing)`;
+  } else if (isPostgresUrl(opts.store)) {
+    // Several replicas on one database act as one agent (cluster.ts): no recovery on start, an
+    // expired lease is how a dead replica's tasks are found.
+    const { startPgStores } = await import("../server/cluster.js");
+    const pg = await startPgStores(opts.store, { maxStoreBytes: opts.maxStoreBytes, leaseMs: opts.lease });
+    stores = pg.stores;
+    storeLine = pg.line;
   } else if (opts.store === "memory") {
     if (opts.maxStoreBytes) stores = { store: new MemoryTaskStore({ maxBytes: opts.maxStoreBytes }) };
-  } else throw new Error(`unknown store "${opts.store}": use memory or sqlite:<file>`);
+  } else throw new Error(`unknown store "${opts.store}": use memory, sqlite:<file> or postgres://user@host:port/db`);
   const { bearerAuth, apiKeyAuth } = await import("../security/auth.js");
   const tokens = credentialTable(opts.token);
   const keys = credentialTable(opts.apiKey);
@@ -153,6 +165,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     logger: serverLogger(opts.log),
     push: { allow: opts.allowWebhook ?? [] },
     taskTimeoutMs: opts.taskTimeout,
+    maxStreamsPerPrincipal: opts.maxStreams,
     ...httpLimits(opts),
   });
   // With faults the server itself is on a loopback port and the proxy on the one asked for.
@@ -193,7 +206,16 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
-    .option("--store <store>", "task store: sqlite:<file> (kept across restarts), or memory", DEFAULT_STORE)
+    .option(
+      "--store <store>",
+      "task store: sqlite:<file> (kept across restarts), postgres://user@host:port/db (several replicas act as one), or memory",
+      DEFAULT_STORE,
+    )
+    .option(
+      "--lease <ms>",
+      "postgres store: a turn's lease; a replica silent this long is taken for dead (default 10000)",
+      parsePositiveInt("milliseconds"),
+    )
     .option("--versions <list>", "protocol versions to serve, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
@@ -203,6 +225,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
       (v: string, previous: string[] = []) => [...previous, v],
     )
     .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", parsePositiveInt("bytes"))
+    .option(
+      "--max-streams <n>",
+      "SSE streams one principal (without authentication: one client address) may have open; across replicas on postgres (default 100)",
+      parsePositiveInt("streams"),
+    )
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)

@@ -39,6 +39,7 @@ import {
   type HandlerContext,
 } from "./handler.js";
 import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./runtime.js";
+import { localStreamSlots, type StreamSlots } from "./coordinator.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
@@ -57,6 +58,7 @@ type RuntimeServeOptions = Pick<
   | "maxHistoryBytes"
   | "maxArtifactBytes"
   | "maxListBytes"
+  | "coordinator"
 >;
 
 /** How the front serves, whatever handler answers; `Req` is the framework's request, handed to `authenticate`. */
@@ -101,6 +103,8 @@ export interface A2AFrontOptions<Req> {
    * with HTTP 429 in the binding's error shape.
    */
   maxStreamsPerPrincipal?: number;
+  /** Where open streams are counted (default: this process; cluster.ts: across replicas). */
+  streamSlots?: StreamSlots;
 }
 
 /** Serving an agent: the front builds a TaskRuntime from it (and closes it with the front). */
@@ -184,7 +188,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   const keepAliveMs = opts.sseKeepAliveMs ?? 15_000;
   const maxStreams =
     opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
-  const openStreams = new Map<string, number>();
+  const streamSlots = opts.streamSlots ?? localStreamSlots();
   const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
   const signing = opts.cardSigning;
 
@@ -305,20 +309,14 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     if (isStreaming(decoded)) {
       // Without authentication every caller is "anonymous": count per client address instead.
       const who = authenticators || opts.authenticate ? `principal:${principal}` : `address:${request.clientAddress}`;
-      const open = openStreams.get(who) ?? 0;
-      if (open >= maxStreams)
+      if (!(await streamSlots.acquire(who, maxStreams)))
         return errorWithStatus(
           decoded,
           new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`),
           429,
           "RESOURCE_EXHAUSTED",
         );
-      openStreams.set(who, open + 1);
-      const release = () => {
-        const n = (openStreams.get(who) ?? 1) - 1;
-        if (n > 0) openStreams.set(who, n);
-        else openStreams.delete(who);
-      };
+      const release = () => streamSlots.release(who);
       let events: EventStream;
       try {
         events = await dispatchStream(handler, decoded, ctx);

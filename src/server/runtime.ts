@@ -49,8 +49,9 @@ import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
+import type { TurnCoordinator } from "./coordinator.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { followUpProblem, once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 
@@ -102,6 +103,8 @@ export interface RuntimeOptions {
   maxArtifactBytes?: number;
   /** Estimated bytes of the tasks of one ListTasks page (default 4 MiB): then the page ends early. */
   maxListBytes?: number;
+  /** Several replicas on one store acting as one agent (coordinator.ts; cluster.ts). Default: one process. */
+  coordinator?: TurnCoordinator;
 }
 
 const MiB = 1024 * 1024;
@@ -151,6 +154,7 @@ export class TaskRuntime implements A2AHandler {
   private readonly push: PushRegistry;
   private readonly maxParts: number;
   private readonly maxArtifactBytes: number;
+  private readonly coordinator: TurnCoordinator | undefined;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
@@ -175,6 +179,8 @@ export class TaskRuntime implements A2AHandler {
       logger: this.log,
     });
     this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
+    this.coordinator = opts.coordinator;
+    this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
   }
 
   get streaming(): boolean {
@@ -237,6 +243,7 @@ export class TaskRuntime implements A2AHandler {
     const live = this.admit(existing, userMessage, call);
     live.abort = abort;
     live.context = ctx;
+    if (this.coordinator) await this.beginReplicatedTurn(live, !existing);
     this.book.openTurn(live);
     const subscription = streaming ? this.book.stream(live) : undefined;
     // A returnImmediately reply (the task as recorded WORKING) and a stream's first event wait for
@@ -249,6 +256,8 @@ export class TaskRuntime implements A2AHandler {
         void subscription?.return();
         throw e;
       });
+    // The turn's first events (WORKING) readable by every replica before the caller hears of the task.
+    if (this.coordinator) await this.coordinator.settled();
     return { kind: "task", live, subscription, shown };
   }
 
@@ -271,6 +280,7 @@ export class TaskRuntime implements A2AHandler {
   private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
     if (!incoming.taskId) return { taskId: randomUUID(), contextId: incoming.contextId || randomUUID() };
     const existing = await this.book.continueWith(ownerOf(call), incoming);
+    if (this.coordinator) await this.claimFollowUp(existing, incoming);
     return { existing, taskId: existing.task.id, contextId: existing.task.contextId };
   }
 
@@ -471,6 +481,33 @@ export class TaskRuntime implements A2AHandler {
   }
 
   /**
+   * A follow-up with a coordinator: the turn's lease, else the task is busy on another replica;
+   * then the task as last recorded (another replica may have run turns since it was read).
+   */
+  private async claimFollowUp(existing: LiveTask, incoming: v1_0.Message): Promise<void> {
+    const id = existing.task.id;
+    let problem: A2AError | undefined;
+    if (!(await this.coordinator!.claim(existing.owner, id))) problem = followUpProblem({ task: existing.task, busy: true }, incoming);
+    else {
+      const stored = await this.store.get(existing.owner, id);
+      if (stored) existing.task = clone(v1_0.TaskSchema, stored);
+      problem = followUpProblem({ task: existing.task, busy: false }, incoming);
+    }
+    if (problem) {
+      this.release(existing, false);
+      throw problem;
+    }
+  }
+
+  /** With a coordinator: the lease (of a new task), the task recorded, the turn's first event published. */
+  private async beginReplicatedTurn(live: LiveTask, isNew: boolean): Promise<void> {
+    const c = this.coordinator!;
+    if (isNew && !(await c.claim(live.owner, live.task.id))) throw new Error(`task id ${live.task.id} is taken`);
+    await this.store.put(live.owner, live.task);
+    c.beginTurn(live.task);
+  }
+
+  /**
    * Sets a non-final status and records it; its event is published once the put has settled. The
    * put's promise is returned (a failure is also logged, so nobody needs to await it).
    */
@@ -516,23 +553,26 @@ export class TaskRuntime implements A2AHandler {
    * put) has settled, and every event after one that waits goes after it, in order.
    */
   private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
-    if (live.channel.size === 0 && !this.push.watches(live.task.id)) return;
+    // With replicas every event is recorded for them, and webhooks may have been set on any replica.
+    const push = this.push.watches(live.task.id) || (this.coordinator !== undefined && this.pushNotifications);
+    if (live.channel.size === 0 && !push && !this.coordinator) return;
     // Webhooks that get Task snapshots get the task as it was at this event.
-    const task = (recorded || live.held) && this.push.watches(live.task.id) ? view(live.task, undefined) : live.task;
-    publishInOrder(live, () => this.publish(live, event, task), recorded);
+    const task = (recorded || live.held) && push ? view(live.task, undefined) : live.task;
+    publishInOrder(live, () => this.publish(live, event, task, push), recorded);
   }
 
-  private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task): void {
-    const push = this.push.watches(live.task.id);
-    if (live.channel.size === 0 && !push) return;
+  private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task, push: boolean): void {
+    if (live.channel.size === 0 && !push && !this.coordinator) return;
     const e = event();
     live.channel.publish(e);
+    this.coordinator?.publish(live.task.id, e);
     if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, task);
   }
 
   /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
   private release(live: LiveTask, turnEnded: boolean): void {
     live.abort = undefined;
+    this.coordinator?.release(live.task.id);
     this.book.release(live, turnEnded);
   }
 
@@ -549,6 +589,8 @@ export class TaskRuntime implements A2AHandler {
   // ---------------------------------------------------------------- CancelTask / SubscribeToTask
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const elsewhere = !this.book.has(req.id) && (await this.coordinator?.cancelElsewhere(ownerOf(call), req.id, call));
+    if (elsewhere) return view(elsewhere, undefined);
     const live = await this.book.toCancel(ownerOf(call), req.id);
     const abort = live.abort;
     const ctx = live.context;
@@ -578,6 +620,11 @@ export class TaskRuntime implements A2AHandler {
 
   async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
     if (!this.streaming) throw new A2AError("UnsupportedOperationError", "This agent does not support streaming");
+    if (this.coordinator && !this.book.has(req.id)) {
+      // Not running here: the task's stream as the replica running it (if any) records it.
+      const stored = await this.store.get(ownerOf(call), req.id);
+      if (stored && !isTerminal(stored.status?.state)) return this.coordinator.subscribe(stored);
+    }
     return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
@@ -668,6 +715,7 @@ export class TaskRuntime implements A2AHandler {
     for (const l of this.book.entries()) l.abort?.abort(new Error("server shutting down"));
     this.book.closeStreams();
     await this.pushDelivery.close();
+    await this.coordinator?.close();
     await this.store.close?.();
   }
 }

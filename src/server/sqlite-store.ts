@@ -133,7 +133,7 @@ function quickCheck(db: Database.Database): void {
 export const DEFAULT_RECOVERY_MESSAGE = "The server stopped while this task was running; the task did not finish.";
 
 /** A row's `body` and `artifacts`; `artifacts` is NULL in rows written before migration 3 (body has them). */
-const decodeTask = (body: string, artifacts?: string | null) => {
+export const decodeTask = (body: string, artifacts?: string | null) => {
   const json = JSON.parse(body) as Record<string, unknown>;
   if (artifacts) json.artifacts = JSON.parse(artifacts);
   return decode(v1_0.TaskSchema, json);
@@ -462,7 +462,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   }
 }
 
-interface TaskRowParams {
+export interface TaskRowParams {
   id: string;
   owner: string;
   contextId: string;
@@ -474,7 +474,7 @@ interface TaskRowParams {
   artifactSize: number;
 }
 
-function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
+export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   const json = encode(v1_0.TaskSchema, task, { alwaysEmit: v1_0.alwaysEmit }) as Record<string, unknown>;
   const artifacts = JSON.stringify(json.artifacts ?? []);
   delete json.artifacts;

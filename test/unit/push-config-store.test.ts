@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../../src/push/config-store.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { PgTaskStore } from "../../src/server/pg-store.js";
+import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-push-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +30,25 @@ const makers: [string, () => PushConfigStore][] = [
       return s.pushConfigs;
     },
   ],
+  ...(postgresBinaries()
+    ? [
+        [
+          "postgres",
+          () => {
+            const s = freshDatabase().then((url) => PgTaskStore.open(url));
+            pgStores.push(s);
+            return deferred(s.then((x) => x.pushConfigs));
+          },
+        ] as [string, () => PushConfigStore],
+      ]
+    : []),
 ];
+const pgStores: Promise<PgTaskStore>[] = [];
+beforeAll(async () => void (postgresBinaries() && (await sharedPostgres())), 60_000);
+afterAll(async () => {
+  for (const s of pgStores) await (await s).close();
+  await stopSharedPostgres();
+});
 
 describe.each(makers)("PushConfigStore contract: %s", (_n, make) => {
   it("create assigns an id when there is none and keeps the one given", async () => {

@@ -6,12 +6,14 @@ import { join } from "node:path";
 import { create, equals } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Migration } from "../../src/server/migrations.js";
 import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
 import { encode } from "../../src/runtime/protojson.js";
 import { MemoryTaskStore, type ListCursor, type TaskQuery, type TaskStore } from "../../src/server/store.js";
+import { PgTaskStore } from "../../src/server/pg-store.js";
+import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
 const dir = mkdtempSync(join(tmpdir(), "a2a-sqlite-store-"));
@@ -68,7 +70,14 @@ const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore (file)", () => new SqliteTaskStore(freshFile())],
   ["SqliteTaskStore (:memory:)", () => new SqliteTaskStore(":memory:")],
+  // PostgreSQL (a throwaway cluster) when its binaries are installed; .ci/run installs them.
+  ...(postgresBinaries()
+    ? [["PgTaskStore", (): TaskStore => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as [string, () => TaskStore]]
+    : []),
 ];
+// The cluster starts before the tests (a few seconds on a loaded machine), not inside the first one.
+beforeAll(async () => void (postgresBinaries() && (await sharedPostgres())), 60_000);
+afterAll(stopSharedPostgres);
 
 describe.each(stores)("TaskStore contract: %s", (_name, make) => {
   let store: TaskStore;

@@ -6,11 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
 import { MemoryTaskStore, type ListCursor, type TaskStore } from "../../src/server/store.js";
 import { OBJECT_BYTES, taskBytes } from "../../src/server/task-size.js";
+import { PgTaskStore } from "../../src/server/pg-store.js";
+import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;
 const dir = mkdtempSync(join(tmpdir(), "a2a-store-bytes-"));
@@ -73,7 +75,13 @@ describe("MemoryTaskStore byte budget", () => {
 const stores: [string, () => TaskStore][] = [
   ["MemoryTaskStore", () => new MemoryTaskStore()],
   ["SqliteTaskStore", () => new SqliteTaskStore(freshFile())],
+  ...(postgresBinaries()
+    ? [["PgTaskStore", (): TaskStore => deferred(freshDatabase().then((url) => PgTaskStore.open(url)))] as [string, () => TaskStore]]
+    : []),
 ];
+// The cluster starts before the tests (a few seconds on a loaded machine), not inside the first one.
+beforeAll(async () => void (postgresBinaries() && (await sharedPostgres())), 60_000);
+afterAll(stopSharedPostgres);
 
 describe.each(stores)("ListTasks pages by bytes: %s", (_name, make) => {
   let store: TaskStore;

@@ -1,0 +1,58 @@
+// The seam through which several replicas act as one agent: what TaskRuntime asks of a
+// coordinator when it has one (RuntimeOptions.coordinator; cluster.ts implements it on PostgreSQL).
+// Without one the runtime is the single-process runtime, unchanged.
+import type * as v1_0 from "../../generated/v1_0/index.js";
+import type { CallContext } from "./tasks.js";
+
+/** What the coordinator may ask of the runtime it serves. */
+export interface LocalTurns {
+  /** Cancel a task whose turn runs here, as CancelTask does (a request forwarded by another replica). */
+  cancel(taskId: string, call: CallContext): Promise<unknown>;
+}
+
+export interface TurnCoordinator {
+  attach(local: LocalTurns): void;
+  /** Takes the lease of the task's turn for this replica; false while another replica's turn runs. */
+  claim(owner: string, taskId: string): Promise<boolean>;
+  /** The turn's first event: the Task as it begins (published in order with the turn's events). */
+  beginTurn(task: v1_0.Task): void;
+  /** Resolves once every event published so far can be read by every replica. */
+  settled(): Promise<void>;
+  /** An event of a turn running here, in order. */
+  publish(taskId: string, event: v1_0.StreamResponse): void;
+  /** The turn ended (its last write made): gives the lease up. */
+  release(taskId: string): void;
+  /**
+   * When another live replica runs the task's turn: has it canceled there and resolves with the
+   * task as recorded then (or rejects with that replica's A2AError). Undefined: cancel here.
+   */
+  cancelElsewhere(owner: string, taskId: string, call: CallContext): Promise<v1_0.Task | undefined>;
+  /** A stream of a task whose turn does not run here (`task`: as stored, not terminal). */
+  subscribe(task: v1_0.Task): Promise<AsyncIterableIterator<v1_0.StreamResponse>>;
+  close(): Promise<void>;
+}
+
+/** Open SSE streams per caller, counted where the front's limit must hold (one process, or every replica). */
+export interface StreamSlots {
+  /** Takes a slot for `who` unless `max` are taken; false: refuse the stream. */
+  acquire(who: string, max: number): Promise<boolean>;
+  release(who: string): void;
+}
+
+/** The one-process count (the front's default). */
+export function localStreamSlots(): StreamSlots {
+  const open = new Map<string, number>();
+  return {
+    async acquire(who, max) {
+      const n = open.get(who) ?? 0;
+      if (n >= max) return false;
+      open.set(who, n + 1);
+      return true;
+    },
+    release(who) {
+      const n = (open.get(who) ?? 1) - 1;
+      if (n > 0) open.set(who, n);
+      else open.delete(who);
+    },
+  };
+}

@@ -1,0 +1,352 @@
+// The task store for several replicas: PostgreSQL through `pg` (node-postgres, a Pool).
+//
+// PgTaskStore implements TaskStore with the semantics of SqliteTaskStore (test/unit/sqlite-store.test.ts
+// runs the one contract suite against it too): rows hold the task's ProtoJSON (`body` without the
+// artifacts, `artifacts` apart) and the columns ListTasks filters and sorts on, with the task's
+// estimated size (task-size.ts) in covering indexes, so a page is sized before any body is read.
+// Ids are compared as bytes (COLLATE "C"), like SQLite's BINARY collation.
+//
+// Commit before acknowledge, with group commit: a put's promise resolves after the COMMIT that holds
+// it. Writes arriving while a commit is in flight wait and go together into the next one (one
+// multi-row upsert, its own transaction); several writes of one task in a batch are coalesced (the
+// last wins). Reads see pending writes (get) or wait for them (list), so a replica reads its own
+// writes; another replica sees a write once its put has resolved.
+//
+// Retention (`retention`, the options of sqlite-retention.ts): beyond maxTasks or maxBytes, or older
+// than maxAgeMs, finished and interrupted tasks go, oldest status first, with their push configs
+// and events, in batches off the request path, until the totals are within the limits (as for
+// SQLite); SUBMITTED and WORKING tasks stay.
+//
+// Schema: pg-migrations.ts, applied by PgTaskStore.open (and `a2a-toolkit migrate`).
+import pg from "pg";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { decode, encode } from "../runtime/protojson.js";
+import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
+import { CommitBarrier } from "./commit-barrier.js";
+import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
+import { decodeTask, rowOf, type TaskRowParams } from "./sqlite-store.js";
+import { SQLITE_RETENTION_DEFAULTS, type SqliteRetentionOptions } from "./sqlite-retention.js";
+import { takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
+
+export interface PgTaskStoreOptions {
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Schema migrations (default PG_MIGRATIONS). */
+  migrations?: readonly PgMigration[];
+  /** How many tasks, bytes and how old the database keeps (SQLITE_RETENTION_DEFAULTS). */
+  retention?: SqliteRetentionOptions;
+  /** Where pool errors go (default console.error). */
+  onError?: (e: unknown) => void;
+}
+
+const S = v1_0.TaskState;
+const BATCH = 500;
+
+/** `postgres://…` or `postgresql://…`. */
+export const isPostgresUrl = (s: string) => /^postgres(ql)?:\/\//.test(s);
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+interface Pending {
+  row: TaskRowParams;
+  waiters: { resolve(): void; reject(e: unknown): void }[];
+}
+
+export class PgTaskStore implements TaskStore {
+  readonly pushConfigs: PgPushConfigStore;
+  private pending = new Map<string, Pending>();
+  private committing = new Map<string, Pending>();
+  private flushing: Promise<void> | undefined;
+  private readonly barrier = new CommitBarrier();
+  private closed = false;
+  private readonly retention: Required<Pick<SqliteRetentionOptions, "maxTasks" | "maxBytes" | "maxAgeMs">>;
+  private writes = 0;
+  private written = 0;
+  private sweeping = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    opts: PgTaskStoreOptions,
+  ) {
+    this.pushConfigs = new PgPushConfigStore(pool);
+    const r = opts.retention ?? {};
+    const positive = (v: number | undefined, d: number) => (v !== undefined && v > 0 ? Math.floor(v) : d);
+    this.retention = {
+      maxTasks: positive(r.maxTasks, SQLITE_RETENTION_DEFAULTS.maxTasks),
+      maxBytes: positive(r.maxBytes, SQLITE_RETENTION_DEFAULTS.maxBytes),
+      maxAgeMs: Math.max(0, r.maxAgeMs ?? 0),
+    };
+    if (this.retention.maxAgeMs > 0) {
+      this.timer = setInterval(() => this.scheduleSweep(), positive(r.intervalMs, SQLITE_RETENTION_DEFAULTS.intervalMs));
+      this.timer.unref();
+    }
+  }
+
+  /** Connects, brings the schema up to date (pg-migrations.ts) and returns the store. */
+  static async open(url: string, opts: PgTaskStoreOptions = {}): Promise<PgTaskStore> {
+    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    pool.on("error", opts.onError ?? ((e) => console.error("PostgreSQL pool error", e)));
+    try {
+      await migratePg(pool, opts.migrations ?? PG_MIGRATIONS);
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`PostgreSQL store ${redactUrl(url)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    return new PgTaskStore(pool, opts);
+  }
+
+  async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
+    const p = this.pending.get(id) ?? this.committing.get(id);
+    if (p) return p.row.owner === owner ? decodeTask(p.row.body, p.row.artifacts) : undefined;
+    const r = await this.pool.query<{ body: string; artifacts: string }>(
+      "SELECT body, artifacts FROM a2a_tasks WHERE id = $1 AND owner = $2",
+      [id, owner],
+    );
+    const row = r.rows[0];
+    return row ? decodeTask(row.body, row.artifacts) : undefined;
+  }
+
+  /** Resolves once the COMMIT holding this write is done (group commit; see the header comment). */
+  put(owner: string, task: v1_0.Task): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the task store is closed"));
+    const row = rowOf(owner, task); // serialised now: later changes to `task` do not reach the store
+    this.noteWrite(row.size);
+    return new Promise<void>((resolve, reject) => {
+      const prev = this.pending.get(task.id);
+      this.pending.set(task.id, { row, waiters: [...(prev?.waiters ?? []), { resolve, reject }] });
+      this.barrier.submit();
+      this.flushing ??= this.flushLoop();
+    });
+  }
+
+  /** Commits batches until nothing is pending; one commit in flight at a time. */
+  private async flushLoop(): Promise<void> {
+    // Let the writes of this event-loop turn join the first batch.
+    await new Promise((r) => setImmediate(r));
+    while (this.pending.size) {
+      const batch = (this.committing = this.pending);
+      const upTo = this.barrier.mark();
+      this.pending = new Map();
+      const rows = [...batch.values()].map((p) => p.row);
+      try {
+        await this.pool.query(
+          `INSERT INTO a2a_tasks (id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[])
+           ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
+             status_ms = excluded.status_ms, body = excluded.body, artifacts = excluded.artifacts, size = excluded.size,
+             artifact_size = excluded.artifact_size`,
+          [
+            rows.map((r) => r.id),
+            rows.map((r) => r.owner),
+            rows.map((r) => r.contextId),
+            rows.map((r) => r.state),
+            rows.map((r) => r.statusMs),
+            rows.map((r) => r.body),
+            rows.map((r) => r.artifacts),
+            rows.map((r) => r.size),
+            rows.map((r) => r.artifactSize),
+          ],
+        );
+        for (const p of batch.values()) for (const w of p.waiters) w.resolve();
+      } catch (e) {
+        for (const p of batch.values()) for (const w of p.waiters) w.reject(e);
+      }
+      this.committing = new Map();
+      this.barrier.reached(upTo);
+    }
+    this.flushing = undefined;
+  }
+
+  /** Waits until every write made before this call is committed (or failed): TaskStore.settled. */
+  settled(): Promise<void> {
+    return this.barrier.wait();
+  }
+
+  async list(q: TaskQuery): Promise<TaskPage> {
+    await this.settled(); // a list sees every write that came before it
+    const where = ["owner = $1"];
+    const params: unknown[] = [q.owner];
+    const add = (sql: string, v: unknown) => {
+      params.push(v);
+      where.push(sql.replace("?", `$${params.length}`));
+    };
+    if (q.contextId) add("context_id = ?", q.contextId);
+    if (q.state) add("state = ?", q.state);
+    if (q.statusAfterMs !== undefined) add("status_ms >= ?", q.statusAfterMs);
+    const filter = where.join(" AND ");
+    const total = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM a2a_tasks WHERE ${filter}`, params);
+    const pageParams = [...params];
+    let pageFilter = filter;
+    if (q.after) {
+      pageParams.push(q.after.timestampMs, q.after.id);
+      const [ms, id] = [`$${pageParams.length - 1}`, `$${pageParams.length}`];
+      pageFilter += ` AND (status_ms < ${ms} OR (status_ms = ${ms} AND id < ${id}))`;
+    }
+    const pageSize = Math.max(0, Math.floor(q.pageSize));
+    pageParams.push(pageSize + 1);
+    // Sizes from the index first; then only the bodies that fit in maxBytes are read.
+    const rows = (
+      await this.pool.query<{ id: string; status_ms: string; size: string; artifact_size: string }>(
+        `SELECT id, status_ms, size, artifact_size FROM a2a_tasks WHERE ${pageFilter}
+         ORDER BY status_ms DESC, id DESC LIMIT $${pageParams.length}`,
+        pageParams,
+      )
+    ).rows;
+    const page = takePage(rows.slice(0, pageSize), q, (r) => (q.withArtifacts ? Number(r.size) : Number(r.size) - Number(r.artifact_size)));
+    const more = rows.length > page.length;
+    const last = page[page.length - 1];
+    const bodies = page.length
+      ? (
+          await this.pool.query<{ id: string; body: string; artifacts: string | null }>(
+            `SELECT id, body, ${q.withArtifacts ? "artifacts" : "NULL AS artifacts"} FROM a2a_tasks WHERE id = ANY($1::text[])`,
+            [page.map((r) => r.id)],
+          )
+        ).rows
+      : [];
+    const byId = new Map(bodies.map((b) => [b.id, b]));
+    return {
+      tasks: page.flatMap((r) => {
+        const b = byId.get(r.id); // gone between the two reads (retention, delete): left out
+        return b ? [decodeTask(b.body, b.artifacts)] : [];
+      }),
+      totalSize: Number(total.rows[0]?.n ?? 0),
+      ...(more && last ? { next: { timestampMs: Number(last.status_ms), id: last.id } } : {}),
+    };
+  }
+
+  /** Removes the task, its push configs and events. Returns whether the task existed. */
+  async delete(owner: string, id: string): Promise<boolean> {
+    await this.settled();
+    const r = await this.pool.query(
+      `WITH p AS (DELETE FROM a2a_push_configs WHERE owner = $1 AND task_id = $2),
+            e AS (DELETE FROM a2a_task_events WHERE task_id = $2 AND EXISTS (SELECT 1 FROM a2a_tasks WHERE id = $2 AND owner = $1))
+       DELETE FROM a2a_tasks WHERE id = $2 AND owner = $1`,
+      [owner, id],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /** The tasks recorded SUBMITTED or WORKING, with their owners (the gateway resumes them on start). */
+  async listRunning(): Promise<{ owner: string; task: v1_0.Task }[]> {
+    await this.settled();
+    const r = await this.pool.query<{ owner: string; body: string; artifacts: string }>(
+      "SELECT owner, body, artifacts FROM a2a_tasks WHERE state IN ($1, $2)",
+      [S.SUBMITTED, S.WORKING],
+    );
+    return r.rows.map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
+  }
+
+  private noteWrite(size: number): void {
+    this.writes++;
+    this.written += size;
+    if (this.writes >= Math.max(1, this.retention.maxTasks / 100) || this.written >= this.retention.maxBytes / 100) this.scheduleSweep();
+  }
+
+  private scheduleSweep(): void {
+    if (this.sweeping || this.closed) return;
+    this.sweeping = true;
+    this.writes = this.written = 0;
+    setImmediate(() => {
+      void this.sweep()
+        .catch(() => undefined) // the next write or interval tries again
+        .finally(() => (this.sweeping = false));
+    });
+  }
+
+  /** Runs the retention policy to the end (batches of 500); returns how many tasks it deleted. */
+  async sweep(now = Date.now()): Promise<number> {
+    await this.settled();
+    const { maxTasks, maxBytes, maxAgeMs } = this.retention;
+    const cutoff = maxAgeMs > 0 ? now - maxAgeMs : -1;
+    let deleted = 0;
+    for (;;) {
+      const r = await this.pool.query(
+        // The oldest finished or interrupted tasks while the totals (running tasks counted) are over
+        // a limit: the k-th oldest goes if k <= tasks over, or the bytes of those before it are
+        // still short of the bytes over; and any older than the age limit.
+        `WITH totals AS (SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM a2a_tasks),
+         ranked AS (
+           SELECT id, owner, status_ms, row_number() OVER w AS k, sum(size) OVER w - size AS before
+           FROM a2a_tasks WHERE state NOT IN ($1, $2) WINDOW w AS (ORDER BY status_ms, id)
+         ), doomed AS (
+           SELECT r.id, r.owner FROM ranked r, totals t
+           WHERE r.k <= t.n - $3 OR r.before < t.bytes - $4 OR r.status_ms < $5
+           ORDER BY r.status_ms LIMIT ${BATCH}
+         ), p AS (DELETE FROM a2a_push_configs c USING doomed d WHERE c.owner = d.owner AND c.task_id = d.id),
+         e AS (DELETE FROM a2a_task_events v USING doomed d WHERE v.task_id = d.id)
+         DELETE FROM a2a_tasks t USING doomed d WHERE t.id = d.id`,
+        [S.SUBMITTED, S.WORKING, maxTasks, maxBytes, cutoff],
+      );
+      deleted += r.rowCount ?? 0;
+      if ((r.rowCount ?? 0) < BATCH) return deleted;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.settled();
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.pool.end();
+  }
+}
+
+/** Push configs in the store's database (`store.pushConfigs`); see src/push/config-store.ts. */
+export class PgPushConfigStore implements PushConfigStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
+    return {
+      owner,
+      version: r.version === "0.3" ? "0.3" : "1.0",
+      config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
+    };
+  }
+
+  async create(owner: string, config: v1_0.TaskPushNotificationConfig, version: PushWireVersion): Promise<StoredPushConfig> {
+    const c = prepareConfig(config);
+    const body = JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
+    await this.pool.query(
+      `INSERT INTO a2a_push_configs (owner, task_id, id, version, body) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (owner, task_id, id) DO UPDATE SET version = excluded.version, body = excluded.body`,
+      [owner, c.taskId, c.id, version, body],
+    );
+    return { owner, version, config: c };
+  }
+
+  async get(owner: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    const r = await this.pool.query<{ version: string; body: string }>(
+      "SELECT version, body FROM a2a_push_configs WHERE owner = $1 AND task_id = $2 AND id = $3",
+      [owner, taskId, id],
+    );
+    return r.rows[0] ? this.row(owner, r.rows[0]) : undefined;
+  }
+
+  async list(owner: string, taskId: string): Promise<StoredPushConfig[]> {
+    const r = await this.pool.query<{ version: string; body: string }>(
+      "SELECT version, body FROM a2a_push_configs WHERE owner = $1 AND task_id = $2 ORDER BY seq",
+      [owner, taskId],
+    );
+    return r.rows.map((x) => this.row(owner, x));
+  }
+
+  async delete(owner: string, taskId: string, id: string): Promise<boolean> {
+    const r = await this.pool.query("DELETE FROM a2a_push_configs WHERE owner = $1 AND task_id = $2 AND id = $3", [owner, taskId, id]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async deleteForTask(owner: string, taskId: string): Promise<number> {
+    const r = await this.pool.query("DELETE FROM a2a_push_configs WHERE owner = $1 AND task_id = $2", [owner, taskId]);
+    return r.rowCount ?? 0;
+  }
+}
