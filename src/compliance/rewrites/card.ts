@@ -1,6 +1,6 @@
 // Faults of the agent card: required members missing (either version).
 import { isObj, V1_REQUIRED } from "./helpers.js";
-import type { Rewrite } from "./types.js";
+import type { Citation, Rewrite } from "./types.js";
 
 /** The agent card without one member. */
 function cardWithout(member: string): Rewrite["reply"] {
@@ -11,18 +11,18 @@ function cardWithout(member: string): Rewrite["reply"] {
   };
 }
 
+const V03_CARD: Citation = {
+  version: "0.3.0",
+  section: "11.1.1",
+  quote: "Expose Agent Card: MUST provide a valid AgentCard document as defined in [Section 5](#5-agent-discovery-the-agent-card).",
+};
+
 export const CARD_FAULTS: readonly Rewrite[] = [
   {
     name: "v03-card-protocol-version-missing",
     kind: "fault",
     description: "the 0.3 agent card (served without A2A-Version) has no protocolVersion",
-    spec: [
-      {
-        version: "0.3.0",
-        section: "11.1.1",
-        quote: "Expose Agent Card: MUST provide a valid AgentCard document as defined in [Section 5](#5-agent-discovery-the-agent-card).",
-      },
-    ],
+    spec: [V03_CARD],
     applies: { versions: ["0.3"], bindings: ["card"] },
     reply: cardWithout("protocolVersion"),
   },
@@ -30,14 +30,7 @@ export const CARD_FAULTS: readonly Rewrite[] = [
     name: "card-name-missing",
     kind: "fault",
     description: "the agent card (either version) has no name",
-    spec: [
-      V1_REQUIRED,
-      {
-        version: "0.3.0",
-        section: "11.1.1",
-        quote: "Expose Agent Card: MUST provide a valid AgentCard document as defined in [Section 5](#5-agent-discovery-the-agent-card).",
-      },
-    ],
+    spec: [V1_REQUIRED, V03_CARD],
     applies: { bindings: ["card"] },
     reply: cardWithout("name"),
   },

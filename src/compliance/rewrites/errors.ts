@@ -31,6 +31,11 @@ const V03_RPC_ID: Citation = {
     "id: This member is REQUIRED. It MUST be the same as the value of the id member in the Request Object. If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be null.",
 };
 const V1_JSON_RPC: Citation = { version: "1.0.1", section: "9.1", quote: "Protocol: JSON-RPC 2.0 over HTTP(S)" };
+const REST_ERROR_CODE: Citation = {
+  version: "1.0.1",
+  section: "11.6",
+  quote: "Error Code: Mapped to the HTTP status code and the error.code field",
+};
 const REST_ERROR_INFO: Citation = {
   version: "1.0.1",
   section: "11.6",
@@ -49,7 +54,7 @@ export const ERROR_FAULTS: readonly Rewrite[] = [
         section: "6.11.2",
         quote: 'jsonrpc: A String specifying the version of the JSON-RPC protocol. MUST be exactly "2.0".',
       },
-      { version: "1.0.1", section: "9.1", quote: "Protocol: JSON-RPC 2.0 over HTTP(S)" },
+      V1_JSON_RPC,
     ],
     applies: { bindings: ["json-rpc"] },
     ...bodies((j) => (isObj(j) && j.jsonrpc === "2.0" ? { ...j, jsonrpc: "1.0" } : j)),
@@ -58,14 +63,7 @@ export const ERROR_FAULTS: readonly Rewrite[] = [
     name: "rest-error-info-domain-wrong",
     kind: "fault",
     description: "1.0 HTTP+JSON errors carry their ErrorInfo with domain example.com instead of a2a-protocol.org",
-    spec: [
-      {
-        version: "1.0.1",
-        section: "11.6",
-        quote:
-          'implementations MUST include a google.rpc.ErrorInfo object in the details array for A2A-specific errors with: - @type: Set to "type.googleapis.com/google.rpc.ErrorInfo" - reason: The A2A error type in UPPER_SNAKE_CASE without the "Error" suffix (e.g., TASK_NOT_FOUND, TASK_NOT_CANCELABLE) - domain: Set to "a2a-protocol.org"',
-      },
-    ],
+    spec: [REST_ERROR_INFO],
     applies: { versions: ["1.0"], bindings: ["rest"] },
     reply: (r) => {
       const e = errorOf(r.body);
@@ -107,7 +105,7 @@ export const ERROR_FAULTS: readonly Rewrite[] = [
     kind: "fault",
     description: "1.0 HTTP+JSON A2A errors carry the JSON-RPC code in error.code (-32001 …) instead of the HTTP status",
     spec: [
-      { version: "1.0.1", section: "11.6", quote: "Error Code: Mapped to the HTTP status code and the error.code field" },
+      REST_ERROR_CODE,
       {
         version: "1.0.1",
         section: "5.4",
@@ -128,7 +126,7 @@ export const ERROR_FAULTS: readonly Rewrite[] = [
     kind: "fault",
     description: "HTTP+JSON errors are answered with HTTP status 200 (the error body unchanged)",
     spec: [
-      { version: "1.0.1", section: "11.6", quote: "Error Code: Mapped to the HTTP status code and the error.code field" },
+      REST_ERROR_CODE,
       {
         version: "0.3.0",
         section: "3.2.3",

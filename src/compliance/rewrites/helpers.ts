@@ -93,26 +93,10 @@ export const V1_REQUIRED: Citation = {
   section: "5.7",
   quote: "Fields marked with [(google.api.field_behavior) = REQUIRED] indicate that the field MUST be present and set in valid messages.",
 };
-export const V1_STREAM_CLOSES: Citation = {
+/** spec/a2a.proto is normative for 1.0: its messages (which have no `kind` member), its HTTP annotations. */
+export const A2A_PROTO: Citation = {
   version: "1.0.1",
-  section: "3.1.2",
+  section: "1.4",
   quote:
-    "The stream MUST close when the task reaches a terminal state (`TASK_STATE_COMPLETED`, `TASK_STATE_FAILED`, `TASK_STATE_CANCELED`, `TASK_STATE_REJECTED`).",
-};
-export const V03_STREAM_CLOSES: Citation = {
-  version: "0.3.0",
-  section: "9.3",
-  quote: "Server closes the SSE connection after the final:true event",
-};
-export const V1_STREAM_BEGINS: Citation = {
-  version: "1.0.1",
-  section: "3.1.2",
-  quote:
-    "If the agent returns a [Task](#411-task), the stream MUST begin with the Task object, followed by zero or more [TaskStatusUpdateEvent](#421-taskstatusupdateevent) or [TaskArtifactUpdateEvent](#422-taskartifactupdateevent) objects.",
-};
-export const V03_STREAM: Citation = {
-  version: "0.3.0",
-  section: "7.2",
-  quote:
-    "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
+    "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
 };

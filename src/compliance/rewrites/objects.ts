@@ -1,6 +1,6 @@
 // Faults in the data objects of results and events: member names, enum spellings, timestamps,
 // `kind` discriminators, required members and task ids.
-import { bodies, isTask, mapObjects, onPayload, TIMESTAMP, V03_DATA, V1_REQUIRED } from "./helpers.js";
+import { A2A_PROTO, bodies, isTask, mapObjects, onPayload, TIMESTAMP, V03_DATA, V1_REQUIRED } from "./helpers.js";
 import type { Citation, Json, JsonObject, Rewrite } from "./types.js";
 
 /** Renames one member of every object (keeping its place among the members). */
@@ -22,13 +22,6 @@ const V1_ENUMS: Citation = {
   section: "5.5",
   quote:
     "Enum values MUST be represented according to the [ProtoJSON specification](https://protobuf.dev/programming-guides/json/), which serializes enums as their string names as defined in the Protocol Buffer definition (typically SCREAMING_SNAKE_CASE).",
-};
-/** The 1.0 data objects are a2a.proto's messages, which have no `kind` member. */
-const V1_KIND: Citation = {
-  version: "1.0.1",
-  section: "1.4",
-  quote:
-    "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
 };
 
 export const OBJECT_FAULTS: readonly Rewrite[] = [
@@ -123,7 +116,7 @@ export const OBJECT_FAULTS: readonly Rewrite[] = [
     name: "v1-kind-present",
     kind: "fault",
     description: "1.0 tasks, messages and text parts keep the 0.3 `kind` member",
-    spec: [V1_KIND],
+    spec: [A2A_PROTO],
     applies: { versions: ["1.0"] },
     ...onPayload(
       (p) =>

@@ -1,6 +1,6 @@
 // Faults in the shape of results: the 1.0 `task` / `message` wrapper of SendMessage, 0.3 results
 // wrapped the 1.0 way, and ListTasks' nextPageToken.
-import { inner, onPayload, V03_DATA } from "./helpers.js";
+import { A2A_PROTO, inner, onPayload, V03_DATA } from "./helpers.js";
 import type { Rewrite } from "./types.js";
 
 export const RESULT_FAULTS: readonly Rewrite[] = [
@@ -32,12 +32,7 @@ export const RESULT_FAULTS: readonly Rewrite[] = [
         section: "9.4.1",
         quote: '/* SendMessageResponse object, contains one of: * "task": { Task object } * "message": { Message object } */',
       },
-      {
-        version: "1.0.1",
-        section: "1.4",
-        quote:
-          "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
-      },
+      A2A_PROTO,
     ],
     applies: { versions: ["1.0"], operations: ["SendMessage"] },
     ...onPayload((p) => {

@@ -1,8 +1,8 @@
 // Faults of SSE streams: the stream's Content-Type, where it begins and ends, its terminal and
 // 0.3 `final` events, their order, and updates replaced by Task snapshots. Events are rewritten
 // one at a time; what a rewrite must remember of a stream is keyed by the stream's exchange.
-import { errorOf, inner, isObj, isTask, V03_DATA, V03_STREAM, V03_STREAM_CLOSES, V1_STREAM_BEGINS, V1_STREAM_CLOSES } from "./helpers.js";
-import type { Exchange, JsonObject, Rewrite, SseEvent } from "./types.js";
+import { errorOf, inner, isObj, isTask, V03_DATA } from "./helpers.js";
+import type { Citation, Exchange, JsonObject, Rewrite, SseEvent } from "./types.js";
 
 /** The status update a payload carries (1.0 `statusUpdate`, 0.3 `kind: "status-update"`). */
 function statusUpdateOf(payload: JsonObject): JsonObject | undefined {
@@ -60,6 +60,30 @@ function applyUpdate(task: JsonObject, payload: JsonObject): JsonObject {
       : artifact;
   return { ...task, artifacts: list.map((a, i) => (i === at ? merged : a)) };
 }
+
+const V1_STREAM_CLOSES: Citation = {
+  version: "1.0.1",
+  section: "3.1.2",
+  quote:
+    "The stream MUST close when the task reaches a terminal state (`TASK_STATE_COMPLETED`, `TASK_STATE_FAILED`, `TASK_STATE_CANCELED`, `TASK_STATE_REJECTED`).",
+};
+const V03_STREAM_CLOSES: Citation = {
+  version: "0.3.0",
+  section: "9.3",
+  quote: "Server closes the SSE connection after the final:true event",
+};
+const V1_STREAM_BEGINS: Citation = {
+  version: "1.0.1",
+  section: "3.1.2",
+  quote:
+    "If the agent returns a [Task](#411-task), the stream MUST begin with the Task object, followed by zero or more [TaskStatusUpdateEvent](#421-taskstatusupdateevent) or [TaskArtifactUpdateEvent](#422-taskartifactupdateevent) objects.",
+};
+const V03_STREAM: Citation = {
+  version: "0.3.0",
+  section: "7.2",
+  quote:
+    "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
+};
 
 export const STREAM_FAULTS: readonly Rewrite[] = [
   {
@@ -136,12 +160,7 @@ export const STREAM_FAULTS: readonly Rewrite[] = [
         section: "3.5.2",
         quote: "All implementations MUST deliver events in the order they were generated.",
       },
-      {
-        version: "0.3.0",
-        section: "7.2",
-        quote:
-          "Sends a message to an agent to initiate/continue a task AND subscribes the client to real-time updates for that task via Server-Sent Events (SSE).",
-      },
+      V03_STREAM,
     ],
     applies: {},
     event: onStatusUpdate((u) => {
@@ -154,15 +173,7 @@ export const STREAM_FAULTS: readonly Rewrite[] = [
     name: "stream-task-snapshots",
     kind: "fault",
     description: "streams carry a whole Task snapshot in place of each status or artifact update event",
-    spec: [
-      {
-        version: "1.0.1",
-        section: "3.1.2",
-        quote:
-          "If the agent returns a [Task](#411-task), the stream MUST begin with the Task object, followed by zero or more [TaskStatusUpdateEvent](#421-taskstatusupdateevent) or [TaskArtifactUpdateEvent](#422-taskartifactupdateevent) objects.",
-      },
-      V03_DATA,
-    ],
+    spec: [V1_STREAM_BEGINS, V03_DATA],
     applies: { operations: ["SendStreamingMessage", "SubscribeToTask"] },
     event: (e, ex) => {
       const p = eventPayload(e, ex);

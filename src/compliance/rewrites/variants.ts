@@ -1,17 +1,52 @@
 // The variants of the rewriting proxy's table: other choices the spec allows. Each quotes the
 // sentences that allow it (and, in `departsFrom`, a SHOULD it does not follow); every MUST holds.
-import { bodies, errorOf, isObj, mapObjects, PATCH, reasonOf, setQuery, TIMESTAMP, V100_5_4, withError } from "./helpers.js";
-import type { Citation, Json, JsonObject, Rewrite } from "./types.js";
+import {
+  A2A_PROTO,
+  bodies,
+  inner,
+  errorOf,
+  isObj,
+  mapObjects,
+  PATCH,
+  reasonOf,
+  setQuery,
+  TIMESTAMP,
+  V100_5_4,
+  withError,
+} from "./helpers.js";
+import type { Citation, Json, JsonObject, Reply, Rewrite } from "./types.js";
 
-/** A 1.0 REST error with ErrorInfo reason in `reasons` answered with another HTTP status (and error.code). */
-function restErrorStatus(reasons: string[], status: number): Rewrite["reply"] {
+/** A 1.0 REST error whose ErrorInfo reason is in `reasons`, rewritten by `f` (other replies as they are). */
+function onRestError(reasons: string[], f: (r: Reply, e: JsonObject) => Reply): Rewrite["reply"] {
   return (r) => {
     const e = errorOf(r.body);
     const reason = e && reasonOf(e);
-    if (!e || !reason || !reasons.includes(reason)) return r;
-    return { ...r, status, body: withError(r.body as JsonObject, { ...e, code: status }) };
+    return e && reason && reasons.includes(reason) ? f(r, e) : r;
   };
 }
+
+/** A 1.0 REST error with ErrorInfo reason in `reasons` answered with another HTTP status (and error.code). */
+const restErrorStatus = (reasons: string[], status: number) =>
+  onRestError(reasons, (r, e) => ({ ...r, status, body: withError(r.body as JsonObject, { ...e, code: status }) }));
+
+/** A reply whose Content-Type matches `from` relabelled `to` (its parameters kept). */
+function relabel(from: RegExp, to: string): Rewrite["reply"] {
+  return (r) => {
+    const type = r.headers["content-type"] ?? "";
+    return from.test(type) ? { ...r, headers: { ...r.headers, "content-type": type.replace(from, to) } } : r;
+  };
+}
+
+const A2A_JSON: Citation = {
+  version: "1.0.1",
+  section: "11.1",
+  quote: "Content-Type: application/a2a+json SHOULD be used for requests and responses",
+};
+const RPC_ERROR_INFO: Citation = {
+  version: "1.0.1",
+  section: "9.5",
+  quote: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo to refine error reporting",
+};
 
 /** An unknown member a later revision of the protocol might add. */
 export const UNKNOWN_MEMBER = "a2aToolkitFutureField";
@@ -19,9 +54,9 @@ export const UNKNOWN_MEMBER = "a2aToolkitFutureField";
 /** The object an unknown member goes into: the Task, Message or event inside a result, else the result. */
 function withUnknownMember(payload: Json): Json {
   if (!isObj(payload)) return payload;
-  for (const k of ["task", "message", "statusUpdate", "artifactUpdate"])
-    if (isObj(payload[k])) return { ...payload, [k]: { ...payload[k], [UNKNOWN_MEMBER]: { added: "by a2a-toolkit proxy" } } };
-  return { ...payload, [UNKNOWN_MEMBER]: { added: "by a2a-toolkit proxy" } };
+  const added = { [UNKNOWN_MEMBER]: { added: "by a2a-toolkit proxy" } };
+  const { key, obj } = inner(payload);
+  return key ? { ...payload, [key]: { ...obj, ...added } } : { ...payload, ...added };
 }
 
 /** SSE is the WHATWG HTML format, whose readers accept CRLF, CR or LF line ends, `event:`, `id:` and `:` comment lines. */
@@ -69,13 +104,10 @@ export const VARIANTS: readonly Rewrite[] = [
       PATCH,
     ],
     applies: { versions: ["1.0"], bindings: ["rest"] },
-    reply: (r) => {
-      const e = errorOf(r.body);
-      const reason = e && reasonOf(e);
-      if (!e || !reason || !["UNSUPPORTED_OPERATION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "VERSION_NOT_SUPPORTED"].includes(reason))
-        return r;
-      return { ...r, body: withError(r.body as JsonObject, { ...e, status: "UNIMPLEMENTED" }) };
-    },
+    reply: onRestError(["UNSUPPORTED_OPERATION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "VERSION_NOT_SUPPORTED"], (r, e) => ({
+      ...r,
+      body: withError(r.body as JsonObject, { ...e, status: "UNIMPLEMENTED" }),
+    })),
   },
   {
     name: "rest-content-type-not-supported-415",
@@ -118,14 +150,7 @@ export const VARIANTS: readonly Rewrite[] = [
     kind: "variant",
     description:
       "HTTP+JSON `:subscribe` is served by GET only, as the proto's HTTP annotation has it: POST is answered 405 Method Not Allowed (Allow: GET)",
-    spec: [
-      {
-        version: "1.0.1",
-        section: "1.4",
-        quote:
-          "In addition to the protocol requirements defined in this document, the file spec/a2a.proto is the single authoritative normative definition of all protocol data objects and request/response messages.",
-      },
-    ],
+    spec: [A2A_PROTO],
     applies: { bindings: ["rest"], operations: ["SubscribeToTask"] },
     answer: subscribeOnly("GET"),
   },
@@ -157,21 +182,8 @@ export const VARIANTS: readonly Rewrite[] = [
     kind: "variant",
     description:
       "JSON-RPC A2A errors carry no google.rpc.ErrorInfo in data (1.0.1 makes it a SHOULD; data is left out when nothing else is in it)",
-    spec: [
-      {
-        version: "1.0.1",
-        section: "9.5",
-        quote: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo to refine error reporting",
-      },
-      PATCH,
-    ],
-    departsFrom: [
-      {
-        version: "1.0.1",
-        section: "9.5",
-        quote: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo to refine error reporting",
-      },
-    ],
+    spec: [RPC_ERROR_INFO, PATCH],
+    departsFrom: [RPC_ERROR_INFO],
     applies: { bindings: ["json-rpc"] },
     ...bodies((j) => {
       const e = errorOf(j);
@@ -255,32 +267,18 @@ export const VARIANTS: readonly Rewrite[] = [
     name: "rest-a2a-json-content-type",
     kind: "variant",
     description: "1.0 HTTP+JSON replies are labelled application/a2a+json whatever the request named",
-    spec: [{ version: "1.0.1", section: "11.1", quote: "Content-Type: application/a2a+json SHOULD be used for requests and responses" }],
+    spec: [A2A_JSON],
     applies: { versions: ["1.0"], bindings: ["rest"] },
-    reply: (r) =>
-      /^application\/json\b/i.test(r.headers["content-type"] ?? "")
-        ? {
-            ...r,
-            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/json/i, "application/a2a+json") },
-          }
-        : r,
+    reply: relabel(/^application\/json\b/i, "application/a2a+json"),
   },
   {
     name: "rest-plain-json-content-type",
     kind: "variant",
     description: "1.0 HTTP+JSON replies are labelled application/json (1.0.0's media type) whatever the request named",
     spec: [{ version: "1.0.0", section: "11.1", quote: "Content-Type: application/json for requests and responses" }, PATCH],
-    departsFrom: [
-      { version: "1.0.1", section: "11.1", quote: "Content-Type: application/a2a+json SHOULD be used for requests and responses" },
-    ],
+    departsFrom: [A2A_JSON],
     applies: { versions: ["1.0"], bindings: ["rest"] },
-    reply: (r) =>
-      /^application\/a2a\+json\b/i.test(r.headers["content-type"] ?? "")
-        ? {
-            ...r,
-            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/a2a\+json/i, "application/json") },
-          }
-        : r,
+    reply: relabel(/^application\/a2a\+json\b/i, "application/json"),
   },
   {
     name: "sse-crlf",
