@@ -6,19 +6,19 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { equals } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { bearerAuth } from "../../src/security/auth.js";
 import { jwksKeyResolver, verifyAgentCard } from "../../src/security/card-signing.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import { parseAgentCard } from "../../src/versioning/card.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 let publicJwk: JWK;
 const resolveKey = () => jwksKeyResolver({ keys: [{ ...publicJwk, kid: "card-key-1" }] });
@@ -26,15 +26,14 @@ const resolveKey = () => jwksKeyResolver({ keys: [{ ...publicJwk, kid: "card-key
 beforeAll(async () => {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   publicJwk = await exportJWK(publicKey);
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent(),
     authenticators: [bearerAuth({ tokens: { tok: "alice" } })],
     cardSigning: { key: privateKey, kid: "card-key-1", alg: "ES256", jku: "https://keys.example.com/jwks.json" },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const card = async (headers: Record<string, string>) =>
   (await (await fetch(`${base}/.well-known/agent-card.json`, { headers })).json()) as Json;

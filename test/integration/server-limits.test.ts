@@ -2,17 +2,17 @@
 // (InvalidParams), history kept per task (oldest dropped), push configs per task (InvalidParams) and
 // open streams per principal (429) — set low here so that a few requests reach them.
 import http from "node:http";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { postRpc, startServer, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 beforeAll(async () => {
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent({ pushNotifications: true }),
     authenticators: [bearerAuth({ tokens: { a: "alice", b: "bob" } })],
     push: { allow: ["127.0.0.1"] },
@@ -22,17 +22,14 @@ beforeAll(async () => {
     maxPushConfigsPerTask: 2,
     maxStreamsPerPrincipal: 2,
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0", authorization: "Bearer a" };
 let n = 0;
-const rpc = async (method: string, params: Json, headers: Record<string, string> = V1) => {
-  const res = await fetch(`${base}/`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++n, method, params }) });
-  return { status: res.status, body: (await res.json()) as { result?: Json; error?: { code: number; message: string } } };
-};
+const rpc = (method: string, params: Json, headers: Record<string, string> = V1) =>
+  postRpc<{ result?: Json; error?: { code: number; message: string } }>(`${base}/`, method, params, headers);
 const msg = (parts: Json[], taskId?: string) => ({ messageId: `lim-${++n}`, role: "ROLE_USER", parts, ...(taskId ? { taskId } : {}) });
 
 describe("limits", () => {
@@ -143,9 +140,8 @@ describe("limits", () => {
   });
 
   it("without authentication the stream limit counts per client address", async () => {
-    const open = await buildServer({ agent: createFixtureAgent(), maxStreamsPerPrincipal: 1 });
-    await open.listen({ port: 0, host: "127.0.0.1" });
-    const port = (open.server.address() as { port: number }).port;
+    const open = await startServer("fastify", { agent: createFixtureAgent(), maxStreamsPerPrincipal: 1 });
+    const port = open.port;
     const H = { "content-type": "application/json", "A2A-Version": "1.0" };
     const subscribeFrom = (localAddress: string, id: string) =>
       new Promise<http.IncomingMessage>((ok, fail) => {

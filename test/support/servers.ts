@@ -1,7 +1,9 @@
-// The reference server over each HTTP adapter, listening on 127.0.0.1 port 0: integration tests
-// run their scenarios over both with describe.each(ADAPTERS).
+// Servers for integration tests, each listening on 127.0.0.1 port 0: the reference server over
+// each HTTP adapter (scenarios run over both with describe.each(ADAPTERS)), an app a test built,
+// the reference server behind the rewriting proxy; and postRpc(), one JSON-RPC call over HTTP.
 import type { AddressInfo } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
+import type { FastifyInstance } from "fastify";
 import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createA2AHttpServer, type BuildServerOptions } from "../../src/server/index.js";
 
@@ -22,14 +24,17 @@ export type ServerOptions = Omit<BuildServerOptions, "authenticate"> & {
   authenticate?: (request: { headers: IncomingHttpHeaders; url?: string }) => string | undefined | Promise<string | undefined>;
 };
 
+/** An app the test built (buildServer, buildGateway, Fastify()) listening on 127.0.0.1 port 0; close() closes the app. */
+export async function listen(app: FastifyInstance, prefix = ""): Promise<RunningServer> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const port = (app.server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}${prefix}`, port, close: () => app.close() };
+}
+
+/** The reference server (buildServer's options) over `adapter`, listening on 127.0.0.1 port 0. */
 export async function startServer(adapter: Adapter, options: ServerOptions): Promise<RunningServer> {
   const prefix = (options.prefix ?? "").replace(/\/+$/, "");
-  if (adapter === "fastify") {
-    const app = await buildServer(options);
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const port = (app.server.address() as AddressInfo).port;
-    return { url: `http://127.0.0.1:${port}${prefix}`, port, close: () => app.close() };
-  }
+  if (adapter === "fastify") return listen(await buildServer(options), prefix);
   // fastify's `logger: false` (buildServer's default) is silent: so is this one, unless a logger is given.
   const { logger, ...rest } = options;
   const server = createA2AHttpServer({ ...rest, logger: logger ? undefined : SILENT });
@@ -60,4 +65,17 @@ export async function startFaultyServer(options: ServerOptions, faults: string[]
       await server.close();
     },
   };
+}
+
+let rpcId = 0;
+
+/** POSTs one JSON-RPC request (a fresh numeric id) to `url` and reads the answer as JSON. */
+export async function postRpc<T = unknown>(
+  url: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; body: T }> {
+  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }) });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
 }
