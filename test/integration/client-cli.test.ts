@@ -3,11 +3,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Command } from "commander";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { serverGroup } from "../support/servers.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -23,11 +23,9 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-let app: FastifyInstance;
-let old: FastifyInstance;
+const servers = serverGroup();
 let url: string;
 let oldUrl: string;
-let secured: FastifyInstance;
 let securedUrl: string;
 let junk: Server;
 let junkUrl: string;
@@ -35,15 +33,14 @@ let junkUrl: string;
 let plain: Server;
 let plainUrl: string;
 beforeAll(async () => {
-  app = await buildServer({ agent: createFixtureAgent() });
-  url = await app.listen({ port: 0, host: "127.0.0.1" });
-  old = await buildServer({ agent: createFixtureAgent(), versions: ["0.3"] });
-  oldUrl = await old.listen({ port: 0, host: "127.0.0.1" });
-  secured = await buildServer({
-    agent: createFixtureAgent(),
-    authenticate: (r) => (r.headers.authorization === "Bearer t0k" ? "me" : undefined),
-  });
-  securedUrl = await secured.listen({ port: 0, host: "127.0.0.1" });
+  url = (await servers.start("fastify", { agent: createFixtureAgent() })).url;
+  oldUrl = (await servers.start("fastify", { agent: createFixtureAgent(), versions: ["0.3"] })).url;
+  securedUrl = (
+    await servers.start("fastify", {
+      agent: createFixtureAgent(),
+      authenticate: (r) => (r.headers.authorization === "Bearer t0k" ? "me" : undefined),
+    })
+  ).url;
   junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
   await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
   junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
@@ -80,9 +77,7 @@ beforeAll(async () => {
   plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await app.close();
-  await old.close();
-  await secured.close();
+  await servers.close();
   junk.close();
   plain.close();
 });

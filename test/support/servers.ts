@@ -48,6 +48,35 @@ export async function startServer(adapter: Adapter, options: ServerOptions): Pro
 }
 
 /**
+ * The servers one test file starts, closed together by `close` (in afterAll; the last started
+ * first). A server closed early by its own close() leaves the group.
+ */
+export function serverGroup() {
+  const running: RunningServer[] = [];
+  const add = (server: RunningServer): RunningServer => {
+    const tracked: RunningServer = {
+      ...server,
+      close: async () => {
+        const at = running.indexOf(tracked);
+        if (at >= 0) running.splice(at, 1);
+        await server.close();
+      },
+    };
+    running.push(tracked);
+    return tracked;
+  };
+  return {
+    add,
+    /** `app` listening (see listen); resolves to its URL. */
+    listen: async (app: FastifyInstance): Promise<string> => add(await listen(app)).url,
+    start: async (adapter: Adapter, options: ServerOptions): Promise<RunningServer> => add(await startServer(adapter, options)),
+    close: async (): Promise<void> => {
+      for (const server of [...running].reverse()) await server.close();
+    },
+  };
+}
+
+/**
  * The reference server (fastify) behind the rewriting proxy applying `faults` (none: the proxy
  * alone, for a baseline): the server carries no fault of its own, the proxy breaks the protocol.
  */
