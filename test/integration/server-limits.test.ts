@@ -2,6 +2,7 @@
 // (InvalidParams), history kept per task (oldest dropped), push configs per task (InvalidParams) and
 // open streams per principal (429) — set low here so that a few requests reach them.
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
 import { createFixtureAgent } from "../../src/server/index.js";
@@ -132,7 +133,7 @@ describe("limits", () => {
       again = await subscribe(V1);
       if (again.status === 200) break;
       await again.body?.cancel();
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
     expect(again!.status).toBe(200);
     await rpc("CancelTask", { id: slow });

@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,7 +94,7 @@ describe("a large ListTasks is answered by bytes, page by page", () => {
         await r.arrayBuffer();
         if (r.status === 200) answered++;
         worst = Math.max(worst, Date.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
     })();
     const t = Date.now();

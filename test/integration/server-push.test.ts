@@ -1,5 +1,6 @@
 // Push notifications over real sockets: config CRUD at 1.0 and 0.3, and delivery to a local webhook.
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
 import { postRpc, startServer, type RunningServer } from "../support/servers.js";
@@ -47,7 +48,7 @@ async function hitsFor(path: string, count: number): Promise<Hit[]> {
   for (;;) {
     const got = hits.filter((h) => h.path === path);
     if (got.length >= count) return got;
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 
