@@ -1,13 +1,12 @@
 // The command-line client against the reference server: output a person reads, --json a script
 // reads, and exit codes that tell protocol errors, connection failures and bad cards apart.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { serverGroup } from "../support/servers.js";
+import { listenHttp, serverGroup } from "../support/servers.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -42,8 +41,7 @@ beforeAll(async () => {
     })
   ).url;
   junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
-  await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
-  junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
+  junkUrl = await listenHttp(junk);
   plain = createServer((req, res) => {
     const card = {
       name: "plain 0.3 agent",
@@ -73,8 +71,7 @@ beforeAll(async () => {
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
-  plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  plainUrl = await listenHttp(plain);
 });
 afterAll(async () => {
   await servers.close();
@@ -192,8 +189,7 @@ describe("a2a-toolkit client commands", () => {
     expect(card.out).toContain("card at a custom path");
     expect((await cli("send", `${plainUrl}/cards/a`, "hi")).out).toContain("plain reply");
     const empty = createServer((_req, res) => res.writeHead(404).end());
-    await new Promise<void>((r) => empty.listen(0, "127.0.0.1", r));
-    const at = `http://127.0.0.1:${(empty.address() as AddressInfo).port}`;
+    const at = await listenHttp(empty);
     try {
       const none = await cli("card", `${at}/agents/x`);
       expect(none.code).toBe(EXIT.connection);

@@ -3,20 +3,14 @@
 // that hides the well-known card and proxies the rest) gets the same cases with the same verdicts.
 // A target that serves no card at all gets one skip reason that says what was tried.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
-import { startServer, type RunningServer } from "../support/servers.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 const CASES = ["v*/card/*", "v1_0/*/get-task/*", "v0_3/*/get-task/*", "v1_0/json-rpc/send-message/*"];
 const CARD_PATH = "/cards/my-agent";
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 const reference = (opts: { prefix?: string; publicUrl?: string } = {}) => startServer("fastify", { agent: createFixtureAgent(), ...opts });
 
@@ -48,12 +42,12 @@ describe("card discovery: the same cases wherever the card is", () => {
       if (req.url?.includes("/.well-known/")) return void res.writeHead(404).end();
       forward(req, res, backend, req.url ?? "/");
     });
-    const frontUrl = await listen(front);
+    const frontUrl = await listenHttp(front);
     const behind = await reference({ publicUrl: frontUrl });
     backend = behind.url;
     custom = { server: behind, front, url: `${frontUrl}${CARD_PATH}` };
     const nothing = createServer((_req, res) => void res.writeHead(404).end());
-    empty = { server: nothing, url: `${await listen(nothing)}/agents/none` };
+    empty = { server: nothing, url: `${await listenHttp(nothing)}/agents/none` };
   });
   afterAll(async () => {
     await Promise.all([root?.close(), prefixed?.close(), custom?.server.close()]);

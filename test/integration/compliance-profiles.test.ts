@@ -3,14 +3,13 @@
 // --behaviours; and a 0.3 card without protocolVersion (item 4): one failed MUST case, and the run
 // goes on reading the card as 0.3.0.
 import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite, type SuiteOptions } from "../../src/compliance/suite.js";
 import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
 import { startSdkEchoTarget } from "../support/sdk-echo-target.js";
-import { startServer, type RunningServer } from "../support/servers.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 const TCK = "v1_0/json-rpc/send-message/tck-*";
 const ECHO = "v1_0/json-rpc/send-message/echo-*";
@@ -123,8 +122,7 @@ describe("a 0.3 card without protocolVersion", () => {
       });
       req.pipe(up);
     });
-    await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    url = await listenHttp(front);
     server = await startServer("fastify", { agent: createFixtureAgent(), versions: ["0.3"], publicUrl: url });
     backend = server.url;
   });

@@ -3,7 +3,7 @@ import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { postRpc, startServer, type RunningServer } from "../support/servers.js";
+import { listenHttp, postRpc, type RunningServer, startServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 interface Hit {
@@ -27,8 +27,7 @@ beforeAll(async () => {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
-  hookBase = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+  hookBase = await listenHttp(sink);
   server = await startServer("fastify", { agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } });
   base = server.url;
 });

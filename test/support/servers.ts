@@ -1,7 +1,7 @@
 // Servers for integration tests, each listening on 127.0.0.1 port 0: the reference server over
 // each HTTP adapter (scenarios run over both with describe.each(ADAPTERS)), an app a test built,
 // the reference server behind the rewriting proxy; and postRpc(), one JSON-RPC call over HTTP.
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { startProxy } from "../../src/compliance/proxy.js";
@@ -24,6 +24,12 @@ export type ServerOptions = Omit<BuildServerOptions, "authenticate"> & {
   authenticate?: (request: { headers: IncomingHttpHeaders; url?: string }) => string | undefined | Promise<string | undefined>;
 };
 
+/** A node:http (or net) server listening on 127.0.0.1 port 0: its base URL, http://127.0.0.1:<port>. */
+export async function listenHttp(server: NetServer): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 /** An app the test built (buildServer, buildGateway, Fastify()) listening on 127.0.0.1 port 0; close() closes the app. */
 export async function listen(app: FastifyInstance, prefix = ""): Promise<RunningServer> {
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -38,11 +44,10 @@ export async function startServer(adapter: Adapter, options: ServerOptions): Pro
   // fastify's `logger: false` (buildServer's default) is silent: so is this one, unless a logger is given.
   const { logger, ...rest } = options;
   const server = createA2AHttpServer({ ...rest, logger: logger ? undefined : SILENT });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  const base = await listenHttp(server);
   return {
-    url: `http://127.0.0.1:${port}${prefix}`,
-    port,
+    url: `${base}${prefix}`,
+    port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
   };
 }
