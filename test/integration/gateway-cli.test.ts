@@ -2,7 +2,7 @@
 // With `--store sqlite:<file>` a task waiting for input survives a gateway restart: the follow-up
 // after the restart still reaches the backend's task (the correlation is in the stored metadata),
 // and a task the gateway was following when it was killed is followed again by the next process.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { artifactText, createA2AClient, textMessage } from "../../src/client/ind
 import { BACKEND_FAILURE } from "../../src/gateway/index.js";
 import { RESUME_FAILURE } from "../../src/gateway/runtime.js";
 import { createFixtureAgent } from "../../src/server/index.js";
+import { spawnCli, type CliChild } from "../support/serve-child.js";
 import { serverGroup, type RunningServer } from "../support/servers.js";
 
 const children: ChildProcess[] = [];
@@ -54,22 +55,10 @@ async function sendAndReturn(url: string, text: string): Promise<v1_0.Task> {
   return task;
 }
 
-function run(args: string[]): { child: ChildProcess; url: Promise<string>; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, ["bin/a2a-toolkit.js", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`${args[0]} exited with ${code}: ${err}`)));
-  });
-  url.catch(() => {}); // awaited by the tests that expect a server; a usage error has none
-  return { child, url, stdout: () => out, stderr: () => err };
+function run(args: string[]): CliChild {
+  const cli = spawnCli(args);
+  children.push(cli.child);
+  return cli;
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {

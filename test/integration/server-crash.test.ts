@@ -2,15 +2,15 @@
 // concurrent non-blocking sends, then restarted on the same file: every task whose id a client
 // received must still be there and consistent — COMPLETED with its artifact, or (if it was running)
 // FAILED with the generic recovery message — with its history intact.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_RECOVERY_MESSAGE } from "../../src/server/sqlite-store.js";
+import { spawnCli, type CliChild } from "../support/serve-child.js";
 
-const BIN = resolve("bin/a2a-toolkit.js");
 const SENDS = 500;
 const KILL_AFTER = 250; // answers received before the kill
 const dir = mkdtempSync(join(tmpdir(), "a2a-crash-"));
@@ -22,21 +22,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(): { child: ChildProcess; url: Promise<string>; stdout: () => string } {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--store", `sqlite:${file}`], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]);
-    });
-    child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { child, url, stdout: () => out };
+function serve(): CliChild {
+  const cli = spawnCli(["serve", "--port", "0", "--store", `sqlite:${file}`]);
+  children.push(cli.child);
+  return cli;
 }
 
 interface Part {
