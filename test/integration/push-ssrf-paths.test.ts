@@ -7,7 +7,8 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressLookup } from "../../src/push/ssrf.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
-import { listen, postRpc, type RunningServer } from "../support/servers.js";
+import { postRpc } from "../support/rpc.js";
+import { listen, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 let app: FastifyInstance;

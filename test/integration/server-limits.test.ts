@@ -6,7 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { postRpc, startServer, type RunningServer } from "../support/servers.js";
+import { postRpc } from "../support/rpc.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aPlugin, createFixtureAgent, reply, type Agent } from "../../src/server/index.js";
-import { listen, postRpc, type RunningServer } from "../support/servers.js";
+import { postRpc } from "../support/rpc.js";
+import { listen, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0" };

@@ -3,7 +3,8 @@ import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { listenHttp, postRpc, type RunningServer, startServer } from "../support/servers.js";
+import { postRpc } from "../support/rpc.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 interface Hit {

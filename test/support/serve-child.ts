@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { postRpc } from "./rpc.js";
 
 const BIN = fileURLToPath(new URL("../../bin/a2a-toolkit.js", import.meta.url));
 
@@ -65,20 +66,13 @@ export async function serveChild(args: string[], nodeArgs: string[] = []): Promi
   };
 }
 
+type Sent = { result?: { task?: { id: string; status: { state: string } } } };
+const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
 let ids = 0;
 /** One blocking SendMessage (JSON-RPC, 1.0) with `text`; resolves with the parsed reply. */
-export async function sendText(url: string, text: string): Promise<{ result?: { task?: { id: string; status: { state: string } } } }> {
-  const res = await fetch(`${url}/`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++ids,
-      method: "SendMessage",
-      params: { message: { messageId: `m-${ids}`, role: "ROLE_USER", parts: [{ text }] } },
-    }),
-  });
-  return (await res.json()) as { result?: { task?: { id: string; status: { state: string } } } };
+export async function sendText(url: string, text: string): Promise<Sent> {
+  const message = { messageId: `m-${++ids}`, role: "ROLE_USER", parts: [{ text }] };
+  return (await postRpc<Sent>(`${url}/`, "SendMessage", { message }, JSON_1_0)).body;
 }
 
 /** Sends every text of `texts`, `concurrency` at a time; returns the states the tasks ended in, by count. */

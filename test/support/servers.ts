@@ -1,6 +1,6 @@
 // Servers for integration tests, each listening on 127.0.0.1 port 0: the reference server over
 // each HTTP adapter (scenarios run over both with describe.each(ADAPTERS)), an app a test built,
-// the reference server behind the rewriting proxy; and postRpc(), one JSON-RPC call over HTTP.
+// the reference server behind the rewriting proxy (JSON-RPC calls: rpc.ts).
 import type { AddressInfo, Server as NetServer } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
@@ -99,17 +99,4 @@ export async function startFaultyServer(options: ServerOptions, faults: string[]
       await server.close();
     },
   };
-}
-
-let rpcId = 0;
-
-/** POSTs one JSON-RPC request (a fresh numeric id) to `url` and reads the answer as JSON. */
-export async function postRpc<T = unknown>(
-  url: string,
-  method: string,
-  params: unknown,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Headers; body: T }> {
-  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }) });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
 }
