@@ -71,7 +71,6 @@ export function serverGroup() {
     return tracked;
   };
   return {
-    add,
     /** `app` listening (see listen); resolves to its URL. */
     listen: async (app: FastifyInstance): Promise<string> => add(await listen(app)).url,
     start: async (adapter: Adapter, options: ServerOptions): Promise<RunningServer> => add(await startServer(adapter, options)),
