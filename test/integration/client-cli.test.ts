@@ -1,13 +1,12 @@
 // The command-line client against the reference server: output a person reads, --json a script
 // reads, and exit codes that tell protocol errors, connection failures and bad cards apart.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Command } from "commander";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { listenHttp, serverGroup } from "../support/servers.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -23,11 +22,9 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-let app: FastifyInstance;
-let old: FastifyInstance;
+const servers = serverGroup();
 let url: string;
 let oldUrl: string;
-let secured: FastifyInstance;
 let securedUrl: string;
 let junk: Server;
 let junkUrl: string;
@@ -35,18 +32,16 @@ let junkUrl: string;
 let plain: Server;
 let plainUrl: string;
 beforeAll(async () => {
-  app = await buildServer({ agent: createFixtureAgent() });
-  url = await app.listen({ port: 0, host: "127.0.0.1" });
-  old = await buildServer({ agent: createFixtureAgent(), versions: ["0.3"] });
-  oldUrl = await old.listen({ port: 0, host: "127.0.0.1" });
-  secured = await buildServer({
-    agent: createFixtureAgent(),
-    authenticate: (r) => (r.headers.authorization === "Bearer t0k" ? "me" : undefined),
-  });
-  securedUrl = await secured.listen({ port: 0, host: "127.0.0.1" });
+  url = (await servers.start("fastify", { agent: createFixtureAgent() })).url;
+  oldUrl = (await servers.start("fastify", { agent: createFixtureAgent(), versions: ["0.3"] })).url;
+  securedUrl = (
+    await servers.start("fastify", {
+      agent: createFixtureAgent(),
+      authenticate: (r) => (r.headers.authorization === "Bearer t0k" ? "me" : undefined),
+    })
+  ).url;
   junk = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("<html>not a card</html>"));
-  await new Promise<void>((r) => junk.listen(0, "127.0.0.1", r));
-  junkUrl = `http://127.0.0.1:${(junk.address() as AddressInfo).port}`;
+  junkUrl = await listenHttp(junk);
   plain = createServer((req, res) => {
     const card = {
       name: "plain 0.3 agent",
@@ -76,13 +71,10 @@ beforeAll(async () => {
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
-  plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  plainUrl = await listenHttp(plain);
 });
 afterAll(async () => {
-  await app.close();
-  await old.close();
-  await secured.close();
+  await servers.close();
   junk.close();
   plain.close();
 });
@@ -197,8 +189,7 @@ describe("a2a-toolkit client commands", () => {
     expect(card.out).toContain("card at a custom path");
     expect((await cli("send", `${plainUrl}/cards/a`, "hi")).out).toContain("plain reply");
     const empty = createServer((_req, res) => res.writeHead(404).end());
-    await new Promise<void>((r) => empty.listen(0, "127.0.0.1", r));
-    const at = `http://127.0.0.1:${(empty.address() as AddressInfo).port}`;
+    const at = await listenHttp(empty);
     try {
       const none = await cli("card", `${at}/agents/x`);
       expect(none.code).toBe(EXIT.connection);

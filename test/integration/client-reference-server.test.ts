@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ACardError, A2ATransportError, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 const S = v1_0.TaskState;
 
@@ -171,7 +172,7 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
 
 describe("extensions and tenant", () => {
   const EXT = "https://example.com/ext/required/v1";
-  let ext: Running;
+  let ext: RunningServer;
   beforeAll(async () => {
     const base = createFixtureAgent();
     const agent = {
@@ -183,12 +184,9 @@ describe("extensions and tenant", () => {
           ctx,
         ),
     };
-    const app = await buildServer({ agent });
-    ext = { app, sockets: new Set(), url: await app.listen({ port: 0, host: "127.0.0.1" }) };
+    ext = await startServer("fastify", { agent });
   });
-  afterAll(async () => {
-    await ext.app.close();
-  });
+  afterAll(() => ext.close());
 
   it.each(["1.0", "0.3"] as const)("A2A %s: the activated extensions reach the agent; without them the agent refuses", async (version) => {
     const without = await createA2AClient(ext.url, { version });
@@ -200,7 +198,7 @@ describe("extensions and tenant", () => {
 });
 
 describe("credentials", () => {
-  let secured: Running;
+  let secured: RunningServer;
   beforeAll(async () => {
     const base = createFixtureAgent();
     const agent = {
@@ -213,16 +211,13 @@ describe("credentials", () => {
         },
       },
     };
-    const app = await buildServer({
+    secured = await startServer("fastify", {
       agent,
       authenticate: (req) =>
         req.headers.authorization === "Bearer s3cret" ? "alice" : req.headers["x-agent-key"] === "k-1" ? "bob" : undefined,
     });
-    secured = { app, sockets: new Set(), url: await app.listen({ port: 0, host: "127.0.0.1" }) };
   });
-  afterAll(async () => {
-    await secured.app.close();
-  });
+  afterAll(() => secured.close());
 
   it.each(["1.0", "0.3"] as const)(
     "A2A %s: 401 without credentials is a transport error; bearer and API key get through",

@@ -9,7 +9,7 @@
 // `release` lets a test decide when a slow task moves on, so nothing depends on timing.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { Role, TaskState, type AgentCard } from "@a2a-js/sdk";
 import {
   DefaultPushNotificationSender,
@@ -21,6 +21,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
+import { listenHttp } from "../support/servers.js";
 
 export interface SdkServer {
   url: string;
@@ -150,9 +151,7 @@ export async function startSdkServer(
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = await listenHttp(server);
 
   const interfaces = versions.flatMap((v) => [
     { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: v === "1.0" ? (opts.tenant ?? "") : "", protocolVersion: v },

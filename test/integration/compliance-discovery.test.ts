@@ -3,26 +3,16 @@
 // that hides the well-known card and proxies the rest) gets the same cases with the same verdicts.
 // A target that serves no card at all gets one skip reason that says what was tried.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FastifyInstance } from "fastify";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 const CASES = ["v*/card/*", "v1_0/*/get-task/*", "v0_3/*/get-task/*", "v1_0/json-rpc/send-message/*"];
 const CARD_PATH = "/cards/my-agent";
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function reference(opts: { prefix?: string; publicUrl?: string } = {}): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildServer({ agent: createFixtureAgent(), ...opts });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${opts.prefix ?? ""}` };
-}
+const reference = (opts: { prefix?: string; publicUrl?: string } = {}) => startServer("fastify", { agent: createFixtureAgent(), ...opts });
 
 /** Forwards a request to `backend` (same method, path, headers and body) and streams the answer back. */
 function forward(req: IncomingMessage, res: ServerResponse, backend: string, path: string): void {
@@ -37,9 +27,9 @@ function forward(req: IncomingMessage, res: ServerResponse, backend: string, pat
 const verdicts = (r: Report) => Object.fromEntries(r.results.map((x) => [x.id, x.status]));
 
 describe("card discovery: the same cases wherever the card is", () => {
-  let root: { app: FastifyInstance; url: string };
-  let prefixed: { app: FastifyInstance; url: string };
-  let custom: { app: FastifyInstance; front: Server; url: string };
+  let root: RunningServer;
+  let prefixed: RunningServer;
+  let custom: { server: RunningServer; front: Server; url: string };
   let empty: { server: Server; url: string };
 
   beforeAll(async () => {
@@ -52,15 +42,15 @@ describe("card discovery: the same cases wherever the card is", () => {
       if (req.url?.includes("/.well-known/")) return void res.writeHead(404).end();
       forward(req, res, backend, req.url ?? "/");
     });
-    const frontUrl = await listen(front);
+    const frontUrl = await listenHttp(front);
     const behind = await reference({ publicUrl: frontUrl });
     backend = behind.url;
-    custom = { app: behind.app, front, url: `${frontUrl}${CARD_PATH}` };
+    custom = { server: behind, front, url: `${frontUrl}${CARD_PATH}` };
     const nothing = createServer((_req, res) => void res.writeHead(404).end());
-    empty = { server: nothing, url: `${await listen(nothing)}/agents/none` };
+    empty = { server: nothing, url: `${await listenHttp(nothing)}/agents/none` };
   });
   afterAll(async () => {
-    await Promise.all([root?.app.close(), prefixed?.app.close(), custom?.app.close()]);
+    await Promise.all([root?.close(), prefixed?.close(), custom?.server.close()]);
     await Promise.all([custom?.front, empty?.server].map((s) => s && new Promise((r) => s.close(r))));
   });
 

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { runTestCommand } from "../../src/cli/test-command.js";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+import { listen } from "../support/servers.js";
 
 type Fault = "method-not-found-code" | "stream-never-ends";
 
@@ -88,9 +89,7 @@ async function startFakeAgent(fault?: Fault): Promise<{ url: string; app: Fastif
     }
   });
 
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  base = (await listen(app)).url;
   return { url: base, app };
 }
 

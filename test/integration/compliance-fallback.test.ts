@@ -1,11 +1,11 @@
 // A request with fallbackMethod: an agent that serves subscribe only by GET (the protos' verb)
 // passes, and the report names the verb it serves; a TaskNotFoundError 404 is no missing route.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Case } from "../../src/compliance/cases.js";
 import type { Discovery } from "../../src/compliance/discovery.js";
 import { runCase } from "../../src/compliance/runner.js";
+import { listenHttp } from "../support/servers.js";
 
 let server: Server;
 let url = "";
@@ -23,8 +23,7 @@ beforeAll(async () => {
     res.statusCode = 404;
     res.end(JSON.stringify({ message: `Route ${req.method}:${req.url} not found`, error: "Not Found", statusCode: 404 }));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listenHttp(server);
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 

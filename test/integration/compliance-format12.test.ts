@@ -10,6 +10,7 @@ import { htmlReport } from "../../src/compliance/html-report.js";
 import { loadMessageFile } from "../../src/compliance/message.js";
 import { consoleReport, junitReport } from "../../src/compliance/report.js";
 import { runSuite, type SuiteOptions } from "../../src/compliance/suite.js";
+import { listen } from "../support/servers.js";
 
 let app: FastifyInstance;
 let url = "";
@@ -57,9 +58,7 @@ beforeAll(async () => {
     reply.raw.end();
     return reply;
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  url = (await listen(app)).url;
 });
 afterAll(() => app.close());
 

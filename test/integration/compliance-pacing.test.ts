@@ -9,6 +9,7 @@ import { runTestCommand } from "../../src/cli/test-command.js";
 import { parseCase, type CaseStep } from "../../src/compliance/cases.js";
 import { discover, type Discovery } from "../../src/compliance/discovery.js";
 import { runCases, type RunOptions } from "../../src/compliance/runner.js";
+import { listen } from "../support/servers.js";
 
 interface Seen {
   sends: number;
@@ -54,9 +55,7 @@ async function startAgent(seen: Seen): Promise<{ url: string; app: FastifyInstan
     if (Number.isFinite(left)) reply.header("retry-after", "0"); // fast polls; a task that never ends is polled at the runner's pace
     return ok(task(id, left > 0 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED"));
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  base = (await listen(app)).url;
   return { url: base, app };
 }
 

@@ -3,14 +3,13 @@
 // --behaviours; and a 0.3 card without protocolVersion (item 4): one failed MUST case, and the run
 // goes on reading the card as 0.3.0.
 import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FastifyInstance } from "fastify";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite, type SuiteOptions } from "../../src/compliance/suite.js";
 import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
 import { startSdkEchoTarget } from "../support/sdk-echo-target.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 const TCK = "v1_0/json-rpc/send-message/tck-*";
 const ECHO = "v1_0/json-rpc/send-message/echo-*";
@@ -19,7 +18,7 @@ const byStatus = (r: Report, prefix: string) => [...new Set(r.results.filter((x)
 const probeNote = (r: Report) => r.discovery.notes.find((n) => n.startsWith("TCK conventions probed"));
 
 describe("profiles for scripted agents", () => {
-  let app: FastifyInstance;
+  let server: RunningServer;
   let url: string;
   let sdk: SdkTarget;
 
@@ -27,12 +26,12 @@ describe("profiles for scripted agents", () => {
     // The fixture agent, its card without the fixture extension: it behaves, but does not say so.
     const agent = createFixtureAgent();
     (agent.card.capabilities as { extensions?: unknown[] }).extensions = [];
-    app = await buildServer({ agent });
-    url = await app.listen({ port: 0, host: "127.0.0.1" });
+    server = await startServer("fastify", { agent });
+    url = server.url;
     sdk = await startSdkTarget();
   });
   afterAll(async () => {
-    await app?.close();
+    await server?.close();
     await sdk?.close();
   });
 
@@ -101,7 +100,7 @@ describe("profiles for scripted agents", () => {
 });
 
 describe("a 0.3 card without protocolVersion", () => {
-  let app: FastifyInstance;
+  let server: RunningServer;
   let front: Server;
   let url: string;
 
@@ -123,13 +122,12 @@ describe("a 0.3 card without protocolVersion", () => {
       });
       req.pipe(up);
     });
-    await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-    app = await buildServer({ agent: createFixtureAgent(), versions: ["0.3"], publicUrl: url });
-    backend = await app.listen({ port: 0, host: "127.0.0.1" });
+    url = await listenHttp(front);
+    server = await startServer("fastify", { agent: createFixtureAgent(), versions: ["0.3"], publicUrl: url });
+    backend = server.url;
   });
   afterAll(async () => {
-    await app?.close();
+    await server?.close();
     await new Promise((r) => front?.close(r));
   });
 

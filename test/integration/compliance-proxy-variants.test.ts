@@ -7,7 +7,6 @@
 // together over every case; `make test-variants` (A2A_PROXY_VARIANTS=full) runs each variant over
 // every case of the versions and bindings it applies to. Each run has its own server and proxy,
 // so the runs are independent and run concurrently.
-import type { FastifyInstance } from "fastify";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { globToRegExp } from "../../src/compliance/cases.js";
@@ -15,8 +14,9 @@ import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { startProxy, type RewritingProxy } from "../../src/compliance/proxy.js";
 import { REWRITES, type Rewrite } from "../../src/compliance/rewrites.js";
 import { runSuite } from "../../src/compliance/suite.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import { ALL_INTERFACES, interfacesOf } from "../support/compliance.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 const FULL = process.env.A2A_PROXY_VARIANTS === "full";
 const VARIANTS = REWRITES.filter((r) => r.kind === "variant");
@@ -88,11 +88,11 @@ const FAULT_CHECKS: Record<string, { globs: string[]; fails: string[] }> = {
 /** Applied together, the last of two opposite choices wins: the all-together run leaves out the first. */
 const OPPOSITES = ["rest-a2a-json-content-type", "subscribe-post-only"];
 
-const started: { app: FastifyInstance; proxy: RewritingProxy }[] = [];
+const started: { server: RunningServer; proxy: RewritingProxy }[] = [];
 afterAll(async () => {
   for (const s of started) {
     await s.proxy.close();
-    await s.app.close();
+    await s.server.close();
   }
 });
 
@@ -101,11 +101,9 @@ async function runThrough(
   caseGlobs: string[],
   faults: string[] = [],
 ): Promise<{ report: Report; proxy: RewritingProxy }> {
-  const app = await buildServer({ agent: createFixtureAgent() });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  const proxy = await startProxy({ target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`, variants, faults });
-  started.push({ app, proxy });
+  const server = await startServer("fastify", { agent: createFixtureAgent() });
+  const proxy = await startProxy({ target: server.url, variants, faults });
+  started.push({ server, proxy });
   const report = await runSuite({ target: proxy.url, streamTimeoutMs: 10_000, caseGlobs });
   return { report, proxy };
 }
@@ -173,14 +171,9 @@ describe.concurrent("the compliance suite through the rewriting proxy, in front 
 
 describe("the rewriting proxy on the wire", () => {
   it("rewrites a stream event by event: CRLF, id: lines and comments reach the client", { timeout: 30_000 }, async () => {
-    const app = await buildServer({ agent: createFixtureAgent() });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const addr = app.server.address();
-    const proxy = await startProxy({
-      target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-      variants: ["sse-crlf", "sse-event-ids", "sse-comments"],
-    });
-    started.push({ app, proxy });
+    const server = await startServer("fastify", { agent: createFixtureAgent() });
+    const proxy = await startProxy({ target: server.url, variants: ["sse-crlf", "sse-event-ids", "sse-comments"] });
+    started.push({ server, proxy });
     const res = await fetch(`${proxy.url}/message:stream`, {
       method: "POST",
       headers: { "content-type": "application/json", "A2A-Version": "1.0" },
@@ -203,12 +196,9 @@ describe("the rewriting proxy on the wire", () => {
   });
 
   it("an agent it cannot reach gets a spec-shaped 502: a JSON-RPC error with the request's id, or a google.rpc.Status", async () => {
-    const gone = await buildServer({ agent: createFixtureAgent() });
-    await gone.listen({ port: 0, host: "127.0.0.1" });
-    const addr = gone.server.address();
-    const port = typeof addr === "object" && addr ? addr.port : 0;
+    const gone = await startServer("fastify", { agent: createFixtureAgent() });
     await gone.close();
-    const proxy = await startProxy({ target: `http://127.0.0.1:${port}` });
+    const proxy = await startProxy({ target: gone.url });
     try {
       const rpc = await fetch(proxy.url, {
         method: "POST",

@@ -6,21 +6,15 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FastifyInstance } from "fastify";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage } from "../../src/client/index.js";
 import { loadCases } from "../../src/compliance/cases.js";
 import { startRecorder, type Recorder } from "../../src/compliance/record.js";
 import { runSuite } from "../../src/compliance/suite.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
-import { startFaultyServer } from "../support/servers.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { startFaultyServer, startServer, type RunningServer } from "../support/servers.js";
 
-async function serve(): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildServer({ agent: createFixtureAgent() });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const addr = app.server.address();
-  return { app, url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}` };
-}
+const serve = () => startServer("fastify", { agent: createFixtureAgent() });
 
 const matrix = [
   { version: "1.0", binding: "JSONRPC" },
@@ -31,7 +25,7 @@ const matrix = [
 
 describe("recording proxy", () => {
   const out = mkdtempSync(join(tmpdir(), "a2a-recorded-"));
-  let original: { app: FastifyInstance; url: string };
+  let original: RunningServer;
   let recorder: Recorder;
 
   beforeAll(async () => {
@@ -55,7 +49,7 @@ describe("recording proxy", () => {
 
   afterAll(async () => {
     await recorder?.close();
-    await original?.app.close();
+    await original?.close();
   });
 
   it("writes valid case files, one per conversation, with volatile values masked", () => {
@@ -88,7 +82,7 @@ describe("recording proxy", () => {
       expect(report.results.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.status} ${r.reason}`)).toEqual([]);
       expect(report.summary.passed).toBe(8);
     } finally {
-      await fresh.app.close();
+      await fresh.close();
     }
   });
 

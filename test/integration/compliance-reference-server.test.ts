@@ -4,8 +4,7 @@
 // node:http); the narrower runs below use the fastify one.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { FastifyInstance } from "fastify";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import { main } from "../../src/cli/main.js";
 import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 import { consoleReport } from "../../src/compliance/report.js";
@@ -60,20 +59,14 @@ describe("compliance suite against the reference server", () => {
     expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
   });
 
-  async function securedServer(principalOf: (authorization: string | undefined) => string | undefined): Promise<FastifyInstance> {
+  async function securedServer(principalOf: (authorization: string | undefined) => string | undefined): Promise<RunningServer> {
     const agent = createFixtureAgent();
     const card = agent.card as { capabilities?: { extensions?: unknown[] }; securitySchemes?: unknown; securityRequirements?: unknown };
     card.capabilities = { ...card.capabilities, extensions: [{ uri: FIXTURE_EXTENSION_URI, params: { behaviours: ALL_BEHAVIOURS } }] };
     card.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } };
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
-    const server = await buildServer({ agent, authenticate: (req) => principalOf(req.headers.authorization) });
-    await server.listen({ port: 0, host: "127.0.0.1" });
-    return server;
+    return startServer("fastify", { agent, authenticate: (req) => principalOf(req.headers.authorization) });
   }
-  const urlOf = (server: FastifyInstance) => {
-    const addr = server.server.address();
-    return `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
-  };
   const credentials = { headers: { Authorization: "Bearer alice" }, otherHeaders: { Authorization: "Bearer bob" } };
 
   it("the agent-agnostic cases also hold when the agent asks for input (--message ask)", { timeout: 60_000 }, async () => {
@@ -102,7 +95,7 @@ describe("compliance suite against the reference server", () => {
     const secured = await securedServer((a) => ({ "Bearer alice": "alice", "Bearer bob": "bob" })[a ?? ""]);
     try {
       const report = await runSuite({
-        target: urlOf(secured),
+        target: secured.url,
         ...credentials,
         knownFailingFile: KNOWN_FAILING,
         caseGlobs: ["**/security/**", "*/*/get-task/**", "*/*/send-message/echo-*", "**/card/**", "**/extended-card/declared-*"],
@@ -129,7 +122,7 @@ describe("compliance suite against the reference server", () => {
   it("an agent that lets one principal see another's tasks fails the isolation cases", { timeout: 60_000 }, async () => {
     const leaky = await securedServer((a) => (a === "Bearer alice" || a === "Bearer bob" ? "everyone" : undefined));
     try {
-      const report = await runSuite({ target: urlOf(leaky), ...credentials, caseGlobs: ["**/security/other-principal-*"] });
+      const report = await runSuite({ target: leaky.url, ...credentials, caseGlobs: ["**/security/other-principal-*"] });
       // 1.0 forbids revealing another principal's task (MUST); 0.3 leaves authorization to the
       // implementation (its §4.6), so there the leak is a SHOULD warning.
       expect(Object.fromEntries(report.results.map((r) => [r.id, r.status]))).toEqual({
@@ -154,14 +147,9 @@ describe("compliance suite against the reference server", () => {
       { uri: FIXTURE_EXTENSION_URI, params: { behaviours: ["echo"] } },
       { uri: "urn:example:compliance-required", required: true },
     ];
-    const ext = await buildServer({ agent });
-    await ext.listen({ port: 0, host: "127.0.0.1" });
+    const ext = await startServer("fastify", { agent });
     try {
-      const addr = ext.server.address();
-      const report = await runSuite({
-        target: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-        caseGlobs: ["**/extensions/required-*"],
-      });
+      const report = await runSuite({ target: ext.url, caseGlobs: ["**/extensions/required-*"] });
       expect(report.results.map((r) => `${r.id} ${r.status}`)).toEqual([
         "v1_0/json-rpc/extensions/required-extension-declared-is-accepted pass",
         "v1_0/json-rpc/extensions/required-extension-missing-is-refused pass",

@@ -2,27 +2,28 @@
 // With `--store sqlite:<file>` a task waiting for input survives a gateway restart: the follow-up
 // after the restart still reaches the backend's task (the correlation is in the stored metadata),
 // and a task the gateway was following when it was killed is followed again by the next process.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { artifactText, createA2AClient, textMessage } from "../../src/client/index.js";
 import { BACKEND_FAILURE } from "../../src/gateway/index.js";
 import { RESUME_FAILURE } from "../../src/gateway/runtime.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { spawnCli, type CliChild } from "../support/serve-child.js";
+import { serverGroup, type RunningServer } from "../support/servers.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 const dir = mkdtempSync(join(tmpdir(), "a2a-gateway-cli-"));
-const backends: FastifyInstance[] = [];
+const backends = serverGroup();
 afterAll(async () => {
-  for (const b of backends) await b.close();
+  await backends.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,11 +32,8 @@ async function backend(versions: ("1.0" | "0.3")[]): Promise<string> {
   return (await backendApp(versions)).url;
 }
 
-async function backendApp(versions: ("1.0" | "0.3")[]): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildServer({ agent: createFixtureAgent(), versions });
-  backends.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+function backendApp(versions: ("1.0" | "0.3")[]): Promise<RunningServer> {
+  return backends.start("fastify", { agent: createFixtureAgent(), versions });
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -57,22 +55,10 @@ async function sendAndReturn(url: string, text: string): Promise<v1_0.Task> {
   return task;
 }
 
-function run(args: string[]): { child: ChildProcess; url: Promise<string>; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, ["bin/a2a-toolkit.js", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`${args[0]} exited with ${code}: ${err}`)));
-  });
-  url.catch(() => {}); // awaited by the tests that expect a server; a usage error has none
-  return { child, url, stdout: () => out, stderr: () => err };
+function run(args: string[]): CliChild {
+  const cli = spawnCli(args);
+  children.push(cli.child);
+  return cli;
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -184,8 +170,7 @@ describe("a2a-toolkit gateway", () => {
     const gw1 = run(args);
     const started = await sendAndReturn(await gw1.url, "slow 30000");
     await kill(gw1.child);
-    await b.app.close();
-    backends.splice(backends.indexOf(b.app), 1);
+    await b.close();
 
     const gw2 = run(args);
     const client = await createA2AClient(await gw2.url, { version: "1.0" });

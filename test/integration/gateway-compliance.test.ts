@@ -5,7 +5,6 @@
 // (those cases are skipped: capability absent). Last, the gateway in front of the official
 // @a2a-js/sdk server: whatever fails there must be one of that server's own listed deviations.
 import { fileURLToPath } from "node:url";
-import type { FastifyInstance } from "fastify";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { globToRegExp } from "../../src/compliance/cases.js";
 import { loadKnownFailing } from "../../src/compliance/known-failing.js";
@@ -16,18 +15,11 @@ import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { startSdkTarget } from "./compliance-sdk-target.js";
 import { ALL_INTERFACES, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
+import { serverGroup } from "../support/servers.js";
 
 const REFERENCE_KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
-const apps: FastifyInstance[] = [];
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close();
-});
-
-async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
+const { listen, close: closeServers } = serverGroup();
+afterAll(closeServers);
 
 async function gatewayInFrontOf(version: "1.0" | "0.3"): Promise<string> {
   const agent = createFixtureAgent();

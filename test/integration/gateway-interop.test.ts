@@ -4,25 +4,19 @@
 // mid-task fails the local task with a generic message.
 import { TaskState as SdkState, type StreamResponse, type Task as SdkTask } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { BACKEND_FAILURE, buildGateway, META_BACKEND, META_REMOTE_CONTEXT, META_REMOTE_TASK } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { serverGroup } from "../support/servers.js";
 
 const S = v1_0.TaskState;
-const apps: FastifyInstance[] = [];
+const { listen, close: closeServers } = serverGroup();
 let backend1_0: string;
 let backend0_3: string;
 let gateway: string;
-
-async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
 
 beforeAll(async () => {
   backend1_0 = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
@@ -39,9 +33,7 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close();
-});
+afterAll(closeServers);
 
 describe("gateway card", () => {
   it("publishes both backends' skills, tagged with the agent_id, in both card shapes", async () => {

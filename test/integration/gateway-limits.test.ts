@@ -1,24 +1,18 @@
 // The gateway bounds what one task may hold, as the reference server does: a backend that streams
 // more artifact bytes than maxArtifactBytes ends the gateway's task FAILED with the limit named
 // (what came before is kept), and is asked to stop; history stays under maxHistoryBytes.
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage } from "../../src/client/index.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { tooLargeFailure } from "../../src/server/runtime.js";
+import { serverGroup } from "../support/servers.js";
 
 const S = v1_0.TaskState;
-const apps: FastifyInstance[] = [];
+const { listen, close: closeServers } = serverGroup();
 let gateway: string;
 const LIMIT = 20_000;
-
-async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
 
 beforeAll(async () => {
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
@@ -26,9 +20,7 @@ beforeAll(async () => {
     await buildGateway({ gateway: { backends: [{ name: "b", url: backend }] }, maxArtifactBytes: LIMIT, maxHistoryBytes: LIMIT }),
   );
 });
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close();
-});
+afterAll(closeServers);
 
 describe("gateway per-task limits", () => {
   it("fails a task whose backend streams past maxArtifactBytes, keeping what came before", { timeout: 20_000 }, async () => {

@@ -3,6 +3,7 @@
 // backends are served, and a backend that comes up later is discovered in the background (its
 // skills join the gateway's card and its messages go through).
 import net from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
@@ -101,7 +102,7 @@ describe("gateway start with a hung backend", () => {
     await fixture(latePort);
     let card: v1_0.AgentCard | undefined;
     for (let i = 0; i < 100 && !card?.skills.some((s) => s.id.startsWith("late/")); i++) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       card = (await createA2AClient(client.card.supportedInterfaces[0]!.url, { version: "1.0" })).card;
     }
     expect(card?.skills.map((s) => s.id)).toContain("late/fixture");

@@ -6,40 +6,28 @@
 import { Message, TaskState, type AgentCard, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
-import { startServer } from "../support/servers.js";
+import { serverGroup } from "../support/servers.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
-const apps: FastifyInstance[] = [];
+const { listen, start, close: closeServers } = serverGroup();
 const TARGETS = ["serve", "serve over node:http", "gateway"] as const;
 const urls: Record<(typeof TARGETS)[number], string> = { serve: "", "serve over node:http": "", gateway: "" };
-const closers: (() => Promise<void>)[] = [];
-
-async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
 
 beforeAll(async () => {
   // What `a2a-toolkit serve --push --allow-webhook 127.0.0.1` starts: the fixture agent, 1.0 and 0.3 on one port.
   urls.serve = await listen(await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } }));
-  const overNode = await startServer("node:http", {
+  const overNode = await start("node:http", {
     agent: createFixtureAgent({ pushNotifications: true }),
     push: { allow: ["127.0.0.1"] },
   });
-  closers.push(() => overNode.close());
   urls["serve over node:http"] = overNode.url;
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
   urls.gateway = await listen(await buildGateway({ gateway: { backends: [{ name: "new", url: backend }] } }));
 });
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close();
-  for (const c of closers) await c();
-});
+afterAll(closeServers);
 
 const texts = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")));
 

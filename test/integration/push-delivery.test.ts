@@ -1,9 +1,7 @@
 // Push delivery against a real webhook receiver on 127.0.0.1 (allow-listed; the SSRF guard refuses
 // loopback otherwise): body shape per registered wire version, headers, retries, giving up, queue
 // bounds, a dead webhook that blocks nobody, and the SSRF refusals at delivery time.
-import { once } from "node:events";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +10,7 @@ import * as v0_3 from "../../generated/v0_3/index.js";
 import { MemoryPushConfigStore, type PushWireVersion } from "../../src/push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions, type PushOutcome } from "../../src/push/delivery.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { listenHttp } from "../support/servers.js";
 
 interface Received {
   path: string;
@@ -37,9 +36,7 @@ beforeAll(async () => {
       responder(r, res);
     });
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenHttp(server);
 });
 afterAll(async () => {
   server.closeAllConnections();

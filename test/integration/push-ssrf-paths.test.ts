@@ -7,9 +7,12 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AddressLookup } from "../../src/push/ssrf.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { postRpc } from "../support/rpc.js";
+import { listen, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 let taskId: string;
 const warnings: string[] = [];
@@ -33,12 +36,12 @@ beforeAll(async () => {
     warnings.push(String(msg ?? obj));
     warn(obj as never, msg as never);
   }) as typeof app.log.warn;
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  server = await listen(app);
+  base = server.url;
   const r = await post("/", { jsonrpc: "2.0", id: 0, method: "SendMessage", params: { message: msg1_0("ask") } }, V1);
   taskId = ((r.body.result as Json).task as Json).id as string;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0" };
 const V03 = { "content-type": "application/json" };
@@ -50,8 +53,7 @@ async function post(path: string, body: Json, headers: Record<string, string>): 
   const res = await fetch(base + path, { method: "POST", headers, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as Json };
 }
-const rpc = (method: string, params: Json, headers: Record<string, string>) =>
-  post("/", { jsonrpc: "2.0", id: ++n, method, params }, headers);
+const rpc = (method: string, params: Json, headers: Record<string, string>) => postRpc<Json>(`${base}/`, method, params, headers);
 
 /** Each registration path: send `url` there, get back whether it was refused and with which message. */
 const PATHS: [string, (url: string) => Promise<{ status: number; body: Json }>][] = [

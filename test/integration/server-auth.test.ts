@@ -3,10 +3,10 @@
 // excepted); a second principal asking for, listing, cancelling, subscribing to or continuing the
 // first one's task, or touching its push configs, gets exactly what an unknown id gets
 // (TaskNotFound, or an empty list) and the first principal's task is left as it was.
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyAuth, bearerAuth } from "../../src/security/auth.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 type Version = "1.0" | "0.3";
@@ -18,18 +18,17 @@ const BOB = { authorization: "Bearer tok-bob" };
 const CAROL = { "x-api-key": "key-carol" };
 const HOOK = "http://127.0.0.1:9/hook"; // never contacted: the task emits no event while the test runs
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 beforeAll(async () => {
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent({ pushNotifications: true }),
     authenticators: auths,
     push: { allow: ["127.0.0.1"] },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 let seq = 0;
 

@@ -1,18 +1,17 @@
 // Bad input of every kind gets the spec-shaped error of its binding and version: never a 500, an
 // HTML page, a hang or a crash.
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 
 beforeAll(async () => {
-  app = await buildServer({ agent: createFixtureAgent(), bodyLimit: 64 * 1024 });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  server = await startServer("fastify", { agent: createFixtureAgent(), bodyLimit: 64 * 1024 });
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 type Json = Record<string, unknown>;
 

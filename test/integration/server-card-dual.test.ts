@@ -6,7 +6,6 @@ import { Message, verifyAgentCardSignature, type AgentCard as SdkCard } from "@a
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 import { parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
 import { equals } from "@bufbuild/protobuf";
-import type { FastifyInstance } from "fastify";
 import { exportJWK, generateKeyPair, type CryptoKey } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
@@ -16,19 +15,14 @@ import { jwksKeyResolver, verifyAgentCard } from "../../src/security/card-signin
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { parseAgentCard } from "../../src/versioning/card.js";
 import { startSdkServer } from "./client-sdk-server.js";
+import { serverGroup } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
-const apps: FastifyInstance[] = [];
+const { listen, close: closeServers } = serverGroup();
 let publicKey: CryptoKey;
 let resolveKey: ReturnType<typeof jwksKeyResolver>;
 const targets: Record<"serve" | "gateway", string> = { serve: "", gateway: "" };
 const CARD = "/.well-known/agent-card.json";
-
-async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
 
 beforeAll(async () => {
   const pair = await generateKeyPair("ES256", { extractable: true });
@@ -42,9 +36,7 @@ beforeAll(async () => {
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
   targets.gateway = await listen(await buildGateway({ gateway: { default: "b", backends: [{ name: "b", url: backend }] }, ...secured }));
 });
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close();
-});
+afterAll(closeServers);
 
 const getCard = async (base: string, headers: Record<string, string> = {}) => {
   const res = await fetch(base + CARD, { headers });

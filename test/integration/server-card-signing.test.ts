@@ -2,23 +2,24 @@
 // `serve --sign-card-key/--sign-card-kid`): the 1.0 card fetched over HTTP verifies with
 // verifyAgentCard and the public key; the 0.3 card carries no signatures (L9); the dual card
 // (no A2A-Version) carries the 1.0 card's.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import type { FastifyInstance } from "fastify";
+import { join } from "node:path";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { equals } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { bearerAuth } from "../../src/security/auth.js";
 import { jwksKeyResolver, verifyAgentCard } from "../../src/security/card-signing.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import { parseAgentCard } from "../../src/versioning/card.js";
+import { startServer, type RunningServer } from "../support/servers.js";
+import { spawnCli } from "../support/serve-child.js";
 
 type Json = Record<string, unknown>;
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 let publicJwk: JWK;
 const resolveKey = () => jwksKeyResolver({ keys: [{ ...publicJwk, kid: "card-key-1" }] });
@@ -26,15 +27,14 @@ const resolveKey = () => jwksKeyResolver({ keys: [{ ...publicJwk, kid: "card-key
 beforeAll(async () => {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   publicJwk = await exportJWK(publicKey);
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent(),
     authenticators: [bearerAuth({ tokens: { tok: "alice" } })],
     cardSigning: { key: privateKey, kid: "card-key-1", alg: "ES256", jku: "https://keys.example.com/jwks.json" },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const card = async (headers: Record<string, string>) =>
   (await (await fetch(`${base}/.well-known/agent-card.json`, { headers })).json()) as Json;
@@ -87,35 +87,21 @@ describe("serve --sign-card-key / --sign-card-kid", () => {
     const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
     const keyFile = join(dir, "card-key.jwk");
     writeFileSync(keyFile, JSON.stringify(await exportJWK(privateKey)));
-    child = spawn(
-      process.execPath,
-      [
-        resolve("bin/a2a-toolkit.js"),
-        "serve",
-        "--port",
-        "0",
-        "--store",
-        "memory",
-        "--sign-card-key",
-        keyFile,
-        "--sign-card-kid",
-        "cli-key",
-        "--token",
-        "tok=alice",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let err = "";
-    child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-    const url = await new Promise<string>((ok, fail) => {
-      let out = "";
-      child!.stdout!.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) ok(m[1]);
-      });
-      child!.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-    });
+    const cli = spawnCli([
+      "serve",
+      "--port",
+      "0",
+      "--store",
+      "memory",
+      "--sign-card-key",
+      keyFile,
+      "--sign-card-kid",
+      "cli-key",
+      "--token",
+      "tok=alice",
+    ]);
+    child = cli.child;
+    const url = await cli.url;
     const c = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as Json;
     const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "cli-key" }] };
     expect(await verifyAgentCard(c as never, jwksKeyResolver(jwks))).toEqual([expect.objectContaining({ verified: true, alg: "EdDSA" })]);

@@ -1,35 +1,23 @@
 // `a2a-toolkit serve` as a user runs it: a child process on a free port, stopped with SIGTERM.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnCli, type CliChild } from "../support/serve-child.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-const BIN = resolve("bin/a2a-toolkit.js");
-
 /** Without `--store` in `args` the child keeps tasks in memory (the default would write ./a2a-data.db). */
-function serve(args: string[], cwd?: string): { child: ChildProcess; url: Promise<string>; stderr: () => string; stdout: () => string } {
+function serve(args: string[], cwd?: string): CliChild {
   const store = args.includes("--store") || cwd ? [] : ["--store", "memory"];
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...store, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd });
-  children.push(child);
-  let err = "";
-  let out = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { child, url, stderr: () => err, stdout: () => out };
+  const cli = spawnCli(["serve", "--port", "0", ...store, ...args], { cwd });
+  children.push(cli.child);
+  return cli;
 }
 
 const send = (url: string, text: string, headers: Record<string, string> = { "A2A-Version": "1.0" }) =>

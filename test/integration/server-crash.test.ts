@@ -8,16 +8,16 @@
 // client was told is every event it read). `make test` runs small bursts once; `make
 // test-durability` runs 500 sends and 300 streams, six times each (A2A_CRASH_SENDS,
 // A2A_CRASH_STREAMS, A2A_CRASH_RUNS).
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_RECOVERY_MESSAGE } from "../../src/server/sqlite-store.js";
+import { spawnCli, type CliChild } from "../support/serve-child.js";
 
-const BIN = resolve("bin/a2a-toolkit.js");
 const SENDS = Number(process.env.A2A_CRASH_SENDS ?? 150);
 const STREAMS = Number(process.env.A2A_CRASH_STREAMS ?? 60);
 const RUNS = Number(process.env.A2A_CRASH_RUNS ?? 1);
@@ -29,21 +29,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(file: string): { child: ChildProcess; url: Promise<string>; stdout: () => string } {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--store", `sqlite:${file}`], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]);
-    });
-    child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { child, url, stdout: () => out };
+function serve(file: string): CliChild {
+  const cli = spawnCli(["serve", "--port", "0", "--store", `sqlite:${file}`]);
+  children.push(cli.child);
+  return cli;
 }
 
 interface Part {

@@ -5,13 +5,14 @@
 // message), a connection the server closes got `Connection: close`, and the server answers
 // normally afterwards. Fixed seed; A2A_FUZZ_RUNS sets the number of requests (default 2,000;
 // `make test-fuzz` runs 30,000).
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnCli } from "../support/serve-child.js";
 
 const RUNS = Number(process.env.A2A_FUZZ_RUNS ?? 2000);
 const SEED = 18;
@@ -19,36 +20,22 @@ const dir = mkdtempSync(join(tmpdir(), "a2a-fuzz-"));
 let child: ChildProcess;
 let base: string;
 let port: number;
-let stderr = "";
 
 beforeAll(async () => {
-  child = spawn(
-    process.execPath,
-    [
-      resolve("bin/a2a-toolkit.js"),
-      "serve",
-      "--port",
-      "0",
-      "--store",
-      `sqlite:${join(dir, "fuzz.db")}`,
-      "--push",
-      "--body-timeout",
-      "500",
-      "--headers-timeout",
-      "500",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  base = await new Promise<string>((ok, fail) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]!);
-    });
-    child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
+  const cli = spawnCli([
+    "serve",
+    "--port",
+    "0",
+    "--store",
+    `sqlite:${join(dir, "fuzz.db")}`,
+    "--push",
+    "--body-timeout",
+    "500",
+    "--headers-timeout",
+    "500",
+  ]);
+  child = cli.child;
+  base = await cli.url;
   port = Number(new URL(base).port);
 }, 30_000);
 

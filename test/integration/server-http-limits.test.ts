@@ -3,25 +3,25 @@
 // refused, and every error before the routes (bad percent-encoding, bad framing, duplicate
 // Content-Length, NUL in a header) is answered in the binding's A2A shape with `Connection: close`.
 import net from "node:net";
-import type { FastifyInstance } from "fastify";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
-let app: FastifyInstance;
+let server: RunningServer;
 let port: number;
 
 beforeAll(async () => {
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent(),
     headersTimeoutMs: 300,
     bodyTimeoutMs: 300,
     idleTimeoutMs: 300,
     maxConnectionsPerAddress: 20,
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  port = (app.server.address() as { port: number }).port;
+  port = server.port;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 interface RawReply {
   status: number;
@@ -163,7 +163,7 @@ describe("slow clients", () => {
     } finally {
       for (const s of held) s.destroy();
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     const ok = await exchange([`${HEAD("/", "A2A-Version: 1.0\r\nConnection: close\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`]);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });

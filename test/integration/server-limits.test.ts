@@ -2,17 +2,19 @@
 // (InvalidParams), history kept per task (oldest dropped), push configs per task (InvalidParams) and
 // open streams per principal (429) — set low here so that a few requests reach them.
 import http from "node:http";
-import type { FastifyInstance } from "fastify";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { postRpc } from "../support/rpc.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 beforeAll(async () => {
-  app = await buildServer({
+  server = await startServer("fastify", {
     agent: createFixtureAgent({ pushNotifications: true }),
     authenticators: [bearerAuth({ tokens: { a: "alice", b: "bob" } })],
     push: { allow: ["127.0.0.1"] },
@@ -22,17 +24,14 @@ beforeAll(async () => {
     maxPushConfigsPerTask: 2,
     maxStreamsPerPrincipal: 2,
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0", authorization: "Bearer a" };
 let n = 0;
-const rpc = async (method: string, params: Json, headers: Record<string, string> = V1) => {
-  const res = await fetch(`${base}/`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++n, method, params }) });
-  return { status: res.status, body: (await res.json()) as { result?: Json; error?: { code: number; message: string } } };
-};
+const rpc = (method: string, params: Json, headers: Record<string, string> = V1) =>
+  postRpc<{ result?: Json; error?: { code: number; message: string } }>(`${base}/`, method, params, headers);
 const msg = (parts: Json[], taskId?: string) => ({ messageId: `lim-${++n}`, role: "ROLE_USER", parts, ...(taskId ? { taskId } : {}) });
 
 describe("limits", () => {
@@ -135,7 +134,7 @@ describe("limits", () => {
       again = await subscribe(V1);
       if (again.status === 200) break;
       await again.body?.cancel();
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
     expect(again!.status).toBe(200);
     await rpc("CancelTask", { id: slow });
@@ -143,9 +142,8 @@ describe("limits", () => {
   });
 
   it("without authentication the stream limit counts per client address", async () => {
-    const open = await buildServer({ agent: createFixtureAgent(), maxStreamsPerPrincipal: 1 });
-    await open.listen({ port: 0, host: "127.0.0.1" });
-    const port = (open.server.address() as { port: number }).port;
+    const open = await startServer("fastify", { agent: createFixtureAgent(), maxStreamsPerPrincipal: 1 });
+    const port = open.port;
     const H = { "content-type": "application/json", "A2A-Version": "1.0" };
     const subscribeFrom = (localAddress: string, id: string) =>
       new Promise<http.IncomingMessage>((ok, fail) => {

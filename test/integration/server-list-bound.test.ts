@@ -10,29 +10,29 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
 import { DEFAULT_LIMITS } from "../../src/server/runtime.js";
 import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
 import { flood } from "../support/serve-child.js";
+import { startServer, type RunningServer } from "../support/servers.js";
 
 const FULL = process.env.A2A_LIMITS_FULL === "1";
 const TASKS = 100;
 const dir = mkdtempSync(join(tmpdir(), "a2a-list-bound-"));
-let app: FastifyInstance;
+let server: RunningServer;
 let store: SqliteTaskStore;
 let base: string;
 let biggest = 0;
 
 beforeAll(async () => {
   store = new SqliteTaskStore(join(dir, "a2a-data.db"));
-  app = await buildServer({ agent: createFixtureAgent(), store, pushConfigs: store.pushConfigs });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  server = await startServer("fastify", { agent: createFixtureAgent(), store, pushConfigs: store.pushConfigs });
+  base = server.url;
   if (FULL) await flood(base, TASKS, () => "stream 100000", 4);
   else
     for (let i = 0; i < TASKS; i++)
@@ -48,7 +48,7 @@ beforeAll(async () => {
   biggest = (store.db.prepare("SELECT max(size) AS m FROM tasks").get() as { m: number }).m;
 }, 600_000);
 afterAll(async () => {
-  await app.close();
+  await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -94,7 +94,7 @@ describe("a large ListTasks is answered by bytes, page by page", () => {
         await r.arrayBuffer();
         if (r.status === 200) answered++;
         worst = Math.max(worst, Date.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
     })();
     const t = Date.now();

@@ -7,12 +7,9 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aRequestListener, createA2AHttpServer, createFixtureAgent } from "../../src/server/index.js";
+import { listenHttp } from "../support/servers.js";
 
 const silent = { error: () => {}, warn: () => {} };
-const listen = (server: http.Server) =>
-  new Promise<string>((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
-  );
 const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 describe("a2aRequestListener on a plain node:http server", () => {
@@ -20,7 +17,7 @@ describe("a2aRequestListener on a plain node:http server", () => {
   const server = http.createServer(listener);
   let base: string;
   beforeAll(async () => {
-    base = await listen(server);
+    base = await listenHttp(server);
   });
   afterAll(async () => {
     await listener.close();
@@ -71,7 +68,7 @@ describe("createA2AHttpServer", () => {
   const server = createA2AHttpServer({ agent: createFixtureAgent(), logger: silent });
   let port: number;
   beforeAll(async () => {
-    await listen(server);
+    await listenHttp(server);
     port = (server.address() as AddressInfo).port;
   });
   afterAll(() => closeServer(server));

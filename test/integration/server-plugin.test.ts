@@ -3,6 +3,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aPlugin, createFixtureAgent, reply, type Agent } from "../../src/server/index.js";
+import { postRpc } from "../support/rpc.js";
+import { listen, type RunningServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0" };
@@ -10,6 +12,7 @@ const EXT = "https://example.com/ext/required/v1";
 const OPT = "https://example.com/ext/optional/v1";
 
 let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 const seen: { extensions: readonly string[]; principal: string }[] = [];
 
@@ -41,17 +44,15 @@ beforeAll(async () => {
     authenticate: (req) => (req.headers.authorization?.startsWith("Bearer ") ? req.headers.authorization.slice(7) : undefined),
   });
   await app.register(a2aPlugin, { prefix: "/ext", agent: extAgent, versions: ["1.0", "0.3"] });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  server = await listen(app);
+  base = server.url;
 });
-afterAll(() => app.close());
+afterAll(() => server.close());
 
 const as = (who: string) => ({ ...V1, authorization: `Bearer ${who}` });
 
-async function rpc(path: string, method: string, params: Json, headers: Record<string, string>) {
-  const res = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return { res, body: (await res.json()) as Json };
-}
+const rpc = (path: string, method: string, params: Json, headers: Record<string, string>) =>
+  postRpc<Json>(`${base}${path}`, method, params, headers);
 
 const send = (text: string) => ({ message: { messageId: `p-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] } });
 
@@ -164,13 +165,13 @@ describe("extensions", () => {
 
   it("activated extensions reach the agent and are echoed; unknown ones are not", async () => {
     seen.length = 0;
-    const { res, body } = await rpc("/ext", "SendMessage", send("hi"), {
+    const { headers, body } = await rpc("/ext", "SendMessage", send("hi"), {
       ...V1,
       "A2A-Extensions": `${EXT}, ${OPT}, https://unknown.example/x`,
     });
     expect(body).toHaveProperty("result");
     expect(seen[0].extensions).toEqual([EXT, OPT]);
-    expect(res.headers.get("a2a-extensions")).toBe(`${EXT}, ${OPT}`);
+    expect(headers.get("a2a-extensions")).toBe(`${EXT}, ${OPT}`);
     const old = await rpc(
       "/ext",
       "message/send",
@@ -178,7 +179,7 @@ describe("extensions", () => {
       { "content-type": "application/json", "X-A2A-Extensions": EXT },
     );
     expect(old.body).toHaveProperty("result");
-    expect(old.res.headers.get("x-a2a-extensions")).toBe(EXT);
+    expect(old.headers.get("x-a2a-extensions")).toBe(EXT);
   });
 
   it("an exception in the agent fails the task with a generic message; details stay in the log", async () => {

@@ -1,8 +1,10 @@
 // Push notifications over real sockets: config CRUD at 1.0 and 0.3, and delivery to a local webhook.
 import http from "node:http";
-import type { FastifyInstance } from "fastify";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { postRpc } from "../support/rpc.js";
+import { listenHttp, type RunningServer, startServer } from "../support/servers.js";
 
 type Json = Record<string, unknown>;
 interface Hit {
@@ -11,7 +13,7 @@ interface Hit {
   body: Json;
 }
 
-let app: FastifyInstance;
+let server: RunningServer;
 let base: string;
 let sink: http.Server;
 let hookBase: string;
@@ -26,14 +28,12 @@ beforeAll(async () => {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => sink.listen(0, "127.0.0.1", r));
-  hookBase = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
-  app = await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  hookBase = await listenHttp(sink);
+  server = await startServer("fastify", { agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } });
+  base = server.url;
 });
 afterAll(async () => {
-  await app.close();
+  await server.close();
   await new Promise((r) => sink.close(r));
 });
 
@@ -41,16 +41,14 @@ const V1 = { "content-type": "application/json", "A2A-Version": "1.0" };
 const V03 = { "content-type": "application/json" };
 let n = 0;
 
-async function rpc(method: string, params: Json, headers: Record<string, string> = V1): Promise<Json> {
-  const res = await fetch(`${base}/`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++n, method, params }) });
-  return (await res.json()) as Json;
-}
+const rpc = async (method: string, params: Json, headers: Record<string, string> = V1) =>
+  (await postRpc<Json>(`${base}/`, method, params, headers)).body;
 
 async function hitsFor(path: string, count: number): Promise<Hit[]> {
   for (;;) {
     const got = hits.filter((h) => h.path === path);
     if (got.length >= count) return got;
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 
@@ -108,24 +106,18 @@ describe("push notification configs (1.0 JSON-RPC)", () => {
 
 describe("SSRF guard", () => {
   it("a server without an allow-list refuses loopback webhooks with InvalidParams", async () => {
-    const strict = await buildServer({ agent: createFixtureAgent({ pushNotifications: true }) });
-    await strict.listen({ port: 0, host: "127.0.0.1" });
+    const strict = await startServer("fastify", { agent: createFixtureAgent({ pushNotifications: true }) });
     try {
-      const url = `http://127.0.0.1:${(strict.server.address() as { port: number }).port}/`;
-      const res = await fetch(url, {
-        method: "POST",
-        headers: V1,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: {
-            message: { messageId: "ssrf", role: "ROLE_USER", parts: [{ text: "ask" }] },
-            configuration: { taskPushNotificationConfig: { url: `${hookBase}/never` } },
-          },
-        }),
-      });
-      expect(((await res.json()) as Json).error).toMatchObject({ code: -32602 });
+      const res = await postRpc<Json>(
+        `${strict.url}/`,
+        "SendMessage",
+        {
+          message: { messageId: "ssrf", role: "ROLE_USER", parts: [{ text: "ask" }] },
+          configuration: { taskPushNotificationConfig: { url: `${hookBase}/never` } },
+        },
+        V1,
+      );
+      expect(res.body.error).toMatchObject({ code: -32602 });
     } finally {
       await strict.close();
     }

@@ -1,6 +1,7 @@
 // SSE behaviour over real sockets: order, no loss or duplication, disconnects, slow readers,
 // several subscribers, 0.3 `final`; over the fastify and the node:http adapter.
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
 import { ADAPTERS, startServer, type RunningServer } from "../support/servers.js";
@@ -30,7 +31,7 @@ async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> 
   for (;;) {
     const v = await f();
     if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 

@@ -14,6 +14,7 @@ import tar from "tar-stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../codegen/main.js";
 import { defaultSpecDir, pinSource, readPins, sha256 } from "../../codegen/spec.js";
+import { listenHttp } from "../support/servers.js";
 
 const shared = defaultSpecDir();
 const pins = readPins();
@@ -67,9 +68,7 @@ beforeAll(async () => {
     const body = overrides.get(path) ?? routes.get(path);
     res.writeHead(body ? 200 : 404).end(body ?? "not found");
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = await listenHttp(server);
 });
 afterAll(async () => {
   server.close();

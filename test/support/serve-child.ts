@@ -1,10 +1,44 @@
-// `a2a-toolkit serve` in a child process for the resource-limit tests and their measurements:
-// start it on a free loopback port, read its resident memory, drive it with JSON-RPC SendMessage.
+// `a2a-toolkit` in a child process: spawnCli for the tests that run the command as a user does
+// (the URL it prints once it listens, its output); serveChild for the resource-limit tests and
+// their measurements: `serve` on a free loopback port, its resident memory, JSON-RPC SendMessage.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { postRpc } from "./rpc.js";
 
-const BIN = resolve("bin/a2a-toolkit.js");
+const BIN = fileURLToPath(new URL("../../bin/a2a-toolkit.js", import.meta.url));
+
+export interface CliChild {
+  child: ChildProcess;
+  /** The URL the command prints (`listening on <url>`); rejects if it exits first (a usage error: never awaited). */
+  url: Promise<string>;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+/**
+ * `node <nodeArgs> bin/a2a-toolkit.js <args>` with its output read. `stderrTail`: keep only that many
+ * characters of stderr (long runs).
+ */
+export function spawnCli(args: string[], opts: { cwd?: string; nodeArgs?: string[]; stderrTail?: number } = {}): CliChild {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: opts.cwd });
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString();
+    if (opts.stderrTail !== undefined) err = err.slice(-opts.stderrTail);
+  });
+  const url = new Promise<string>((ok, fail) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) ok(m[1]!);
+    });
+    child.on("exit", (code) => fail(new Error(`${args[0]} exited with ${code}: ${err}`)));
+  });
+  url.catch(() => {});
+  return { child, url, stdout: () => out, stderr: () => err };
+}
 
 export interface ServeChild {
   child: ChildProcess;
@@ -17,24 +51,11 @@ export interface ServeChild {
 
 /** `node <nodeArgs> a2a-toolkit serve --port 0 --host 127.0.0.1 <args>`; resolves once it listens. */
 export async function serveChild(args: string[], nodeArgs: string[] = []): Promise<ServeChild> {
-  const child = spawn(process.execPath, [...nodeArgs, BIN, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let err = "";
-  let out = "";
-  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
-  const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]);
-    });
-    child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-  });
+  const { child, url, stderr } = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", ...args], { nodeArgs, stderrTail: 20_000 });
   return {
     child,
-    url,
-    stderr: () => err,
+    url: await url,
+    stderr,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -45,20 +66,13 @@ export async function serveChild(args: string[], nodeArgs: string[] = []): Promi
   };
 }
 
+type Sent = { result?: { task?: { id: string; status: { state: string } } } };
+const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
 let ids = 0;
 /** One blocking SendMessage (JSON-RPC, 1.0) with `text`; resolves with the parsed reply. */
-export async function sendText(url: string, text: string): Promise<{ result?: { task?: { id: string; status: { state: string } } } }> {
-  const res = await fetch(`${url}/`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++ids,
-      method: "SendMessage",
-      params: { message: { messageId: `m-${ids}`, role: "ROLE_USER", parts: [{ text }] } },
-    }),
-  });
-  return (await res.json()) as { result?: { task?: { id: string; status: { state: string } } } };
+export async function sendText(url: string, text: string): Promise<Sent> {
+  const message = { messageId: `m-${++ids}`, role: "ROLE_USER", parts: [{ text }] };
+  return (await postRpc<Sent>(`${url}/`, "SendMessage", { message }, JSON_1_0)).body;
 }
 
 /** Sends every text of `texts`, `concurrency` at a time; returns the states the tasks ended in, by count. */

@@ -1,7 +1,9 @@
-// The reference server over each HTTP adapter, listening on 127.0.0.1 port 0: integration tests
-// run their scenarios over both with describe.each(ADAPTERS).
-import type { AddressInfo } from "node:net";
+// Servers for integration tests, each listening on 127.0.0.1 port 0: the reference server over
+// each HTTP adapter (scenarios run over both with describe.each(ADAPTERS)), an app a test built,
+// the reference server behind the rewriting proxy (JSON-RPC calls: rpc.ts).
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
+import type { FastifyInstance } from "fastify";
 import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createA2AHttpServer, type BuildServerOptions } from "../../src/server/index.js";
 
@@ -22,23 +24,59 @@ export type ServerOptions = Omit<BuildServerOptions, "authenticate"> & {
   authenticate?: (request: { headers: IncomingHttpHeaders; url?: string }) => string | undefined | Promise<string | undefined>;
 };
 
+/** A node:http (or net) server listening on 127.0.0.1 port 0: its base URL, http://127.0.0.1:<port>. */
+export async function listenHttp(server: NetServer): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** An app the test built (buildServer, buildGateway, Fastify()) listening on 127.0.0.1 port 0; close() closes the app. */
+export async function listen(app: FastifyInstance, prefix = ""): Promise<RunningServer> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const port = (app.server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}${prefix}`, port, close: () => app.close() };
+}
+
+/** The reference server (buildServer's options) over `adapter`, listening on 127.0.0.1 port 0. */
 export async function startServer(adapter: Adapter, options: ServerOptions): Promise<RunningServer> {
   const prefix = (options.prefix ?? "").replace(/\/+$/, "");
-  if (adapter === "fastify") {
-    const app = await buildServer(options);
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const port = (app.server.address() as AddressInfo).port;
-    return { url: `http://127.0.0.1:${port}${prefix}`, port, close: () => app.close() };
-  }
+  if (adapter === "fastify") return listen(await buildServer(options), prefix);
   // fastify's `logger: false` (buildServer's default) is silent: so is this one, unless a logger is given.
   const { logger, ...rest } = options;
   const server = createA2AHttpServer({ ...rest, logger: logger ? undefined : SILENT });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  const base = await listenHttp(server);
   return {
-    url: `http://127.0.0.1:${port}${prefix}`,
-    port,
+    url: `${base}${prefix}`,
+    port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}
+
+/**
+ * The servers one test file starts, closed together by `close` (in afterAll; the last started
+ * first). A server closed early by its own close() leaves the group.
+ */
+export function serverGroup() {
+  const running: RunningServer[] = [];
+  const add = (server: RunningServer): RunningServer => {
+    const tracked: RunningServer = {
+      ...server,
+      close: async () => {
+        const at = running.indexOf(tracked);
+        if (at >= 0) running.splice(at, 1);
+        await server.close();
+      },
+    };
+    running.push(tracked);
+    return tracked;
+  };
+  return {
+    /** `app` listening (see listen); resolves to its URL. */
+    listen: async (app: FastifyInstance): Promise<string> => add(await listen(app)).url,
+    start: async (adapter: Adapter, options: ServerOptions): Promise<RunningServer> => add(await startServer(adapter, options)),
+    close: async (): Promise<void> => {
+      for (const server of [...running].reverse()) await server.close();
+    },
   };
 }
 

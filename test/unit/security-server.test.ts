@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
 import { createFixtureAgent } from "../../src/server/fixture-agent.js";
 import { apiKeyAuth, authenticateHook, bearerAuth, cardSecurityJson } from "../../src/security/auth.js";
+import { injectRpc } from "../support/rpc.js";
 
 const auths = [
   bearerAuth({ tokens: { "tok-alice": "alice", "tok-bob": "bob" }, bearerFormat: "opaque" }),
@@ -23,15 +24,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 let n = 0;
-async function rpc(method: string, params: unknown, headers: Record<string, string> = {}, url = "/") {
-  const res = await app.inject({
-    method: "POST",
-    url,
-    headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
-    payload: JSON.stringify({ jsonrpc: "2.0", id: ++n, method, params }),
-  });
-  return { status: res.statusCode, body: JSON.parse(res.body), headers: res.headers };
-}
+const rpc = (method: string, params: unknown, headers: Record<string, string> = {}, url = "/") =>
+  injectRpc(app, method, params, headers, url);
 const send = (text: string, headers: Record<string, string>, url?: string) =>
   rpc("SendMessage", { message: { messageId: `m${++n}`, role: "ROLE_USER", parts: [{ text }] } }, headers, url);
 

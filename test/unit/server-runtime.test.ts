@@ -1,4 +1,5 @@
 import { create, toJson, type MessageInitShape } from "@bufbuild/protobuf";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../../src/versioning/errors.js";
@@ -162,7 +163,7 @@ describe("fixture behaviours through the runtime", () => {
     expect(canceled.status?.state).toBe(S.CANCELED);
     expect(aborted).toBe(true);
     expect(handled).toEqual([t.id]);
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
     const after = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: t.id }), call);
     expect(after.status?.state).toBe(S.CANCELED);
     expect(after.artifacts).toHaveLength(0);
@@ -345,7 +346,7 @@ describe("ListTasks", () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push((await task(rt, send(`echo ${i}`, { contextId: i % 2 ? "odd" : "even" }))).id);
-      await new Promise((r) => setTimeout(r, 2));
+      await sleep(2);
     }
     const list = (init: MessageInitShape<typeof v1_0.ListTasksRequestSchema>) =>
       rt.listTasks(create(v1_0.ListTasksRequestSchema, init), call);

@@ -11,6 +11,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { buildServer } from "../../src/server/index.js";
 import { createFixtureAgent } from "../../src/server/fixture-agent.js";
 import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { injectRpc } from "../support/rpc.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-sqlite-restart-"));
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -20,15 +21,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function rpc(app: FastifyInstance, method: string, params: unknown) {
-  const res = await app.inject({
-    method: "POST",
-    url: "/",
-    headers: { "content-type": "application/json", "a2a-version": "1.0" },
-    payload: JSON.stringify({ jsonrpc: "2.0", id: ++n, method, params }),
-  });
-  return JSON.parse(res.body);
-}
+const rpc = async (app: FastifyInstance, method: string, params: unknown) => (await injectRpc(app, method, params)).body;
 const message = (text: string) => ({ messageId: `m${++n}`, role: "ROLE_USER", parts: [{ text }] });
 
 describe("restart on the SQLite store", () => {

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import type { Citation } from "../citations.js";
-import { COMPLIANCE_DIR, readCaseFiles, type Level, type Version } from "../cases.js";
+import { COMPLIANCE_DIR, readCaseFiles, type Case, type Level, type Version } from "../cases.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "../match.js";
 import { loadCatalogue } from "../requirements.js";
 import { resolveValidator } from "../validators.js";
@@ -40,15 +40,8 @@ export interface ClientCheck {
   result?: unknown;
 }
 
-export interface ClientCase {
-  id: string;
-  file: string;
-  title: string;
-  description?: string;
-  requirements: string[];
-  level: Level;
-  spec?: Citation[];
-  version: Version;
+/** A client case: the head of a server case (id, file, title, requirements, level, spec, version) and its scenario. */
+export interface ClientCase extends Pick<Case, "id" | "file" | "title" | "description" | "requirements" | "level" | "spec" | "version"> {
   binding: "json-rpc" | "rest";
   card?: Record<string, unknown>;
   capabilities?: Record<string, unknown>;
