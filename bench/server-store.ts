@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon, { type Result } from "autocannon";
+import { median } from "./stats.js";
 
 const args = process.argv.slice(2);
 
@@ -23,7 +24,9 @@ if (args[0] === "target") {
   let stores = {};
   if (args[1] === "sqlite") {
     const { SqliteTaskStore } = await import("../src/server/sqlite-store.js");
-    const store = new SqliteTaskStore(args[2]);
+    const file = args[2];
+    if (!file) throw new Error("usage: server-store.ts target sqlite <file>");
+    const store = new SqliteTaskStore(file);
     store.recoverInterrupted();
     stores = { store, pushConfigs: store.pushConfigs };
   } else stores = { store: new MemoryTaskStore() };
@@ -80,7 +83,6 @@ if (args[0] === "target") {
     for (const kind of ["memory", "sqlite"] as const) await load(targets[kind].base, 2);
     for (let i = 0; i < RUNS; i++)
       for (const kind of ["memory", "sqlite"] as const) results[kind].push(await load(targets[kind].base, DURATION));
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const row = (kind: "memory" | "sqlite") => {
       const rps = results[kind].map((r) => r.requests.average);
       return {
@@ -100,7 +102,7 @@ if (args[0] === "target") {
     ] as const)
       console.log(`${name.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} (${r.min.toFixed(0)}–${r.max.toFixed(0)})`.padEnd(37) + `${r.p99}`);
     console.log(
-      `sqlite / memory: ${(s.rps / m.rps).toFixed(2)}× (run by run: ${results.sqlite.map((r, i) => (r.requests.average / results.memory[i].requests.average).toFixed(2)).join(", ")})`,
+      `sqlite / memory: ${(s.rps / m.rps).toFixed(2)}× (run by run: ${results.sqlite.map((r, i) => (r.requests.average / (results.memory[i]?.requests.average ?? NaN)).toFixed(2)).join(", ")})`,
     );
   } finally {
     for (const t of Object.values(targets)) {

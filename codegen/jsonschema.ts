@@ -203,9 +203,5 @@ export function requiredFromJsonSchema(
     };
     file.messages.forEach(visit);
   }
-  return Object.fromEntries(
-    Object.keys(out)
-      .sort()
-      .map((k) => [k, out[k]]),
-  );
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -36,7 +36,7 @@ export function compileTemplate(template: string): { pathParams: string[]; patte
     out += escapeRegex(rest.slice(0, open));
     const close = rest.indexOf("}", open);
     if (close < 0) throw new Error(`unbalanced path template ${template}`);
-    const [name, pattern = "*"] = rest.slice(open + 1, close).split("=");
+    const [name = "", pattern = "*"] = rest.slice(open + 1, close).split("=");
     pathParams.push(name);
     out += `(?<${name}>${segmentRegex(pattern)})`;
     rest = rest.slice(close + 1);
@@ -147,7 +147,7 @@ export function methodsV0_3(registry: FileRegistry, jsonSchema: { definitions: J
     const request = requestDefs.get(op.jsonRpcMethod);
     if (!request) throw new Error(`0.3 JSON Schema has no request with method "${op.jsonRpcMethod}"`);
     if (!defs[op.result]) throw new Error(`0.3 JSON Schema has no definition ${op.result}`);
-    const paramsRef = defs[request].properties?.params?.$ref;
+    const paramsRef = defs[request]?.properties?.params?.$ref;
     out.push({
       operation: op.operation,
       jsonRpcMethod: op.jsonRpcMethod,

@@ -158,7 +158,7 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const chosen = found ?? firstObject;
   if (found) notes.push(`agent card read from ${found.url}${tried.length ? `; tried first: ${tried.join(", ")}` : ""}`);
   else notes.push(`no agent card found; tried: ${tried.join(", ")}`);
-  const cardUrl = chosen?.url ?? candidates.find((c) => c.endsWith(WELL_KNOWN_CARD)) ?? candidates[0];
+  const cardUrl = chosen?.url ?? candidates.find((c) => c.endsWith(WELL_KNOWN_CARD)) ?? candidates[0] ?? agentUrlIn;
   const agentUrl = wellKnownBase(cardUrl) ?? cardUrl;
   const withVersion = chosen?.withVersion;
   const without = chosen?.without;

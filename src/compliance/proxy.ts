@@ -300,8 +300,9 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       if ((ex.binding === "card" || ex.operation === "GetExtendedAgentCard") && out.status === 200 && out.body !== undefined) {
         const rpc = ex.binding === "json-rpc" && isPlainObject(out.body);
         const card = rpc ? (out.body as { [k: string]: Json }).result : out.body;
-        const moved = pointCardAtProxy(card, targetBase, proxyBase, note);
-        if (moved !== card) out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
+        const moved = card === undefined ? card : pointCardAtProxy(card, targetBase, proxyBase, note);
+        if (moved !== undefined && moved !== card)
+          out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
       }
       send(res, out, original);
     };

@@ -138,7 +138,7 @@ export function mapObjects(v: Json, f: (o: JsonObject) => JsonObject): Json {
   if (!isPlainObject(v)) return v;
   const entries = Object.entries(v as JsonObject);
   const mapped = entries.map(([k, x]) => [k, mapObjects(x, f)] as const);
-  return f(mapped.some(([, x], i) => x !== entries[i][1]) ? Object.fromEntries(mapped) : (v as JsonObject));
+  return f(mapped.some(([, x], i) => x !== entries[i]?.[1]) ? Object.fromEntries(mapped) : (v as JsonObject));
 }
 
 const isObj = (v: unknown): v is JsonObject => isPlainObject(v);
@@ -341,7 +341,7 @@ const streamTasks = new WeakMap<Exchange, JsonObject>();
 /** The Task after one update: the status replaced, an artifact added, appended to or replaced. */
 function applyUpdate(task: JsonObject, payload: JsonObject): JsonObject {
   const status = statusUpdateOf(payload);
-  if (status) return { ...task, status: status.status ?? task.status };
+  if (status) return status.status === undefined ? task : { ...task, status: status.status };
   const update = isObj(payload.artifactUpdate) ? payload.artifactUpdate : payload.kind === "artifact-update" ? payload : undefined;
   if (!update || !isObj(update.artifact)) return task;
   const artifact = update.artifact;
@@ -635,7 +635,10 @@ export const REWRITES: readonly Rewrite[] = [
       /^application\/json\b/i.test(r.headers["content-type"] ?? "")
         ? {
             ...r,
-            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/json/i, "application/a2a+json") },
+            headers: {
+              ...r.headers,
+              "content-type": (r.headers["content-type"] ?? "").replace(/^application\/json/i, "application/a2a+json"),
+            },
           }
         : r,
   },
@@ -652,7 +655,10 @@ export const REWRITES: readonly Rewrite[] = [
       /^application\/a2a\+json\b/i.test(r.headers["content-type"] ?? "")
         ? {
             ...r,
-            headers: { ...r.headers, "content-type": r.headers["content-type"].replace(/^application\/a2a\+json/i, "application/json") },
+            headers: {
+              ...r.headers,
+              "content-type": (r.headers["content-type"] ?? "").replace(/^application\/a2a\+json/i, "application/json"),
+            },
           }
         : r,
   },

@@ -253,13 +253,14 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
   );
   const selected = selectClientCases(all, opts);
   let results: CaseResult[] = new Array<CaseResult>(selected.length);
-  let nextIndex = 0;
+  // One iterator shared by the workers: each takes the next case when it is free.
+  const queue = selected.entries();
   let done = 0;
   const worker = async () => {
-    while (nextIndex < selected.length) {
-      const i = nextIndex++;
-      results[i] = await runClientCase(selected[i], opts);
-      opts.onProgress?.({ index: done++, total: selected.length, result: results[i] });
+    for (const [i, c] of queue) {
+      const result = await runClientCase(c, opts);
+      results[i] = result;
+      opts.onProgress?.({ index: done++, total: selected.length, result });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, selected.length)) }, worker));
