@@ -62,12 +62,12 @@ function run(args: string[]): { child: ChildProcess; url: Promise<string>; stdou
   children.push(child);
   let out = "";
   let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
+      const [, listening] = /listening on (http:\/\/\S+)/.exec(out) ?? [];
+      if (listening) resolve(listening);
     });
     child.on("exit", (code) => reject(new Error(`${args[0]} exited with ${code}: ${err}`)));
   });
@@ -141,7 +141,7 @@ describe("a2a-toolkit gateway", () => {
     const client = await createA2AClient(url2, { version: "1.0" });
     const done = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
-    expect(artifactText(done.artifacts[0])).toBe("done after 3000 ms");
+    expect(done.artifacts.map(artifactText)).toEqual(["done after 3000 ms"]);
     expect(done.contextId).toBe(started.contextId);
     expect(done.metadata).toMatchObject({
       a2a_backend: "slow",
@@ -173,7 +173,7 @@ describe("a2a-toolkit gateway", () => {
     expect(gw2.stdout()).toMatch(/resumed 1 task\(s\)/);
     const done = await (await createA2AClient(url2, { version: "0.3" })).waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
-    expect(artifactText(done.artifacts[0])).toBe("done after 2500 ms");
+    expect(done.artifacts.map(artifactText)).toEqual(["done after 2500 ms"]);
     await stop(gw2.child);
   }, 30_000);
 
@@ -191,7 +191,7 @@ describe("a2a-toolkit gateway", () => {
     const client = await createA2AClient(await gw2.url, { version: "1.0" });
     const failed = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(failed.status?.state).toBe(v1_0.TaskState.FAILED);
-    expect(failed.status?.message?.parts[0].content).toEqual({ case: "text", value: BACKEND_FAILURE });
+    expect(failed.status?.message?.parts[0]?.content).toEqual({ case: "text", value: BACKEND_FAILURE });
     expect(failed.metadata?.a2a_task_id).toBe(started.metadata?.a2a_task_id);
     await stop(gw2.child);
   }, 30_000);
@@ -208,7 +208,7 @@ describe("a2a-toolkit gateway", () => {
     expect(gw2.stdout()).toMatch(/resumed 0 task\(s\) left running by a previous process; failed 1 that could not be followed again\n/);
     const task = await (await createA2AClient(url2, { version: "1.0" })).getTask({ id: started.id });
     expect(task.status?.state).toBe(v1_0.TaskState.FAILED);
-    expect(task.status?.message?.parts[0].content).toEqual({ case: "text", value: RESUME_FAILURE });
+    expect(task.status?.message?.parts[0]?.content).toEqual({ case: "text", value: RESUME_FAILURE });
     await stop(gw2.child);
   }, 30_000);
 

@@ -20,12 +20,12 @@ function serve(args: string[], cwd?: string): { child: ChildProcess; url: Promis
   children.push(child);
   let err = "";
   let out = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
+      const [, listening] = /listening on (http:\/\/\S+)/.exec(out) ?? [];
+      if (listening) resolve(listening);
     });
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
   });
@@ -49,7 +49,7 @@ describe("a2a-toolkit serve", () => {
     const s = serve([]);
     const url = await s.url;
     const r = await send(url, "echo from the cli");
-    expect(r.result?.task?.artifacts?.[0].parts[0].text).toBe("from the cli");
+    expect(r.result?.task?.artifacts?.[0]?.parts[0]?.text).toBe("from the cli");
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
       supportedInterfaces: { protocolBinding: string; protocolVersion: string }[];
     };
@@ -75,7 +75,7 @@ describe("a2a-toolkit serve", () => {
     const s = serve(["--agent", "examples/echo-agent.ts"]);
     const url = await s.url;
     const r = await send(url, "shout hello");
-    expect(r.result?.task?.artifacts?.[0].parts[0].text).toBe("HELLO");
+    expect(r.result?.task?.artifacts?.[0]?.parts[0]?.text).toBe("HELLO");
   });
 
   it("--store sqlite:<file> keeps tasks across a restart", async () => {
@@ -93,7 +93,7 @@ describe("a2a-toolkit serve", () => {
       const got = (await (await fetch(`${url2}/tasks/${id}`, { headers: { "A2A-Version": "1.0" } })).json()) as {
         artifacts: { parts: { text: string }[] }[];
       };
-      expect(got.artifacts[0].parts[0].text).toBe("kept");
+      expect(got.artifacts[0]?.parts[0]?.text).toBe("kept");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

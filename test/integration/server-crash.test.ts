@@ -27,12 +27,12 @@ function serve(): { child: ChildProcess; url: Promise<string>; stdout: () => str
   children.push(child);
   let out = "";
   let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const url = new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]);
+      const [, listening] = /listening on (http:\/\/\S+)/.exec(out) ?? [];
+      if (listening) ok(listening);
     });
     child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
   });

@@ -22,12 +22,12 @@ export async function serveChild(args: string[], nodeArgs: string[] = []): Promi
   });
   let err = "";
   let out = "";
-  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
+  child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
   const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]);
+      const [, listening] = /listening on (http:\/\/\S+)/.exec(out) ?? [];
+      if (listening) ok(listening);
     });
     child.on("exit", (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
   });
