@@ -122,7 +122,7 @@ async function serveOnce(c: Case): Promise<string> {
 async function translationInputs(c: Case) {
   const call = decodeCall(c.req, { binding: c.binding });
   if (call.kind === "reply") throw new Error(call.body);
-  const result = (await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call))) as v1_0.SendMessageResponse;
+  const result = await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call));
   let wire: unknown;
   if (c.binding === "JSONRPC") wire = (JSON.parse(c.req.body as string) as { params: unknown }).params;
   else {

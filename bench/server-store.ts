@@ -49,7 +49,7 @@ if (args[0] === "target") {
       stdio: ["ignore", "pipe", "inherit"],
     });
     const port = await new Promise<number>((resolve, reject) => {
-      child.stdout!.on("data", (d: Buffer) => {
+      child.stdout.on("data", (d: Buffer) => {
         const m = /READY (\d+)/.exec(d.toString());
         if (m) resolve(Number(m[1]));
       });

@@ -108,9 +108,9 @@ async function sdk(): Promise<number> {
     async cancelTask() {},
   };
   void Role;
-  const handler = new DefaultRequestHandler(card as never, new InMemoryTaskStore(), executor as never);
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const legacyCompat = { enabled: true };
-  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   return port;

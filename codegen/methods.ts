@@ -63,13 +63,16 @@ export function protoMethods(registry: FileRegistry, protoPackage: string): Omit
   const httpExt = registry.getExtension("google.api.http");
   if (!httpExt) throw new Error("google.api.http extension not found: is google/api/annotations.proto imported?");
   const rel = (typeName: string) => (typeName.startsWith(protoPackage + ".") ? typeName.slice(protoPackage.length + 1) : typeName);
-  return serviceOf(registry, protoPackage).methods.map((m) => ({
-    rpc: m.name,
-    streaming: m.methodKind === "server_streaming",
-    requestType: rel(m.input.typeName),
-    responseType: rel(m.output.typeName),
-    http: bindings(getOption(m, httpExt) as unknown as HttpRule),
-  }));
+  return serviceOf(registry, protoPackage).methods.map((m) => {
+    const http: unknown = getOption(m, httpExt);
+    return {
+      rpc: m.name,
+      streaming: m.methodKind === "server_streaming",
+      requestType: rel(m.input.typeName),
+      responseType: rel(m.output.typeName),
+      http: bindings(http as HttpRule),
+    };
+  });
 }
 
 /** 1.0: JSON-RPC method name = rpc name = operation (spec 1.0 §9.1). */

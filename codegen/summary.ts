@@ -101,7 +101,7 @@ function jsonType(p: JsonDef): string {
   if (p.enum) return `enum ${p.enum.map((v) => JSON.stringify(v)).join("|")}`;
   if (p.anyOf) return p.anyOf.map(jsonType).join(" | ");
   if (p.type === "array" && p.items) return `array<${jsonType(p.items)}>`;
-  return Array.isArray(p.type) ? p.type.join("|") : String(p.type ?? "any");
+  return Array.isArray(p.type) ? p.type.join("|") : typeof p.type === "string" ? p.type : "any";
 }
 
 function summariseJsonSchema(schema: Record<string, unknown>): NonNullable<ApiSummary["jsonDefinitions"]> {

@@ -353,7 +353,7 @@ export function restErrorShapes(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   if (isPlainObject(body.$variants)) {
     const alts = Object.entries(body.$variants).flatMap(
-      ([name, alt]) => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]],
+      ([name, alt]): [string, unknown][] => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]],
     );
     return { ...body, $variants: Object.fromEntries(alts) };
   }

@@ -423,7 +423,7 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     }
   }
   if (isPlainObject(exp.$sorted)) {
-    const by = String(exp.$sorted.by ?? "");
+    const by = typeof exp.$sorted.by === "string" ? exp.$sorted.by : "";
     const desc = exp.$sorted.order === "desc";
     if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
     else {

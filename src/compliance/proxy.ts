@@ -201,8 +201,8 @@ export function pointCardAtProxy(card: Json, targetBase: string, proxyBase: stri
     return url;
   };
   const moveAll = (list: Json | undefined) =>
-    Array.isArray(list) ? list.map((i) => (isPlainObject(i) && "url" in i ? { ...i, url: move(i.url as Json) } : i)) : list;
-  const out: { [k: string]: Json } = { ...(card as { [k: string]: Json }) };
+    Array.isArray(list) ? list.map((i) => (isPlainObject(i) && "url" in i ? { ...i, url: move(i.url) } : i)) : list;
+  const out: { [k: string]: Json } = { ...card };
   if (Array.isArray(out.supportedInterfaces)) out.supportedInterfaces = moveAll(out.supportedInterfaces) as Json[];
   if (typeof out.url === "string") out.url = move(out.url);
   if (Array.isArray(out.additionalInterfaces)) out.additionalInterfaces = moveAll(out.additionalInterfaces) as Json[];
@@ -215,7 +215,7 @@ function errorReply(ex: Exchange | undefined, status: number, message: string): 
     return {
       status,
       headers: { "content-type": "application/json" },
-      body: { jsonrpc: "2.0", id: (j.id ?? null) as Json, error: { code: -32603, message } },
+      body: { jsonrpc: "2.0", id: j.id ?? null, error: { code: -32603, message } },
     };
   const grpc = status === 502 ? "UNAVAILABLE" : "INVALID_ARGUMENT";
   return { status, headers: { "content-type": "application/json" }, body: { error: { code: status, status: grpc, message } } };

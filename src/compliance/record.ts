@@ -521,7 +521,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     };
     if (Array.isArray(card.supportedInterfaces))
       for (const i of card.supportedInterfaces)
-        if (isPlainObject(i)) add(i.url, String(i.protocolVersion ?? "").startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
+        if (isPlainObject(i))
+          add(i.url, typeof i.protocolVersion === "string" && i.protocolVersion.startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
     if (typeof card.url === "string") {
       add(card.url, "0.3", card.preferredTransport ?? "JSONRPC");
       if (Array.isArray(card.additionalInterfaces))
