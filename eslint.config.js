@@ -1,9 +1,72 @@
-// Lint config: typescript-eslint's recommended rules over hand-written code; generated/ is the
-// generator's responsibility and is checked by `make check-generated` instead.
+// Lint config: typescript-eslint's type-checked recommended rules over hand-written code; generated/
+// is the generator's responsibility and is checked by `make check-generated` instead. The types come
+// from tsconfig.json through the project service, so a rule sees what tsc sees (noUncheckedIndexedAccess
+// included).
 import tseslint from "typescript-eslint";
 
-export default tseslint.config({ ignores: ["generated/**", "node_modules/**", "spec/upstream/**"] }, ...tseslint.configs.recommended, {
-  rules: {
-    "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+// The folders whose findings another change of issue 16 fixes; the rules listed for each are off there
+// until it lands. TODO(issue 16): arch-server area — remove each entry once its folder is clean.
+const ARCH_SERVER_PENDING = {
+  "src/client/**": ["no-unnecessary-type-assertion", "only-throw-error"],
+  "src/gateway/**": ["no-base-to-string", "no-unnecessary-type-assertion"],
+  "src/push/**": ["no-unsafe-argument", "no-unsafe-assignment"],
+  "src/runtime/**": [
+    "no-unnecessary-type-assertion",
+    "no-unsafe-member-access",
+    "no-unsafe-assignment",
+    "no-unsafe-enum-comparison",
+    "no-base-to-string",
+    "no-unsafe-return",
+  ],
+  "src/security/**": ["no-unnecessary-type-assertion"],
+  "src/server/**": ["no-misused-promises", "prefer-promise-reject-errors", "no-unsafe-assignment"],
+  "src/transport/**": ["no-unnecessary-type-assertion", "no-base-to-string"],
+  "src/versioning/**": ["no-unnecessary-type-assertion", "no-unsafe-assignment"],
+};
+
+export default tseslint.config(
+  { ignores: ["generated/**", "node_modules/**", "spec/upstream/**"] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        // examples/ is not in tsconfig.json's include (tsx runs it); it is linted against the same options.
+        projectService: { allowDefaultProject: ["examples/*.ts"], defaultProject: "tsconfig.json" },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // Off: `async` without `await` here implements a Promise-returning interface (stores, agents,
+      // handlers, async generators) and turns a throw into a rejection; every finding was of that kind.
+      "@typescript-eslint/require-await": "off",
+      // Off: every finding was a truthiness test of an optional member declared in method syntax
+      // (`r.reply ? ...`) or a table of plain functions that never use `this`.
+      "@typescript-eslint/unbound-method": "off",
+      // Rejecting with an AbortSignal's reason or a caught value (typed any/unknown) is correct; a
+      // string or object literal is still reported.
+      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
+    },
   },
-});
+  {
+    // Tests read response bodies as `any` (res.json(), JSON.parse) and assert them with expect, which
+    // is where a wrong shape fails; typing every body to satisfy the no-unsafe-* rules catches nothing more.
+    files: ["test/**"],
+    rules: {
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+    },
+  },
+  {
+    // Plain JavaScript (this file, bin/) has no types to check.
+    files: ["**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  ...Object.entries(ARCH_SERVER_PENDING).map(([folder, rules]) => ({
+    files: [folder],
+    rules: Object.fromEntries(rules.map((r) => [`@typescript-eslint/${r}`, "off"])),
+  })),
+);

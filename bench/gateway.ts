@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon, { type Result } from "autocannon";
+import { median, quantile } from "./stats.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -51,8 +52,8 @@ function startProcess(argv: string[], ready: RegExp, countFailures = false): Pro
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve(m[1]);
+      const [, url] = ready.exec(out) ?? [];
+      if (url !== undefined) resolve(url);
     });
     child.on("exit", (code) => reject(new Error(`${argv.join(" ")} exited with ${code}`)));
   });
@@ -116,8 +117,7 @@ async function latency(url: string, version: "1.0" | "0.3", agentId: string): Pr
     times.push(performance.now() - t0);
   }
   agent.destroy();
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.floor(times.length * 0.99)] };
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
 }
 
 async function load(url: string, version: "1.0" | "0.3", agentId: string, duration: number): Promise<Result> {
@@ -137,7 +137,7 @@ async function throughput(url: string, version: "1.0" | "0.3", agentId: string):
   await load(url, version, agentId, 2);
   const rps: number[] = [];
   for (let i = 0; i < RUNS; i++) rps.push((await load(url, version, agentId, DURATION)).requests.average);
-  return rps.sort((a, b) => a - b)[Math.floor(rps.length / 2)];
+  return median(rps);
 }
 
 interface Route {

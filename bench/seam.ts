@@ -20,6 +20,7 @@ import { decodeCall, encodeResult, type DecodedCall, type HttpRequestLike } from
 import { requestJsonFromHttp, matchRoute, splitUrl } from "../src/transport/rest.js";
 import { codecFor, restRequestSchema, restRoutes, type Binding } from "../src/versioning/codec.js";
 import type { ProtocolVersion } from "../src/versioning/negotiate.js";
+import { median } from "./stats.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -121,7 +122,7 @@ async function serveOnce(c: Case): Promise<string> {
 async function translationInputs(c: Case) {
   const call = decodeCall(c.req, { binding: c.binding });
   if (call.kind === "reply") throw new Error(call.body);
-  const result = (await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call))) as v1_0.SendMessageResponse;
+  const result = await runtime.sendMessage(call.request as v1_0.SendMessageRequest, ctxOf(call));
   let wire: unknown;
   if (c.binding === "JSONRPC") wire = (JSON.parse(c.req.body as string) as { params: unknown }).params;
   else {
@@ -155,36 +156,52 @@ async function measure(c: Case, inputs: Awaited<ReturnType<typeof translationInp
   return { serve, translate };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f = (x: number, d = 1) => x.toFixed(d);
 
+/** A per-case median by the case's name; a name no case has is a typo in this file. */
+function byName(values: Map<string, number>): (name: string) => number {
+  return (name) => {
+    const v = values.get(name);
+    if (v === undefined) throw new Error(`no case named ${name}`);
+    return v;
+  };
+}
+
 async function main() {
-  const inputs = await Promise.all(cases.map(translationInputs));
-  for (let w = 0; w < 2; w++) for (let i = 0; i < cases.length; i++) await measure(cases[i], inputs[i]); // warm-up
-  const samples = cases.map(() => ({ serve: [] as number[], translate: [] as number[], share: [] as number[] }));
+  const samples = await Promise.all(
+    cases.map(async (c) => ({
+      c,
+      inputs: await translationInputs(c),
+      serve: [] as number[],
+      translate: [] as number[],
+      share: [] as number[],
+    })),
+  );
+  for (let w = 0; w < 2; w++) for (const s of samples) await measure(s.c, s.inputs); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
-    for (let i = 0; i < cases.length; i++) {
-      const m = await measure(cases[i], inputs[i]);
-      samples[i].serve.push(m.serve);
-      samples[i].translate.push(m.translate);
-      samples[i].share.push((100 * m.translate) / m.serve);
+    for (const s of samples) {
+      const m = await measure(s.c, s.inputs);
+      s.serve.push(m.serve);
+      s.translate.push(m.translate);
+      s.share.push((100 * m.translate) / m.serve);
     }
   }
   console.log(`SendMessage through the seam, in process; ${ROUNDS} rounds × ${N} requests; median (min–max)\n`);
   console.log("| Case | Serve path µs/req | Translation µs/req | Translation share of serving |");
   console.log("|---|---|---|---|");
-  const med: Record<string, number> = {};
-  cases.forEach((c, i) => {
-    const s = samples[i];
-    med[c.name] = median(s.serve);
+  const medians = new Map<string, number>();
+  for (const s of samples) {
+    const c = s.c;
+    medians.set(c.name, median(s.serve));
     console.log(
       `| ${c.name} | ${f(median(s.serve))} (${f(Math.min(...s.serve))}–${f(Math.max(...s.serve))}) | ${f(median(s.translate))} (${f(Math.min(...s.translate))}–${f(Math.max(...s.translate))}) | ${f(median(s.share))} % (${f(Math.min(...s.share))}–${f(Math.max(...s.share))}) |`,
     );
-  });
+  }
+  const med = byName(medians);
   console.log(
-    `\n0.3/1.0 serve-path throughput: JSON-RPC ${f(med["1.0 JSON-RPC"] / med["0.3 JSON-RPC"], 2)}×, HTTP+JSON ${f(med["1.0 HTTP+JSON"] / med["0.3 HTTP+JSON"], 2)}×`,
+    `\n0.3/1.0 serve-path throughput: JSON-RPC ${f(med("1.0 JSON-RPC") / med("0.3 JSON-RPC"), 2)}×, HTTP+JSON ${f(med("1.0 HTTP+JSON") / med("0.3 HTTP+JSON"), 2)}×`,
   );
-  if (HTTP) await http(med, Object.fromEntries(cases.map((c, i) => [c.name, median(samples[i].translate)])));
+  if (HTTP) await http(byName(new Map(samples.map((s) => [s.c.name, median(s.translate)]))));
   await runtime.close();
 }
 
@@ -210,20 +227,19 @@ function autocannon(base: string, c: Case): Promise<{ total: number; rps: number
   });
 }
 
-async function http(inProcess: Record<string, number>, translate: Record<string, number>) {
+async function http(translate: (name: string) => number) {
   const app = await buildServer({ agent });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   for (const c of cases) await autocannon(base, { ...c }); // warm-up (short runs would do; keep it simple)
-  const cpu: number[][] = cases.map(() => []);
-  const rps: number[][] = cases.map(() => []);
+  const samples = cases.map((c) => ({ c, cpu: [] as number[], rps: [] as number[] }));
   const runs = Math.max(3, Math.min(ROUNDS, 5));
   for (let r = 0; r < runs; r++) {
-    for (let i = 0; i < cases.length; i++) {
+    for (const { c, cpu, rps } of samples) {
       const t0 = cpuNow();
-      const res = await autocannon(base, cases[i]);
-      cpu[i].push((cpuNow() - t0) / res.total);
-      rps[i].push(res.rps);
+      const res = await autocannon(base, c);
+      cpu.push((cpuNow() - t0) / res.total);
+      rps.push(res.rps);
     }
   }
   await app.close();
@@ -232,19 +248,18 @@ async function http(inProcess: Record<string, number>, translate: Record<string,
   );
   console.log("| Case | Server CPU µs/req | Translation share of it | req/s |");
   console.log("|---|---|---|---|");
-  const med: Record<string, number> = {};
-  cases.forEach((c, i) => {
-    med[c.name] = median(rps[i]);
-    const m = median(cpu[i]);
+  for (const { c, cpu, rps } of samples) {
+    const m = median(cpu);
     console.log(
-      `| ${c.name} | ${f(m)} (${f(Math.min(...cpu[i]))}–${f(Math.max(...cpu[i]))}) | ${f((100 * translate[c.name]) / m)} % | ${f(median(rps[i]), 0)} (${f(Math.min(...rps[i]), 0)}–${f(Math.max(...rps[i]), 0)}) |`,
+      `| ${c.name} | ${f(m)} (${f(Math.min(...cpu))}–${f(Math.max(...cpu))}) | ${f((100 * translate(c.name)) / m)} % | ${f(median(rps), 0)} (${f(Math.min(...rps), 0)}–${f(Math.max(...rps), 0)}) |`,
     );
-  });
+  }
+  const med = byName(new Map(samples.map((s) => [s.c.name, median(s.rps)])));
+  const cpu = byName(new Map(samples.map((s) => [s.c.name, median(s.cpu)])));
   console.log(
-    `\n0.3/1.0 over HTTP, req/s medians: JSON-RPC ${f(med["0.3 JSON-RPC"] / med["1.0 JSON-RPC"], 2)}×, HTTP+JSON ${f(med["0.3 HTTP+JSON"] / med["1.0 HTTP+JSON"], 2)}×` +
-      `; CPU per request 0.3/1.0: JSON-RPC ${f(median(cpu[1]) / median(cpu[0]), 2)}×, HTTP+JSON ${f(median(cpu[3]) / median(cpu[2]), 2)}×`,
+    `\n0.3/1.0 over HTTP, req/s medians: JSON-RPC ${f(med("0.3 JSON-RPC") / med("1.0 JSON-RPC"), 2)}×, HTTP+JSON ${f(med("0.3 HTTP+JSON") / med("1.0 HTTP+JSON"), 2)}×` +
+      `; CPU per request 0.3/1.0: JSON-RPC ${f(cpu("0.3 JSON-RPC") / cpu("1.0 JSON-RPC"), 2)}×, HTTP+JSON ${f(cpu("0.3 HTTP+JSON") / cpu("1.0 HTTP+JSON"), 2)}×`,
   );
-  void inProcess;
 }
 
 await main();

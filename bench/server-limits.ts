@@ -17,7 +17,7 @@ import { flood, sendText, serveChild, type ServeChild } from "../test/support/se
 const args = process.argv.slice(2);
 const which = args.find((a) => !a.startsWith("--")) ?? "both";
 const nodeArgsAt = args.indexOf("--node-args");
-const nodeArgs = nodeArgsAt >= 0 ? args[nodeArgsAt + 1].split(" ").filter(Boolean) : [];
+const nodeArgs = nodeArgsAt >= 0 ? (args[nodeArgsAt + 1] ?? "").split(" ").filter(Boolean) : [];
 const MB = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const ECHO = `echo ${"x".repeat(1024 * 1024 - 400)}`;
 

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon, { type Result } from "autocannon";
+import { spread } from "./stats.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -42,7 +43,7 @@ async function start(which: "ours" | "sdk", sqliteFile?: string): Promise<Target
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       const m = /READY (\d+)/.exec(d.toString());
       if (m) resolve(Number(m[1]));
     });
@@ -90,10 +91,9 @@ async function loadRuns(base: string, body: string, headers: Record<string, stri
   await load(base, body, headers, 2);
   const rs: Result[] = [];
   for (let i = 0; i < runs; i++) rs.push(await load(base, body, headers));
-  const rps = rs.map((r) => r.requests.average).sort((a, b) => a - b);
-  const p99 = rs.map((r) => r.latency.p99).sort((a, b) => a - b);
-  const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)];
-  return { rps: mid(rps), rpsMin: rps[0], rpsMax: rps.at(-1)!, p99: mid(p99), p99Min: p99[0], p99Max: p99.at(-1)! };
+  const rps = spread(rs.map((r) => r.requests.average));
+  const p99 = spread(rs.map((r) => r.latency.p99));
+  return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max };
 }
 
 /** Milliseconds from sending SendStreamingMessage to the end of the stream; checks the chunk count. */
@@ -117,8 +117,7 @@ async function streams(base: string, n: number, reps: number, warmups = 3): Prom
   for (let i = 0; i < warmups; i++) await streamOnce(base, n);
   const xs: number[] = [];
   for (let i = 0; i < reps; i++) xs.push(await streamOnce(base, n));
-  xs.sort((a, b) => a - b);
-  return { median: xs[Math.floor(xs.length / 2)], min: xs[0], max: xs.at(-1)! };
+  return spread(xs);
 }
 
 if (args.includes("--stores")) {

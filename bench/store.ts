@@ -17,6 +17,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../generated/v1_0/index.js";
 import { SqliteTaskStore } from "../src/server/sqlite-store.js";
 import { MemoryTaskStore, type TaskStore } from "../src/server/store.js";
+import { median } from "./stats.js";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -74,8 +75,7 @@ async function measure(make: () => TaskStore, senders: number): Promise<number> 
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     await store.close?.();
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(times);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-bench-store-"));

@@ -8,6 +8,7 @@ import * as v0_3 from "../generated/v0_3/index.js";
 import * as v1_0 from "../generated/v1_0/index.js";
 import * as rest from "../src/versioning/rest0_3.js";
 import * as rpc from "../src/versioning/rpc0_3.js";
+import { median } from "./stats.js";
 
 const ts = (s: number) => new Date(Date.UTC(2025, 3, 2, 16, 0, s)).toISOString();
 
@@ -97,8 +98,7 @@ function measure(fn: () => void, iterations: number, rounds = 7): number {
     for (let i = 0; i < iterations; i++) fn();
     samples.push(((performance.now() - t0) * 1000) / iterations);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return median(samples);
 }
 
 const task = task1_0();

@@ -30,7 +30,7 @@ const REQUIRED = 2;
 export function isRequired(registry: FileRegistry, field: DescField): boolean {
   const ext = registry.getExtension("google.api.field_behavior");
   if (!ext) return false;
-  const values = getOption(field, ext) as unknown;
+  const values: unknown = getOption(field, ext);
   return Array.isArray(values) && values.includes(REQUIRED);
 }
 
@@ -203,9 +203,5 @@ export function requiredFromJsonSchema(
     };
     file.messages.forEach(visit);
   }
-  return Object.fromEntries(
-    Object.keys(out)
-      .sort()
-      .map((k) => [k, out[k]]),
-  );
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

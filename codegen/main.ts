@@ -74,12 +74,9 @@ const literal = (v: unknown) => JSON.stringify(v, null, 2);
  */
 function fieldsModule(defs: Record<string, { properties?: object }>): string {
   const table = Object.fromEntries(
-    Object.keys(defs)
-      .sort()
-      .flatMap((name) => {
-        const props = defs[name].properties;
-        return props ? [[name, Object.keys(props)]] : [];
-      }),
+    Object.entries(defs)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .flatMap(([name, { properties: props }]) => (props ? [[name, Object.keys(props)]] : [])),
   );
   return [
     "/** Per a2a.json definition: its member names (the D03-RPC wire fields). */",

@@ -36,7 +36,7 @@ export function compileTemplate(template: string): { pathParams: string[]; patte
     out += escapeRegex(rest.slice(0, open));
     const close = rest.indexOf("}", open);
     if (close < 0) throw new Error(`unbalanced path template ${template}`);
-    const [name, pattern = "*"] = rest.slice(open + 1, close).split("=");
+    const [name = "", pattern = "*"] = rest.slice(open + 1, close).split("=");
     pathParams.push(name);
     out += `(?<${name}>${segmentRegex(pattern)})`;
     rest = rest.slice(close + 1);
@@ -63,13 +63,16 @@ export function protoMethods(registry: FileRegistry, protoPackage: string): Omit
   const httpExt = registry.getExtension("google.api.http");
   if (!httpExt) throw new Error("google.api.http extension not found: is google/api/annotations.proto imported?");
   const rel = (typeName: string) => (typeName.startsWith(protoPackage + ".") ? typeName.slice(protoPackage.length + 1) : typeName);
-  return serviceOf(registry, protoPackage).methods.map((m) => ({
-    rpc: m.name,
-    streaming: m.methodKind === "server_streaming",
-    requestType: rel(m.input.typeName),
-    responseType: rel(m.output.typeName),
-    http: bindings(getOption(m, httpExt) as unknown as HttpRule),
-  }));
+  return serviceOf(registry, protoPackage).methods.map((m) => {
+    const http: unknown = getOption(m, httpExt);
+    return {
+      rpc: m.name,
+      streaming: m.methodKind === "server_streaming",
+      requestType: rel(m.input.typeName),
+      responseType: rel(m.output.typeName),
+      http: bindings(http as HttpRule),
+    };
+  });
 }
 
 /** 1.0: JSON-RPC method name = rpc name = operation (spec 1.0 §9.1). */
@@ -147,7 +150,7 @@ export function methodsV0_3(registry: FileRegistry, jsonSchema: { definitions: J
     const request = requestDefs.get(op.jsonRpcMethod);
     if (!request) throw new Error(`0.3 JSON Schema has no request with method "${op.jsonRpcMethod}"`);
     if (!defs[op.result]) throw new Error(`0.3 JSON Schema has no definition ${op.result}`);
-    const paramsRef = defs[request].properties?.params?.$ref;
+    const paramsRef = defs[request]?.properties?.params?.$ref;
     out.push({
       operation: op.operation,
       jsonRpcMethod: op.jsonRpcMethod,

@@ -129,11 +129,11 @@ export function pinSource(pin: Pin, opts: DownloadOptions = {}): PinSource {
     const base = (opts.baseUrl ?? `https://raw.githubusercontent.com/${git[1]}`).replace(/\/+$/, "");
     return { kind: "git", url: `${base}/${git[2]}/${git[3]}` };
   }
-  const npm = NPM_PAGE.exec(pin.url);
-  if (npm && pin.tag === `${npm[1]}@${npm[2]}`) {
+  const [, pkg = "", version, member] = NPM_PAGE.exec(pin.url) ?? [];
+  if (version && pin.tag === `${pkg}@${version}`) {
     const registry = (opts.npmRegistry ?? "https://registry.npmjs.org").replace(/\/+$/, "");
-    const unscoped = npm[1].split("/").pop()!;
-    return { kind: "npm", tarball: `${registry}/${npm[1]}/-/${unscoped}-${npm[2]}.tgz`, member: `package/${npm[3]}` };
+    const unscoped = pkg.split("/").at(-1);
+    return { kind: "npm", tarball: `${registry}/${pkg}/-/${unscoped}-${version}.tgz`, member: `package/${member}` };
   }
   throw new SpecPinError(
     `${pin.path}: cannot tell where to download it from: its url (${pin.url}) is neither ` +

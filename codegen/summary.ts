@@ -52,12 +52,7 @@ const SCALAR_NAMES: Record<number, string> = {
 };
 const scalarName = (t: number) => SCALAR_NAMES[t] ?? `scalar${t}`;
 
-const sortKeys = <T>(o: Record<string, T>): Record<string, T> =>
-  Object.fromEntries(
-    Object.keys(o)
-      .sort()
-      .map((k) => [k, o[k]]),
-  );
+const sortKeys = <T>(o: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 export function summarise(
   registry: FileRegistry,
@@ -106,14 +101,13 @@ function jsonType(p: JsonDef): string {
   if (p.enum) return `enum ${p.enum.map((v) => JSON.stringify(v)).join("|")}`;
   if (p.anyOf) return p.anyOf.map(jsonType).join(" | ");
   if (p.type === "array" && p.items) return `array<${jsonType(p.items)}>`;
-  return Array.isArray(p.type) ? p.type.join("|") : String(p.type ?? "any");
+  return Array.isArray(p.type) ? p.type.join("|") : typeof p.type === "string" ? p.type : "any";
 }
 
 function summariseJsonSchema(schema: Record<string, unknown>): NonNullable<ApiSummary["jsonDefinitions"]> {
   const defs = (schema.definitions ?? {}) as Record<string, { properties?: Record<string, JsonDef>; required?: string[] } & JsonDef>;
   const out: NonNullable<ApiSummary["jsonDefinitions"]> = {};
-  for (const name of Object.keys(defs).sort()) {
-    const d = defs[name];
+  for (const [name, d] of Object.entries(defs).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const properties = d.properties
       ? sortKeys(Object.fromEntries(Object.entries(d.properties).map(([k, v]) => [k, jsonType(v)])))
       : { "(self)": jsonType(d) };
@@ -154,12 +148,13 @@ export function diffSummaries(before: ApiSummary, after: ApiSummary): Change[] {
     for (const field of keys(a, b)) {
       const fa = a[field];
       const fb = b[field];
-      if (!fa)
-        add(
-          fb.required ? "breaking" : "additive",
-          `field ${name}.${field} added (#${fb.number} ${fb.type}${fb.required ? ", REQUIRED" : ""})`,
-        );
-      else if (!fb) add("breaking", `field ${name}.${field} removed (was #${fa.number} ${fa.type})`);
+      if (!fa) {
+        if (fb)
+          add(
+            fb.required ? "breaking" : "additive",
+            `field ${name}.${field} added (#${fb.number} ${fb.type}${fb.required ? ", REQUIRED" : ""})`,
+          );
+      } else if (!fb) add("breaking", `field ${name}.${field} removed (was #${fa.number} ${fa.type})`);
       else {
         if (fa.number !== fb.number) add("breaking", `field ${name}.${field} number changed #${fa.number} → #${fb.number}`);
         if (fa.type !== fb.type) add("breaking", `field ${name}.${field} type changed ${fa.type} → ${fb.type}`);
@@ -183,12 +178,12 @@ export function diffSummaries(before: ApiSummary, after: ApiSummary): Change[] {
   for (const name of keys(before.methods, after.methods)) {
     const a = before.methods[name];
     const b = after.methods[name];
-    if (!a) {
-      add("additive", `method ${name} added (${b.routes.join(", ")})`);
-      continue;
-    }
     if (!b) {
       add("breaking", `method ${name} removed`);
+      continue;
+    }
+    if (!a) {
+      add("additive", `method ${name} added (${b.routes.join(", ")})`);
       continue;
     }
     for (const k of ["jsonRpc", "request", "response", "streaming"] as const)

@@ -4,7 +4,8 @@ declare module "tar-stream" {
 
   export interface Headers {
     name: string;
-    type: "file" | "link" | "symlink" | "directory" | string | null;
+    /** "file", "link", "symlink", "directory" and the other tar entry types. */
+    type: string | null;
     size?: number;
   }
   export interface Extract extends Writable {

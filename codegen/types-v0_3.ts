@@ -26,7 +26,7 @@ export function stripProse(schema: unknown, refSiblings = false): unknown {
 
 export async function generateV03Types(schema: Record<string, unknown>): Promise<string> {
   const normalised = stripProse(schema, true) as JSONSchema;
-  const ts = await compile({ ...normalised, title: "A2AWireSchema" } as JSONSchema, "A2AWireSchema", {
+  const ts = await compile({ ...normalised, title: "A2AWireSchema" }, "A2AWireSchema", {
     unreachableDefinitions: true,
     additionalProperties: false,
     unknownAny: true,

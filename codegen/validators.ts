@@ -1,13 +1,12 @@
 // Compiles JSON Schemas into standalone ajv validator modules (no schema compilation at run time).
 import { createRequire } from "node:module";
-import type { AnySchema } from "ajv";
 
 const require = createRequire(import.meta.url);
 // ajv ships CommonJS; createRequire keeps the default-export dance out of the ESM code.
-const Ajv = require("ajv").default as typeof import("ajv").default;
-const Ajv2020 = require("ajv/dist/2020").default as typeof import("ajv/dist/2020.js").default;
-const addFormats = require("ajv-formats").default as typeof import("ajv-formats").default;
-const standaloneCode = require("ajv/dist/standalone").default as typeof import("ajv/dist/standalone/index.js").default;
+const Ajv = (require("ajv") as typeof import("ajv")).default;
+const Ajv2020 = (require("ajv/dist/2020") as typeof import("ajv/dist/2020.js")).default;
+const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
+const standaloneCode = (require("ajv/dist/standalone") as typeof import("ajv/dist/standalone/index.js")).default;
 
 export interface CompiledValidators {
   /** ESM JavaScript module exporting one validate function per name. */
@@ -34,7 +33,7 @@ export function compileValidators(
   } as const;
   const ajv = draft === "07" ? new Ajv(opts) : new Ajv2020(opts);
   addFormats(ajv, ["date-time"]);
-  ajv.addSchema({ ...schema, $id: id } as AnySchema);
+  ajv.addSchema({ ...schema, $id: id });
   const refs = Object.fromEntries(Object.entries(exportsByName).map(([name, ptr]) => [name, `${id}${ptr}`]));
   let js = standaloneCode(ajv, refs);
   // ajv emits require() for formats even in ESM mode: turn it into an import.

@@ -100,18 +100,18 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
         return { ok: true, response: isTask ? { task: Task.toJSON(r as Task) } : { message: Message.toJSON(r as Message) } };
       }
       const events: unknown[] = [];
-      for await (const ev of client.sendMessageStream(params as never, options)) events.push(StreamResponse.toJSON(ev as never));
+      for await (const ev of client.sendMessageStream(params as never, options)) events.push(StreamResponse.toJSON(ev));
       return { ok: true, events };
     }
     case "subscribe": {
       const events: unknown[] = [];
-      for await (const ev of client.resubscribeTask({ id: ins.taskId ?? "", tenant: "" } as never, options)) events.push(StreamResponse.toJSON(ev as never));
+      for await (const ev of client.resubscribeTask({ id: ins.taskId ?? "", tenant: "" }, options)) events.push(StreamResponse.toJSON(ev));
       return { ok: true, events };
     }
     case "get":
-      return { ok: true, task: Task.toJSON(await client.getTask({ id: ins.taskId ?? "", tenant: "", historyLength: ins.historyLength } as never, options)) };
+      return { ok: true, task: Task.toJSON(await client.getTask({ id: ins.taskId ?? "", tenant: "", historyLength: ins.historyLength }, options)) };
     case "cancel":
-      return { ok: true, task: Task.toJSON(await client.cancelTask({ id: ins.taskId ?? "", tenant: "", metadata: undefined } as never, options)) };
+      return { ok: true, task: Task.toJSON(await client.cancelTask({ id: ins.taskId ?? "", tenant: "", metadata: undefined }, options)) };
     case "extended-card":
       return { ok: true, card: AgentCard.toJSON(await client.getAgentCard(options)) };
     case "list": {

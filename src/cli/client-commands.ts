@@ -250,7 +250,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
           .toUpperCase()
           .replace(/^TASK_STATE_/, "")
           .replace(/-/g, "_") as keyof typeof v1_0.TaskState;
-        status = v1_0.TaskState[key] as number | undefined;
+        status = v1_0.TaskState[key];
         if (status === undefined) throw new CommanderError(EXIT.usage, "a2a.status", `unknown task state ${JSON.stringify(o.status)}`);
       }
       const client = await connect(url, o);

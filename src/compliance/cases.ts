@@ -353,7 +353,7 @@ export function restErrorShapes(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   if (isPlainObject(body.$variants)) {
     const alts = Object.entries(body.$variants).flatMap(
-      ([name, alt]) => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]],
+      ([name, alt]): [string, unknown][] => (isPlainObject(alt) && errorShapes(alt, `${name}, `)) || [[name, alt]],
     );
     return { ...body, $variants: Object.fromEntries(alts) };
   }
@@ -471,7 +471,7 @@ export function assertGlobsMatch(ids: string[], globs: string[] | undefined): vo
 export function globToRegExp(glob: string): RegExp {
   let re = "";
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
+    const c = glob.charAt(i);
     if (c === "*" && glob[i + 1] === "*") {
       i++;
       if (glob[i + 1] === "/") {

@@ -70,10 +70,10 @@ export class SpecText {
     let fenced = false;
     lines.forEach((l, i) => {
       if (/^\s*(```|~~~)/.test(l)) fenced = !fenced;
-      const h = fenced ? null : /^(#{1,6})\s+(.*)$/.exec(l);
-      if (!h) return;
-      const n = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(h[2]);
-      heads.push({ line: i, depth: h[1].length, number: n?.[1], title: (n?.[2] ?? h[2]).trim() });
+      const [, hashes, text] = (fenced ? null : /^(#{1,6})\s+(.*)$/.exec(l)) ?? [];
+      if (hashes === undefined || text === undefined) return;
+      const n = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(text);
+      heads.push({ line: i, depth: hashes.length, number: n?.[1], title: (n?.[2] ?? text).trim() });
     });
     heads.forEach((h, k) => {
       if (h.number === undefined) return;

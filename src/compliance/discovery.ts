@@ -87,7 +87,8 @@ export function interfacesFromCards(
   if (card0_3) {
     const v = card0_3.protocolVersion === undefined ? "0.3" : majorMinor(card0_3.protocolVersion);
     if (v === "0.3") {
-      const main = BINDINGS[String(card0_3.preferredTransport ?? "JSONRPC")];
+      const preferred = card0_3.preferredTransport ?? "JSONRPC";
+      const main = typeof preferred === "string" ? BINDINGS[preferred] : undefined;
       if (main) add({ version: "0.3", binding: main, url: card0_3.url as string, source: "0.3 card url/preferredTransport" });
       if (Array.isArray(card0_3.additionalInterfaces))
         card0_3.additionalInterfaces.forEach((raw, idx) => {
@@ -158,7 +159,7 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const chosen = found ?? firstObject;
   if (found) notes.push(`agent card read from ${found.url}${tried.length ? `; tried first: ${tried.join(", ")}` : ""}`);
   else notes.push(`no agent card found; tried: ${tried.join(", ")}`);
-  const cardUrl = chosen?.url ?? candidates.find((c) => c.endsWith(WELL_KNOWN_CARD)) ?? candidates[0];
+  const cardUrl = chosen?.url ?? candidates.find((c) => c.endsWith(WELL_KNOWN_CARD)) ?? candidates[0] ?? agentUrlIn;
   const agentUrl = wellKnownBase(cardUrl) ?? cardUrl;
   const withVersion = chosen?.withVersion;
   const without = chosen?.without;
@@ -172,8 +173,7 @@ export async function discover(agentUrlIn: string, timeoutMs = 10_000, headers: 
   const asked1_0 = withVersion?.res.json;
   const unrecognisedCard1_0 = isPlainObject(asked1_0) && !isCard1_0(asked1_0) && !isCard0_3(asked1_0) ? asked1_0 : undefined;
   if (unrecognisedCard1_0) notes.push("the card served for A2A-Version: 1.0 is in neither card shape (no supportedInterfaces, no url)");
-  const caps = (c: Record<string, unknown> | undefined) =>
-    isPlainObject(c?.capabilities) ? (c.capabilities as Record<string, unknown>) : {};
+  const caps = (c: Record<string, unknown> | undefined) => (isPlainObject(c?.capabilities) ? c.capabilities : {});
   // 0.3 gates the extended card with a top-level flag rather than a capability (a2a-wire.md §1.3 #11).
   const caps0_3 = (c0_3: Record<string, unknown> | undefined, c1_0: Record<string, unknown> | undefined) =>
     c0_3 ? { ...caps(c0_3), extendedAgentCard: c0_3.supportsAuthenticatedExtendedCard === true } : caps(c1_0);

@@ -61,8 +61,8 @@ function stepHtml(r: CaseResult): string {
 
 /** The operation folder of a case ID: v1_0/json-rpc/get-task/x → get-task; v1_0/card/x → card. */
 export function areaOf(id: string): string {
-  const [, b, ...rest] = id.split("/");
-  return (b === "json-rpc" || b === "rest") && rest.length > 1 ? rest[0] : (b ?? id);
+  const [, b, op, ...rest] = id.split("/");
+  return (b === "json-rpc" || b === "rest") && op !== undefined && rest.length ? op : (b ?? id);
 }
 
 function caseHtml(r: CaseResult, open: boolean): string {

@@ -159,10 +159,10 @@ function pointer(path: string, key: string | number): string {
  * captured value itself (which may be a number); an unknown name is reported, not guessed.
  */
 function resolveTemplate(s: string, scope: Scope): { ok: true; value: unknown } | { ok: false; name: string } {
-  const whole = WHOLE_TEMPLATE.exec(s);
-  if (whole) {
-    const r = scope.lookup(whole[1]);
-    return r.found ? { ok: true, value: r.value } : { ok: false, name: whole[1] };
+  const [, name] = WHOLE_TEMPLATE.exec(s) ?? [];
+  if (name !== undefined) {
+    const r = scope.lookup(name);
+    return r.found ? { ok: true, value: r.value } : { ok: false, name };
   }
   let missing: string | undefined;
   const value = s.replace(TEMPLATE, (_m, name: string) => {
@@ -423,7 +423,7 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     }
   }
   if (isPlainObject(exp.$sorted)) {
-    const by = String(exp.$sorted.by ?? "");
+    const by = typeof exp.$sorted.by === "string" ? exp.$sorted.by : "";
     const desc = exp.$sorted.order === "desc";
     if (!Array.isArray(actual)) fail("an array", `expected an array, got ${typeName(actual)}`);
     else {
@@ -548,8 +548,8 @@ export function valueAt(doc: unknown, ptr: string): unknown {
 /** Substitutes `{{name}}`, `{{uuid:name}}` and `{{url:name}}` in a request template before it is sent. */
 export function render(template: unknown, vars: Map<string, unknown>): unknown {
   if (typeof template === "string") {
-    const whole = WHOLE_TEMPLATE.exec(template);
-    if (whole && !whole[1].startsWith("uuid:") && !whole[1].startsWith("url:")) return lookupOrThrow(whole[1], vars);
+    const [, whole] = WHOLE_TEMPLATE.exec(template) ?? [];
+    if (whole !== undefined && !whole.startsWith("uuid:") && !whole.startsWith("url:")) return lookupOrThrow(whole, vars);
     return template.replace(TEMPLATE, (_m, name: string) => String(lookupOrThrow(name, vars)));
   }
   if (Array.isArray(template)) return template.map((t) => render(t, vars));

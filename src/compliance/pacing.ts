@@ -29,7 +29,7 @@ const MESSAGE_METHODS = new Set(["SendMessage", "SendStreamingMessage", "message
 
 /** Does this request send a message (JSON-RPC SendMessage/SendStreamingMessage/message/send/message/stream, REST POST …message:send|stream)? */
 export function sendsMessage(req: Pick<CaseRequest, "method" | "path" | "body" | "rawBody">): boolean {
-  if (req.method === "POST" && /message:(send|stream)$/.test(req.path.split("?")[0])) return true;
+  if (req.method === "POST" && /message:(send|stream)$/.test(req.path.split("?", 1).join(""))) return true;
   let body = req.body;
   if (body === undefined && req.rawBody !== undefined) {
     try {

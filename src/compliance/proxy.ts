@@ -201,8 +201,8 @@ export function pointCardAtProxy(card: Json, targetBase: string, proxyBase: stri
     return url;
   };
   const moveAll = (list: Json | undefined) =>
-    Array.isArray(list) ? list.map((i) => (isPlainObject(i) && "url" in i ? { ...i, url: move(i.url as Json) } : i)) : list;
-  const out: { [k: string]: Json } = { ...(card as { [k: string]: Json }) };
+    Array.isArray(list) ? list.map((i) => (isPlainObject(i) && "url" in i ? { ...i, url: move(i.url) } : i)) : list;
+  const out: { [k: string]: Json } = { ...card };
   if (Array.isArray(out.supportedInterfaces)) out.supportedInterfaces = moveAll(out.supportedInterfaces) as Json[];
   if (typeof out.url === "string") out.url = move(out.url);
   if (Array.isArray(out.additionalInterfaces)) out.additionalInterfaces = moveAll(out.additionalInterfaces) as Json[];
@@ -215,7 +215,7 @@ function errorReply(ex: Exchange | undefined, status: number, message: string): 
     return {
       status,
       headers: { "content-type": "application/json" },
-      body: { jsonrpc: "2.0", id: (j.id ?? null) as Json, error: { code: -32603, message } },
+      body: { jsonrpc: "2.0", id: j.id ?? null, error: { code: -32603, message } },
     };
   const grpc = status === 502 ? "UNAVAILABLE" : "INVALID_ARGUMENT";
   return { status, headers: { "content-type": "application/json" }, body: { error: { code: status, status: grpc, message } } };
@@ -300,8 +300,9 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       if ((ex.binding === "card" || ex.operation === "GetExtendedAgentCard") && out.status === 200 && out.body !== undefined) {
         const rpc = ex.binding === "json-rpc" && isPlainObject(out.body);
         const card = rpc ? (out.body as { [k: string]: Json }).result : out.body;
-        const moved = pointCardAtProxy(card, targetBase, proxyBase, note);
-        if (moved !== card) out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
+        const moved = card === undefined ? card : pointCardAtProxy(card, targetBase, proxyBase, note);
+        if (moved !== undefined && moved !== card)
+          out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
       }
       send(res, out, original);
     };

@@ -134,7 +134,7 @@ function idsInPath(path: string, known: Set<string>): string[] {
 // matcher of the recorded type. Each rule names its sentence; docs/policies.md has the table.
 
 const escapeRegex = (s: string) => s.replace(/[.+*?^$()[\]{}|\\]/g, "\\$&");
-const mediaType = (ct: string) => ct.split(";")[0].trim().toLowerCase();
+const mediaType = (ct: string) => ct.split(";", 1).join("").trim().toLowerCase();
 
 /**
  * 1.0 HTTP+JSON error statuses by ErrorInfo reason, both 1.0 tables (1.0.0 and 1.0.1 §5.4 "All
@@ -465,12 +465,13 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
 
 function operationOf(binding: "json-rpc" | "rest", method: string, path: string, body: unknown): string {
   if (binding === "json-rpc" && isPlainObject(body) && typeof body.method === "string") return body.method;
-  const m =
+  const [pathname = ""] = path.split("?", 1);
+  const [, op = pathname] =
     /(message:send|message:stream|:cancel|:subscribe|pushNotificationConfigs|extendedAgentCard|\/card|\/tasks\/[^/]+$|\/tasks$)/.exec(
-      path.split("?")[0],
-    );
+      pathname,
+    ) ?? [];
   // Ids in the path are the conversation's, not the operation's name: /tasks/{id}:cancel.
-  return `${method} ${(m ? m[1] : path.split("?")[0]).replace(/\/tasks\/[^/:]+/, "/tasks/{id}")}`;
+  return `${method} ${op.replace(/\/tasks\/[^/:]+/, "/tasks/{id}")}`;
 }
 
 export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
@@ -520,7 +521,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     };
     if (Array.isArray(card.supportedInterfaces))
       for (const i of card.supportedInterfaces)
-        if (isPlainObject(i)) add(i.url, String(i.protocolVersion ?? "").startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
+        if (isPlainObject(i))
+          add(i.url, typeof i.protocolVersion === "string" && i.protocolVersion.startsWith("0.3") ? "0.3" : "1.0", i.protocolBinding);
     if (typeof card.url === "string") {
       add(card.url, "0.3", card.preferredTransport ?? "JSONRPC");
       if (Array.isArray(card.additionalInterfaces))
@@ -594,7 +596,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const resHeaders = flat(upstream.headers);
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(resHeaders)) if (!NOT_FORWARDED.has(k) && k !== "content-encoding") outHeaders[k] = v;
-    const pathname = path.split("?")[0];
+    const [pathname = ""] = path.split("?", 1);
     const version: "1.0" | "0.3" = /^1\./.test(
       headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "",
     )

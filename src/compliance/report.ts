@@ -245,7 +245,7 @@ export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
     groups.set(key, g);
   }
   return [...groups]
-    .map(([stable, g]) => ({ reason: g.reasons.size === 1 ? [...g.reasons][0] : stable, cases: g.cases }))
+    .map(([stable, g]) => ({ reason: g.reasons.size === 1 ? ([...g.reasons][0] ?? stable) : stable, cases: g.cases }))
     .sort((a, b) => b.cases.length - a.cases.length);
 }
 
@@ -411,9 +411,7 @@ export function junitReport(report: Report): string {
     for (const r of results) {
       const segs = r.id.split("/");
       const classname = segs.slice(0, -1).join(".");
-      out.push(
-        `    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs[segs.length - 1])}" time="${secs(r.durationMs)}">`,
-      );
+      out.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs.at(-1) ?? r.id)}" time="${secs(r.durationMs)}">`);
       out.push("      <properties>");
       out.push(`        <property name="level" value="${r.level}"/>`);
       for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);

@@ -170,7 +170,8 @@ export function applicability(
     const card = c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0);
     const scope = new Scope(new Map());
     const diffs = match(c.when.card, card, "", scope);
-    if (diffs.length) return { skip: `the card does not declare what the case checks: ${diffs[0].path || "/"} ${diffs[0].message}` };
+    const [first] = diffs;
+    if (first) return { skip: `the card does not declare what the case checks: ${first.path || "/"} ${first.message}` };
     for (const [k, v] of scope.staged) vars.set(k, v);
   }
   return { iface, vars };
@@ -208,8 +209,9 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   const diffs: Diff[] = [];
   if (res.status === 0)
     return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
-  if (expect.acceptSingleEventStream && expect.body !== undefined && res.events?.length === 1 && res.events[0].json !== undefined)
-    return match(expect.body, res.events[0].json, "/events/0", scope);
+  const [only, ...more] = res.events ?? [];
+  if (expect.acceptSingleEventStream && expect.body !== undefined && only?.json !== undefined && !more.length)
+    return match(expect.body, only.json, "/events/0", scope);
   if (expect.status !== undefined) diffs.push(...match(expect.status, res.status, "/status", scope));
   for (const [name, exp] of Object.entries(expect.headers ?? {}))
     diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));

@@ -8,9 +8,9 @@ import * as v0_3 from "../../generated/v0_3/validators.js";
 import * as v0_3rest from "../../generated/v0_3/rest-validators.js";
 
 const tables: Record<string, Record<string, ValidateFunction>> = {
-  "v1_0.": v1_0 as unknown as Record<string, ValidateFunction>,
-  "v0_3.rest.": v0_3rest as unknown as Record<string, ValidateFunction>,
-  "v0_3.": v0_3 as unknown as Record<string, ValidateFunction>,
+  "v1_0.": v1_0,
+  "v0_3.rest.": v0_3rest,
+  "v0_3.": v0_3,
 };
 
 export function resolveValidator(name: string): ValidateFunction | undefined {

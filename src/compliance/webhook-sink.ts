@@ -36,7 +36,7 @@ export async function startWebhookSink(listen: { host: string; port: number }, p
       if (size <= MAX_BODY) chunks.push(c);
     });
     req.on("end", () => {
-      const path = (req.url ?? "/").split("?")[0];
+      const [path = "/"] = (req.url ?? "/").split("?", 1);
       const runId = path.split("/").filter(Boolean)[0] ?? "";
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;

@@ -4,8 +4,9 @@
 // test/unit/compliance-cases.test.ts.)
 import { toJson } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { exchangesOf, loadCases, type Case, type CaseExchange } from "../../src/compliance/cases.js";
+import { exchangesOf, loadCases, type Case } from "../../src/compliance/cases.js";
 import { codecFor, OPERATIONS, resolveJsonRpcMethod, type Operation } from "../../src/versioning/codec.js";
+import { zip } from "../support/zip.js";
 
 const cases = loadCases();
 const byId = new Map(cases.map((c) => [c.id, c]));
@@ -33,7 +34,7 @@ function codesOf(expected: unknown): number[] {
 
 function calls(c: Case): Call[] | undefined {
   const out: Call[] = [];
-  for (const x of c.steps.flatMap(exchangesOf) as CaseExchange[]) {
+  for (const x of c.steps.flatMap(exchangesOf)) {
     const body = x.request.body as { method?: unknown; params?: unknown } | undefined;
     if (typeof body?.method !== "string") return undefined; // raw bodies, broken envelopes: not comparable
     const ref = resolveJsonRpcMethod(body.method);
@@ -92,11 +93,11 @@ describe("compliance twins stay consistent through the versioning layer", () => 
     const b = calls(c03);
     if (!a || !b || a.length !== b.length) return; // different step shapes: compared by hand, not here
     expect(b.map((x) => x.operation)).toEqual(a.map((x) => x.operation));
-    for (let i = 0; i < a.length; i++) expect(meaning("0.3", b[i]), `step ${i + 1}`).toEqual(meaning("1.0", a[i]));
+    zip(a, b).forEach(([x10, x03], i) => expect(meaning("0.3", x03), `step ${i + 1}`).toEqual(meaning("1.0", x10)));
     if (ERROR_CODES_DIFFER[name]) return;
     // Where 0.3 allows more codes than 1.0 (an optional method may answer -32601), it must still
     // accept every code the 1.0 twin expects.
     expect(b.map((x) => x.errorCodes.length > 0)).toEqual(a.map((x) => x.errorCodes.length > 0));
-    for (let i = 0; i < a.length; i++) expect(b[i].errorCodes, `step ${i + 1}`).toEqual(expect.arrayContaining(a[i].errorCodes));
+    zip(a, b).forEach(([x10, x03], i) => expect(x03.errorCodes, `step ${i + 1}`).toEqual(expect.arrayContaining(x10.errorCodes)));
   });
 });

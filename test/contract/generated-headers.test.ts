@@ -27,7 +27,7 @@ function headerOf(path: string): string {
   const text = content.get(path)!;
   if (path.endsWith(".json")) {
     expect(text.startsWith('{\n  "@generated": "'), `${path} does not start with its @generated key`).toBe(true);
-    return (JSON.parse(text) as Record<string, string>)["@generated"];
+    return (JSON.parse(text) as Record<string, string>)["@generated"] ?? "";
   }
   const first = text.slice(0, text.indexOf("\n"));
   expect(first.startsWith("// @generated"), `${path}: first line is not an @generated header`).toBe(true);
@@ -35,12 +35,13 @@ function headerOf(path: string): string {
 }
 
 function sourcesOf(path: string): { path: string; tag: string; sha256: string }[] {
-  const m = HEADER.exec(headerOf(path));
-  expect(m, `${path}: malformed header`).not.toBeNull();
-  return m![1].split(/, (?=\S+ \()/).map((s) => {
+  const [, sources = ""] = HEADER.exec(headerOf(path)) ?? [];
+  expect(sources, `${path}: malformed header`).not.toBe("");
+  return sources.split(/, (?=\S+ \()/).map((s) => {
     const p = SOURCE.exec(s);
     expect(p, `${path}: malformed source "${s}"`).not.toBeNull();
-    return { path: p![1], tag: p![2], sha256: p![3] };
+    const [, source = "", tag = "", sha256 = ""] = p ?? [];
+    return { path: source, tag, sha256 };
   });
 }
 
@@ -94,7 +95,7 @@ describe("no upstream prose in generated/", () => {
       // Prose lines only: commented-out code and JSON examples are not sentences anyone wrote for us.
       .filter((l) => l.length >= 30 && /^[A-Za-z`(]/.test(l) && / [a-z]+ [a-z]+ /.test(l)),
   );
-  const longDescriptions = descriptions.map((d) => d.split("\n")[0].trim()).filter((d) => d.length >= 30);
+  const longDescriptions = descriptions.map((d) => (d.split("\n")[0] ?? "").trim()).filter((d) => d.length >= 30);
 
   it("the prose sources are what we think they are", () => {
     expect(longDescriptions).toContain("Represents a single, stateful operation or conversation between a client and an agent.");

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Translated } from "../../src/versioning/loss.js";
 import * as rest from "../../src/versioning/rest0_3.js";
 import * as rpc from "../../src/versioning/rpc0_3.js";
+import { zip } from "../support/zip.js";
 
 interface Step {
   type: string;
@@ -51,12 +52,12 @@ describe("twin fixtures", () => {
       const forms = [
         { name: "0.3 JSON-RPC", mod: rpc, steps: load(scenario, "v0_3-rpc").steps },
         { name: "0.3 HTTP+JSON", mod: rest, steps: load(scenario, "v0_3-rest").steps },
-      ];
+      ] as const;
       for (const { name, mod, steps } of forms) {
         it(`${name} → 1.0`, () => {
-          steps.forEach((step, i) => {
+          zip(steps, v1).forEach(([step, one], i) => {
             const r = translator(mod, "upgrade", step)(step.value);
-            expect(r.value, `step ${i} ${step.type}`).toEqual(v1[i].value);
+            expect(r.value, `step ${i} ${step.type}`).toEqual(one.value);
             expect(
               r.losses.map((l) => l.id),
               `step ${i} ${step.type} losses`,
@@ -64,8 +65,8 @@ describe("twin fixtures", () => {
           });
         });
         it(`1.0 → ${name}`, () => {
-          steps.forEach((step, i) => {
-            const r = translator(mod, "downgrade", step)(v1[i].value);
+          zip(steps, v1).forEach(([step, one], i) => {
+            const r = translator(mod, "downgrade", step)(one.value);
             expect(r.value, `step ${i} ${step.type}`).toEqual(step.value);
             expect(r.losses, `step ${i} ${step.type} losses`).toEqual([]);
           });
@@ -73,8 +74,7 @@ describe("twin fixtures", () => {
       }
       it("0.3 JSON-RPC ⇄ 0.3 HTTP+JSON through 1.0", () => {
         const [a, b] = forms;
-        a.steps.forEach((step, i) => {
-          const other = b.steps[i];
+        zip(a.steps, b.steps).forEach(([step, other], i) => {
           const viaA = translator(b.mod, "downgrade", other)(translator(a.mod, "upgrade", step)(step.value).value).value;
           expect(viaA, `step ${i} ${step.type} rpc → rest`).toEqual(other.value);
           const viaB = translator(a.mod, "downgrade", step)(translator(b.mod, "upgrade", other)(other.value).value).value;

@@ -181,7 +181,7 @@ describe("valid examples are accepted", () => {
     expect(new Set(flows10)).toEqual(new Set(["authorizationCode", "clientCredentials", "implicit", "password", "deviceCode"]));
 
     const card03 = fixture("v0_3-json-rpc/agent-card-every-security-scheme.json") as { securitySchemes: Record<string, { type: string }> };
-    expect(new Set(Object.values(card03.securitySchemes).map((s) => s.type))).toEqual(new Set(Object.keys(v0_3UnionTags.type)));
+    expect(new Set(Object.values(card03.securitySchemes).map((s) => s.type))).toEqual(new Set(Object.keys(v0_3UnionTags.type ?? {})));
 
     const card03pb = fixture("v0_3-rest/agent-card-every-security-scheme.json") as { securitySchemes: Record<string, object> };
     expect(new Set(Object.values(card03pb.securitySchemes).map((s) => Object.keys(s)[0]))).toEqual(new Set(kinds10));

@@ -17,13 +17,13 @@ function describeEvent(ev: v1_0.StreamResponse): string {
     case "statusUpdate":
       return `status:${S[ev.payload.value.status!.state]}`;
     case "artifactUpdate":
-      return `artifact:${ev.payload.value.artifact!.parts.map((p) => p.content.value).join("")}`;
+      return `artifact:${ev.payload.value.artifact!.parts.map((p) => (p.content.case === "text" ? p.content.value : "")).join("")}`;
     default:
       return ev.payload.case ?? "?";
   }
 }
 const terminal = (e: string) => /COMPLETED|FAILED|CANCELED|REJECTED/.test(e);
-const text = (t: v1_0.Task) => t.artifacts.flatMap((a) => a.parts.map((p) => p.content.value)).join("|");
+const text = (t: v1_0.Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content.case === "text" ? p.content.value : ""))).join("|");
 
 interface Running {
   url: string;

@@ -93,7 +93,7 @@ export async function startSdkServer(
       const input = ctx.userMessage.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join(" ");
       const { taskId, contextId } = ctx;
       if (input.startsWith("hello")) {
-        bus.publish({ kind: "message", data: agentMessage(`hi: ${input}`, "", contextId) as never });
+        bus.publish({ kind: "message", data: agentMessage(`hi: ${input}`, "", contextId) });
         bus.finished();
         return;
       }
@@ -182,7 +182,7 @@ export async function startSdkServer(
     ],
     signatures: [],
     ...opts.card,
-  } as unknown as AgentCard;
+  };
   const pushStore = new InMemoryPushNotificationStore();
   const handler = new DefaultRequestHandler(
     card,
@@ -191,7 +191,7 @@ export async function startSdkServer(
     undefined,
     pushStore,
     new DefaultPushNotificationSender(pushStore),
-    { ...card, name: "SDK test agent (extended)" } as AgentCard,
+    { ...card, name: "SDK test agent (extended)" },
   );
   const legacyCompat = { enabled: versions.includes("0.3") };
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat }));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ACardError, A2AError, A2ATransportError, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { startSdkServer, type SdkServer } from "./client-sdk-server.js";
+import { urlOf } from "../support/fetch-input.js";
 
 const S = v1_0.TaskState;
 
@@ -15,13 +16,14 @@ function describeEvent(ev: v1_0.StreamResponse): string {
     case "statusUpdate":
       return `status:${S[ev.payload.value.status!.state]}`;
     case "artifactUpdate":
-      return `artifact:${ev.payload.value.artifact!.parts.map((p) => p.content.value).join("")}`;
+      return `artifact:${ev.payload.value.artifact!.parts.map((p) => (p.content.case === "text" ? p.content.value : "")).join("")}`;
     default:
       return ev.payload.case ?? "?";
   }
 }
 
-const artifactText = (t: v1_0.Task) => t.artifacts.flatMap((a) => a.parts.map((p) => p.content.value)).join("");
+const artifactText = (t: v1_0.Task) =>
+  t.artifacts.flatMap((a) => a.parts.map((p) => (p.content.case === "text" ? p.content.value : ""))).join("");
 const terminal = (e: string) => /COMPLETED|FAILED|CANCELED|REJECTED/.test(e);
 
 let server: SdkServer;
@@ -52,8 +54,8 @@ describe.each(matrix)("official SDK server, A2A $version over $binding", ({ vers
     const watching: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       const body = typeof init?.body === "string" ? init.body : "";
-      if (/SubscribeToTask|tasks\/resubscribe/.test(body) || String(input).includes(":subscribe")) {
-        subscribes.push(String(input));
+      if (/SubscribeToTask|tasks\/resubscribe/.test(body) || urlOf(input).includes(":subscribe")) {
+        subscribes.push(urlOf(input));
         if (resubscribing) server.release(3);
       }
       return res;
@@ -73,7 +75,7 @@ describe.each(matrix)("official SDK server, A2A $version over $binding", ({ vers
     expect(artifactText(t)).toBe("echo: task one");
     const m = await client.sendMessage({ message: textMessage("hello you") });
     expect(m.payload.case).toBe("message");
-    expect((m.payload.value as v1_0.Message).parts[0].content.value).toBe("hi: hello you");
+    expect((m.payload.value as v1_0.Message).parts[0]?.content.value).toBe("hi: hello you");
   });
 
   it("SendStreamingMessage: task first, chunks, one terminal event", async () => {
@@ -240,8 +242,8 @@ describe("tenant", () => {
     const urls: string[] = [];
     const bodies: string[] = [];
     const spy: typeof fetch = (input, init) => {
-      if (!String(input).includes("/.well-known/")) {
-        urls.push(String(input));
+      if (!urlOf(input).includes("/.well-known/")) {
+        urls.push(urlOf(input));
         bodies.push(typeof init?.body === "string" ? init.body : "");
       }
       return fetch(input, init);

@@ -64,7 +64,7 @@ describe("client compliance: a careless client fails", () => {
       caseGlobs: ["v1_0/json-rpc/send/blocking-send-returns-task"],
     });
     expect(report.summary.failed).toBe(1);
-    const diffs = report.results[0].steps.flatMap((s) => s.diffs.map((d) => d.path));
+    const diffs = (report.results[0]?.steps ?? []).flatMap((s) => s.diffs.map((d) => d.path));
     expect(diffs).toEqual(expect.arrayContaining(["/headers/a2a-version", "/body/params/message/taskId", "/body/params/message/kind"]));
   });
 });

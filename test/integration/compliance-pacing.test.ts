@@ -38,7 +38,7 @@ async function startAgent(seen: Seen): Promise<{ url: string; app: FastifyInstan
     const ok = (result: unknown) => ({ jsonrpc: "2.0", id: msg.id, result });
     if (msg.method === "SendMessage") {
       seen.sends++;
-      const text = (msg.params.message as { parts: { text: string }[] }).parts[0].text;
+      const text = (msg.params.message as { parts: { text: string }[] }).parts[0]?.text;
       if (text === "limited" && seen.rateLimited++ === 0) return reply.code(429).header("retry-after", "0").send({ error: "slow down" });
       const id = crypto.randomUUID();
       working.set(id, text === "never" ? Infinity : text === "takes-time" ? 2 : 0);
@@ -102,23 +102,23 @@ describe("runner pacing against an agent that takes time", () => {
 
   it("re-sends a message answered 429 and says so in the step", async () => {
     const [r] = await run([makeCase("limited", [send("limited")])]);
-    expect(r.status).toBe("pass");
+    expect(r?.status).toBe("pass");
     expect(seen.sends).toBe(2);
-    expect(r.steps[0].notes).toEqual(["HTTP 429 (Retry-After 0): re-sent after 0 ms, answered 200"]);
+    expect(r?.steps[0]?.notes).toEqual(["HTTP 429 (Retry-After 0): re-sent after 0 ms, answered 200"]);
   });
 
   it("polls a working task until it completes, then checks expect on the last answer", async () => {
     const [r] = await run([makeCase("takes-time", [send("takes-time"), poll])]);
-    expect(r.status).toBe("pass");
-    expect(r.steps[1].notes).toEqual(["re-sent 2 time(s) until the body matched repeatUntil"]);
-    expect(r.steps[1].actual?.json).toMatchObject(COMPLETED);
+    expect(r?.status).toBe("pass");
+    expect(r?.steps[1]?.notes).toEqual(["re-sent 2 time(s) until the body matched repeatUntil"]);
+    expect(r?.steps[1]?.actual?.json).toMatchObject(COMPLETED);
   });
 
   it("a task that never ends: SKIP at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
     const [r] = await run([makeCase("never", [send("never"), poll, { ...poll, name: "after" }, cancel])], { taskTimeoutMs: 300 });
-    expect(r.status).toBe("skip");
-    expect(r.reason).toMatch(/^the task did not reach .*TASK_STATE_COMPLETED.* within --task-timeout \(300 ms\)$/);
-    expect(r.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll not run", "after not run", "cancel pass"]);
+    expect(r?.status).toBe("skip");
+    expect(r?.reason).toMatch(/^the task did not reach .*TASK_STATE_COMPLETED.* within --task-timeout \(300 ms\)$/);
+    expect(r?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll not run", "after not run", "cancel pass"]);
     expect(seen.cancels).toHaveLength(1);
   });
 
@@ -129,12 +129,12 @@ describe("runner pacing against an agent that takes time", () => {
       makeCase("fails", [captureFirst, failing, { ...poll, name: "skipped" }, cancel]),
       makeCase("cleanup-fails", [send("echo"), { ...cancel, expect: { status: 418 } }]),
     ]);
-    expect(failed.status).toBe("fail");
-    expect(failed.reason).toMatch(/^expects done: /);
-    expect(failed.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "expects done fail", "skipped not run", "cancel pass"]);
-    expect(failed.steps[3].cleanup).toBe(true);
-    expect(passed.status).toBe("pass");
-    expect(passed.steps[1]).toMatchObject({ status: "fail", cleanup: true });
+    expect(failed?.status).toBe("fail");
+    expect(failed?.reason).toMatch(/^expects done: /);
+    expect(failed?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "expects done fail", "skipped not run", "cancel pass"]);
+    expect(failed?.steps[3]?.cleanup).toBe(true);
+    expect(passed?.status).toBe("pass");
+    expect(passed?.steps[1]).toMatchObject({ status: "fail", cleanup: true });
     expect(seen.cancels).toHaveLength(2);
   });
 

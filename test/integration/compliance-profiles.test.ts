@@ -45,7 +45,7 @@ describe("profiles for scripted agents", () => {
     expect(byStatus(report, "v1_0/json-rpc/send-message/tck-")).toEqual(["pass"]);
     const echo = report.results.filter((x) => x.id.startsWith("v1_0/json-rpc/send-message/echo-"));
     expect(echo.map((x) => x.status)).toEqual(["skip"]);
-    expect(echo[0].reason).toBe("fixture behaviour not declared by the agent: echo");
+    expect(echo[0]?.reason).toBe("fixture behaviour not declared by the agent: echo");
   });
 
   it(

@@ -67,7 +67,11 @@ const QUICK: Record<string, string[]> = {
 };
 
 const ALL_IDS = loadCases().map((c) => c.id);
-const globsOf = (fault: string) => (FULL ? ["**"] : QUICK[fault]);
+function globsOf(fault: string): string[] {
+  const quick = FULL ? ["**"] : QUICK[fault];
+  if (!quick) throw new Error(`${fault} has no QUICK entry`);
+  return quick;
+}
 const inRun = (globs: string[]) => (id: string) => globs.some((g) => globToRegExp(g).test(id));
 
 /**
@@ -78,8 +82,7 @@ function groupsOf(fault: string): string[][] {
   const ids = ALL_IDS.filter(inRun(globsOf(fault)));
   if (!FAULTS.find((r) => r.name === fault)?.holdOpen) return [ids];
   const streaming = ids.filter((id) => /\/(streaming|multi-turn)\//.test(id));
-  const groups: string[][] = Array.from({ length: 8 }, () => []);
-  streaming.forEach((id, i) => groups[i % groups.length].push(id));
+  const groups = Array.from({ length: 8 }, (_, g) => streaming.filter((_id, i) => i % 8 === g));
   return [...groups, ids.filter((id) => !streaming.includes(id))].filter((g) => g.length);
 }
 

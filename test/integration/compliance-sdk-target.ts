@@ -5,6 +5,7 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
+import { TaskState } from "@a2a-js/sdk";
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -18,8 +19,16 @@ import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 
-// ts-proto enum numbers of the SDK's 1.0 types.
-const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, FAILED: 4, CANCELED: 5, INPUT_REQUIRED: 6, AUTH_REQUIRED: 8 } as const;
+// The SDK's 1.0 task states, by the short names this file uses.
+const STATE = {
+  SUBMITTED: TaskState.TASK_STATE_SUBMITTED,
+  WORKING: TaskState.TASK_STATE_WORKING,
+  COMPLETED: TaskState.TASK_STATE_COMPLETED,
+  FAILED: TaskState.TASK_STATE_FAILED,
+  CANCELED: TaskState.TASK_STATE_CANCELED,
+  INPUT_REQUIRED: TaskState.TASK_STATE_INPUT_REQUIRED,
+  AUTH_REQUIRED: TaskState.TASK_STATE_AUTH_REQUIRED,
+} as const;
 const ROLE_AGENT = 2;
 
 type Obj = Record<string, unknown>;
@@ -102,7 +111,7 @@ class FixtureExecutor implements AgentExecutor {
         artifacts: [],
         history: [ctx.userMessage],
         metadata: undefined,
-      } as never),
+      }),
     );
   }
 
@@ -194,7 +203,7 @@ class FixtureExecutor implements AgentExecutor {
           contextId: "",
           status: { state: STATE.CANCELED, message: undefined, timestamp: new Date().toISOString() },
           metadata: undefined,
-        } as never),
+        }),
       );
   }
 }

@@ -75,7 +75,7 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
     it("send: a bare Message comes back as a Message", async () => {
       const r = await client.sendMessage(sdkRequest("msg plain"));
       expect("messageId" in r && !("status" in r)).toBe(true);
-      expect((r as Message).parts[0].content).toMatchObject({ $case: "text", value: "plain" });
+      expect((r as Message).parts[0]?.content).toMatchObject({ $case: "text", value: "plain" });
     });
 
     it("send (non-blocking) returns the working task, which then completes", async () => {
@@ -87,7 +87,7 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
 
     it("stream: task first, chunks in order, completed last", async () => {
       const events = await collect(client.sendMessageStream(sdkRequest("stream 3")));
-      expect(events[0].payload?.$case).toBe("task");
+      expect(events[0]?.payload?.$case).toBe("task");
       expect(streamedText(events)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
       expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
@@ -104,7 +104,8 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
     it("multi-turn (stream): the first stream ends at input-required, the streaming follow-up completes", async () => {
       const first = await collect(client.sendMessageStream(sdkRequest("ask")));
       expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      const task = first[0].payload?.$case === "task" ? first[0].payload.value : undefined;
+      const opening = first[0]?.payload;
+      const task = opening?.$case === "task" ? opening.value : undefined;
       expect(task).toBeDefined();
       const more = await collect(client.sendMessageStream(sdkRequest("green", { taskId: task!.id, contextId: task!.contextId })));
       expect(streamedText(more)).toEqual(["green"]);
@@ -165,7 +166,7 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
     it("subscribe to a running task: the task, then its updates to completed", async () => {
       const t = asTask(await client.sendMessage(sdkRequest("slow 300", { blocking: false })));
       const events = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
-      expect(events[0].payload?.$case).toBe("task");
+      expect(events[0]?.payload?.$case).toBe("task");
       expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
       expect((await get(t.id)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     });

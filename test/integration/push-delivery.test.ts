@@ -4,7 +4,7 @@
 import http from "node:http";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import { MemoryPushConfigStore, type PushWireVersion } from "../../src/push/config-store.js";
@@ -82,6 +82,13 @@ function setup(opts: PushDeliveryOptions = {}) {
   return { configs, delivery, register };
 }
 
+/** Answers the first delivery the test's receiver held back. */
+function release(held: http.ServerResponse[]): void {
+  const [first] = held;
+  assert(first, "a delivery is being held");
+  first.writeHead(200).end();
+}
+
 function snapshot(taskId: string, state: v1_0.TaskState): v1_0.Task {
   return create(v1_0.TaskSchema, {
     id: taskId,
@@ -118,6 +125,7 @@ describe("webhook bodies and headers", () => {
     await delivery.idle();
     expect(received).toHaveLength(1);
     const [r] = received;
+    assert(r);
     expect(r.path).toBe("/t1");
     expect(r.headers["content-type"]).toBe("application/a2a+json");
     expect(r.headers["x-a2a-notification-token"]).toBe("tok-1");
@@ -135,6 +143,7 @@ describe("webhook bodies and headers", () => {
     await delivery.idle();
     expect(received).toHaveLength(1);
     const [r] = received;
+    assert(r);
     expect(r.headers["content-type"]).toBe("application/json");
     expect(r.headers["x-a2a-notification-token"]).toBe("tok-03");
     expect(r.headers.authorization).toBeUndefined();
@@ -301,7 +310,7 @@ describe("bounds: a dead webhook blocks nobody", () => {
     delivery.enqueue("alice", "alive", statusEvent("alive", S.COMPLETED));
     await until((o) => o.some((x) => x.kind === "delivered" && x.taskId === "alive"));
     expect(held).toHaveLength(1); // the dead one is still hanging
-    held[0].writeHead(200).end();
+    release(held);
     await delivery.idle();
   });
 
@@ -316,7 +325,7 @@ describe("bounds: a dead webhook blocks nobody", () => {
     await until((o) => o.filter((x) => x.kind === "dropped").length === 5);
     expect(delivery.queued).toBe(3); // n1 in flight, n7 and n8 waiting
     responder = (_r, res) => res.writeHead(200).end();
-    held[0].writeHead(200).end();
+    release(held);
     await delivery.idle();
     expect(received.map((r) => JSON.parse(r.body).statusUpdate.metadata.note)).toEqual(["n1", "n7", "n8"]);
     expect(outcomes.filter((o) => o.kind === "dropped").every((o) => o.kind === "dropped" && o.why === "queue-full")).toBe(true);
@@ -335,7 +344,7 @@ describe("bounds: a dead webhook blocks nobody", () => {
     await until((o) => o.filter((x) => x.kind === "superseded").length === 2);
     expect(delivery.queued).toBe(2);
     responder = (_r, res) => res.writeHead(200).end();
-    held[0].writeHead(200).end();
+    release(held);
     await delivery.idle();
     expect(received.map((r) => JSON.parse(r.body).status.state)).toEqual(["submitted", "completed"]);
   });
@@ -352,7 +361,7 @@ describe("bounds: a dead webhook blocks nobody", () => {
     await until((o) => o.some((x) => x.kind === "dropped"));
     expect(outcomes).toEqual([expect.objectContaining({ kind: "dropped", taskId: "c", why: "total-queue-full" })]);
     responder = (_r, res) => res.writeHead(200).end();
-    held[0].writeHead(200).end();
+    release(held);
     await delivery.idle();
     expect(received.map((r) => r.path)).toEqual(["/a", "/b"]);
   });

@@ -79,7 +79,7 @@ describe.each(["serve", "gateway"] as const)("%s: the card without A2A-Version",
     expect(Object.keys(read.value.securitySchemes)).toEqual(["bearer"]);
     expect(await verifyAgentCard(dual as never, resolveKey)).toEqual([expect.objectContaining({ verified: true, kid: "k1" })]);
     // The signature still covers what a 1.0 reader sees: changing a 1.0 member breaks it.
-    expect((await verifyAgentCard({ ...dual, securityRequirements: [] } as never, resolveKey))[0].verified).toBe(false);
+    expect((await verifyAgentCard({ ...dual, securityRequirements: [] }, resolveKey))[0]?.verified).toBe(false);
     // The 0.3 reader's members are there too.
     expect(dual).toMatchObject({ protocolVersion: "0.3.0", url: base, preferredTransport: "JSONRPC", security: [{ bearer: [] }] });
   });
@@ -109,19 +109,18 @@ describe.each(["serve", "gateway"] as const)("%s: the card without A2A-Version",
       expect(await sdkSend(only, true)).toBe("dual");
     }
     // A reader of the 0.3 fields alone (the SDK's 0.3 card translation) gets the 0.3 interfaces and schemes.
-    const legacy = parseLegacyAgentCard((await getCard(base)) as never);
+    const legacy = parseLegacyAgentCard(await getCard(base));
     expect(new Set(legacy.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion.slice(0, 3)} ${i.url}`))).toEqual(
       new Set([`JSONRPC 0.3 ${base}`, `HTTP+JSON 0.3 ${base}`]),
     );
-    expect(legacy.securitySchemes.bearer.scheme).toMatchObject({ $case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
+    expect(legacy.securitySchemes.bearer?.scheme).toMatchObject({ $case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
     expect(legacy.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
   });
 
   it("with A2A-Version 0.3 is still the pure 0.3 card, with 1.0 the pure 1.0 card; each has its own ETag", async () => {
     const base = targets[target];
-    const [none, v03, v10] = await Promise.all(
-      ([{}, { "A2A-Version": "0.3" }, { "A2A-Version": "1.0" }] as Record<string, string>[]).map((h) => fetch(base + CARD, { headers: h })),
-    );
+    const get = (headers: Record<string, string>) => fetch(base + CARD, { headers });
+    const [none, v03, v10] = await Promise.all([get({}), get({ "A2A-Version": "0.3" }), get({ "A2A-Version": "1.0" })]);
     const c03 = (await v03.json()) as Json;
     expect(c03.supportedInterfaces).toBeUndefined();
     expect(c03.signatures).toBeUndefined();
@@ -169,7 +168,7 @@ describe("parseAgentCard on the official SDK server's card without A2A-Version",
       const read = parseAgentCard(raw);
       expect(read.version).toBe("1.0");
       expect(read.value.supportedInterfaces).toHaveLength(4);
-      expect(read.value.securitySchemes.bearer.scheme).toMatchObject({ case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
+      expect(read.value.securitySchemes.bearer?.scheme).toMatchObject({ case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
       expect(read.value.securityRequirements.map((r) => Object.keys(r.schemes))).toEqual([["bearer"]]);
     } finally {
       await sdk.close();

@@ -53,15 +53,15 @@ describe.each(ADAPTERS)("over %s", (adapter) => {
     it("gets a bare message back for msg", async () => {
       const r = await client.sendMessage(sdkRequest("msg hello sdk"));
       expect("messageId" in r && !("status" in r)).toBe(true);
-      const c = (r as Message).parts[0].content;
+      const c = (r as Message).parts[0]?.content;
       expect(c?.$case === "text" && c.value).toBe("hello sdk");
     });
 
     it("streams: task first, chunks in order, completed last", async () => {
       const events = await collect(client.sendMessageStream(sdkRequest("stream 5")));
-      expect(events[0].payload?.$case).toBe("task");
+      expect(events[0]?.payload?.$case).toBe("task");
       const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
-      expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(
+      expect(chunks.map((c) => (c.artifact?.parts[0]?.content as { value: string } | undefined)?.value)).toEqual(
         [1, 2, 3, 4, 5].map((i) => `chunk ${i}/5`),
       );
       expect(chunks.at(-1)?.lastChunk).toBe(true);

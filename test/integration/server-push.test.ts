@@ -139,9 +139,9 @@ describe("delivery", () => {
     const taskId = ((r.result as Json).task as Json).id as string;
     await rpc("SendMessage", { message: { messageId: `p${++n}`, role: "ROLE_USER", parts: [{ text: "answer" }], taskId } });
     const got = await hitsFor("/v1", 5);
-    expect(got[0].headers["content-type"]).toBe("application/a2a+json");
-    expect(got[0].headers.authorization).toBe("Bearer cred");
-    expect(got[0].headers["x-a2a-notification-token"]).toBe("secret-token");
+    expect(got[0]?.headers["content-type"]).toBe("application/a2a+json");
+    expect(got[0]?.headers.authorization).toBe("Bearer cred");
+    expect(got[0]?.headers["x-a2a-notification-token"]).toBe("secret-token");
     const kinds = got.map((h) => Object.keys(h.body)[0]);
     expect(kinds).toEqual(["statusUpdate", "statusUpdate", "statusUpdate", "artifactUpdate", "statusUpdate"]);
     const states = got.filter((h) => h.body.statusUpdate).map((h) => ((h.body.statusUpdate as Json).status as Json).state);
@@ -164,11 +164,11 @@ describe("delivery", () => {
       V03,
     );
     const got = await hitsFor("/v03", 3);
-    expect(got[0].headers["content-type"]).toBe("application/json");
+    expect(got[0]?.headers["content-type"]).toBe("application/json");
     expect(got.every((h) => h.body.kind === "task" && h.body.id === taskId)).toBe(true);
-    expect((got[0].body.status as Json).state).toBe("working");
+    expect((got[0]?.body.status as Json).state).toBe("working");
     // working, then the artifact (as a snapshot), then completed
-    expect((got[2].body.status as Json).state).toBe("completed");
+    expect((got[2]?.body.status as Json).state).toBe("completed");
     const list = await rpc("tasks/pushNotificationConfig/list", { id: taskId }, V03);
     expect(Array.isArray(list.result)).toBe(true);
   });

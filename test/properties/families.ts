@@ -80,8 +80,13 @@ const withLegacyInterface = (c: v1_0.AgentCardJson): v1_0.AgentCardJson => {
 
 // ---- canonical forms --------------------------------------------------------------------------------
 
-const schema1 = (name: string) => (v1_0 as unknown as Record<string, DescMessage>)[`${name}Schema`];
-const schemaPb = (name: string) => (v0_3.pb as unknown as Record<string, DescMessage>)[`${name}Schema`];
+function schemaIn(mod: object, name: string): DescMessage {
+  const s = (mod as Record<string, DescMessage | undefined>)[`${name}Schema`];
+  if (!s) throw new Error(`no generated message ${name}`);
+  return s;
+}
+const schema1 = (name: string) => schemaIn(v1_0, name);
+const schemaPb = (name: string) => schemaIn(v0_3.pb, name);
 const canon = (s: DescMessage, x: unknown) => encode(s, decode(s, x));
 export const canon1_0 = (name: string, x: unknown) => canon(schema1(name), x);
 export const canonPb = (name: string, x: unknown) => canon(schemaPb(name), x);
@@ -160,14 +165,15 @@ function normaliseCard1_0(c: J, dialect: "rpc" | "pb"): void {
   delete c.signatures; // L9
   if (dialect === "pb") delete c.iconUrl; // L11
   // L2: only 0.x interfaces; L1: no tenant; L18: one Major.Minor for all; main binding defaults to JSONRPC; no repeats.
-  const legacy = (c.supportedInterfaces as J[]).filter((i) => LEGACY.test(String(i.protocolVersion ?? "")));
-  const version = majorMinor(String(legacy[0].protocolVersion || "0.3"));
-  if (!legacy[0].protocolBinding) legacy[0].protocolBinding = "JSONRPC";
+  const legacy = (c.supportedInterfaces as J[]).filter((i) => LEGACY.test(typeof i.protocolVersion === "string" ? i.protocolVersion : ""));
+  const [main] = legacy;
+  const version = majorMinor(typeof main?.protocolVersion === "string" && main.protocolVersion ? main.protocolVersion : "0.3");
+  if (main && !main.protocolBinding) main.protocolBinding = "JSONRPC";
   const seen = new Set<string>();
   c.supportedInterfaces = legacy
     .map((i) => ({ url: i.url, protocolBinding: i.protocolBinding ?? "", protocolVersion: version }))
     .filter((i) => {
-      const k = `${i.protocolBinding}\u0000${i.url}`;
+      const k = JSON.stringify([i.protocolBinding, i.url]);
       return seen.has(k) ? false : (seen.add(k), true);
     });
   // L8: deviceCode and pkceRequired; D03-PB cannot show a scheme left without a flow.
@@ -208,7 +214,7 @@ export function normaliseRpc(family: string, value: unknown): unknown {
     if (!x.preferredTransport) x.preferredTransport = "JSONRPC";
     const seen = new Set<string>();
     const all = [{ url: x.url, transport: x.preferredTransport }, ...((x.additionalInterfaces as J[]) ?? [])].filter((i) => {
-      const k = `${i.transport}\u0000${i.url}`;
+      const k = JSON.stringify([i.transport, i.url]);
       return seen.has(k) ? false : (seen.add(k), true);
     });
     if (all.length > 1) x.additionalInterfaces = all.map((i) => ({ url: i.url, transport: i.transport }));
@@ -248,7 +254,7 @@ function family1_0<V>(
 ): Family {
   return {
     name: `${name} 1.0 → ${dialect === "rpc" ? "D03-RPC" : "D03-PB"} → 1.0`,
-    property: fc.property(arb as fc.Arbitrary<unknown>, (v) => {
+    property: fc.property(arb, (v) => {
       const back = up(down(v as V).value).value;
       eq(canon1_0(canonName, back), canon1_0(canonName, normalise1_0(name, v, dialect)), name);
     }),
@@ -264,7 +270,7 @@ function familyRpc<V>(
 ): Family {
   return {
     name: `${name} D03-RPC → 1.0 → D03-RPC`,
-    property: fc.property(arb as fc.Arbitrary<unknown>, (v) => {
+    property: fc.property(arb, (v) => {
       const back = down(up(v as V).value, v as V).value;
       eq(back, normaliseRpc(name, v), name);
     }),
@@ -281,7 +287,7 @@ function familyPb<V>(
 ): Family {
   return {
     name: `${name} D03-PB → 1.0 → D03-PB`,
-    property: fc.property(arb as fc.Arbitrary<unknown>, (v) => {
+    property: fc.property(arb, (v) => {
       const back = down(up(v as V).value, v as V).value;
       eq(canonPb(canonName, back), canonPb(canonName, v), name);
     }),

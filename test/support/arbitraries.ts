@@ -193,6 +193,7 @@ export class SchemaArbitraries {
     const props = (s.properties ?? {}) as Record<string, Schema>;
     const exclude = new Set(this.opts.exclude[name] ?? []);
     const keys = Object.keys(props).filter((k) => !exclude.has(k));
+    const propSchema = (k: string): Schema => props[k] ?? {}; // k comes from Object.keys(props)
     if (keys.length === 0) {
       const extra = s.additionalProperties;
       if (extra === undefined || extra === true || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0))
@@ -202,18 +203,18 @@ export class SchemaArbitraries {
     const required = new Set([...((s.required as string[]) ?? []), ...(this.opts.require[name] ?? [])]);
     // Oneof groups: a member whose dependent schema forbids other members.
     const dep = (s.dependentSchemas ?? {}) as Record<string, { properties?: Record<string, unknown> }>;
-    const group = Object.keys(dep).filter((k) => keys.includes(k) && Object.values(dep[k].properties ?? {}).every((v) => v === false));
+    const group = Object.keys(dep).filter((k) => keys.includes(k) && Object.values(dep[k]?.properties ?? {}).every((v) => v === false));
     const branches = (s.anyOf ?? []) as Obj[];
     const mustSetOne =
       this.opts.requiredOneofs.includes(name) ||
       (branches.length > 0 && branches.every((b) => Array.isArray(b.required) && (b.required as string[]).length === 1));
     const plain = keys.filter((k) => !group.includes(k));
     const model: Record<string, Arb> = {};
-    for (const k of plain) model[k] = this.build(props[k], name === def ? def : name, k);
+    for (const k of plain) model[k] = this.build(propSchema(k), name === def ? def : name, k);
     const base = fc.record(model, { requiredKeys: plain.filter((k) => required.has(k)) });
     if (group.length === 0) return base;
-    const member = fc.oneof(...group.map((k) => this.build(props[k], name === def ? def : name, k).map((v) => ({ [k]: v }))));
-    const choice = mustSetOne ? member : fc.option(member, { nil: {} as Obj, freq: 4 });
-    return fc.tuple(base, choice).map(([b, m]) => ({ ...(b as Obj), ...(m as Obj) }));
+    const member = fc.oneof(...group.map((k) => this.build(propSchema(k), name === def ? def : name, k).map((v) => ({ [k]: v }))));
+    const choice = mustSetOne ? member : fc.option(member, { nil: {}, freq: 4 });
+    return fc.tuple(base, choice).map(([b, m]) => ({ ...b, ...m }));
   }
 }

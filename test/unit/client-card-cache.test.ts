@@ -34,14 +34,14 @@ describe("CardCache", () => {
     const first = await fetchAgentCard("http://agent.test", { fetch: s.fetchFn, cache });
     expect(first.card.name).toBe("Cached");
     expect(s.seen).toHaveLength(1);
-    expect(s.seen[0].get("if-none-match")).toBeNull();
+    expect(s.seen[0]?.get("if-none-match")).toBeNull();
     now += 30_000;
     expect((await fetchAgentCard("http://agent.test", { fetch: s.fetchFn, cache })).card.name).toBe("Cached");
     expect(s.seen).toHaveLength(1);
     now += 31_000;
     expect((await fetchAgentCard("http://agent.test", { fetch: s.fetchFn, cache })).card.name).toBe("Cached");
     expect(s.seen).toHaveLength(2);
-    expect(s.seen[1].get("if-none-match")).toBe('"v1"');
+    expect(s.seen[1]?.get("if-none-match")).toBe('"v1"');
     // The 304 renewed the lifetime.
     now += 30_000;
     await fetchAgentCard("http://agent.test", { fetch: s.fetchFn, cache });
@@ -54,8 +54,8 @@ describe("CardCache", () => {
     await fetchAgentCard("http://agent.test", { fetch: noCache.fetchFn, cache });
     await fetchAgentCard("http://agent.test", { fetch: noCache.fetchFn, cache });
     expect(noCache.seen).toHaveLength(2);
-    expect(noCache.seen[1].get("if-none-match")).toBe('"v1"');
-    expect(noCache.seen[1].get("if-modified-since")).toBe("Mon, 30 Nov 2026 10:00:00 GMT");
+    expect(noCache.seen[1]?.get("if-none-match")).toBe('"v1"');
+    expect(noCache.seen[1]?.get("if-modified-since")).toBe("Mon, 30 Nov 2026 10:00:00 GMT");
     const store = new CardCache();
     const noStore = server({ "cache-control": "no-store, max-age=60" });
     await fetchAgentCard("http://agent.test", { fetch: noStore.fetchFn, cache: store });

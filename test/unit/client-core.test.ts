@@ -102,10 +102,10 @@ describe("requests", () => {
     const t = await c.getTask({ id: "t-1" });
     expect(t.status?.state).toBe(v1_0.TaskState.WORKING);
     const req = seen[0];
-    expect(req.headers.get("a2a-version")).toBe("1.0");
-    expect(req.headers.get("a2a-extensions")?.split(/\s*,\s*/)).toEqual(["https://ext.test/a", "https://ext.test/b"]);
-    expect(req.headers.get("authorization")).toBe("Bearer s3cret");
-    expect(req.body).toMatchObject({ jsonrpc: "2.0", method: "GetTask", params: { id: "t-1", tenant: "acme" } });
+    expect(req?.headers.get("a2a-version")).toBe("1.0");
+    expect(req?.headers.get("a2a-extensions")?.split(/\s*,\s*/)).toEqual(["https://ext.test/a", "https://ext.test/b"]);
+    expect(req?.headers.get("authorization")).toBe("Bearer s3cret");
+    expect(req?.body).toMatchObject({ jsonrpc: "2.0", method: "GetTask", params: { id: "t-1", tenant: "acme" } });
   });
 
   it("to a 0.3 interface: 0.3 method names, A2A-Version 0.3 and X-A2A-Extensions", async () => {
@@ -118,10 +118,10 @@ describe("requests", () => {
     });
     const t = await c.getTask({ id: "t-1" });
     expect(t.status?.state).toBe(v1_0.TaskState.WORKING);
-    expect(seen[0].body).toMatchObject({ method: "tasks/get", params: { id: "t-1" } });
-    expect(seen[0].headers.get("a2a-version")).toBe("0.3");
-    expect(seen[0].headers.get("x-a2a-extensions")).toBe("https://ext.test/a");
-    expect(seen[0].headers.get("a2a-extensions")).toBeNull();
+    expect(seen[0]?.body).toMatchObject({ method: "tasks/get", params: { id: "t-1" } });
+    expect(seen[0]?.headers.get("a2a-version")).toBe("0.3");
+    expect(seen[0]?.headers.get("x-a2a-extensions")).toBe("https://ext.test/a");
+    expect(seen[0]?.headers.get("a2a-extensions")).toBeNull();
   });
 
   it("puts the tenant in the REST path and an API key where the card's scheme says", async () => {
@@ -133,11 +133,11 @@ describe("requests", () => {
       { fetch, auth: [apiKey("k-123")] },
     );
     await c.getTask({ id: "t-1", historyLength: 2 });
-    expect(seen[0].method).toBe("GET");
-    expect(seen[0].url.pathname).toBe("/rest/acme/tasks/t-1");
-    expect(seen[0].url.searchParams.get("historyLength")).toBe("2");
-    expect(seen[0].headers.get("x-agent-key")).toBe("k-123");
-    expect(seen[0].headers.get("a2a-version")).toBe("1.0");
+    expect(seen[0]?.method).toBe("GET");
+    expect(seen[0]?.url.pathname).toBe("/rest/acme/tasks/t-1");
+    expect(seen[0]?.url.searchParams.get("historyLength")).toBe("2");
+    expect(seen[0]?.headers.get("x-agent-key")).toBe("k-123");
+    expect(seen[0]?.headers.get("a2a-version")).toBe("1.0");
   });
 
   it("builds a user text message with a fresh id", () => {
@@ -246,8 +246,8 @@ describe("agent card", () => {
     const { fetch, seen } = stubFetch(() => json(c1));
     const raws: unknown[] = [];
     const c = await createA2AClient("http://agent.test", { fetch, verifyCard: (_c, raw) => (raws.push(raw), true) });
-    expect(seen[0].url.toString()).toBe("http://agent.test/.well-known/agent-card.json");
-    expect(seen[0].headers.get("a2a-version")).toBe("1.0");
+    expect(seen[0]?.url.toString()).toBe("http://agent.test/.well-known/agent-card.json");
+    expect(seen[0]?.headers.get("a2a-version")).toBe("1.0");
     expect(raws).toEqual([c1]);
     expect(c.card.name).toBe("stub agent");
     await expect(createA2AClient("http://agent.test", { fetch, verifyCard: () => false })).rejects.toMatchObject({

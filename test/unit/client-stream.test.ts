@@ -19,7 +19,7 @@ function summary(ev: v1_0.StreamResponse): string {
     case "statusUpdate":
       return `status:${v1_0.TaskState[ev.payload.value.status!.state]}`;
     case "artifactUpdate":
-      return `artifact:${ev.payload.value.artifact!.parts[0].content.value}`;
+      return `artifact:${ev.payload.value.artifact!.parts.map((p) => (p.content.case === "text" ? p.content.value : "")).join("")}`;
     default:
       return ev.payload.case ?? "?";
   }
@@ -95,7 +95,7 @@ describe("resubscription after a dropped stream", () => {
       "status:COMPLETED",
     ]);
     expect(seen.map(method)).toEqual(["SendStreamingMessage", "GetTask", "SubscribeToTask"]);
-    expect((seen[2].body as { params: { id: string } }).params.id).toBe("t-1");
+    expect((seen[2]?.body as { params: { id: string } }).params.id).toBe("t-1");
     expect(attempts).toEqual([1]);
   });
 
@@ -155,7 +155,7 @@ describe("resubscription after a dropped stream", () => {
 describe("waitForTask", () => {
   it("polls GetTask with backoff when the card does not declare streaming", async () => {
     const states = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"];
-    const { fetch, seen } = stubFetch((_r, n) => json(rpc(task("t-1", states[Math.min(n, 3)]))));
+    const { fetch, seen } = stubFetch((_r, n) => json(rpc(task("t-1", states[Math.min(n, 3)] ?? "TASK_STATE_COMPLETED"))));
     const c = await createA2AClient(rpcCard(false), { fetch });
     const t = await c.waitForTask("t-1", { intervalMs: 1 });
     expect(t.status?.state).toBe(v1_0.TaskState.COMPLETED);

@@ -1,4 +1,6 @@
 // Stubbed HTTP for client unit tests: a fetch that records requests and answers from a handler.
+import { urlOf } from "../support/fetch-input.js";
+
 export interface Seen {
   method: string;
   url: URL;
@@ -15,7 +17,7 @@ export function stubFetch(handler: Handler): { fetch: typeof fetch; seen: Seen[]
     if (signal?.aborted) throw signal.reason;
     const req: Seen = {
       method: init?.method ?? "GET",
-      url: new URL(String(input)),
+      url: new URL(urlOf(input)),
       headers: new Headers(init?.headers),
       body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
     };
@@ -26,7 +28,7 @@ export function stubFetch(handler: Handler): { fetch: typeof fetch; seen: Seen[]
     });
     return echoId(res, (req.body as { id?: unknown } | undefined)?.id);
   };
-  return { fetch: f as typeof fetch, seen };
+  return { fetch: f, seen };
 }
 
 /** JSON-RPC replies of the stubs say `"id": "$id"`; the request's id is put there, as a server would. */

@@ -6,7 +6,7 @@ import type { ValidateFunction } from "ajv";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { check } from "../../src/runtime/validation.js";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { decodeReply, encodeCall } from "../../src/transport/client.js";
 import { decodeCall, encodeResult } from "../../src/transport/server.js";
 import { encode1_0, OPERATION_NAMES, OPERATIONS, type Binding } from "../../src/versioning/codec.js";
@@ -23,6 +23,7 @@ describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("1.0 %s: encodeCall → dec
         // Precondition: the request is valid on the wire. ProtoJSON omits a REQUIRED field at its
         // default (role ROLE_UNSPECIFIED, messageId ""), and the server rightly refuses that.
         const validate = (v1_0.validators as unknown as Record<string, ValidateFunction>)[schema.name];
+        assert(validate, `no validator for ${schema.name}`);
         fc.pre(check(validate, encode1_0(schema, request as never)) === undefined);
         // "." and ".." path segments are removed by every URL parser (WHATWG, even as %2E):
         // such ids cannot travel in a REST path at all (docs/policies.md).

@@ -2,7 +2,7 @@
 // what the server encodes the client decodes to the same 1.0 response — for every operation, in
 // both versions and both bindings (ListTasks has no 0.3 form, L6).
 import { create, equals, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeReply, decodeStreamEvent, encodeCall, type TargetLike } from "../../src/transport/client.js";
 import { decodeCall, encodeError, encodeResult, openStream, type DecodedCall } from "../../src/transport/server.js";
@@ -159,7 +159,9 @@ describe.each(cases)("%s %s %s", (version, binding, op) => {
       sse.forEach((frame, i) => {
         const d = decodeStreamEvent(target, op, frame.data);
         if ("error" in d) throw d.error;
-        expect(equals(v1_0.StreamResponseSchema, d.event, events[i])).toBe(true);
+        const sent = events[i];
+        assert(sent);
+        expect(equals(v1_0.StreamResponseSchema, d.event, sent)).toBe(true);
         expect(d.end ?? false).toBe(version === "0.3" && i === events.length - 1);
       });
     });

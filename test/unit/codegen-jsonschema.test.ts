@@ -95,7 +95,7 @@ describe("deriveSchema (tiny proto)", () => {
 
   it("rejects a missing REQUIRED field, by its JSON (camelCase) name", () => {
     expect(errorsOf({ labels: ["a"], tags: [] })).toContain(" required");
-    expect(validateItem.errors?.[0].params).toEqual({ missingProperty: "name" });
+    expect(validateItem.errors?.[0]?.params).toEqual({ missingProperty: "name" });
   });
 
   it("a REQUIRED repeated field needs an element unless listed as may-be-empty (errata E10)", () => {

@@ -81,7 +81,7 @@ describe("the 0.3 JSON-RPC <-> proto join", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("joins every upstream method: JSON-RPC name, proto rpc, 1.0 operation and the JSON-RPC definitions", () => {
-    const methods = methodsV0_3(registry03, json03() as never);
+    const methods = methodsV0_3(registry03, json03());
     expect(methods).toHaveLength(10);
     const resubscribe = methods.find((m) => m.jsonRpcMethod === "tasks/resubscribe")!;
     expect(resubscribe).toMatchObject({ rpc: "TaskSubscription", operation: "SubscribeToTask", streaming: true });

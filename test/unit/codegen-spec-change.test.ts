@@ -48,8 +48,10 @@ function modifiedSpec(root: string): string {
   // 0.3 JSON-RPC schema: one property gone, one enum value more.
   const jsonFile = join(dir, "v0.3", "a2a.json");
   const json = JSON.parse(readFileSync(jsonFile, "utf8")) as { definitions: Record<string, { properties?: object; enum?: string[] }> };
-  delete (json.definitions.Artifact.properties as Record<string, unknown>).description;
-  json.definitions.TaskState.enum!.push("paused");
+  const { Artifact, TaskState } = json.definitions;
+  if (!Artifact?.properties || !TaskState?.enum) throw new Error("the 0.3 JSON Schema lacks Artifact.properties or TaskState.enum");
+  delete (Artifact.properties as Record<string, unknown>).description;
+  TaskState.enum.push("paused");
   writeFileSync(jsonFile, JSON.stringify(json, null, 4));
   return dir;
 }
@@ -138,8 +140,8 @@ describe("spec change report", () => {
     expect(unchanged(newPins)).toEqual(unchanged(readPins()));
     expect(readFileSync(join(out, "v1_0", "a2a_pb.ts"), "utf8").split("\n")[0]).toContain(`sha256 ${newHash}`);
     const summary = JSON.parse(readFileSync(join(out, "v1_0", "api-summary.json"), "utf8")) as ApiSummary;
-    expect(summary.enums["lf.a2a.v1.TaskState"].TASK_STATE_PAUSED).toBe(9);
-    expect(summary.messages["lf.a2a.v1.Artifact"].description).toBeUndefined();
+    expect(summary.enums["lf.a2a.v1.TaskState"]?.TASK_STATE_PAUSED).toBe(9);
+    expect(summary.messages["lf.a2a.v1.Artifact"]?.description).toBeUndefined();
 
     // Generating again from the now-pinned revision reports no further change.
     log.length = 0;

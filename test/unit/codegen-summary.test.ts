@@ -17,6 +17,13 @@ const base = (): ApiSummary => ({
   },
 });
 
+/** A member of a summary's table that the test goes on to change; base() has it. */
+function member<T>(table: Record<string, T>, name: string): T {
+  const m = table[name];
+  if (!m) throw new Error(`base() has no ${name}`);
+  return m;
+}
+
 const verdicts = (changes: Change[]) => changes.map((c) => `${c.kind}: ${c.what}`);
 
 describe("diffSummaries", () => {
@@ -27,9 +34,10 @@ describe("diffSummaries", () => {
 
   it("field number, type and REQUIRED changes", () => {
     const after = base();
-    after.messages["p.Task"].note = { number: 7, type: "int32", required: false };
-    after.messages["p.Task"].history.required = true;
-    after.messages["p.Task"].id.required = false;
+    const task = member(after.messages, "p.Task");
+    task.note = { number: 7, type: "int32", required: false };
+    member(task, "history").required = true;
+    member(task, "id").required = false;
     expect(verdicts(diffSummaries(base(), after))).toEqual([
       "breaking: field p.Task.history became REQUIRED",
       "additive: field p.Task.id is no longer REQUIRED",
@@ -40,9 +48,10 @@ describe("diffSummaries", () => {
 
   it("fields and messages added or removed", () => {
     const after = base();
-    delete after.messages["p.Task"].note;
-    after.messages["p.Task"].tags = { number: 4, type: "repeated string", required: false };
-    after.messages["p.Task"].owner = { number: 5, type: "string", required: true };
+    const task = member(after.messages, "p.Task");
+    delete task.note;
+    task.tags = { number: 4, type: "repeated string", required: false };
+    task.owner = { number: 5, type: "string", required: true };
     delete after.messages["p.Message"];
     after.messages["p.Artifact"] = {};
     expect(verdicts(diffSummaries(base(), after))).toEqual([
@@ -68,7 +77,7 @@ describe("diffSummaries", () => {
 
   it("methods: routes added/removed, streaming/request/response changes, methods added/removed", () => {
     const after = base();
-    after.methods.GetTask = { ...after.methods.GetTask, streaming: true, routes: ["GET /v2/tasks/{id=*}"] };
+    after.methods.GetTask = { ...member(after.methods, "GetTask"), streaming: true, routes: ["GET /v2/tasks/{id=*}"] };
     after.methods.ListTasks = {
       jsonRpc: "ListTasks",
       request: "ListTasksRequest",
@@ -137,8 +146,8 @@ describe("diffSummaries", () => {
 
   it("formatChanges: a count line, then one marked line per change", () => {
     const after = base();
-    delete after.messages["p.Task"].note;
-    after.enums["p.State"].STATE_PAUSED = 9;
+    delete member(after.messages, "p.Task").note;
+    member(after.enums, "p.State").STATE_PAUSED = 9;
     expect(formatChanges("A2A 1.0", diffSummaries(base(), after)).split("\n")).toEqual([
       "A2A 1.0: 2 change(s), 1 breaking",
       "  BREAKING  field p.Task.note removed (was #2 string)",

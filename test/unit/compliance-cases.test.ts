@@ -1,11 +1,13 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { CaseLoadError, globToRegExp, loadCases, loadExtraCases, parseCase, type CaseExchange } from "../../src/compliance/cases.js";
 import { Scope, match } from "../../src/compliance/match.js";
 import { coverage, loadCatalogue, unknownRequirementIds } from "../../src/compliance/requirements.js";
 
+const req = { method: "POST", path: "", headers: { "Content-Type": "application/json" }, body: {} };
+const step = { request: req, expect: { status: 200 } };
 const good = {
   title: "t",
   requirements: ["S-23"],
@@ -13,7 +15,7 @@ const good = {
   version: "1.0",
   binding: "json-rpc",
   agent: "any",
-  steps: [{ request: { method: "POST", path: "", headers: { "Content-Type": "application/json" }, body: {} }, expect: { status: 200 } }],
+  steps: [step],
 };
 
 function problems(data: unknown, id = "v1_0/json-rpc/x/y"): string[] {
@@ -39,7 +41,7 @@ describe("case loader", () => {
   });
 
   it("rejects unknown operators, match kinds and validators inside expectations", () => {
-    const withExpect = (expect: unknown) => ({ ...good, steps: [{ request: good.steps[0].request, expect: { body: expect } }] });
+    const withExpect = (expect: unknown) => ({ ...good, steps: [{ request: req, expect: { body: expect } }] });
     expect(problems(withExpect({ a: { $matches: "x" } }))[0]).toMatch(/\/steps\/0\/expect\/body\/a: unknown operator "\$matches"/);
     expect(problems(withExpect({ a: { $match: "guid" } }))[0]).toMatch(/\$match: unknown kind "guid"/);
     expect(problems(withExpect({ $valid: "v1_0.Tsk" }))[0]).toMatch(/no generated validator named "v1_0.Tsk"/);
@@ -47,7 +49,7 @@ describe("case loader", () => {
   });
 
   it("accepts parallel groups and reports a broken exchange inside one precisely", () => {
-    const ex = good.steps[0];
+    const ex = step;
     expect(problems({ ...good, steps: [{ name: "both", parallel: [ex, ex] }] })).toEqual([]);
     expect(problems({ ...good, steps: [{ parallel: [ex, { request: ex.request }] }] })).toEqual([
       'v1_0/json-rpc/x/y: /steps/0/parallel/1: required property "expect" is missing',
@@ -211,9 +213,9 @@ describe("the committed suite", () => {
     expect(rows.find((r) => r.id === "V-09")?.status).toBe("not applicable");
     expect(rows.find((r) => r.id === "S-61")?.cases).toEqual(["v1_0/card/card-signatures-are-well-formed-jws"]);
     expect(rows.find((r) => r.id === "C-22")?.status).toBe("not applicable");
-    expect(coverage({ ...catalogue, rules: [{ ...catalogue.rules[0], id: "X-01", notApplicable: undefined }] }, cases)[0].status).toBe(
-      "not covered",
-    );
+    const [rule] = catalogue.rules;
+    assert(rule);
+    expect(coverage({ ...catalogue, rules: [{ ...rule, id: "X-01", notApplicable: undefined }] }, cases)[0]?.status).toBe("not covered");
   });
 });
 
@@ -258,7 +260,6 @@ describe("1.0 HTTP+JSON error bodies (1.0.1 §11.6 prose: google.rpc.Status; its
 });
 
 describe("case loader: issue 12 primitives", () => {
-  const req = good.steps[0].request;
   const capturing = { request: req, expect: { body: { result: { task: { id: { $capture: "taskId" } } } } } };
   const withSteps = (...steps: unknown[]) => ({ ...good, steps });
 

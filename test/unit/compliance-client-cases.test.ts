@@ -86,7 +86,7 @@ describe("client compliance fixture server", () => {
     const f = await startFixtureServer(scenario);
     try {
       const card = (await (await fetch(`${f.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
-      expect(card.supportedInterfaces[0].url).toBe(`${f.url}/a2a`);
+      expect(card.supportedInterfaces[0]?.url).toBe(`${f.url}/a2a`);
       const r = await fetch(`${f.url}/a2a`, {
         method: "POST",
         headers: { "content-type": "application/json", "A2A-Version": "1.0" },
@@ -113,8 +113,8 @@ describe("client compliance fixture server", () => {
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask" }),
       });
       const o = f.outcomes[1];
-      expect(o.status).toBe("fail");
-      expect(o.diffs.map((d) => d.path).sort()).toEqual(["/headers/a2a-version", "/path"]);
+      expect(o?.status).toBe("fail");
+      expect(o?.diffs.map((d) => d.path).sort()).toEqual(["/headers/a2a-version", "/path"]);
     } finally {
       await f.close();
     }

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { registerTestClientCommand, runTestClientCommand } from "../../src/cli/test-client-command.js";
 import { registerTestCommand, runTestCommand } from "../../src/cli/test-command.js";
 import { loadClientCases } from "../../src/compliance/client/cases.js";
@@ -146,7 +146,9 @@ describe("--case that matches nothing", () => {
     for (const register of [registerTestCommand, registerTestClientCommand]) {
       const program = new Command();
       register(program, () => undefined);
-      const help = program.commands[0].helpInformation().replace(/\s+/g, " ");
+      const [command] = program.commands;
+      assert(command);
+      const help = command.helpInformation().replace(/\s+/g, " ");
       expect(help).toContain("* stays within one path segment, ** crosses them");
     }
   });

@@ -8,14 +8,14 @@ describe("match: literals and partial objects", () => {
     expect(match({ a: 1, b: { c: "x" } }, { a: 1, b: { c: "x", extra: true }, more: 2 })).toEqual([]);
     const d = match({ a: 1, b: { c: "x", d: 2 } }, { a: 2, b: { c: "y" } });
     expect(paths(d)).toEqual(["/a", "/b/c", "/b/d"]);
-    expect(d[2].message).toMatch(/missing/);
+    expect(d[2]?.message).toMatch(/missing/);
   });
 
   it("compares arrays element by element and reports a length difference once", () => {
     expect(match([1, 2], [1, 2])).toEqual([]);
     const d = match([1, 2, 3], [1, 5]);
     expect(paths(d)).toEqual(["", "/1"]);
-    expect(d[0].message).toBe("expected 3 item(s), got 2");
+    expect(d[0]?.message).toBe("expected 3 item(s), got 2");
   });
 
   it("does not coerce types (1 is not '1', null is not absent)", () => {
@@ -61,7 +61,7 @@ describe("match: operators", () => {
       { a: 1, b: 5 },
     );
     expect(paths(d)).toEqual(["/b"]);
-    expect(d[0].message).toMatch(/closest of 2 alternatives/);
+    expect(d[0]?.message).toMatch(/closest of 2 alternatives/);
   });
 
   it("$each, $some, $length, $range, $regex, $includes, $not", () => {
@@ -82,8 +82,8 @@ describe("match: operators", () => {
     const header = Buffer.from(JSON.stringify({ alg: "ES256", kid: "k1" })).toString("base64url");
     expect(match({ $base64urlJson: { alg: { $match: "nonEmptyString" }, kid: "k1" } }, header)).toEqual([]);
     expect(match({ $base64urlJson: { kid: "k2" } }, header)).toHaveLength(1);
-    expect(match({ $base64urlJson: {} }, header + "=")[0].message).toMatch(/base64url/);
-    expect(match({ $base64urlJson: {} }, Buffer.from("not json").toString("base64url"))[0].message).toMatch(/not JSON/);
+    expect(match({ $base64urlJson: {} }, header + "=")[0]?.message).toMatch(/base64url/);
+    expect(match({ $base64urlJson: {} }, Buffer.from("not json").toString("base64url"))[0]?.message).toMatch(/not JSON/);
   });
 
   it("$sorted checks the order of an array by a member, timestamps as instants", () => {
@@ -92,8 +92,8 @@ describe("match: operators", () => {
     expect(match(desc, items("2025-01-02T00:00:00Z", "2025-01-01T23:59:59.5Z", "2025-01-01T00:00:00Z"))).toEqual([]);
     const d = match(desc, items("2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z"));
     expect(d.map((x) => x.path)).toEqual(["/1/status/timestamp"]);
-    expect(d[0].message).toMatch(/not sorted descending/);
-    expect(match({ $sorted: { by: "/n", order: "asc" } }, [{ n: 1 }, {}])[0].message).toMatch(/no value at \/n/);
+    expect(d[0]?.message).toMatch(/not sorted descending/);
+    expect(match({ $sorted: { by: "/n", order: "asc" } }, [{ n: 1 }, {}])[0]?.message).toMatch(/no value at \/n/);
   });
 
   it("$valid runs the generated validator and points at the offending member", () => {
@@ -101,11 +101,11 @@ describe("match: operators", () => {
     expect(match({ $valid: "v1_0.Task" }, task)).toEqual([]);
     const d = match({ result: { $valid: "v1_0.Task" } }, { result: { id: "t1" } });
     expect(d).toHaveLength(1);
-    expect(d[0].path).toBe("/result/status");
-    expect(d[0].message).toMatch(/not a valid v1_0.Task: required field "status" is missing/);
+    expect(d[0]?.path).toBe("/result/status");
+    expect(d[0]?.message).toMatch(/not a valid v1_0.Task: required field "status" is missing/);
     expect(match({ $valid: "v0_3.Task" }, { kind: "task", id: "t", contextId: "c", status: { state: "completed" } })).toEqual([]);
     expect(match({ $valid: "v0_3.rest.Task" }, { id: "t", contextId: "c", status: { state: "TASK_STATE_CANCELLED" } })).toEqual([]);
-    expect(match({ $valid: "v9_9.Task" }, {})[0].message).toMatch(/unknown validator/);
+    expect(match({ $valid: "v9_9.Task" }, {})[0]?.message).toMatch(/unknown validator/);
   });
 
   it("operators and ordinary members combine", () => {
@@ -117,7 +117,7 @@ describe("match: operators", () => {
     expect(firstNonCamelKey({ task: { contextId: "c", metadata: { any_key: 1 }, parts: [{ data: { x_y: 1 } }] } })).toBeUndefined();
     expect(firstNonCamelKey({ task: { context_id: "c" } })).toBe("/task/context_id");
     const d = match({ result: { $match: "camelCaseKeys" } }, { result: { status: { task_state: 1 } } });
-    expect(d[0].path).toBe("/result/status/task_state");
+    expect(d[0]?.path).toBe("/result/status/task_state");
   });
 });
 
@@ -136,7 +136,7 @@ describe("captures and templates", () => {
     const scope = new Scope(new Map());
     expect(match({ $capture: "x", $match: "number" }, "no", "", scope)).toHaveLength(1);
     expect(scope.staged.has("x")).toBe(false);
-    expect(match("{{nope}}", "v", "", scope)[0].message).toMatch(/variable "nope" was not captured/);
+    expect(match("{{nope}}", "v", "", scope)[0]?.message).toMatch(/variable "nope" was not captured/);
   });
 
   it("keeps captures of a failed $oneOf branch out of the scope", () => {
@@ -253,6 +253,6 @@ describe("match: $branch", () => {
     const diffs = match(alt, { x: 5, y: 2 }, "/body", scope);
     expect(diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body matches none of: a, b (got an object with x, y)"]);
     expect(scope.staged.has("x")).toBe(false);
-    expect(match(alt, "text")[0].message).toBe('matches none of: a, b (got "text")');
+    expect(match(alt, "text")[0]?.message).toBe('matches none of: a, b (got "text")');
   });
 });

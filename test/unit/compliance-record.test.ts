@@ -1,7 +1,7 @@
 // How `record` turns one exchange into an expectation (docs/policies.md, "Recorded cases"): the
 // rules the SDK-to-SDK conversation of test/integration/compliance-record-sdk.test.ts does not
 // reach, checked on the case file toCase writes, and that every written case loads.
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { parseCase } from "../../src/compliance/cases.js";
 import { toCase, type RecordedExchange } from "../../src/compliance/record.js";
 
@@ -31,7 +31,9 @@ function caseOf(
   const written = toCase(conv, ["S-03"], exact);
   const id = `${version === "1.0" ? "v1_0" : "v0_3"}/${binding}/recorded/001-op`;
   expect(parseCase(id, "f.json", JSON.parse(JSON.stringify(written))).problems).toEqual([]);
-  return (written.steps as { expect: { status: unknown; body?: unknown } }[])[0].expect;
+  const [step] = written.steps as { expect: { status: unknown; body?: unknown } }[];
+  assert(step, "the case has a step");
+  return step.expect;
 }
 
 const json = { "content-type": "application/json" };
@@ -92,8 +94,8 @@ describe("record: expectations only as strict as the spec", () => {
     };
     const written = toCase({ index: 1, version: "0.3", binding: "rest", exchanges: [x], ids: new Set() }, ["S-03"]);
     const step = (written.steps as { request: { body: unknown }; expect: { body: unknown } }[])[0];
-    expect(step.request.body).toEqual({ id: "{{uuid:c1}}" });
-    expect(step.expect.body).toEqual({ name: "tasks/t-123456789/pushNotificationConfigs/{{uuid:c1}}", url: "http://h/x" });
+    expect(step?.request.body).toEqual({ id: "{{uuid:c1}}" });
+    expect(step?.expect.body).toEqual({ name: "tasks/t-123456789/pushNotificationConfigs/{{uuid:c1}}", url: "http://h/x" });
     expect(written.capabilities).toEqual(["pushNotifications"]);
   });
 

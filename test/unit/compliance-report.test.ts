@@ -89,10 +89,10 @@ describe("stream expectations", () => {
       expect.stringMatching(/no event after event 3 matches in-order expectation 1/),
     ]);
     const extra = [...good.slice(0, 4), { artifactUpdate: {} }, good[4]];
-    expect(compareResponse(exp, sse(extra), new Scope(new Map()))[0].message).toMatch(/expected 2 event\(s\) matching .*, got 3/);
+    expect(compareResponse(exp, sse(extra), new Scope(new Map()))[0]?.message).toMatch(/expected 2 event\(s\) matching .*, got 3/);
     const d = compareResponse(exp, sse(good.slice(0, 4), false), new Scope(new Map()), 500);
     expect(d.map((x) => x.path)).toEqual(["/events", "/events/3/statusUpdate"]);
-    expect(d[0].message).toMatch(/not closed by the server within 500 ms/);
+    expect(d[0]?.message).toMatch(/not closed by the server within 500 ms/);
   });
 
   it("wants an SSE response when a stream is expected, and says what came instead", () => {
@@ -101,22 +101,22 @@ describe("stream expectations", () => {
       { status: 400, headers: { "content-type": "application/json" }, json: { error: 1 } },
       new Scope(new Map()),
     );
-    expect(d[0].path).toBe("/headers/content-type");
-    expect(d[0].message).toMatch(/expected an SSE stream, got application\/json: \{"error":1\}/);
+    expect(d[0]?.path).toBe("/headers/content-type");
+    expect(d[0]?.message).toMatch(/expected an SSE stream, got application\/json: \{"error":1\}/);
   });
 
   it("acceptSingleEventStream matches an error delivered as the only stream event", () => {
     const e = { acceptSingleEventStream: true, status: 400, body: { error: { code: -32004 } } };
     expect(compareResponse(e, sse([{ error: { code: -32004 } }]), new Scope(new Map()))).toEqual([]);
     expect(compareResponse(e, { status: 400, headers: {}, json: { error: { code: -32004 } } }, new Scope(new Map()))).toEqual([]);
-    expect(compareResponse(e, sse([{ error: { code: -32001 } }]), new Scope(new Map()))[0].path).toBe("/events/0/error/code");
+    expect(compareResponse(e, sse([{ error: { code: -32001 } }]), new Scope(new Map()))[0]?.path).toBe("/events/0/error/code");
   });
 
   it("reports a body that is not JSON, and a missing response", () => {
-    expect(compareResponse({ body: {} }, { status: 200, headers: {}, text: "<html>" }, new Scope(new Map()))[0].message).toBe(
+    expect(compareResponse({ body: {} }, { status: 200, headers: {}, text: "<html>" }, new Scope(new Map()))[0]?.message).toBe(
       "body is not JSON",
     );
-    expect(compareResponse({ body: {} }, { status: 0, headers: {}, error: "ECONNREFUSED" }, new Scope(new Map()))[0].message).toMatch(
+    expect(compareResponse({ body: {} }, { status: 0, headers: {}, error: "ECONNREFUSED" }, new Scope(new Map()))[0]?.message).toMatch(
       /no response: ECONNREFUSED/,
     );
   });
@@ -210,7 +210,7 @@ describe("known-failing lists", () => {
     const list = parseKnownFailing("k.json", JSON.stringify(["v1_0/json-rpc/a/*", "v1_0/json-rpc/b/filtered", "v9/none"]));
     const out = applyKnownFailing(results, suite, list);
     expect(out.results.map((r) => r.status)).toEqual(["known-failing", "fail"]);
-    expect(out.results[1].reason).toMatch(/listed as known-failing in k.json .* but passed: remove the entry/);
+    expect(out.results[1]?.reason).toMatch(/listed as known-failing in k.json .* but passed: remove the entry/);
     expect(out.stale).toEqual([{ case: "v9/none" }]);
   });
 });
@@ -257,7 +257,7 @@ describe("levels decide the verdict", () => {
     expect(consoleReport(r).trimEnd().split("\n").pop()).toBe("1 passed, 1 failed, 1 warnings, 0 skipped");
     expect(consoleReport(r)).toContain("WARN v1_0/json-rpc/a/w");
     const list = parseKnownFailing("k.json", JSON.stringify(["v1_0/json-rpc/a/w"]));
-    expect(applyKnownFailing(results, [mkCase("v1_0/json-rpc/a/w")], list).results[0].status).toBe("known-failing");
+    expect(applyKnownFailing(results, [mkCase("v1_0/json-rpc/a/w")], list).results[0]?.status).toBe("known-failing");
   });
 });
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { classify, pointCardAtProxy, serializeEvent, versionOf } from "../../src/compliance/proxy.js";
 import {
   appliesTo,
@@ -452,6 +452,7 @@ describe("the rewrite table", () => {
   for (const r of REWRITES) {
     it(`${r.name}: valid JSON / SSE, and exactly what it names changes`, () => {
       const s = SAMPLES[r.name];
+      assert(s, `${r.name} has a sample`);
       expect(appliesTo(r, s.exchange), "applies to its sample").toBe(true);
       const changed = apply(r, s);
       expect(changed).toEqual([...s.changes].sort());
@@ -517,9 +518,12 @@ describe("the rewrite table", () => {
         return changes.sort();
       }
       if (parsed.length > 1) changes.push(`+${parsed.length - 1} event`);
-      changes.push(...changedPaths(original[0].json, parsed[0].json, "/event"));
-      if (parsed[0].event !== undefined) changes.push(`event: ${parsed[0].event}`);
-      if (parsed[0].id !== undefined) changes.push(`id: ${parsed[0].id}`);
+      const [sent] = original;
+      const [first] = parsed;
+      assert(sent && first);
+      changes.push(...changedPaths(sent.json, first.json, "/event"));
+      if (first.event !== undefined) changes.push(`event: ${first.event}`);
+      if (first.id !== undefined) changes.push(`id: ${first.id}`);
       if (text.includes("\r\n")) changes.push("eol");
       if (/^:/m.test(text)) changes.push(...text.split(/\r?\n/).filter((l) => l.startsWith(":")));
       if (text.split(/\r?\n/).filter((l) => l.startsWith("data:")).length > parsed.length) changes.push("data lines");
@@ -554,7 +558,7 @@ describe("the rewrite table", () => {
         const lines = text(c.version).split("\n");
         const start = lines.findIndex((l) => new RegExp(`^(#+) ${c.section.replace(/\./g, "\\.")}\\.? `).test(l));
         expect(start, `${r.name}: section ${c.version} §${c.section}`).toBeGreaterThanOrEqual(0);
-        const level = /^#+/.exec(lines[start])![0].length;
+        const level = /^#+/.exec(lines[start] ?? "")![0].length;
         const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level);
         const section = lines.slice(start, end < 0 ? undefined : end).join("\n");
         expect(norm(section), `${r.name}: ${c.version} §${c.section}`).toContain(norm(c.quote));

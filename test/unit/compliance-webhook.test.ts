@@ -29,8 +29,8 @@ describe("webhook receiver", () => {
       ["POST", "application/a2a+json", "Bearer x", { n: 2 }],
     ]);
     const [other] = sink.deliveries("run-2");
-    expect(other.text).toBe("not json");
-    expect(other.json).toBeUndefined();
+    expect(other?.text).toBe("not json");
+    expect(other?.json).toBeUndefined();
   });
 
   it("a wait for a call that never comes ends false at its bound; a public URL replaces the listen address", async () => {

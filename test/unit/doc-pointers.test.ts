@@ -17,7 +17,7 @@ const rows = readFileSync(join(ROOT, "LOSSY.md"), "utf8")
   .filter((l) => /^\| L\d+ \|/.test(l))
   .map((l) => {
     const cells = l.split(" | ");
-    return { id: cells[0].slice(2), where: cells[cells.length - 1] };
+    return { id: (cells[0] ?? "").slice(2), where: cells.at(-1) ?? "" };
   });
 
 const pathOf = (name: string) => (/^(src|test|bench|codegen)\//.test(name) ? name : `src/versioning/${name}`);
@@ -31,10 +31,11 @@ describe("LOSSY.md", () => {
     const bad: string[] = [];
     for (const row of rows) {
       let files = BOTH;
-      for (const [, token] of row.where.matchAll(/`([^`]+)`/g)) {
+      for (const [, token = ""] of row.where.matchAll(/`([^`]+)`/g)) {
         if (token.endsWith(".ts")) {
-          files = [pathOf(token)];
-          if (!existsSync(join(ROOT, files[0]))) bad.push(`${row.id}: ${token} does not exist`);
+          const file = pathOf(token);
+          files = [file];
+          if (!existsSync(join(ROOT, file))) bad.push(`${row.id}: ${token} does not exist`);
         } else if (/^\w+$/.test(token)) {
           const word = new RegExp(`\\b${token}\\b`);
           if (!files.some((f) => existsSync(join(ROOT, f)) && word.test(readFileSync(join(ROOT, f), "utf8"))))
@@ -57,7 +58,7 @@ function texts(dir: string): string[] {
 describe("docs/glossary.md", () => {
   it("explains every E and O id cited", () => {
     const glossary = readFileSync(join(ROOT, "docs/glossary.md"), "utf8");
-    const explained = new Set([...glossary.matchAll(/^\| ([EO]\d+(?:, [EO]\d+)*) \|/gm)].flatMap((m) => m[1].split(", ")));
+    const explained = new Set([...glossary.matchAll(/^\| ([EO]\d+(?:, [EO]\d+)*) \|/gm)].flatMap(([, ids = ""]) => ids.split(", ")));
     const files = [
       ...["src", "codegen", "test", "bench", "compliance/cases", "docs"].flatMap(texts),
       "README.md",
@@ -67,8 +68,8 @@ describe("docs/glossary.md", () => {
     const missing = new Set<string>();
     for (const f of files) {
       // "errata E10", "(O4/E19)", "§1.5 O1": an id next to a word boundary, not a percent escape.
-      for (const m of readFileSync(join(ROOT, f), "utf8").matchAll(/(?<![%\w])([EO][1-9]\d?)\b/g))
-        if (!explained.has(m[1])) missing.add(`${m[1]} (${f})`);
+      for (const [, id = ""] of readFileSync(join(ROOT, f), "utf8").matchAll(/(?<![%\w])([EO][1-9]\d?)\b/g))
+        if (!explained.has(id)) missing.add(`${id} (${f})`);
     }
     expect(explained.size).toBeGreaterThan(10);
     expect([...missing]).toEqual([]);

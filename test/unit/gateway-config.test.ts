@@ -1,6 +1,6 @@
 // Gateway configuration (YAML/JSON files, --backend lists) and the routing rule.
 import { create } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { Backend, checkConfig, GatewayConfigError, GatewayRuntime, parseBackendList, parseConfigText } from "../../src/gateway/index.js";
 import type { Agent } from "../../src/server/agent.js";
@@ -22,9 +22,9 @@ describe("gateway configuration", () => {
     );
     expect(yaml.backends[0]).toEqual({ name: "a", url: "http://127.0.0.1:1", version: "0.3", binding: "HTTP+JSON", keywords: ["x"] });
     // An unquoted YAML 1.0 is the number 1; it still means version "1.0".
-    expect(yaml.backends[1].version).toBe("1.0");
+    expect(yaml.backends[1]?.version).toBe("1.0");
     const json = parseConfigText(JSON.stringify({ backends: [{ name: "a", url: "http://h/", binding: "JSONRPC" }] }));
-    expect(json.backends[0].binding).toBe("JSONRPC");
+    expect(json.backends[0]?.binding).toBe("JSONRPC");
   });
 
   it.each([
@@ -81,7 +81,9 @@ describe("routing", () => {
 
   it("a published skill id routes to its backend", () => {
     const rt = new GatewayRuntime({ agent, backends });
-    rt.addRoute("a/echo", backends[0]);
+    const [a] = backends;
+    assert(a);
+    rt.addRoute("a/echo", a);
     expect(rt.route(req({ agent_id: "a/echo" })).name).toBe("a");
   });
 
@@ -93,7 +95,7 @@ describe("routing", () => {
   });
 
   it("a single backend is the default", () => {
-    const rt = new GatewayRuntime({ agent, backends: [backends[0]] });
+    const rt = new GatewayRuntime({ agent, backends: backends.slice(0, 1) });
     expect(rt.route(req()).name).toBe("a");
   });
 });

@@ -85,7 +85,7 @@ describe("loss register rows implemented by the codec seam", () => {
     open.event(statusEvent(S.WORKING));
     expect(open.end()).toBe("");
     expect(ids(cut)).toEqual(["L5"]);
-    expect(cut[0].direction).toBe("to-0.3");
+    expect(cut[0]?.direction).toBe("to-0.3");
   });
 
   it("L6: ListTasks in 0.3 is UnsupportedOperation (-32004), with the loss named in ErrorInfo", () => {

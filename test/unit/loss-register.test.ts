@@ -58,18 +58,18 @@ describe("loss register", () => {
   it("L1: tenant is dropped towards 0.3 and reported", () => {
     const r = rpc.downgradeGetTaskRequest({ tenant: "acme", id: "t1" });
     expect(r.value).toEqual({ id: "t1" });
-    expect(one(r.losses, "L1").path).toBe("/tenant");
+    expect(one(r.losses, "L1")?.path).toBe("/tenant");
     const c = rpc.downgradeAgentCard({ ...card1, supportedInterfaces: [{ ...card1.supportedInterfaces![1], tenant: "acme" }] });
     expect(c.value.url).toBe("https://a.example/a2a");
-    expect(one(c.losses, "L1").path).toBe("/supportedInterfaces/0/tenant");
+    expect(one(c.losses, "L1")?.path).toBe("/supportedInterfaces/0/tenant");
   });
 
   it("L2: only 0.x interfaces reach a 0.3 card; the others are reported; none at all is an error", () => {
     const { value, losses } = rpc.downgradeAgentCard(card1);
     expect(value.url).toBe("https://a.example/a2a");
     expect(value.additionalInterfaces).toBeUndefined();
-    expect(one(losses, "L2").path).toBe("/supportedInterfaces/0");
-    const e = thrown(() => rpc.downgradeAgentCard({ ...card1, supportedInterfaces: [card1.supportedInterfaces![0]] }));
+    expect(one(losses, "L2")?.path).toBe("/supportedInterfaces/0");
+    const e = thrown(() => rpc.downgradeAgentCard({ ...card1, supportedInterfaces: card1.supportedInterfaces!.slice(0, 1) }));
     expect(e.metadata.loss).toBe("L2");
   });
 
@@ -81,7 +81,7 @@ describe("loss register", () => {
       text: "# hi",
       metadata: { "a2a-toolkit/part": { mediaType: "text/markdown", filename: "r.md" } },
     });
-    expect(one(down.losses, "L3").direction).toBe("to-0.3");
+    expect(one(down.losses, "L3")?.direction).toBe("to-0.3");
     expect(rpc.upgradePart(down.value).value).toEqual(part);
     const pb = rest.downgradePart(part);
     expect(pb.value).toEqual({ text: "# hi" });
@@ -92,7 +92,7 @@ describe("loss register", () => {
     const part: v1_0.PartJson = { data: [1, 2, 3] };
     const down = rpc.downgradePart(part);
     expect(down.value).toEqual({ kind: "data", data: { value: [1, 2, 3] }, metadata: { data_part_compat: true } });
-    expect(one(down.losses, "L4").path).toBe("/data");
+    expect(one(down.losses, "L4")?.path).toBe("/data");
     expect(rpc.upgradePart(down.value).value).toEqual(part);
     const pb = rest.downgradePart({ data: "text" });
     expect(pb.value).toEqual({ data: { data: { value: "text" } } });
@@ -105,7 +105,7 @@ describe("loss register", () => {
     expect(ids(p.losses)).toContain("L7");
     const r = rpc.downgradeListPushConfigResult({ configs: [{ taskId: "t1", id: "p", url: "https://h" }], nextPageToken: "more" });
     expect(r.value).toHaveLength(1);
-    expect(one(r.losses, "L7").path).toBe("/nextPageToken");
+    expect(one(r.losses, "L7")?.path).toBe("/nextPageToken");
   });
 
   it("L8: the deviceCode flow and pkceRequired are dropped towards 0.3; a scheme left without a flow is not shown", () => {
@@ -154,7 +154,7 @@ describe("loss register", () => {
   it("L10: historyLength 0 cannot be sent to D03-PB (0 = unlimited); it is omitted and reported so the caller trims", () => {
     const r = rest.downgradeGetTaskRequest({ id: "t1", historyLength: 0 });
     expect(r.value).toEqual({ name: "tasks/t1" });
-    expect(one(r.losses, "L10").path).toBe("/historyLength");
+    expect(one(r.losses, "L10")?.path).toBe("/historyLength");
     expect(rpc.downgradeGetTaskRequest({ id: "t1", historyLength: 0 }).value).toEqual({ id: "t1", historyLength: 0 });
   });
 
@@ -176,7 +176,7 @@ describe("loss register", () => {
   it("L14: stateTransitionHistory is dropped towards 1.0", () => {
     const r = rpc.upgradeAgentCard({ ...card3, capabilities: { stateTransitionHistory: true, streaming: true } });
     expect(r.value.capabilities).toEqual({ streaming: true });
-    expect(one(r.losses, "L14").path).toBe("/capabilities/stateTransitionHistory");
+    expect(one(r.losses, "L14")?.path).toBe("/capabilities/stateTransitionHistory");
   });
 
   it("L15: only the first push authentication scheme survives towards 1.0", () => {
@@ -185,7 +185,7 @@ describe("loss register", () => {
       pushNotificationConfig: { url: "https://h", authentication: { schemes: ["Bearer", "Basic"], credentials: "c" } },
     });
     expect(r.value.authentication).toEqual({ scheme: "Bearer", credentials: "c" });
-    expect(one(r.losses, "L15").detail).toContain("Basic");
+    expect(one(r.losses, "L15")?.detail).toContain("Basic");
   });
 
   it("L16: several OAuth flows in one scheme become one (authorizationCode > clientCredentials > password > implicit)", () => {
@@ -204,15 +204,15 @@ describe("loss register", () => {
     expect(r.value.securitySchemes!.o).toEqual({
       oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: "https://t", scopes: { read: "r" } } } },
     });
-    expect(one(r.losses, "L16").detail).toContain("implicit");
+    expect(one(r.losses, "L16")?.detail).toContain("implicit");
     const none = rpc.upgradeAgentCard({ ...card3, securitySchemes: { o: { type: "oauth2", flows: {} } } });
     expect(none.value.securitySchemes).toEqual({});
-    expect(one(none.losses, "L16").path).toBe("/securitySchemes/o/flows");
+    expect(one(none.losses, "L16")?.path).toBe("/securitySchemes/o/flows");
   });
 
   it("L17: metadata on tasks/get, resubscribe and push-config get/list/delete params is dropped towards 1.0", () => {
     const md = { metadata: { trace: "x" } };
-    expect(one(rpc.upgradeGetTaskRequest({ id: "t1", ...md }).losses, "L17").path).toBe("/metadata");
+    expect(one(rpc.upgradeGetTaskRequest({ id: "t1", ...md }).losses, "L17")?.path).toBe("/metadata");
     expect(ids(rpc.upgradeSubscribeToTaskRequest({ id: "t1", ...md }).losses)).toEqual(["L17"]);
     expect(ids(rpc.upgradeGetPushConfigParams({ id: "t1", pushNotificationConfigId: "p", ...md }).losses)).toEqual(["L17"]);
     expect(ids(rpc.upgradeListPushConfigParams({ id: "t1", ...md }).losses)).toEqual(["L17"]);
@@ -226,7 +226,7 @@ describe("loss register", () => {
   it("L18: card protocolVersion 0.3.0 becomes interface protocolVersion 0.3", () => {
     const r = rpc.upgradeAgentCard(card3);
     expect(r.value.supportedInterfaces).toEqual([{ url: "https://a.example/a2a", protocolBinding: "JSONRPC", protocolVersion: "0.3" }]);
-    expect(one(r.losses, "L18").path).toBe("/protocolVersion");
+    expect(one(r.losses, "L18")?.path).toBe("/protocolVersion");
     expect(rpc.upgradeAgentCard({ ...card3, protocolVersion: "0.3" }).losses).toEqual([]);
   });
 
@@ -252,7 +252,7 @@ describe("loss register", () => {
   it("L21: final is dropped towards 1.0 and reported with its value", () => {
     const r = rpc.upgradeStatusUpdate({ kind: "status-update", taskId: "t", contextId: "c", status: { state: "completed" }, final: true });
     expect(r.value).toEqual({ taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } });
-    expect(one(r.losses, "L21").detail).toContain("final=true");
+    expect(one(r.losses, "L21")?.detail).toContain("final=true");
     expect(rest.downgradeStatusUpdate(r.value, true).value.final).toBe(true);
   });
 
@@ -267,28 +267,28 @@ describe("loss register", () => {
   it('L23: get push config without pushNotificationConfigId is sent with id "" and reported for resolution', () => {
     const r = rpc.upgradeGetPushConfigParams({ id: "t1" });
     expect(r.value).toEqual({ taskId: "t1", id: "" });
-    expect(one(r.losses, "L23").path).toBe("/pushNotificationConfigId");
+    expect(one(r.losses, "L23")?.path).toBe("/pushNotificationConfigId");
   });
 
   it("L24: unknown fields are dropped and reported with their path, both directions", () => {
     const up = rpc.upgradeMessage({ ...msg3, "x-vendor": 1 } as v0_3.Message);
     expect(up.value).toEqual(msg1);
-    expect(one(up.losses, "L24").path).toBe("/x-vendor");
+    expect(one(up.losses, "L24")?.path).toBe("/x-vendor");
     const down = rest.downgradeTask({ id: "t", status: { state: "TASK_STATE_WORKING" }, extra: true } as v1_0.TaskJson);
-    expect(one(down.losses, "L24").path).toBe("/extra");
+    expect(one(down.losses, "L24")?.path).toBe("/extra");
   });
 
   it("L25: integers beyond 2^53 inside metadata/data are passed on and reported", () => {
     const big = 2 ** 60;
     const r = rpc.upgradeMessage({ ...msg3, metadata: { n: big } });
     expect(r.value.metadata).toEqual({ n: big });
-    expect(one(r.losses, "L25").path).toBe("/metadata/n");
+    expect(one(r.losses, "L25")?.path).toBe("/metadata/n");
   });
 
   it('L26: a 1.0 task without contextId gets contextId "" in 0.3 JSON-RPC', () => {
     const r = rpc.downgradeTask({ id: "t", status: { state: "TASK_STATE_SUBMITTED" } });
     expect(r.value.contextId).toBe("");
-    expect(one(r.losses, "L26").path).toBe("/contextId");
+    expect(one(r.losses, "L26")?.path).toBe("/contextId");
   });
 
   it("L27: an empty 0.3 parts array cannot become a 1.0 message or artifact: InvalidParams carrying the loss id", () => {

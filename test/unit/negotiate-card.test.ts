@@ -55,7 +55,7 @@ describe("agent card by negotiated version", () => {
   });
 
   it("falls back to the 1.0 card when the agent has no 0.3 interface or does not serve 0.3", () => {
-    const only1 = create(v1_0.AgentCardSchema, { ...init, supportedInterfaces: [init.supportedInterfaces![0]] });
+    const only1 = create(v1_0.AgentCardSchema, { ...init, supportedInterfaces: init.supportedInterfaces!.slice(0, 1) });
     expect(JSON.parse(agentCardReply(only1, { headers: {} }).body).supportedInterfaces).toHaveLength(1);
     expect(JSON.parse(agentCardReply(card, { headers: {} }, { versions: ["1.0"] }).body).supportedInterfaces).toHaveLength(3);
   });
@@ -84,10 +84,12 @@ describe("dual card", () => {
   const v10 = cardJson(secured, "1.0").value as Record<string, unknown>;
   const v03 = cardJson(secured, "0.3").value as Record<string, unknown>;
   const pick = (o: unknown, keys: string[]) => Object.fromEntries(Object.entries(o as object).filter(([k]) => keys.includes(k)));
+  /** Each of `items` cut down to the members of the same item in `like`. */
+  const pickEach = (items: unknown, like: unknown) => (items as object[]).map((s, i) => pick(s, Object.keys((like as object[])[i] ?? {})));
 
   it("holds every member of the 1.0 card with its 1.0 value, signatures included", () => {
     const only1_0 = pick(dual, Object.keys(v10));
-    only1_0.skills = (dual.skills as object[]).map((s, i) => pick(s, Object.keys((v10.skills as object[])[i])));
+    only1_0.skills = pickEach(dual.skills, v10.skills);
     only1_0.securitySchemes = Object.fromEntries(
       Object.entries(dual.securitySchemes as object).map(([k, s]) => [k, pick(s, Object.keys((v10.securitySchemes as never)[k]))]),
     );
@@ -99,7 +101,7 @@ describe("dual card", () => {
     const only0_3 = pick(dual, Object.keys(v03));
     delete only0_3.signatures;
     only0_3.capabilities = pick(dual.capabilities, Object.keys(v03.capabilities as object));
-    only0_3.skills = (dual.skills as object[]).map((s, i) => pick(s, Object.keys((v03.skills as object[])[i])));
+    only0_3.skills = pickEach(dual.skills, v03.skills);
     only0_3.securitySchemes = Object.fromEntries(
       Object.entries(dual.securitySchemes as object).map(([k, s]) => [k, pick(s, Object.keys((v03.securitySchemes as never)[k]))]),
     );

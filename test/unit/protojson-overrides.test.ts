@@ -2,7 +2,7 @@
 // encode(schema, msg, { alwaysEmit: v1_0.alwaysEmit }), and that what the codec emits for a valid
 // response passes the generated 1.0 validator.
 import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode, ProtoJsonError } from "../../src/runtime/protojson.js";
 import { check } from "../../src/runtime/validation.js";
@@ -47,8 +47,8 @@ describe("ListTasksResponse", () => {
       ],
     });
     const json = a2a(v1_0.ListTasksResponseSchema, page) as { tasks: Record<string, unknown>[] };
-    expect(json.tasks[0].id).toBe("");
-    expect(json.tasks[0].status).toEqual({ state: "TASK_STATE_WORKING", message: { messageId: "", role: "ROLE_AGENT", parts: [] } });
+    expect(json.tasks[0]?.id).toBe("");
+    expect(json.tasks[0]?.status).toEqual({ state: "TASK_STATE_WORKING", message: { messageId: "", role: "ROLE_AGENT", parts: [] } });
     // plain ProtoJSON drops all of these
     expect((plain(v1_0.ListTasksResponseSchema, page) as { tasks: unknown[] }).tasks[0]).toEqual({
       status: { state: "TASK_STATE_WORKING", message: { role: "ROLE_AGENT" } },
@@ -149,7 +149,9 @@ describe("codec output for valid responses passes the generated validator", () =
     "%s",
     (_label, name, schema, json) => {
       const out = through(schema, json);
-      expect(check(validators[name], out)).toBeUndefined();
+      const validate = validators[name];
+      assert(validate, `a validator for ${name}`);
+      expect(check(validate, out)).toBeUndefined();
     },
   );
 

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decodeStreamEvent } from "../../src/transport/client.js";
 import { decodeCall, openStream, type DecodedCall } from "../../src/transport/server.js";
@@ -226,7 +226,9 @@ describe("subscribing to a finished task (§5.5)", () => {
     const events = subscribeToFinishedTask("0.3", done);
     expect(events).toHaveLength(1);
     const s = openStream(call("0.3", "JSONRPC"));
-    const out = s.event(events[0]);
+    const [event] = events;
+    assert(event);
+    const out = s.event(event);
     expect(out.close).toBe(true);
     expect(data(out.frames)[0].result).toMatchObject({ kind: "task", id: "t1", status: { state: "completed" } });
   });

@@ -21,7 +21,7 @@ function asReply(r: DecodedCall | HttpReply): { status: number; json: Record<str
   return { status: reply.status, json: JSON.parse(reply.body), headers: reply.headers };
 }
 function asCall(r: DecodedCall | HttpReply): DecodedCall {
-  if (r.kind !== "call") throw new Error(`expected a call, got ${(r as HttpReply).body}`);
+  if (r.kind !== "call") throw new Error(`expected a call, got ${r.body}`);
   return r;
 }
 
@@ -29,7 +29,7 @@ describe("JSON-RPC envelopes", () => {
   it("decodes a 1.0 call into a 1.0 message and keeps the id", () => {
     const call = asCall(rpc(send("r1")));
     expect(call).toMatchObject({ version: "1.0", binding: "JSONRPC", operation: "SendMessage", rpcId: "r1", streaming: false });
-    expect((call.request as v1_0.SendMessageRequest).message?.parts[0].content).toEqual({ case: "text", value: "hi" });
+    expect((call.request as v1_0.SendMessageRequest).message?.parts[0]?.content).toEqual({ case: "text", value: "hi" });
   });
 
   it.each([0, "", -7, "x"])("echoes the id %j exactly, in results and errors", (id) => {

@@ -34,16 +34,16 @@ export interface DriverOutcome {
 
 /** Substitutes {url}; a single-string command runs through the shell, an argv list directly. */
 export function commandFor(command: string[], url: string): { file: string; args: string[]; shell: boolean } {
-  const sub = command.map((a) => a.replaceAll("{url}", url));
-  if (sub.length === 1) return { file: sub[0], args: [], shell: true };
-  return { file: sub[0], args: sub.slice(1), shell: false };
+  const [file, ...args] = command.map((a) => a.replaceAll("{url}", url));
+  if (file === undefined) throw new Error("the client command is empty");
+  return args.length ? { file, args, shell: false } : { file, args, shell: true };
 }
 
 function lastJsonLine(text: string): unknown {
   const lines = text.split(/\r?\n/).filter((l) => l.trim());
-  for (let i = lines.length - 1; i >= 0; i--) {
+  for (const line of lines.reverse()) {
     try {
-      return JSON.parse(lines[i]);
+      return JSON.parse(line);
     } catch {
       // not the result line
     }

@@ -94,7 +94,7 @@ export function compareRequest(e: ClientExchange["request"], rec: RecordedReques
   const diffs: Diff[] = [];
   if (e.method !== undefined) diffs.push(...match(e.method, rec.method, "/method", scope));
   if (e.path !== undefined) {
-    const [pathname] = rec.url.split("?", 1);
+    const [pathname = ""] = rec.url.split("?", 1);
     const query = rec.url.slice(pathname.length);
     const under = pathname === ifacePath || pathname.startsWith(`${ifacePath}/`) || (ifacePath === "" && pathname.startsWith("/"));
     const rel = under ? pathname.slice(ifacePath.length) + query : undefined;
@@ -168,7 +168,7 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
           // kept as text; a body expectation reports it
         }
       }
-      const pathname = rec.url.split("?", 1)[0];
+      const [pathname = ""] = rec.url.split("?", 1);
       if (rec.method === "GET" && pathname.endsWith(CARD_PATH)) {
         cardFetches.push(rec);
         const card = render(c.card ?? defaultCard(c), vars);
@@ -178,14 +178,14 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
       }
       // The next exchange that matches; optional ones that do not are passed over.
       let firstTry: Diff[] | undefined;
-      for (let i = next; i < outcomes.length; i++) {
-        const o = outcomes[i];
+      for (const [i, o] of outcomes.entries()) {
+        if (i < next) continue;
         const scope = new Scope(vars);
         const diffs = compareRequest(o.exchange.request, rec, ifacePath, scope);
         firstTry ??= diffs;
         if (diffs.length && o.exchange.optional) continue;
         // A mandatory exchange takes the request, matching or not (its differences are the finding).
-        for (let j = next; j < i; j++) outcomes[j].status = "skipped";
+        for (const passed of outcomes.slice(next, i)) passed.status = "skipped";
         for (const [k, v] of scope.staged) vars.set(k, v);
         o.request = rec;
         o.diffs = diffs;

@@ -79,8 +79,8 @@ type Json = Record<string, unknown>;
  */
 export function credentialHeaders(card: Json, token: string): Record<string, string> | undefined {
   const schemes = (card.securitySchemes ?? {}) as Record<string, Json>;
-  const requirement = ((card.securityRequirements as { schemes?: Json }[] | undefined)?.[0]?.schemes ??
-    (card.security as Json[] | undefined)?.[0]) as Json | undefined;
+  const requirement =
+    (card.securityRequirements as { schemes?: Json }[] | undefined)?.[0]?.schemes ?? (card.security as Json[] | undefined)?.[0];
   const name = Object.keys(requirement ?? {}).find((n) => n in schemes) ?? Object.keys(schemes)[0];
   const s = name === undefined ? undefined : schemes[name];
   if (!s) return undefined;
@@ -196,7 +196,7 @@ export async function runClientCase(
   for (const u of fixture.unexpected)
     steps.push({
       name: "unexpected request",
-      expected: { body: "no request here" } as never,
+      expected: { body: "no request here" },
       request: asWire(u.request, fixture.url),
       ...asActual(u.request, 500),
       diffs: [
@@ -253,13 +253,14 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
   );
   const selected = selectClientCases(all, opts);
   let results: CaseResult[] = new Array<CaseResult>(selected.length);
-  let nextIndex = 0;
+  // One iterator shared by the workers: each takes the next case when it is free.
+  const queue = selected.entries();
   let done = 0;
   const worker = async () => {
-    while (nextIndex < selected.length) {
-      const i = nextIndex++;
-      results[i] = await runClientCase(selected[i], opts);
-      opts.onProgress?.({ index: done++, total: selected.length, result: results[i] });
+    for (const [i, c] of queue) {
+      const result = await runClientCase(c, opts);
+      results[i] = result;
+      opts.onProgress?.({ index: done++, total: selected.length, result });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, selected.length)) }, worker));
