@@ -38,7 +38,7 @@ export interface Discovery {
   notes: string[];
 }
 
-const BINDINGS: Record<string, Exclude<Binding, "any">> = { JSONRPC: "json-rpc", "HTTP+JSON": "rest" };
+const BINDINGS: Record<string, Exclude<Binding, "any">> = { JSONRPC: "json-rpc", "HTTP+JSON": "rest", GRPC: "grpc" };
 
 function majorMinor(v: unknown): Version | undefined {
   if (typeof v !== "string") return undefined;
