@@ -253,9 +253,13 @@ export function requestBytes(call: Pick<GrpcCall, "method" | "body" | "rawBody">
   return toBinary(call.method.input, fromJson(call.method.input, (call.body ?? {}) as never));
 }
 
-/** A response message as ProtoJSON (protobuf-es toJson: defaults left out, as the binary form has no presence for them). */
+/**
+ * A response message as ProtoJSON. Fields without presence (scalars, repeated, maps) are always
+ * written: on the binary wire an empty string or list is the same as none, so a REQUIRED
+ * `nextPageToken` that is "" or a `tasks` list that is empty reads as the JSON bindings spell them.
+ */
 export function messageJson(schema: DescMessage, bytes: Uint8Array): unknown {
-  return toJson(schema, fromBinary(schema, bytes));
+  return toJson(schema, fromBinary(schema, bytes), { alwaysEmitImplicit: true });
 }
 
 function headerRecord(h: http2.IncomingHttpHeaders): Record<string, string> {

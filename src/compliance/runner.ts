@@ -218,7 +218,9 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   if (res.grpc) diffs.push(...match(expect.grpc ?? { status: "OK" }, res.grpc, "/grpc", scope));
   for (const [name, exp] of Object.entries(expect.headers ?? {}))
     diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
-  if (expect.body !== undefined) {
+  // A gRPC error carries no message: the status (expected or not) says it all.
+  const grpcError = res.grpc !== undefined && res.grpc.status !== "OK" && res.json === undefined && !res.events?.length;
+  if (expect.body !== undefined && !grpcError) {
     if (res.events)
       diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
     else if (res.error)
