@@ -1,0 +1,58 @@
+// The gRPC cases against the official @a2a-js/sdk 1.3.0 gRPC services (1.0 grpcService and 0.3
+// legacyGrpcService on @grpc/grpc-js) around the echo executor (test/support/sdk-grpc-echo-target.ts):
+// a server nobody here wrote. Every case that applies to an echo agent runs on both GRPC
+// interfaces the card declares; each deviation found is listed, with its sentence, in the
+// target's known-failing file, so a run is green and a fixed deviation shows up as stale.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { consoleReport, type Report } from "../../src/compliance/report.js";
+import { runSuite } from "../../src/compliance/suite.js";
+import { expectSkipsFor, failuresOf, interfacesOf } from "../support/compliance.js";
+import { startSdkGrpcEchoTarget, type GrpcEchoTarget } from "../support/sdk-grpc-echo-target.js";
+
+const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/a2a-js-sdk-1.3.0-grpc-echo.json", import.meta.url));
+const ECHO_SKIPS = /^(needs scripted behaviour \(|binding not declared: |capability (absent|present): |the card does not declare what the case checks: )/;
+
+let target: GrpcEchoTarget;
+let report: Report;
+
+beforeAll(async () => {
+  vi.spyOn(console, "error").mockImplementation(() => undefined); // the SDK logs every error it answers with
+  target = await startSdkGrpcEchoTarget();
+  report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, streamTimeoutMs: 5_000, taskTimeoutMs: 5_000 });
+}, 60_000);
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await target?.close();
+});
+
+describe("gRPC cases against the official SDK's gRPC services around an echo executor", () => {
+  it("finds both GRPC interfaces (host:port) and runs at least 20 gRPC cases on each", () => {
+    expect(interfacesOf(report)).toEqual(["1.0 grpc", "0.3 grpc"]);
+    expect(report.discovery.interfaces.every((i) => i.url === target.grpcAddress)).toBe(true);
+    for (const v of ["1.0", "0.3"]) {
+      const ran = report.results.filter((r) => r.version === v && r.binding === "grpc" && r.status !== "skip");
+      expect(ran.length, v).toBeGreaterThanOrEqual(20);
+    }
+  });
+
+  it("only the listed deviations fail, and no entry is stale", () => {
+    const text = consoleReport(report);
+    expect(report.staleKnownFailing, text).toEqual([]);
+    expect(failuresOf(report), text).toEqual([]);
+    expectSkipsFor(report, ECHO_SKIPS);
+    expect(report.results.filter((r) => r.status === "known-failing").map((r) => r.id)).toEqual([
+      "v0_3/grpc/send-message/unsupported-part-media-type-is-refused",
+      "v1_0/card/card-has-last-modified",
+      "v1_0/grpc/send-message/unsupported-part-media-type-is-refused",
+    ]);
+  });
+
+  it("the errors were judged on status code and ErrorInfo, the 1.0.1 code where the texts differ", () => {
+    const step = report.results
+      .find((r) => r.id === "v1_0/grpc/streaming/subscribe-to-ended-task")
+      ?.steps.find((s) => s.actual?.grpc?.status !== "OK" && s.actual?.grpc);
+    expect(step?.actual?.grpc).toMatchObject({ status: "FAILED_PRECONDITION", errorInfo: { reason: "UNSUPPORTED_OPERATION" } });
+    expect(step?.variants).toEqual({ "/grpc/status": "1.0.1" });
+  });
+});
