@@ -264,7 +264,8 @@ export function messageJson(schema: DescMessage, bytes: Uint8Array): unknown {
 
 function headerRecord(h: http2.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined && !k.startsWith(":")) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined && !k.startsWith(":")) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
   return out;
 }
 
