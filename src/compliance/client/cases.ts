@@ -27,7 +27,15 @@ export interface ClientExchange {
   level?: Level;
   optional?: boolean;
   request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown };
-  response: { status?: number; headers?: Record<string, string>; body?: unknown; events?: unknown[]; end?: "close" | "drop" };
+  /** gRPC cases: `body` and `events` are ProtoJSON messages (sent as binary protobuf), `grpc` an error status. */
+  response: {
+    status?: number;
+    headers?: Record<string, string>;
+    body?: unknown;
+    events?: unknown[];
+    end?: "close" | "drop";
+    grpc?: { status: string; message?: string; errorInfo?: { reason: string; domain?: string; metadata?: Record<string, string> } };
+  };
 }
 
 /** A further check at its own level: one exchange's request, or the driver's result. */
@@ -49,7 +57,7 @@ export interface ClientCase {
   level: Level;
   spec?: Citation[];
   version: Version;
-  binding: "json-rpc" | "rest";
+  binding: "json-rpc" | "rest" | "grpc";
   card?: Record<string, unknown>;
   capabilities?: Record<string, unknown>;
   tenant?: string;
