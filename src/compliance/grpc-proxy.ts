@@ -74,7 +74,7 @@ export async function startGrpcProxy(opts: { target: string; faults?: string[]; 
     const holding = active.find((r) => r.holdOpen);
     let head: GrpcHeaders = {};
     let status = 200;
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     let index = 0;
     let messages = 0;
     up.on("response", (h, flags) => {

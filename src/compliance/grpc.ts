@@ -324,7 +324,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
     }
     const res: WireResponse = { status: 0, headers: {} };
     const events: SseEventRecord[] = [];
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     let total = 0;
     let done = false;
     let trailers: Record<string, string> | undefined;

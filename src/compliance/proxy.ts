@@ -272,7 +272,9 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
     opts.onNote?.(s);
   };
   let proxyBase = "";
-  let grpc: GrpcProxy | undefined;
+  const grpc: GrpcProxy | undefined = opts.grpcTarget
+    ? await startGrpcProxy({ target: opts.grpcTarget, faults: grpcFaults, host: opts.host ?? "127.0.0.1" })
+    : undefined;
   const session = new Map<string, string>();
   const changed = new Map(rewrites.map((r) => [r.name, 0]));
   /** Counts what each rewrite actually changed (a rewrite returns its input when it has nothing to do). */
@@ -450,7 +452,6 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
   });
   const addr = server.address() as AddressInfo;
   proxyBase = `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
-  grpc = opts.grpcTarget ? await startGrpcProxy({ target: opts.grpcTarget, faults: grpcFaults, host }) : undefined;
   return {
     url: proxyBase,
     ...(grpc ? { grpcAddress: grpc.address } : {}),

@@ -11,7 +11,8 @@ import { expectSkipsFor, failuresOf, interfacesOf } from "../support/compliance.
 import { startSdkGrpcEchoTarget, type GrpcEchoTarget } from "../support/sdk-grpc-echo-target.js";
 
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/a2a-js-sdk-1.3.0-grpc-echo.json", import.meta.url));
-const ECHO_SKIPS = /^(needs scripted behaviour \(|binding not declared: |capability (absent|present): |the card does not declare what the case checks: )/;
+const ECHO_SKIPS =
+  /^(needs scripted behaviour \(|binding not declared: |capability (absent|present): |the card does not declare what the case checks: )/;
 
 let target: GrpcEchoTarget;
 let report: Report;
