@@ -6,7 +6,7 @@ import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
-import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
+import { PROTOCOL_BINDING, type AgentInterfaceInfo, type Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
 import { grpcExchange, grpcMethod, grpcOrigin, type GrpcCall } from "./grpc.js";
 import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
@@ -175,9 +175,6 @@ export function applicability(
   }
   return { iface, vars };
 }
-
-/** The card's protocolBinding name of each case binding. */
-const PROTOCOL_BINDING = { "json-rpc": "JSONRPC", rest: "HTTP+JSON", grpc: "GRPC" } as const;
 
 function joinUrl(base: string, path: string, grpc: boolean): string {
   if (grpc) return grpcOrigin(base) + path; // a gRPC interface URL is host:port; the path is the method's

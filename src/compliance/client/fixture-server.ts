@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import { Scope, match, render, type Diff } from "../match.js";
 import type { ClientCase, ClientExchange } from "./cases.js";
 import { startGrpcFixture, type GrpcFixture } from "./grpc-fixture.js";
+import { PROTOCOL_BINDING } from "../discovery.js";
 
 export interface RecordedRequest {
   method: string;
@@ -52,7 +53,7 @@ const CARD_PATH = "/.well-known/agent-card.json";
 
 /** The default card of a case: one interface of the case's version and binding at {{base}}/a2a. */
 export function defaultCard(c: ClientCase): Record<string, unknown> {
-  const binding = { rest: "HTTP+JSON", "json-rpc": "JSONRPC", grpc: "GRPC" }[c.binding];
+  const binding = PROTOCOL_BINDING[c.binding];
   // A gRPC interface is the fixture's HTTP/2 server, named the way gRPC clients take it (host:port).
   const url = c.binding === "grpc" ? "{{grpcAddress}}" : "{{base}}/a2a";
   const capabilities = { streaming: true, pushNotifications: false, ...(c.capabilities ?? {}) };
