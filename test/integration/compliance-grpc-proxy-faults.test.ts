@@ -1,7 +1,7 @@
 // Each gRPC fault of the rewriting proxy (src/compliance/grpc-rewrites.ts, applied by its h2c side,
 // grpc-proxy.ts), put in front of the official @a2a-js/sdk 1.3.0 gRPC services around an echo
 // executor (test/support/sdk-grpc-echo-target.ts), turns the gRPC cases listed for it in
-// compliance-grpc-proxy-faults.json red (fail or warn). The default run checks a few listed cases
+// compliance-grpc-proxy-faults.json red (fail or warn). The default run checks one listed case
 // per fault; A2A_PROXY_FAULTS=full (`make test-variants`) runs every fault over every gRPC case
 // and checks that exactly the listed verdicts change.
 import { readFileSync } from "node:fs";
@@ -25,7 +25,7 @@ const GRPC_IDS = loadCases()
   .filter((c) => c.binding === "grpc")
   .map((c) => c.id);
 /** The default run: this many of each fault's listed cases. */
-const SAMPLE = 2;
+const SAMPLE = 1;
 
 async function run(faults: string[], caseGlobs: string[]): Promise<{ report: Report; changes: Record<string, number> }> {
   const target = await startSdkGrpcEchoTarget();
