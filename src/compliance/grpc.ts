@@ -335,7 +335,9 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       clearTimeout(timer);
       Object.assign(res, extra);
       if (pending.length && !res.error) res.error = `${pending.length} byte(s) after the last whole message (broken gRPC framing)`;
-      if (trailers) res.grpc = outcomeOf(trailers, trailersOnly);
+      // A call the server ended without trailers still has an outcome: no grpc-status. One the
+      // client stopped (stopAfter) or gave up on (timeout) has none.
+      if (trailers || res.closed) res.grpc = outcomeOf(trailers ?? {}, trailersOnly);
       if (streaming) res.events = events;
       else if (events.length > 1 && !res.error) res.error = `a unary call answered with ${events.length} messages`;
       else if (events.length === 1) {
