@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
+import { main } from "../../src/cli/main.js";
 import { expectSkipsFor, failuresOf, interfacesOf } from "../support/compliance.js";
 import { startSdkGrpcEchoTarget, type GrpcEchoTarget } from "../support/sdk-grpc-echo-target.js";
 
@@ -56,4 +57,27 @@ describe("gRPC cases against the official SDK's gRPC services around an echo exe
     expect(step?.actual?.grpc).toMatchObject({ status: "FAILED_PRECONDITION", errorInfo: { reason: "UNSUPPORTED_OPERATION" } });
     expect(step?.variants).toEqual({ "/grpc/status": "1.0.1" });
   });
+
+  it(
+    "a2a-toolkit test --binding grpc judges the GRPC interface; bad --binding and a gRPC fault without --grpc-target are usage errors",
+    { timeout: 30_000 },
+    async () => {
+      const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+      const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+      try {
+        const code = await main(["test", target.url, "--binding", "grpc", "--version", "1.0", "--case", "v1_0/*/get-task/*"]);
+        const printed = out.mock.calls.map((c) => String(c[0])).join("");
+        expect(code, printed).toBe(0);
+        expect(printed).toContain("interface 1.0 GRPC 127.0.0.1:");
+        expect(printed.trimEnd().split("\n").pop()).toMatch(/^[1-9]\d* passed, 0 failed, 0 warnings, \d+ skipped$/);
+        expect(await main(["test", target.url, "--binding", "soap"])).toBe(2);
+        // A gRPC fault needs the agent's gRPC address.
+        expect(await main(["proxy", "--target", target.url, "--fault", "grpc-status-missing"])).toBe(2);
+        expect(err.mock.calls.map((c) => String(c[0])).join("")).toMatch(/gRPC faults need --grpc-target/);
+      } finally {
+        out.mockRestore();
+        err.mockRestore();
+      }
+    },
+  );
 });
