@@ -77,10 +77,12 @@ export async function startGrpcProxy(opts: { target: string; faults?: string[]; 
     let pending: Buffer = Buffer.alloc(0);
     let index = 0;
     let messages = 0;
+    let answered = false;
     up.on("response", (h, flags) => {
       status = Number(h[":status"] ?? 200);
       head = plain(h);
       if ((flags & http2.constants.NGHTTP2_FLAG_END_STREAM) !== 0 || head["grpc-status"] !== undefined) {
+        answered = true; // trailers-only: the status came with the headers, nothing follows
         down.respond({ ":status": status, ...trailersOf(head) }, { endStream: true });
         return;
       }
@@ -107,7 +109,7 @@ export async function startGrpcProxy(opts: { target: string; faults?: string[]; 
       trailers = plain(t);
     });
     up.on("end", () => {
-      if (down.destroyed || down.closed) return;
+      if (answered || down.destroyed || down.closed) return;
       if (collapse && !down.headersSent) {
         if (trailers["grpc-status"] === "0" && messages) bump(collapse);
         down.respond({ ":status": status, ...head, ...trailersOf(trailers) }, { endStream: true });
