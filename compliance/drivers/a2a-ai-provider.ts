@@ -31,7 +31,7 @@ interface Instruction {
 /** What the provider offers no way to ask for, or undefined. */
 function unsupported(ins: Instruction): string | undefined {
   if (ins.version === "1.0") return "a2a-ai-provider speaks only A2A 0.3";
-  if (ins.binding === "rest") return "a2a-ai-provider speaks only JSON-RPC";
+  if (ins.binding === "rest" || (ins.binding as string) === "grpc") return "a2a-ai-provider speaks only JSON-RPC";
   if (ins.op !== "send") return `a2a-ai-provider can only send a message (generateText, streamText), not ${ins.op}`;
   const options = (["taskId", "returnImmediately", "historyLength", "extensions"] as const).filter((k) => ins[k] !== undefined);
   if (options.length) return `a2a-ai-provider has no parameter for ${options.join(", ")}`;

@@ -28,11 +28,13 @@ import {
   UnsupportedOperationError,
   withA2AExtensions,
 } from "a2a-js-sdk-0.3/client";
+import { GrpcTransportFactory } from "a2a-js-sdk-0.3/client/grpc";
+import { credentials } from "@grpc/grpc-js";
 
 interface Instruction {
   op: "send" | "get" | "cancel" | "list" | "subscribe" | "extended-card";
   version?: "1.0" | "0.3";
-  binding?: "json-rpc" | "rest" | "any";
+  binding?: "json-rpc" | "rest" | "grpc" | "any";
   text?: string;
   stream?: boolean;
   taskId?: string;
@@ -76,8 +78,11 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
   const auth = ins.credentialHeaders;
   const fetchImpl = auth ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => auth, shouldRetryWithHeaders: async () => undefined }) : fetch;
   const transports = [];
-  if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ fetchImpl }));
-  if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ fetchImpl }));
+  const only = ins.binding === "any" ? undefined : ins.binding;
+  if (!only || only === "json-rpc") transports.push(new JsonRpcTransportFactory({ fetchImpl }));
+  if (!only || only === "rest") transports.push(new RestTransportFactory({ fetchImpl }));
+  // gRPC: the SDK's @grpc/grpc-js transport, cleartext (the suite's fixture serves gRPC on loopback without TLS).
+  if (!only || only === "grpc") transports.push(new GrpcTransportFactory({ grpcChannelCredentials: credentials.createInsecure() }));
   const factory = new ClientFactory({
     transports,
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),

@@ -6,7 +6,8 @@
 //
 // Mapping: version "1.0" uses the SDK's native 1.0 transports; "0.3" turns on its legacyCompat
 // (0.3 card and transports). binding restricts the transport factories handed to the
-// ClientFactory; "any" (or none) gives both in the SDK's default preference. returnImmediately
+// ClientFactory (json-rpc, rest, grpc: the SDK's GrpcTransportFactory over @grpc/grpc-js, cleartext);
+// "any" (or none) gives all three in the SDK's default preference. returnImmediately
 // is the SDK's ClientConfig.polling. Results are converted with the SDK's own toJSON functions
 // (ProtoJSON of its 1.0 types); errors are mapped to their JSON-RPC code with the SDK's
 // toJsonRpcError.
@@ -20,12 +21,14 @@ import {
   ServiceParameters,
   withA2AExtensions,
 } from "@a2a-js/sdk/client";
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import { toJsonRpcError } from "@a2a-js/sdk/errors";
+import { credentials } from "@grpc/grpc-js";
 
 interface Instruction {
   op: "send" | "get" | "cancel" | "list" | "subscribe" | "extended-card";
   version?: "1.0" | "0.3";
-  binding?: "json-rpc" | "rest" | "any";
+  binding?: "json-rpc" | "rest" | "grpc" | "any";
   text?: string;
   stream?: boolean;
   taskId?: string;
@@ -68,8 +71,12 @@ async function run(url: string, ins: Instruction): Promise<unknown> {
   const auth = ins.credentialHeaders;
   const fetchImpl = auth ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => auth, shouldRetryWithHeaders: async () => undefined }) : fetch;
   const transports = [];
-  if (ins.binding !== "rest") transports.push(new JsonRpcTransportFactory({ legacyCompat, fetchImpl }));
-  if (ins.binding !== "json-rpc") transports.push(new RestTransportFactory({ legacyCompat, fetchImpl }));
+  const only = ins.binding === "any" ? undefined : ins.binding;
+  if (!only || only === "json-rpc") transports.push(new JsonRpcTransportFactory({ legacyCompat, fetchImpl }));
+  if (!only || only === "rest") transports.push(new RestTransportFactory({ legacyCompat, fetchImpl }));
+  // gRPC: the SDK's @grpc/grpc-js transport (legacyCompat picks its 0.3 transport for a 0.3 interface);
+  // cleartext, as the suite's fixture serves gRPC on loopback without TLS.
+  if (!only || only === "grpc") transports.push(new GrpcTransportFactory({ legacyCompat, grpcChannelCredentials: credentials.createInsecure() }));
   const factory = new ClientFactory({
     transports,
     cardResolver: new DefaultAgentCardResolver({ legacyCompat, fetchImpl }),

@@ -51,7 +51,7 @@ export async function runTestClientCommand(command: string[], opts: TestClientOp
     const report = await runClientSuite({
       command,
       versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
-      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
+      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest", "grpc"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
       level: level as "must" | "should" | "may" | undefined,
       strict: opts.strict === true,
@@ -89,7 +89,7 @@ export function registerTestClientCommand(program: Command, setCode: (code: numb
     .description("run the client compliance suite: a fixture agent per scenario, your client driven through a driver command")
     .argument("<command...>", "the driver command after --; {url} is replaced by the fixture agent's URL")
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
-    .option("--binding <b>", "binding: json-rpc|rest|all", "all")
+    .option("--binding <b>", "binding: grpc|json-rpc|rest|all", "all")
     .option(
       "--case <glob>",
       "only cases whose ID matches the glob (repeatable; * stays within one path segment, ** crosses them; no match: exit 2)",

@@ -152,7 +152,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
     report = await runSuite({
       target: url,
       versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
-      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest"] as const),
+      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest", "grpc"] as const),
       caseGlobs: opts.case?.length ? opts.case : undefined,
       extraCasesDirs: opts.cases,
       onlyExtraCases: opts.onlyCases === true,
@@ -203,7 +203,7 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "the agent's base URL (a path prefix is fine), its agent-card URL (any path) or an interface URL (default: the embedded reference server)",
     )
     .option("--version <v>", "protocol version: 1.0|0.3|all", "all")
-    .option("--binding <b>", "binding: json-rpc|rest|all", "all")
+    .option("--binding <b>", "binding: grpc|json-rpc|rest|all (all: every binding the card declares)", "all")
     .option(
       "--case <glob>",
       "only cases whose ID matches the glob (repeatable; * stays within one path segment, ** crosses them; no match: exit 2)",

@@ -9,15 +9,20 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { Citation } from "./citations.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
+import { grpcMethod, grpcPath } from "./grpc.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 export type Version = "1.0" | "0.3";
-export type Binding = "json-rpc" | "rest" | "any";
+export type Binding = "json-rpc" | "rest" | "grpc" | "any";
 export type Behaviour = "echo" | "ask" | "stream" | "fail" | "slow" | "msg" | "auth" | "parts" | "tck";
 
 export interface CaseRequest {
+  /** HTTP method; gRPC requests: "POST" (filled in by the loader). */
   method: string;
+  /** gRPC requests: /<service>/<rpc> (filled in by the loader from the generated service descriptor). */
   path: string;
+  /** gRPC cases: the A2AService method; headers are metadata, body the request message as ProtoJSON, rawBody its bytes in base64. */
+  rpc?: string;
   base?: "interface" | "agent" | "card";
   headers?: Record<string, string>;
   body?: unknown;
@@ -55,6 +60,8 @@ export interface CaseExpect {
   body?: unknown;
   stream?: StreamExpect;
   acceptSingleEventStream?: boolean;
+  /** gRPC steps: matched against WireResponse.grpc (default {"status": "OK"}). */
+  grpc?: unknown;
 }
 
 /** A step's condition on the captures of earlier steps: every key given must hold. */
@@ -270,6 +277,34 @@ function checkStepConditions(raw: { when?: { card?: unknown }; steps: CaseStep[]
   });
 }
 
+/** A gRPC case sends only `rpc` requests, each naming a method of its version's A2AService; other cases none. */
+function checkGrpcRequests(raw: { version: Version; binding: Binding; steps: CaseStep[] }, problems: string[]): void {
+  raw.steps.forEach((s, i) =>
+    exchangesOf(s).forEach((x, j) => {
+      const at = "parallel" in s ? `/steps/${i}/parallel/${j}/request` : `/steps/${i}/request`;
+      const rpc = x.request.rpc;
+      if (raw.binding !== "grpc") {
+        if (rpc !== undefined) problems.push(`${at}/rpc: only a gRPC case (binding "grpc") sends rpc requests`);
+        return;
+      }
+      if (rpc === undefined) problems.push(`${at}: a gRPC case sends rpc requests (no method/path)`);
+      else if (!grpcMethod(raw.version, rpc))
+        problems.push(`${at}/rpc: the ${raw.version} A2AService has no method ${JSON.stringify(rpc)}`);
+    }),
+  );
+}
+
+/** gRPC requests get method POST and the path of their method (reports, pacing and the proxy read them). */
+function withGrpcPaths(step: CaseStep, version: Version): CaseStep {
+  const ex = (x: CaseExchange): CaseExchange => ({
+    ...x,
+    request: { ...x.request, method: "POST", path: grpcPath(grpcMethod(version, x.request.rpc!)!) },
+  });
+  if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
+  if ("awaitWebhook" in step) return step;
+  return ex(step);
+}
+
 const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
 
 /** Validates one parsed case file; returns the case or the list of problems (each prefixed by the ID). */
@@ -299,11 +334,12 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
     }
   });
   checkStepConditions(raw, problems);
+  checkGrpcRequests(raw, problems);
   const [vdir, bdir] = id.split("/");
   if (vdir !== VERSION_DIR[raw.version])
     problems.push(`/version: "${raw.version}" but the case lives under ${vdir}/ (expected ${VERSION_DIR[raw.version]}/)`);
   if (raw.binding !== "any" && bdir !== raw.binding) problems.push(`/binding: "${raw.binding}" but the case lives under ${vdir}/${bdir}/`);
-  if (raw.binding === "any" && (bdir === "json-rpc" || bdir === "rest"))
+  if (raw.binding === "any" && (bdir === "json-rpc" || bdir === "rest" || bdir === "grpc"))
     problems.push(`/binding: "any" but the case lives under a binding folder ${bdir}/`);
   if (problems.length) return { problems: problems.map((p) => `${id}: ${p}`) };
   const agent = Array.isArray(raw.agent) ? raw.agent : [raw.agent];
@@ -324,7 +360,12 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       needsOtherPrincipal: raw.steps.some((st) => exchangesOf(st).some((x) => x.request.as === "other")),
       needsWebhook: raw.steps.some((st) => "awaitWebhook" in st) || JSON.stringify(raw.steps).includes("{{webhookUrl}}"),
       ...(raw.when ? { when: raw.when } : {}),
-      steps: raw.version === "1.0" && raw.binding === "rest" ? raw.steps.map(withRestErrorShapes) : raw.steps,
+      steps:
+        raw.version === "1.0" && raw.binding === "rest"
+          ? raw.steps.map(withRestErrorShapes)
+          : raw.binding === "grpc"
+            ? raw.steps.map((st) => withGrpcPaths(st, raw.version))
+            : raw.steps,
     },
   };
 }

@@ -38,7 +38,15 @@ export interface Discovery {
   notes: string[];
 }
 
-const BINDINGS: Record<string, Exclude<Binding, "any">> = { JSONRPC: "json-rpc", "HTTP+JSON": "rest" };
+/** The card's protocolBinding (1.0) / transport (0.3) name of each case binding. */
+export const PROTOCOL_BINDING = { "json-rpc": "JSONRPC", rest: "HTTP+JSON", grpc: "GRPC" } as const satisfies Record<
+  Exclude<Binding, "any">,
+  string
+>;
+const BINDINGS = Object.fromEntries(Object.entries(PROTOCOL_BINDING).map(([b, name]) => [name, b])) as Record<
+  string,
+  Exclude<Binding, "any">
+>;
 
 function majorMinor(v: unknown): Version | undefined {
   if (typeof v !== "string") return undefined;

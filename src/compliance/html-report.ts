@@ -14,6 +14,7 @@ import {
   summaryLine,
   type Report,
 } from "./report.js";
+import { PROTOCOL_BINDING } from "./discovery.js";
 import { byVersionBinding } from "./requirements.js";
 import type { CaseResult } from "./runner.js";
 
@@ -62,7 +63,7 @@ function stepHtml(r: CaseResult): string {
 /** The operation folder of a case ID: v1_0/json-rpc/get-task/x → get-task; v1_0/card/x → card. */
 export function areaOf(id: string): string {
   const [, b, op, ...rest] = id.split("/");
-  return (b === "json-rpc" || b === "rest") && op !== undefined && rest.length ? op : (b ?? id);
+  return (b === "json-rpc" || b === "rest" || b === "grpc") && op !== undefined && rest.length ? op : (b ?? id);
 }
 
 function caseHtml(r: CaseResult, open: boolean): string {
@@ -147,10 +148,7 @@ export function htmlReport(report: Report): string {
     )
     .join("\n");
   const ifaces = report.discovery.interfaces
-    .map(
-      (i) =>
-        `<tr><td>${esc(i.version)}</td><td>${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"}</td><td>${esc(i.url)}</td><td>${esc(i.source)}</td></tr>`,
-    )
+    .map((i) => `<tr><td>${esc(i.version)}</td><td>${PROTOCOL_BINDING[i.binding]}</td><td>${esc(i.url)}</td><td>${esc(i.source)}</td></tr>`)
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>A2A compliance: ${esc(report.target)}</title><style>${CSS}</style></head>

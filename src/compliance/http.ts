@@ -2,6 +2,7 @@
 // client library in between), and the response is recorded as it came back: status, headers,
 // the body parsed as JSON when it is JSON, or the list of SSE events. Every read is bounded.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { GrpcOutcome } from "./grpc.js";
 
 export interface WireRequest {
   method: string;
@@ -34,6 +35,8 @@ export interface WireResponse {
   closed?: boolean;
   /** Why the exchange could not complete (connection refused, timeout before headers, …). */
   error?: string;
+  /** gRPC calls: the status (grpc-status, grpc-message, grpc-status-details-bin) and trailers. */
+  grpc?: GrpcOutcome;
 }
 
 export interface ExchangeOptions {

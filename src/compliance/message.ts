@@ -62,9 +62,10 @@ export function loadMessageFile(file: string): Required<Pick<RunMessage, "messag
 }
 
 /** 1.0 parts in the dialect of a case: 1.0 ProtoJSON, 0.3 JSON-RPC (`kind`) or 0.3 HTTP+JSON (proto). */
-export function partsFor(parts: v1_0.PartJson[], version: Version, binding: "json-rpc" | "rest"): unknown[] {
+export function partsFor(parts: v1_0.PartJson[], version: Version, binding: "json-rpc" | "rest" | "grpc"): unknown[] {
   if (version === "1.0") return parts;
-  return parts.map((p) => (binding === "rest" ? restPart(p) : rpcPart(p)));
+  // 0.3 HTTP+JSON and 0.3 gRPC share the 0.3 proto (its ProtoJSON form).
+  return parts.map((p) => (binding === "json-rpc" ? rpcPart(p) : restPart(p)));
 }
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -86,7 +87,7 @@ function restPart(p: v1_0.PartJson): unknown {
 }
 
 /** The template variables of the run message for a case of this version and binding. */
-export function messageVars(m: RunMessage, version: Version, binding: "json-rpc" | "rest"): [string, unknown][] {
+export function messageVars(m: RunMessage, version: Version, binding: "json-rpc" | "rest" | "grpc"): [string, unknown][] {
   const firstText = m.messageParts?.find((p) => typeof p.text === "string")?.text;
   const message = m.message ?? firstText ?? DEFAULT_MESSAGE;
   const followUp = m.followUp ?? DEFAULT_FOLLOW_UP;

@@ -28,7 +28,8 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 const MESSAGE_METHODS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
 
 /** Does this request send a message (JSON-RPC SendMessage/SendStreamingMessage/message/send/message/stream, REST POST …message:send|stream)? */
-export function sendsMessage(req: Pick<CaseRequest, "method" | "path" | "body" | "rawBody">): boolean {
+export function sendsMessage(req: Pick<CaseRequest, "method" | "path" | "body" | "rawBody" | "rpc">): boolean {
+  if (req.rpc !== undefined) return MESSAGE_METHODS.has(req.rpc);
   if (req.method === "POST" && /message:(send|stream)$/.test(req.path.split("?", 1).join(""))) return true;
   let body = req.body;
   if (body === undefined && req.rawBody !== undefined) {

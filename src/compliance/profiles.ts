@@ -7,6 +7,7 @@
 // Cases for a behaviour nobody claimed are skipped, never failed (runner.ts applicability).
 import type { Behaviour } from "./cases.js";
 import { ALL_BEHAVIOURS, type AgentInterfaceInfo, type Discovery } from "./discovery.js";
+import { grpcExchange, grpcMethod } from "./grpc.js";
 import { exchange } from "./http.js";
 import { isPlainObject } from "./match.js";
 
@@ -39,15 +40,28 @@ export async function probeTck(
   const messageId = `tck-message-response-${crypto.randomUUID()}`;
   const message = { messageId, role: "ROLE_USER", parts: [{ text: "hello" }] };
   const rpc = iface.binding === "json-rpc";
-  const res = await exchange(
-    {
-      method: "POST",
-      url: rpc ? iface.url : `${iface.url.replace(/\/+$/, "")}/message:send`,
-      headers: { ...headers, "Content-Type": "application/json", "A2A-Version": "1.0" },
-      body: JSON.stringify(rpc ? { jsonrpc: "2.0", id: "tck-probe", method: "SendMessage", params: { message } } : { message }),
-    },
-    { timeoutMs, streamTimeoutMs: timeoutMs },
-  );
+  const bounds = { timeoutMs, streamTimeoutMs: timeoutMs };
+  const res =
+    iface.binding === "grpc"
+      ? await grpcExchange(
+          {
+            target: iface.url,
+            version: "1.0",
+            method: grpcMethod("1.0", "SendMessage")!,
+            metadata: { ...headers, "a2a-version": "1.0" },
+            body: { message },
+          },
+          bounds,
+        )
+      : await exchange(
+          {
+            method: "POST",
+            url: rpc ? iface.url : `${iface.url.replace(/\/+$/, "")}/message:send`,
+            headers: { ...headers, "Content-Type": "application/json", "A2A-Version": "1.0" },
+            body: JSON.stringify(rpc ? { jsonrpc: "2.0", id: "tck-probe", method: "SendMessage", params: { message } } : { message }),
+          },
+          bounds,
+        );
   const body = rpc && isPlainObject(res.json) ? res.json.result : res.json;
   // The kit's text, not just the shape: an agent that answers every message with a bare Message
   // (an echo or chat agent) must not pass for one that honours the conventions.

@@ -19,6 +19,8 @@ import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { isPlainObject } from "./match.js";
 import { HOP_BY_HOP } from "./http.js";
+import { startGrpcProxy, type GrpcProxy } from "./grpc-proxy.js";
+import { grpcRewriteNames } from "./grpc-rewrites.js";
 import {
   appliesTo,
   selectRewrites,
@@ -45,10 +47,18 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Things worth telling the user (a card interface the proxy cannot stand in front of …). */
   onNote?: (note: string) => void;
+  /**
+   * The agent's gRPC server (host:port, as its card's GRPC interfaces name it): an h2c proxy
+   * (grpc-proxy.ts) stands in front of it, with the gRPC faults among `faults`, and the card's
+   * interfaces at that address point at it.
+   */
+  grpcTarget?: string;
 }
 
 export interface RewritingProxy {
   url: string;
+  /** host:port of the h2c proxy in front of `grpcTarget`. */
+  grpcAddress?: string;
   rewrites: Rewrite[];
   /** How many requests, replies, stream heads and events each rewrite has changed so far. */
   changes(): Record<string, number>;
@@ -190,10 +200,17 @@ class EventRewriter {
 }
 
 /** The card's interface URLs under the target's base URL, moved to the proxy's. */
-export function pointCardAtProxy(card: Json, targetBase: string, proxyBase: string, note: (s: string) => void): Json {
+export function pointCardAtProxy(
+  card: Json,
+  targetBase: string,
+  proxyBase: string,
+  note: (s: string) => void,
+  grpc?: { target: string; address: string },
+): Json {
   if (!isPlainObject(card)) return card;
   const move = (url: Json): Json => {
     if (typeof url !== "string") return url;
+    if (grpc && url === grpc.target) return grpc.address;
     const u = url.replace(/\/+$/, "");
     if (u === targetBase || u.startsWith(`${targetBase}/`) || u.startsWith(`${targetBase}?`))
       return proxyBase + url.slice(targetBase.length);
@@ -235,7 +252,14 @@ async function readBody(stream: AsyncIterable<Buffer>, limit: number): Promise<B
 }
 
 export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
-  const rewrites = selectRewrites(opts.variants, opts.faults);
+  const grpcNames = new Set(grpcRewriteNames());
+  const grpcFaults = (opts.faults ?? []).filter((f) => grpcNames.has(f));
+  if (grpcFaults.length && !opts.grpcTarget)
+    throw new Error(`${grpcFaults.join(", ")}: gRPC faults need the agent's gRPC address (grpcTarget)`);
+  const rewrites = selectRewrites(
+    opts.variants,
+    opts.faults?.filter((f) => !grpcNames.has(f)),
+  );
   const target = new URL(opts.target);
   if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`--target must be an http(s) URL, got "${opts.target}"`);
   const targetBase = target.toString().replace(/\/+$/, "");
@@ -248,6 +272,9 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
     opts.onNote?.(s);
   };
   let proxyBase = "";
+  const grpc: GrpcProxy | undefined = opts.grpcTarget
+    ? await startGrpcProxy({ target: opts.grpcTarget, faults: grpcFaults, host: opts.host ?? "127.0.0.1" })
+    : undefined;
   const session = new Map<string, string>();
   const changed = new Map(rewrites.map((r) => [r.name, 0]));
   /** Counts what each rewrite actually changed (a rewrite returns its input when it has nothing to do). */
@@ -300,7 +327,16 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
       if ((ex.binding === "card" || ex.operation === "GetExtendedAgentCard") && out.status === 200 && out.body !== undefined) {
         const rpc = ex.binding === "json-rpc" && isPlainObject(out.body);
         const card = rpc ? (out.body as { [k: string]: Json }).result : out.body;
-        const moved = card === undefined ? card : pointCardAtProxy(card, targetBase, proxyBase, note);
+        const moved =
+          card === undefined
+            ? card
+            : pointCardAtProxy(
+                card,
+                targetBase,
+                proxyBase,
+                note,
+                grpc && opts.grpcTarget ? { target: opts.grpcTarget, address: grpc.address } : undefined,
+              );
         if (moved !== undefined && moved !== card)
           out = { ...out, body: rpc ? { ...(out.body as { [k: string]: Json }), result: moved } : moved };
       }
@@ -422,12 +458,15 @@ export async function startProxy(opts: ProxyOptions): Promise<RewritingProxy> {
   proxyBase = `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
   return {
     url: proxyBase,
+    ...(grpc ? { grpcAddress: grpc.address } : {}),
     rewrites,
-    changes: () => Object.fromEntries(changed),
-    close: () =>
-      new Promise<void>((resolve) => {
+    changes: () => ({ ...Object.fromEntries(changed), ...grpc?.changes() }),
+    close: async () => {
+      await grpc?.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -1,7 +1,7 @@
 // The run report (one object every reporter renders) and the console, JSON and JUnit XML
 // reporters. The HTML reporter lives in html-report.ts.
 import type { Case } from "./cases.js";
-import type { Discovery } from "./discovery.js";
+import { PROTOCOL_BINDING, type Discovery } from "./discovery.js";
 import type { KnownFailingEntry } from "./known-failing.js";
 import type { Diff } from "./match.js";
 import { exercisedRules, type CoverageRow, type Exercised } from "./requirements.js";
@@ -74,11 +74,11 @@ export function divergences(results: CaseResult[]): Divergence[] {
   const parts = (id: string) => id.split("/");
   group("binding", (id) => {
     const [v, b, ...rest] = parts(id);
-    return b === "json-rpc" || b === "rest" ? `${v}|${rest.join("/")}` : undefined;
+    return b === "json-rpc" || b === "rest" || b === "grpc" ? `${v}|${rest.join("/")}` : undefined;
   });
   group("version", (id) => {
     const [, b, ...rest] = parts(id);
-    return b === "json-rpc" || b === "rest" ? `${b}|${rest.join("/")}` : undefined;
+    return b === "json-rpc" || b === "rest" || b === "grpc" ? `${b}|${rest.join("/")}` : undefined;
   });
   return out;
 }
@@ -251,7 +251,7 @@ export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
 
 /** "1.0 JSONRPC", "0.3 HTTP+JSON", "1.0 any binding" (the binding-independent cases: the card). */
 export function interfaceLabel(version: string, binding: string): string {
-  return `${version} ${binding === "rest" ? "HTTP+JSON" : binding === "json-rpc" ? "JSONRPC" : "any binding"}`;
+  return `${version} ${PROTOCOL_BINDING[binding as keyof typeof PROTOCOL_BINDING] ?? "any binding"}`;
 }
 
 /** What the report judged: the agent (`test`) or the client (`test-client`). */
@@ -297,7 +297,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   const lines: string[] = [];
   lines.push(`a2a-toolkit test ${report.target}`);
   for (const i of report.discovery.interfaces)
-    lines.push(`  interface ${i.version} ${i.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} ${i.url}  (${i.source})`);
+    lines.push(`  interface ${i.version} ${PROTOCOL_BINDING[i.binding]} ${i.url}  (${i.source})`);
   lines.push(
     `  fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`,
   );

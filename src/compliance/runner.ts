@@ -6,8 +6,9 @@ import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
-import type { AgentInterfaceInfo, Discovery } from "./discovery.js";
+import { PROTOCOL_BINDING, type AgentInterfaceInfo, type Discovery } from "./discovery.js";
 import { exchange, type WireRequest, type WireResponse } from "./http.js";
+import { grpcExchange, grpcMethod, grpcOrigin, type GrpcCall } from "./grpc.js";
 import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
 import { messageVars, type RunMessage } from "./message.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
@@ -69,7 +70,7 @@ export interface CaseResult {
 
 export interface SelectOptions {
   versions?: Version[];
-  bindings?: ("json-rpc" | "rest")[];
+  bindings?: ("json-rpc" | "rest" | "grpc")[];
   /** Globs over case IDs; a case runs if any glob matches. */
   caseGlobs?: string[];
   /** Highest level to include: must = MUST only, should = MUST+SHOULD, may = all. */
@@ -142,8 +143,7 @@ export function applicability(
   if (!iface && !d.interfaces.length && !d.card1_0 && !d.card0_3 && !d.unrecognisedCard1_0)
     return { skip: "no agent card found (the report's notes list the URLs tried)" };
   if (!iface) {
-    const what =
-      c.binding === "any" ? `${c.version} interface` : `${c.version} ${c.binding === "rest" ? "HTTP+JSON" : "JSONRPC"} interface`;
+    const what = c.binding === "any" ? `${c.version} interface` : `${c.version} ${PROTOCOL_BINDING[c.binding]} interface`;
     return { skip: `binding not declared: the agent card declares no ${what}` };
   }
   const caps = d.capabilities[c.version];
@@ -177,7 +177,8 @@ export function applicability(
   return { iface, vars };
 }
 
-function joinUrl(base: string, path: string): string {
+function joinUrl(base: string, path: string, grpc: boolean): string {
+  if (grpc) return grpcOrigin(base) + path; // a gRPC interface URL is host:port; the path is the method's
   if (!path) return base;
   const u = new URL(base);
   const [p, q] = path.split("?", 2) as [string, string | undefined];
@@ -201,7 +202,7 @@ function buildRequest(
   let body: string | undefined;
   if (req.rawBody !== undefined) body = render(req.rawBody, vars) as string;
   else if (req.body !== undefined) body = JSON.stringify(render(req.body, vars));
-  return { method: req.method, url: joinUrl(baseUrl, path), headers, ...(body !== undefined ? { body } : {}) };
+  return { method: req.method, url: joinUrl(baseUrl, path, req.rpc !== undefined), headers, ...(body !== undefined ? { body } : {}) };
 }
 
 /** Compares one response with a step's expectation; captures go into scope. */
@@ -213,9 +214,12 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   if (expect.acceptSingleEventStream && expect.body !== undefined && only?.json !== undefined && !more.length)
     return match(expect.body, only.json, "/events/0", scope);
   if (expect.status !== undefined) diffs.push(...match(expect.status, res.status, "/status", scope));
+  if (res.grpc) diffs.push(...match(expect.grpc ?? { status: "OK" }, res.grpc, "/grpc", scope));
   for (const [name, exp] of Object.entries(expect.headers ?? {}))
     diffs.push(...match(exp, res.headers[name.toLowerCase()], `/headers/${name.toLowerCase()}`, scope));
-  if (expect.body !== undefined) {
+  // A gRPC error carries no message: the status (expected or not) says it all.
+  const grpcError = res.grpc !== undefined && res.grpc.status !== "OK" && res.json === undefined && !res.events?.length;
+  if (expect.body !== undefined && !grpcError) {
     if (res.events)
       diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
     else if (res.error)
@@ -411,8 +415,10 @@ async function runExchange(
   const deadline = Date.now() + opts.taskTimeoutMs;
   const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
   const send = async (r: WireRequest) => {
+    const bounds = { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter };
+    const rpc = step.request.rpc;
     const once = (x: WireRequest) =>
-      exchange(x, { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter });
+      rpc === undefined ? exchange(x, bounds) : grpcExchange(grpcCall(x, baseUrls.interface, opts.version, rpc, step.request), bounds);
     const { response, notes: n } = await sendPaced(once, r, paced);
     notes.push(...n);
     return response;
@@ -454,6 +460,13 @@ async function runExchange(
   };
 }
 
+/** The gRPC call a built request stands for: its headers are the metadata, its body the ProtoJSON (or base64) message. */
+function grpcCall(x: WireRequest, target: string, version: Version, rpc: string, req: CaseRequest): GrpcCall {
+  const method = grpcMethod(version, rpc)!; // the loader checked the name
+  const message = x.body === undefined ? {} : req.rawBody !== undefined ? { rawBody: x.body } : { body: JSON.parse(x.body) as unknown };
+  return { target, version, method, metadata: x.headers, ...message };
+}
+
 /**
  * A 405, or a 404 that is not an A2A error (no AIP-193 `error` object, no `code`): the server has
  * no such route for this method, as opposed to a TaskNotFoundError.
@@ -466,7 +479,7 @@ function routeMissing(res: WireResponse): boolean {
 }
 
 type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "taskTimeoutMs">> &
-  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string; budget?: MessageBudget };
+  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string; budget?: MessageBudget; version: Version };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
   const sink = opts.webhook;
@@ -566,6 +579,7 @@ export async function runCase(
     otherHeaders: opts.otherHeaders,
     webhook: opts.webhook,
     runId,
+    version: c.version,
   };
   let failed: StepResult | undefined;
   let skipped: string | undefined;

@@ -1,10 +1,11 @@
 // Twin compliance cases must describe the same conversation: a 1.0 JSON-RPC case and its 0.3
 // twin send the same operations, with requests that mean the same through the versioning layer,
-// and expect the same JSON-RPC error codes. (Twins existing at all is checked in
+// and expect the same JSON-RPC error codes; a 1.0 gRPC case and its 0.3 twin call the same methods
+// of the two services and expect an error at the same steps. (Twins existing at all is checked in
 // test/unit/compliance-cases.test.ts.)
 import { toJson } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { exchangesOf, loadCases, type Case } from "../../src/compliance/cases.js";
+import { exchangesOf, loadCases, type Case, type CaseExchange } from "../../src/compliance/cases.js";
 import { codecFor, OPERATIONS, resolveJsonRpcMethod, type Operation } from "../../src/versioning/codec.js";
 import { zip } from "../support/zip.js";
 
@@ -99,5 +100,44 @@ describe("compliance twins stay consistent through the versioning layer", () => 
     // accept every code the 1.0 twin expects.
     expect(b.map((x) => x.errorCodes.length > 0)).toEqual(a.map((x) => x.errorCodes.length > 0));
     zip(a, b).forEach(([x10, x03], i) => expect(x03.errorCodes, `step ${i + 1}`).toEqual(expect.arrayContaining(x10.errorCodes)));
+  });
+});
+
+/** The 0.3 service's method names that differ from 1.0's (a2a-wire.md §1.4). */
+const GRPC_0_3_TO_1_0: Record<string, string> = {
+  TaskSubscription: "SubscribeToTask",
+  ListTaskPushNotificationConfig: "ListTaskPushNotificationConfigs",
+  GetAgentCard: "GetExtendedAgentCard",
+};
+
+/** A gRPC case's calls: the 1.0 method name and whether the step expects an error status. */
+function grpcCalls(c: Case): { rpc: string; error: boolean }[] {
+  return (c.steps.flatMap(exchangesOf) as CaseExchange[])
+    .filter((x) => !x.name?.endsWith("(status code)")) // 0.3's extra SHOULD step on the exact code
+    .map((x) => {
+      const status = (x.expect.grpc as { status?: unknown } | undefined)?.status;
+      return { rpc: GRPC_0_3_TO_1_0[x.request.rpc!] ?? x.request.rpc!, error: status !== undefined && status !== "OK" };
+    });
+}
+
+const grpcPairs = cases
+  .filter((c) => c.version === "1.0" && c.binding === "grpc")
+  .map((c) => [c, byId.get(c.id.replace(/^v1_0\//, "v0_3/"))] as const)
+  .filter((p): p is readonly [Case, Case] => p[1] !== undefined);
+
+describe("gRPC twins call the same methods of the two services", () => {
+  it("there are gRPC twins, most of them step by step", () => {
+    expect(grpcPairs.length).toBeGreaterThan(25);
+    const comparable = grpcPairs.filter(([a, b]) => grpcCalls(a).length === grpcCalls(b).length);
+    expect(comparable.length).toBeGreaterThan(grpcPairs.length / 2);
+  });
+
+  it.each(grpcPairs.map(([a, b]) => [a.id.replace(/^v1_0\//, ""), a, b] as const))("%s", (name, c10, c03) => {
+    const a = grpcCalls(c10);
+    const b = grpcCalls(c03);
+    if (a.length !== b.length) return; // different step shapes (0.3 checks a variant 1.0 does not): compared by hand
+    expect(b.map((x) => x.rpc)).toEqual(a.map((x) => x.rpc));
+    if (ERROR_CODES_DIFFER[name.replace(/^grpc\//, "json-rpc/")]) return;
+    expect(b.map((x) => x.error)).toEqual(a.map((x) => x.error));
   });
 });

@@ -55,6 +55,30 @@ describe("client compliance: official @a2a-js/sdk 0.3.14 client (a2a-js-sdk-0.3.
   });
 });
 
+describe("client compliance over gRPC: the official SDK clients' gRPC transports (the fixture speaks gRPC)", () => {
+  it("1.3.0 passes 1.0 gRPC cases and fails only its listed 0.3 error mapping", { timeout: 60_000 }, async () => {
+    const report = await runClientSuite({
+      command: driver("a2a-js-sdk.ts"),
+      concurrency: 3,
+      knownFailingFile: join(root, "compliance/drivers/a2a-js-sdk.known-failing.json"),
+      caseGlobs: ["v1_0/grpc/get/*", "v1_0/grpc/stream/*", "v0_3/grpc/get/*"],
+    });
+    expect(report.summary).toMatchObject({ total: 3, passed: 2, failed: 0, warnings: 0, knownFailing: 1 });
+    expect(ids(report, "known-failing")).toEqual(["v0_3/grpc/get/task-not-found-error"]);
+    expect(report.staleKnownFailing).toEqual([]);
+  });
+
+  it("0.3.14 passes the 0.3 gRPC cases", { timeout: 60_000 }, async () => {
+    const report = await runClientSuite({ command: driver("a2a-js-sdk-0.3.ts"), concurrency: 3, caseGlobs: ["v0_3/grpc/**"] });
+    expect(report.summary).toMatchObject({ total: 3, passed: 3, failed: 0, warnings: 0 });
+    expect(ids(report, "pass")).toEqual([
+      "v0_3/grpc/get/task-not-found-error",
+      "v0_3/grpc/send/blocking-send-returns-task",
+      "v0_3/grpc/stream/task-stream",
+    ]);
+  });
+});
+
 describe("client compliance: a2a-ai-provider 0.5.0-alpha.1 (a2a-ai-provider.ts), a small API", () => {
   it("skips what it cannot express and fails only its listed defect", { timeout: 90_000 }, async () => {
     const report = await runClientSuite({

@@ -2,6 +2,9 @@
 // small agent executor implementing the fixture-agent behaviours the cases rely on (echo, msg,
 // ask, auth, stream, fail, slow, parts), its card declaring the fixture extension, 1.0 JSON-RPC
 // and HTTP+JSON interfaces, and the SDK's 0.3 compatibility layer on both bindings.
+import * as grpc from "@grpc/grpc-js";
+import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from "@a2a-js/sdk/server/grpc";
+import { LegacyA2AService, legacyGrpcService } from "@a2a-js/sdk/compat/v0_3/server/grpc";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
@@ -214,7 +217,8 @@ export interface SdkTarget {
 }
 
 /** `push`: declare and serve push notifications (in-memory config store, the SDK's version-aware sender; deliveries time out fast). */
-export async function startSdkTarget(options: { push?: boolean } = {}): Promise<SdkTarget> {
+/** `grpc`: also serve the SDK's gRPC services (1.0 and 0.3) and declare them, and only them, on the card. */
+export async function startSdkTarget(options: { push?: boolean; grpc?: boolean } = {}): Promise<SdkTarget> {
   const card = {
     name: "compliance fixture agent on @a2a-js/sdk",
     description: "The official SDK's server with the a2a-toolkit fixture behaviours",
@@ -270,18 +274,38 @@ export async function startSdkTarget(options: { push?: boolean } = {}): Promise<
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  card.supportedInterfaces.push(
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3", tenant: "" },
-  );
+  const grpc = options.grpc ? await serveGrpc(handler) : undefined;
+  if (grpc)
+    card.supportedInterfaces.push(
+      { url: grpc.address, protocolBinding: "GRPC", protocolVersion: "1.0", tenant: "" },
+      { url: grpc.address, protocolBinding: "GRPC", protocolVersion: "0.3", tenant: "" },
+    );
+  else
+    card.supportedInterfaces.push(
+      { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
+      { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
+      { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
+      { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3", tenant: "" },
+    );
   return {
     url: base,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      grpc?.server.forceShutdown();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
+}
+
+/** The SDK's gRPC services around the same handler, on @grpc/grpc-js (cleartext, loopback). */
+async function serveGrpc(requestHandler: DefaultRequestHandler): Promise<{ server: grpc.Server; address: string }> {
+  const server = new grpc.Server();
+  server.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }));
+  server.addService(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return { server, address: `127.0.0.1:${port}` };
 }

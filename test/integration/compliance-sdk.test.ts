@@ -23,7 +23,13 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
   });
 
   it("runs every case on all four interfaces; only the listed deviations fail", { timeout: 180_000 }, async () => {
-    const report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, streamTimeoutMs: 10_000 });
+    // This target declares the JSON bindings; its gRPC run is the test below.
+    const report = await runSuite({
+      target: target.url,
+      knownFailingFile: KNOWN_FAILING,
+      streamTimeoutMs: 10_000,
+      bindings: ["json-rpc", "rest"],
+    });
     const text = consoleReport(report);
     expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
     expect(report.staleKnownFailing, text).toEqual([]);
@@ -41,6 +47,35 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
       );
     expect(report.summary.passed).toBeGreaterThan(100);
   });
+
+  it(
+    "the gRPC cases against the SDK's gRPC services with the fixture behaviours; only the listed deviations fail",
+    { timeout: 90_000 },
+    async () => {
+      const grpcTarget = await startSdkTarget({ grpc: true });
+      try {
+        const report = await runSuite({
+          target: grpcTarget.url,
+          knownFailingFile: KNOWN_FAILING,
+          streamTimeoutMs: 5_000,
+          caseGlobs: ["**/grpc/**"],
+        });
+        const text = consoleReport(report);
+        expect(interfacesOf(report)).toEqual(["1.0 grpc", "0.3 grpc"]);
+        expect(failuresOf(report), text).toEqual([]);
+        // The glob entries of the list name the same deviations on gRPC: an unsupported part media type is executed
+        // (both versions), a 0.3 resubscription to a finished task is refused (a MAY choice).
+        expect(report.results.filter((r) => r.status === "known-failing").map((r) => r.id)).toEqual([
+          "v0_3/grpc/send-message/unsupported-part-media-type-is-refused",
+          "v0_3/grpc/streaming/resubscribe-to-finished-task-returns-task",
+          "v1_0/grpc/send-message/unsupported-part-media-type-is-refused",
+        ]);
+        expect(report.summary.passed).toBeGreaterThanOrEqual(100);
+      } finally {
+        await grpcTarget.close();
+      }
+    },
+  );
 
   it("push-notification config cases against the same server with push enabled", { timeout: 60_000 }, async () => {
     const pushTarget = await startSdkTarget({ push: true });

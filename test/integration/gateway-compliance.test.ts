@@ -38,6 +38,8 @@ describe.each(["1.0", "0.3"] as const)("compliance suite through the gateway, ba
     const report = await runSuite({
       target: await gatewayInFrontOf(version),
       streamTimeoutMs: 10_000,
+      // The gateway's gRPC facade is being built (issue 17): its gRPC cases would skip.
+      bindings: ["json-rpc", "rest"],
       knownFailingFile: REFERENCE_KNOWN_FAILING,
     });
     const text = consoleReport(report);
@@ -55,7 +57,7 @@ describe("compliance suite through the gateway fronting the official @a2a-js/sdk
     const sdk = await startSdkTarget();
     try {
       const gateway = await listen(await buildGateway({ gateway: { backends: [{ name: "sdk", url: sdk.url }] } }));
-      const report = await runSuite({ target: gateway, streamTimeoutMs: 10_000 });
+      const report = await runSuite({ target: gateway, streamTimeoutMs: 10_000, bindings: ["json-rpc", "rest"] });
       const text = consoleReport(report);
       const sdkOwn = loadKnownFailing(fileURLToPath(new URL("../../compliance/known-failing/a2a-js-sdk-1.3.0.json", import.meta.url)));
       const listed = sdkOwn.entries.map((e) => globToRegExp(e.case));

@@ -4,6 +4,7 @@
 //
 // (a) startSdkEchoTarget: @a2a-js/sdk 1.3.0 (DefaultRequestHandler, in-memory task store, the
 //     express handlers with legacyCompat), 1.0 and 0.3 on JSON-RPC and HTTP+JSON.
+// (c) startSdkGrpcEchoTarget (sdk-grpc-echo-target.ts): the 1.3.0 gRPC services, 1.0 and 0.3.
 // (b) startSdk03EchoTarget: @a2a-js/sdk 0.3.14 (devDependency alias a2a-js-sdk-0.3) following its
 //     README's quick start: a 0.3.0 card, JSON-RPC at the card's url, HTTP+JSON as an additional interface.
 //
@@ -59,7 +60,7 @@ function echoed(parts: Part[]): string {
   return t?.$case === "text" ? t.value : "";
 }
 
-class EchoExecutor implements AgentExecutor {
+export class EchoExecutor implements AgentExecutor {
   constructor(private readonly reply: "task" | "message") {}
 
   // Deliberately nothing to cancel: every task has ended by the time a client could ask.
@@ -121,14 +122,14 @@ class EchoExecutor implements AgentExecutor {
   }
 }
 
-async function listen(app: express.Express): Promise<{ server: Server; base: string }> {
+export async function listen(app: express.Express): Promise<{ server: Server; base: string }> {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function closer(server: Server): () => Promise<void> {
+export function closer(server: Server): () => Promise<void> {
   return () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -136,11 +137,11 @@ function closer(server: Server): () => Promise<void> {
     });
 }
 
-/** (a) The official SDK 1.3.0 server around the echo executor: 1.0 + 0.3 (legacyCompat), JSON-RPC and HTTP+JSON. */
-export async function startSdkEchoTarget(options: EchoOptions = {}): Promise<EchoTarget> {
-  const card: AgentCard = {
+/** The echo agent's 1.0 card without interfaces (the caller adds them once it listens). */
+export function echoCard(what: string): AgentCard {
+  return {
     name: "Echo Agent",
-    description: "Echoes the text of each message (official SDK 1.3.0 server).",
+    description: `Echoes the text of each message (${what}).`,
     supportedInterfaces: [],
     provider: undefined,
     version: "1.0.0",
@@ -163,6 +164,11 @@ export async function startSdkEchoTarget(options: EchoOptions = {}): Promise<Ech
     ],
     signatures: [],
   };
+}
+
+/** (a) The official SDK 1.3.0 server around the echo executor: 1.0 + 0.3 (legacyCompat), JSON-RPC and HTTP+JSON. */
+export async function startSdkEchoTarget(options: EchoOptions = {}): Promise<EchoTarget> {
+  const card = echoCard("official SDK 1.3.0 server");
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor(options.reply ?? "task"));
   const app = express();
   const legacyCompat = { enabled: true };

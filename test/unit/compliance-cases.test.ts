@@ -147,7 +147,10 @@ describe("the committed suite", () => {
     for (const r of catalogue.rules) expect(r.text.length, r.id).toBeGreaterThan(10);
   });
 
-  it("every scenario whose operation exists in both versions has 1.0 and 0.3 twins on both bindings", () => {
+  it("every scenario whose operation exists in both versions has 1.0 and 0.3 twins on the three bindings", () => {
+    const GRPC_SCENARIOS = /^rest\/(get-task|send-message|cancel-task|streaming|multi-turn|list-tasks)\//;
+    const NO_GRPC_TWIN =
+      /(a2a-json-media-type|camel-case(-with-utc-timestamps)?|no-kind-discriminator|reply-kind-member-per-version|unknown-request-(fields|members)-are-ignored|spelled-per-version|timestamps-are-well-formed|concurrent-subscribers-.*)$/;
     const key = (id: string) => id.split("/").slice(1).join("/");
     const ids = new Set(cases.map((c) => c.id));
     // 1.0-only by the spec: no 0.3 counterpart exists (ListTasks, A2A-Version negotiation,
@@ -195,6 +198,15 @@ describe("the committed suite", () => {
         !ids.has(`v1_0/${k}`)
       )
         missing.push(`v1_0/${k}`);
+      // gRPC (the third binding): every HTTP+JSON case of the operation scenarios has a gRPC twin
+      // (the same ProtoJSON bodies), except those about JSON spellings, which the gRPC binding has
+      // not (its JSON is the suite's rendering of binary protobuf), push (webhooks) and parallel
+      // streams; and every gRPC case is the twin of an HTTP+JSON case, but for the binding's own rules.
+      if (c.binding === "rest" && GRPC_SCENARIOS.test(k) && !NO_GRPC_TWIN.test(k) && !ids.has(c.id.replace("/rest/", "/grpc/")))
+        missing.push(c.id.replace("/rest/", "/grpc/"));
+      // grpc/protocol/, grpc/versioning/: rules of the gRPC binding itself (framing, metadata).
+      if (c.binding === "grpc" && !/^grpc\/(protocol|versioning)\//.test(k) && !ids.has(c.id.replace("/grpc/", "/rest/")))
+        missing.push(c.id.replace("/grpc/", "/rest/"));
       if (
         c.binding === "json-rpc" &&
         !k.startsWith("json-rpc/json-rpc-errors/") &&

@@ -182,12 +182,18 @@ describe("case selection and applicability", () => {
       url: "http://a/legacy",
       preferredTransport: "JSONRPC",
       protocolVersion: "0.3.0",
-      additionalInterfaces: [{ url: "http://a/legacy-rest", transport: "HTTP+JSON" }],
+      additionalInterfaces: [
+        { url: "http://a/legacy-rest", transport: "HTTP+JSON" },
+        { url: "a:50051", transport: "GRPC" },
+      ],
     };
+    // GRPC interfaces keep the host:port form gRPC clients take.
     expect(interfacesFromCards(card1_0, card0_3).map((i) => `${i.version} ${i.binding} ${i.url}`)).toEqual([
       "1.0 json-rpc http://a/rpc",
+      "1.0 grpc a:443",
       "0.3 rest http://a/rest",
       "0.3 json-rpc http://a/legacy",
+      "0.3 grpc a:50051",
     ]);
   });
 });

@@ -94,6 +94,9 @@ const LAYERS: Record<string, Allowed[]> = {
     { to: "generated/v1_0/validators.ts" },
     { to: "generated/v0_3/validators.ts" },
     { to: "generated/v0_3/rest-validators.ts" },
+    // The protobuf-es schemas and service descriptors: gRPC cases are sent and read as binary protobuf.
+    { to: "generated/v1_0/a2a_pb.ts" },
+    { to: "generated/v0_3/a2a_pb.ts" },
     { to: "src/transport/" },
     { to: "src/runtime/" },
   ],

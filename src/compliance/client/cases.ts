@@ -27,7 +27,15 @@ export interface ClientExchange {
   level?: Level;
   optional?: boolean;
   request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown };
-  response: { status?: number; headers?: Record<string, string>; body?: unknown; events?: unknown[]; end?: "close" | "drop" };
+  /** gRPC cases: `body` and `events` are ProtoJSON messages (sent as binary protobuf), `grpc` an error status. */
+  response: {
+    status?: number;
+    headers?: Record<string, string>;
+    body?: unknown;
+    events?: unknown[];
+    end?: "close" | "drop";
+    grpc?: { status: string; message?: string; errorInfo?: { reason: string; domain?: string; metadata?: Record<string, string> } };
+  };
 }
 
 /** A further check at its own level: one exchange's request, or the driver's result. */
@@ -42,7 +50,7 @@ export interface ClientCheck {
 
 /** A client case: the head of a server case (id, file, title, requirements, level, spec, version) and its scenario. */
 export interface ClientCase extends Pick<Case, "id" | "file" | "title" | "description" | "requirements" | "level" | "spec" | "version"> {
-  binding: "json-rpc" | "rest";
+  binding: "json-rpc" | "rest" | "grpc";
   card?: Record<string, unknown>;
   capabilities?: Record<string, unknown>;
   tenant?: string;

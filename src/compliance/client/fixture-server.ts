@@ -13,6 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Scope, match, render, type Diff } from "../match.js";
 import type { ClientCase, ClientExchange } from "./cases.js";
+import { startGrpcFixture, type GrpcFixture } from "./grpc-fixture.js";
+import { PROTOCOL_BINDING } from "../discovery.js";
 
 export interface RecordedRequest {
   method: string;
@@ -51,7 +53,9 @@ const CARD_PATH = "/.well-known/agent-card.json";
 
 /** The default card of a case: one interface of the case's version and binding at {{base}}/a2a. */
 export function defaultCard(c: ClientCase): Record<string, unknown> {
-  const binding = c.binding === "rest" ? "HTTP+JSON" : "JSONRPC";
+  const binding = PROTOCOL_BINDING[c.binding];
+  // A gRPC interface is the fixture's HTTP/2 server, named the way gRPC clients take it (host:port).
+  const url = c.binding === "grpc" ? "{{grpcAddress}}" : "{{base}}/a2a";
   const capabilities = { streaming: true, pushNotifications: false, ...(c.capabilities ?? {}) };
   const common = {
     name: "a2a-toolkit client-compliance fixture",
@@ -65,11 +69,9 @@ export function defaultCard(c: ClientCase): Record<string, unknown> {
   if (c.version === "1.0")
     return {
       ...common,
-      supportedInterfaces: [
-        { url: "{{base}}/a2a", protocolBinding: binding, protocolVersion: "1.0", ...(c.tenant ? { tenant: c.tenant } : {}) },
-      ],
+      supportedInterfaces: [{ url, protocolBinding: binding, protocolVersion: "1.0", ...(c.tenant ? { tenant: c.tenant } : {}) }],
     };
-  return { ...common, protocolVersion: "0.3.0", url: "{{base}}/a2a", preferredTransport: binding };
+  return { ...common, protocolVersion: "0.3.0", url, preferredTransport: binding };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -94,7 +96,7 @@ export function compareRequest(e: ClientExchange["request"], rec: RecordedReques
   const diffs: Diff[] = [];
   if (e.method !== undefined) diffs.push(...match(e.method, rec.method, "/method", scope));
   if (e.path !== undefined) {
-    const [pathname = ""] = rec.url.split("?", 1);
+    const [pathname] = rec.url.split("?", 1);
     const query = rec.url.slice(pathname.length);
     const under = pathname === ifacePath || pathname.startsWith(`${ifacePath}/`) || (ifacePath === "" && pathname.startsWith("/"));
     const rel = under ? pathname.slice(ifacePath.length) + query : undefined;
@@ -156,6 +158,38 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
   let next = 0;
   let ifacePath = "";
 
+  /** The next exchange that takes the request (optional ones that do not match are passed over), or none: unexpected. */
+  const take = (rec: RecordedRequest): { outcome: ExchangeOutcome } | undefined => {
+    let firstTry: Diff[] | undefined;
+    for (const [i, o] of outcomes.entries()) {
+      if (i < next) continue;
+      const scope = new Scope(vars);
+      const diffs = compareRequest(o.exchange.request, rec, ifacePath, scope);
+      firstTry ??= diffs;
+      if (diffs.length && o.exchange.optional) continue;
+      // A mandatory exchange takes the request, matching or not (its differences are the finding).
+      for (const passed of outcomes.slice(next, i)) passed.status = "skipped";
+      for (const [k, v] of scope.staged) vars.set(k, v);
+      o.request = rec;
+      o.diffs = diffs;
+      o.status = diffs.length ? "fail" : "pass";
+      next = i + 1;
+      return { outcome: o };
+    }
+    unexpected.push({
+      request: rec,
+      diffs: firstTry ?? [
+        {
+          path: "",
+          expected: "no further request",
+          actual: `${rec.method} ${rec.url}`,
+          message: "request after the last expected exchange",
+        },
+      ],
+    });
+    return undefined;
+  };
+
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
@@ -168,7 +202,7 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
           // kept as text; a body expectation reports it
         }
       }
-      const [pathname = ""] = rec.url.split("?", 1);
+      const pathname = rec.url.split("?", 1)[0];
       if (rec.method === "GET" && pathname.endsWith(CARD_PATH)) {
         cardFetches.push(rec);
         const card = render(c.card ?? defaultCard(c), vars);
@@ -176,37 +210,12 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
         res.end(JSON.stringify(card));
         return;
       }
-      // The next exchange that matches; optional ones that do not are passed over.
-      let firstTry: Diff[] | undefined;
-      for (const [i, o] of outcomes.entries()) {
-        if (i < next) continue;
-        const scope = new Scope(vars);
-        const diffs = compareRequest(o.exchange.request, rec, ifacePath, scope);
-        firstTry ??= diffs;
-        if (diffs.length && o.exchange.optional) continue;
-        // A mandatory exchange takes the request, matching or not (its differences are the finding).
-        for (const passed of outcomes.slice(next, i)) passed.status = "skipped";
-        for (const [k, v] of scope.staged) vars.set(k, v);
-        o.request = rec;
-        o.diffs = diffs;
-        o.status = diffs.length ? "fail" : "pass";
-        next = i + 1;
-        o.responseStatus = send(res, o.exchange.response, vars);
-        return;
+      const taken = take(rec);
+      if (taken) taken.outcome.responseStatus = send(res, taken.outcome.exchange.response, vars);
+      else {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: `fixture server: unexpected request ${rec.method} ${rec.url}` }));
       }
-      unexpected.push({
-        request: rec,
-        diffs: firstTry ?? [
-          {
-            path: "",
-            expected: "no further request",
-            actual: `${rec.method} ${rec.url}`,
-            message: "request after the last expected exchange",
-          },
-        ],
-      });
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: `fixture server: unexpected request ${rec.method} ${rec.url}` }));
     })().catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: `fixture server: ${(e as Error).message}` }));
@@ -216,7 +225,14 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host}:${port}`;
   vars.set("base", url);
-  ifacePath = new URL(render(c.interfaceUrl ?? "{{base}}/a2a", vars) as string).pathname.replace(/\/+$/, "");
+  // gRPC cases: the requests come to an HTTP/2 server of their own; the card stays on HTTP/1.1.
+  let grpc: GrpcFixture | undefined;
+  if (c.binding === "grpc") {
+    grpc = await startGrpcFixture(c.version, host, take, vars);
+    vars.set("grpcAddress", grpc.address);
+  }
+  // A gRPC request path is the method's (/<service>/<Method>), matched whole.
+  if (c.binding !== "grpc") ifacePath = new URL(render(c.interfaceUrl ?? "{{base}}/a2a", vars) as string).pathname.replace(/\/+$/, "");
   return {
     url,
     cardFetches,
@@ -224,10 +240,12 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
     outcomes,
     ifacePath,
     vars,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await grpc?.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -21,7 +21,7 @@ export interface ClientSuiteOptions {
   /** The driver command; `{url}` is replaced by the fixture server's URL. */
   command: string[];
   versions?: Version[];
-  bindings?: ("json-rpc" | "rest")[];
+  bindings?: ("json-rpc" | "rest" | "grpc")[];
   caseGlobs?: string[];
   level?: "must" | "should" | "may";
   /** Bound for one driver run (default 20 000 ms). */

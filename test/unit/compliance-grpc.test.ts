@@ -1,0 +1,154 @@
+// The suite's gRPC pieces without a socket: framing, google.rpc.Status / ErrorInfo in
+// grpc-status-details-bin, the status a response is judged on, the default OK expectation, the
+// loader's rpc checks, and each gRPC fault of the proxy's table on a sample.
+import { base64Encode } from "@bufbuild/protobuf/wire";
+import { describe, expect, it } from "vitest";
+import { parseCase } from "../../src/compliance/cases.js";
+import {
+  decodeErrorInfo,
+  decodeStatus,
+  encodeErrorInfo,
+  encodeStatus,
+  ERROR_INFO_TYPE,
+  frame,
+  grpcMethod,
+  grpcOrigin,
+  grpcPath,
+  methodOfPath,
+  outcomeOf,
+  requestBytes,
+  unframe,
+} from "../../src/compliance/grpc.js";
+import { GRPC_REWRITES, grpcAppliesTo, type GrpcExchange } from "../../src/compliance/grpc-rewrites.js";
+import { Scope } from "../../src/compliance/match.js";
+import { sendsMessage } from "../../src/compliance/pacing.js";
+import { compareResponse } from "../../src/compliance/runner.js";
+
+const notFound = () => {
+  const info = encodeErrorInfo({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
+  return base64Encode(encodeStatus({ code: 5, message: "Task not found", details: [{ typeUrl: ERROR_INFO_TYPE, value: info }] }));
+};
+
+describe("gRPC framing and status details", () => {
+  it("method paths come from the generated service descriptors of each version", () => {
+    expect(grpcPath(grpcMethod("1.0", "SendMessage")!)).toBe("/lf.a2a.v1.A2AService/SendMessage");
+    expect(grpcPath(grpcMethod("0.3", "TaskSubscription")!)).toBe("/a2a.v1.A2AService/TaskSubscription");
+    expect(grpcMethod("0.3", "ListTasks")).toBeUndefined();
+    expect(methodOfPath("/a2a.v1.A2AService/GetTask")).toMatchObject({ version: "0.3" });
+    expect(methodOfPath("/x.Y/GetTask")).toBeUndefined();
+    expect([grpcOrigin("127.0.0.1:50051"), grpcOrigin("https://h:443"), grpcOrigin("http://h:1")]).toEqual([
+      "http://127.0.0.1:50051",
+      "https://h",
+      "http://h:1",
+    ]);
+  });
+
+  it("splits length-prefixed messages, keeping a partial one for later", () => {
+    const a = frame(Buffer.from("abc"));
+    const b = frame(Buffer.from("de"), true);
+    const got = unframe(Buffer.concat([a, b, b.subarray(0, 3)]));
+    expect(got.messages.map((m) => [m.compressed, m.data.toString()])).toEqual([
+      [false, "abc"],
+      [true, "de"],
+    ]);
+    expect(got.rest.length).toBe(3);
+  });
+
+  it("google.rpc.Status with ErrorInfo round-trips through grpc-status-details-bin", () => {
+    const st = decodeStatus(Buffer.from(notFound(), "base64"));
+    expect(st).toMatchObject({ code: 5, message: "Task not found" });
+    expect(decodeErrorInfo(st.details[0].value)).toEqual({
+      reason: "TASK_NOT_FOUND",
+      domain: "a2a-protocol.org",
+      metadata: { taskId: "t-1" },
+    });
+  });
+
+  it("the outcome names the status, decodes the details, and says what is wrong with them", () => {
+    const ok = outcomeOf({ "grpc-status": "5", "grpc-message": "Task%20not%20found", "grpc-status-details-bin": notFound() }, true);
+    expect(ok).toMatchObject({
+      status: "NOT_FOUND",
+      code: 5,
+      message: "Task not found",
+      trailersOnly: true,
+      errorInfo: { reason: "TASK_NOT_FOUND" },
+    });
+    expect(outcomeOf({ "grpc-status": "13", "grpc-status-details-bin": notFound() }, false).detailsProblem).toMatch(
+      /holds code 5, grpc-status says 13/,
+    );
+    expect(outcomeOf({ "grpc-status-details-bin": "////" }, false).detailsProblem).toMatch(/no google.rpc.Status/);
+    expect(outcomeOf({}, false).status).toBeUndefined();
+  });
+
+  it("a case's ProtoJSON request is encoded with the method's schema; a wrong field is the case's error", () => {
+    const m = grpcMethod("1.0", "GetTask")!;
+    expect(requestBytes({ method: m, body: { id: "t-1" } }).length).toBeGreaterThan(0);
+    expect(() => requestBytes({ method: m, body: { idd: "t-1" } })).toThrow(/idd/);
+  });
+});
+
+describe("judging a gRPC response", () => {
+  const res = (grpc: Record<string, string>, extra = {}) => ({ status: 200, headers: {}, grpc: outcomeOf(grpc, false), ...extra });
+
+  it("a step without expect.grpc expects status OK; an error answer has no body to match", () => {
+    expect(compareResponse({ body: { id: "t" } }, res({ "grpc-status": "0" }, { json: { id: "t" } }), new Scope(new Map()))).toEqual([]);
+    const missing = compareResponse({ body: { id: "t" } }, res({}, { json: { id: "t" } }), new Scope(new Map()));
+    expect(missing.map((d) => d.path)).toEqual(["/grpc/status"]);
+    const failed = compareResponse({ body: { id: "t" } }, res({ "grpc-status": "5" }), new Scope(new Map()));
+    expect(failed.map((d) => d.path)).toEqual(["/grpc/status"]);
+    const expected = { grpc: { status: "NOT_FOUND", errorInfo: { reason: "TASK_NOT_FOUND" } }, body: { id: "t" } };
+    expect(compareResponse(expected, res({ "grpc-status": "5", "grpc-status-details-bin": notFound() }), new Scope(new Map()))).toEqual([]);
+  });
+
+  it("rpc requests count as messages sent by their method name", () => {
+    expect(sendsMessage({ method: "POST", path: "/lf.a2a.v1.A2AService/SendStreamingMessage", rpc: "SendStreamingMessage" })).toBe(true);
+    expect(sendsMessage({ method: "POST", path: "/lf.a2a.v1.A2AService/GetTask", rpc: "GetTask" })).toBe(false);
+  });
+});
+
+describe("gRPC cases in the loader", () => {
+  const grpcCase = (rpc: string, binding = "grpc") => ({
+    title: "t",
+    requirements: ["S-23"],
+    level: "MUST",
+    version: "1.0",
+    binding,
+    agent: "any",
+    steps: [{ request: { rpc, body: {} }, expect: {} }],
+  });
+
+  it("fills in the method path; refuses an unknown method and rpc requests outside gRPC cases", () => {
+    const ok = parseCase("v1_0/grpc/x/y", "f.json", grpcCase("GetTask"));
+    expect(ok.problems).toEqual([]);
+    expect(ok.case?.steps[0]).toMatchObject({ request: { method: "POST", path: "/lf.a2a.v1.A2AService/GetTask" } });
+    expect(parseCase("v1_0/grpc/x/y", "f.json", grpcCase("TaskSubscription")).problems[0]).toMatch(/has no method "TaskSubscription"/);
+    expect(parseCase("v1_0/json-rpc/x/y", "f.json", grpcCase("GetTask", "json-rpc")).problems[0]).toMatch(/only a gRPC case/);
+  });
+});
+
+describe("the gRPC faults of the rewriting proxy", () => {
+  const unary: GrpcExchange = { version: "1.0", method: "GetTask", streaming: false };
+  const errorTrailers = { "grpc-status": "5", "grpc-message": "Task%20not%20found", "grpc-status-details-bin": notFound() };
+
+  it("each fault changes its sample", () => {
+    for (const r of GRPC_REWRITES) {
+      const ex = r.applies.streaming ? { ...unary, streaming: true } : unary;
+      expect(grpcAppliesTo(r, ex), r.name).toBe(true);
+      const changes = [
+        r.trailers && JSON.stringify(r.trailers(errorTrailers, ex)) !== JSON.stringify(errorTrailers),
+        r.head && r.head({ "content-type": "application/grpc" }, ex)["content-type"] !== "application/grpc",
+        r.message && !r.message(Buffer.from("abc"), ex, 0).equals(frame(Buffer.from("abc"))),
+        r.holdOpen,
+        r.trailersOnly,
+      ];
+      expect(changes.some(Boolean), r.name).toBe(true);
+      expect(r.spec.length, r.name).toBeGreaterThan(0);
+    }
+  });
+
+  it("the renamed reason is the type's name, the other details kept", () => {
+    const r = GRPC_REWRITES.find((x) => x.name === "grpc-error-info-reason-renamed")!;
+    const out = outcomeOf(r.trailers!(errorTrailers, unary), false);
+    expect(out.errorInfo).toMatchObject({ reason: "TaskNotFoundError", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
+  });
+});
