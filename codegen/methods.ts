@@ -65,6 +65,7 @@ export function protoMethods(registry: FileRegistry, protoPackage: string): Omit
   const rel = (typeName: string) => (typeName.startsWith(protoPackage + ".") ? typeName.slice(protoPackage.length + 1) : typeName);
   return serviceOf(registry, protoPackage).methods.map((m) => ({
     rpc: m.name,
+    grpcPath: `/${m.parent.typeName}/${m.name}`,
     streaming: m.methodKind === "server_streaming",
     requestType: rel(m.input.typeName),
     responseType: rel(m.output.typeName),
