@@ -5,12 +5,12 @@ import type { Binding, ClientWire, ProtocolVersion, Target } from "./wire.js";
 import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../transport/card-urls.js";
 
 export const WELL_KNOWN_CARD_PATH = WELL_KNOWN_CARD;
-export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
+export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON", "GRPC"];
 export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = ["1.0", "0.3"];
 
 /** Caller restrictions on what the client may speak. */
 export interface InterfacePolicy {
-  /** Bindings the client may use (default: JSONRPC and HTTP+JSON). */
+  /** Bindings the client may use (default: JSONRPC, HTTP+JSON and GRPC). */
   bindings?: readonly Binding[];
   /** Versions the client may use (default: 1.0 and 0.3). */
   versions?: readonly ProtocolVersion[];

@@ -6,8 +6,8 @@ import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AError } from "../versioning/errors.js";
 
 export type ProtocolVersion = "1.0" | "0.3";
-/** `protocolBinding` strings of the bindings this client speaks (gRPC is not supported). */
-export type Binding = "JSONRPC" | "HTTP+JSON";
+/** `protocolBinding` strings of the bindings this client speaks (GRPC: src/transport/grpc-client.ts, not the ClientWire). */
+export type Binding = "JSONRPC" | "HTTP+JSON" | "GRPC";
 
 /** The interface a client talks to: one entry of the card's `supportedInterfaces`. */
 export interface Target {

@@ -59,7 +59,7 @@ function echoed(parts: Part[]): string {
   return t?.$case === "text" ? t.value : "";
 }
 
-class EchoExecutor implements AgentExecutor {
+export class EchoExecutor implements AgentExecutor {
   constructor(private readonly reply: "task" | "message") {}
 
   // Deliberately nothing to cancel: every task has ended by the time a client could ask.
