@@ -4,7 +4,8 @@
 // programming model.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
-import { a2aGrpcHandler } from "./adapters/grpc.js";
+import { a2aGrpcHandler, type A2AGrpcHandlerOptions } from "./adapters/grpc.js";
+import type { A2AHandler } from "./handler.js";
 import { shareWithGrpc } from "./adapters/shared-port.js";
 import { TaskRuntime } from "./runtime.js";
 import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
@@ -53,13 +54,18 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   // One handler behind both fronts (the plugin's and the gRPC handler's): the same tasks on every binding.
   const runtime = plugin.runtime ?? new TaskRuntime(plugin);
   await app.register(a2aPlugin, { ...plugin, runtime, prefix: prefix ?? "" });
-  const grpc = a2aGrpcHandler({ ...plugin, authenticate: undefined, runtime, prefix: prefix ?? "" });
-  const port = shareWithGrpc(app.server, grpc);
-  app.addHook("preClose", async () => {
-    if (!plugin.runtime) await runtime.close();
-    await port.close();
-  });
+  if (!plugin.runtime) app.addHook("preClose", () => runtime.close());
+  attachGrpc(app, { ...plugin, authenticate: undefined, runtime, prefix: prefix ?? "" });
   return app;
+}
+
+/**
+ * Serves gRPC on a fastify app's port (adapters/shared-port.ts) over `runtime`, the handler its
+ * A2A routes serve (buildServer, buildGateway); its HTTP/2 sessions end when the app closes.
+ */
+export function attachGrpc(app: FastifyInstance, options: A2AGrpcHandlerOptions & { runtime: A2AHandler }): void {
+  const port = shareWithGrpc(app.server, a2aGrpcHandler(options));
+  app.addHook("preClose", () => port.close());
 }
 
 /** A fastify app with a2aServerOptions and the per-address connection limit (buildServer, buildGateway). */
