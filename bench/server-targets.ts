@@ -1,14 +1,17 @@
 // One benchmark target per process: `tsx bench/server-targets.ts ours|sdk` starts a server with
 // the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
+// `ours+grpc` serves gRPC too, on the same port; `sdk+grpc` adds the SDK's gRPC server
+// (@grpc/grpc-js, the 1.0 and 0.3 services) on another port: `READY <port> GRPC <port>`.
 //
 // The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
 // any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
 // JSON-RPC and HTTP+JSON, with in-memory task stores.
 import { randomUUID } from "node:crypto";
 
-async function ours(): Promise<number> {
+async function ours(grpc = false): Promise<number> {
   const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
   const app = await buildServer({
+    grpc: grpc || undefined,
     agent: {
       card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
       handleMessage(m) {
@@ -27,7 +30,9 @@ async function ours(): Promise<number> {
   return (app.server.address() as { port: number }).port;
 }
 
-async function sdk(): Promise<number> {
+let grpcPort: number | undefined;
+
+async function sdk(grpc = false): Promise<number> {
   const { default: express } = await import("express");
   const server = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
@@ -113,15 +118,31 @@ async function sdk(): Promise<number> {
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  if (grpc) {
+    const grpcJs = await import("@grpc/grpc-js");
+    const { A2AService, grpcService } = await import("@a2a-js/sdk/server/grpc");
+    const { LegacyA2AService, legacyGrpcService } = await import("@a2a-js/sdk/compat/v0_3/server/grpc");
+    const g = new grpcJs.Server();
+    g.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    g.addService(LegacyA2AService, legacyGrpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    grpcPort = await new Promise<number>((resolve, reject) =>
+      g.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    // The SDK's gRPC service accepts the versions the card lists for GRPC.
+    for (const v of ["1.0", "0.3"])
+      card.supportedInterfaces.push({ url: `127.0.0.1:${grpcPort}`, protocolBinding: "GRPC", protocolVersion: v, tenant: "" });
+  }
   return port;
 }
 
 const which = process.argv[2];
-const port = which === "ours" ? await ours() : which === "sdk" ? await sdk() : undefined;
+const grpc = which?.endsWith("+grpc") === true;
+const kind = grpc ? which!.slice(0, -"+grpc".length) : which;
+const port = kind === "ours" ? await ours(grpc) : kind === "sdk" ? await sdk(grpc) : undefined;
 if (port === undefined) {
-  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk\n");
+  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk|ours+grpc|sdk+grpc\n");
   process.exit(2);
 }
-process.stdout.write(`READY ${port}\n`);
+process.stdout.write(grpc ? `READY ${port} GRPC ${grpcPort ?? port}\n` : `READY ${port}\n`);
 // Exit normally on a signal, so `node --cpu-prof` can write its profile.
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => process.exit(0));
