@@ -97,8 +97,11 @@ function metadata(target: GrpcTarget, call: GrpcCallOptions): Headers {
 /** A ConnectError as the A2AError it carries, or a GrpcStatusError. */
 export function fromConnectError(e: unknown): unknown {
   if (!(e instanceof ConnectError)) return e;
+  const below = new GrpcStatusError(e.code, e.rawMessage, Code[e.code] ?? String(e.code));
+  // A failure on our side (TLS, a reset connection …) carries its cause; a status the server sent does not.
+  if (e.cause instanceof Error) return below;
   const details = e.details.filter((d): d is GrpcDetail => "type" in d && d.value instanceof Uint8Array);
-  return errorFromGrpcStatus(e.code, e.rawMessage, details) ?? new GrpcStatusError(e.code, e.rawMessage, Code[e.code] ?? String(e.code));
+  return errorFromGrpcStatus(e.code, e.rawMessage, details) ?? below;
 }
 
 export async function grpcUnary<O extends Operation>(
