@@ -30,7 +30,8 @@ export function shareWithGrpc(
   server: Server,
   handler: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
 ): SharedPort {
-  const h2 = http2.createServer({}, handler);
+  // At most 100 calls in flight per connection (node's default is 2^32-1), as gRPC servers commonly advertise.
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: 100 } }, handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on("session", (s) => {
     sessions.add(s);
