@@ -4,7 +4,9 @@
 // content types and version negotiation (decodeCall), authentication, extension checks, the
 // dispatch table (handler.ts), stream quotas and keep-alive comments, the card route with its
 // signing and caching, and errors in the binding's and version's shape. The adapters
-// (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out.
+// (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out; the gRPC
+// adapter (adapters/grpc.ts) decodes its own messages and comes in through `invoke`, which takes
+// the same steps from authentication to dispatch.
 //
 // Routes, relative to `prefix`:
 //   GET|HEAD /.well-known/agent-card.json  the card, in the shape of the requested version

@@ -49,14 +49,20 @@ export function shareWithGrpc(
     toHttp1(socket);
     socket.resume();
   };
+  // Node's HTTP/1.1 server turns Nagle's algorithm off on its sockets; the ones handed to HTTP/2 bypass
+  // it, and with Nagle on, small gRPC frames wait for delayed ACKs (tens of ms per call).
+  const toHttp2 = (socket: Socket) => {
+    socket.setNoDelay(true);
+    h2.emit("connection", socket);
+  };
   server.on(event, (socket: Socket) => {
     if (secure) {
-      if ((socket as tls.TLSSocket).alpnProtocol === "h2") h2.emit("connection", socket);
+      if ((socket as tls.TLSSocket).alpnProtocol === "h2") toHttp2(socket);
       else toHttp1(socket);
       return;
     }
     // HTTP/2 sessions read what is already in the socket's buffer themselves (node ≥ 15).
-    sniff(socket, (isH2) => (isH2 ? h2.emit("connection", socket) : sniffedToHttp1(socket)));
+    sniff(socket, (isH2) => (isH2 ? toHttp2(socket) : sniffedToHttp1(socket)));
   });
   return {
     http2: h2,
