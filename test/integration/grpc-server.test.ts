@@ -31,7 +31,7 @@ const msg = (text: string) => ({
 
 function httpsGet(url: string): Promise<{ status: number; alpn: string | false | null; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.get(url, { ca: cert, ALPNProtocols: ["http/1.1"], headers: { "a2a-version": "1.0" } }, (res) => {
+    const req = https.get(url, { ca: cert, headers: { "a2a-version": "1.0" }, ...{ ALPNProtocols: ["http/1.1"] } }, (res) => {
       const alpn = (res.socket as import("node:tls").TLSSocket).alpnProtocol;
       let body = "";
       res.on("data", (d: Buffer) => (body += d.toString()));
@@ -54,7 +54,11 @@ describe("TLS: one port, ALPN picks the protocol", () => {
     ]);
     for (const version of ["1.0", "0.3"] as const) {
       // The card is read over https with the same CA (undici's default trust store does not have it: pass it as a JSON card).
-      const client = await createA2AClient(JSON.parse(card.body) as object, { bindings: ["GRPC"], version, grpc: { ca: cert } });
+      const client = await createA2AClient(JSON.parse(card.body) as Record<string, unknown>, {
+        bindings: ["GRPC"],
+        version,
+        grpc: { ca: cert },
+      });
       const r = await client.sendMessage(msg("echo over tls"));
       expect((r.payload.value as v1_0.Task).status?.state).toBe(v1_0.TaskState.COMPLETED);
     }
@@ -63,7 +67,11 @@ describe("TLS: one port, ALPN picks the protocol", () => {
   it("without the CA, the TLS handshake fails: a network error, not an A2A one", async () => {
     const base = await listen(await buildServer({ agent: createFixtureAgent(), grpc: true, tls: { cert, key } }), "https");
     const card = await httpsGet(`${base}/.well-known/agent-card.json`);
-    const client = await createA2AClient(JSON.parse(card.body) as object, { bindings: ["GRPC"], version: "1.0", grpc: { tls: true } });
+    const client = await createA2AClient(JSON.parse(card.body) as Record<string, unknown>, {
+      bindings: ["GRPC"],
+      version: "1.0",
+      grpc: { tls: true },
+    });
     await expect(client.sendMessage(msg("echo x"))).rejects.toMatchObject({ name: "A2ATransportError", kind: "network" });
   });
 });
@@ -88,7 +96,7 @@ describe("gRPC requests take the same path as the other bindings", () => {
     const ac = new AbortController();
     const stream = client.sendStreamingMessage(msg("slow 300"), { signal: ac.signal, resubscribe: false });
     const first = await stream.next();
-    const taskId = (first.value as v1_0.StreamResponse).payload.value!.id as string;
+    const taskId = ((first.value as v1_0.StreamResponse).payload.value as v1_0.Task).id;
     ac.abort();
     await expect(stream.next()).rejects.toMatchObject({ kind: "aborted" });
     // Follow it to its end (the subscription was not the stream that was cancelled).
