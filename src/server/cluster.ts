@@ -435,7 +435,7 @@ export class PgCoordinator implements TurnCoordinator {
       return;
     }
     if (channel === "a2a_cancel_done" && msg.to === this.replica)
-      this.cancels.get(String(msg.requestId))?.(msg as { error?: { type: A2AErrorName; message: string } });
+      this.cancels.get(String(msg.requestId))?.(msg);
     if (channel === "a2a_cancel" && msg.replica === this.replica && this.local) {
       const ask = msg as unknown as CancelAsk;
       void this.local

@@ -35,7 +35,7 @@ beforeAll(async () => {
   app.log.warn = ((obj: unknown, msg?: string) => {
     warnings.push(String(msg ?? obj));
     warn(obj as never, msg as never);
-  }) as typeof app.log.warn;
+  });
   server = await listen(app);
   base = server.url;
   const r = await post("/", { jsonrpc: "2.0", id: 0, method: "SendMessage", params: { message: msg1_0("ask") } }, V1);
