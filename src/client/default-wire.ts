@@ -41,12 +41,7 @@ export const defaultWire: ClientWire = {
     )
       throw fromJsonRpcError({ code: body.code, message: typeof body.message === "string" ? body.message : undefined, data: body.data });
     try {
-      return decodeReply(
-        target,
-        op,
-        { status: res.status, json: res.json, text: res.text },
-        { rpcId: req?.rpcId, sent: req?.losses },
-      ) as ResponseOf<O>;
+      return decodeReply(target, op, { status: res.status, json: res.json, text: res.text }, { rpcId: req?.rpcId, sent: req?.losses });
     } catch (e) {
       if (e instanceof NotA2AReplyError)
         throw new A2ATransportError(res.status >= 400 ? "http" : "bad-response", `${target.url}: ${e.message}`, {
