@@ -12,7 +12,7 @@ export function mapObjects(v: Json, f: (o: JsonObject) => JsonObject): Json {
   if (!isPlainObject(v)) return v;
   const entries = Object.entries(v);
   const mapped = entries.map(([k, x]) => [k, mapObjects(x, f)] as const);
-  return f(mapped.some(([, x], i) => x !== entries[i]?.[1]) ? Object.fromEntries(mapped) : (v));
+  return f(mapped.some(([, x], i) => x !== entries[i]?.[1]) ? Object.fromEntries(mapped) : v);
 }
 
 export const isObj = (v: unknown): v is JsonObject => isPlainObject(v);
