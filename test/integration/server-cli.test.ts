@@ -137,7 +137,7 @@ describe("a2a-toolkit serve", () => {
   });
 
   it("refuses an unknown store with a clear message and exit code 2", async () => {
-    const s = serve(["--store", "postgres://x"]);
+    const s = serve(["--store", "redis://x"]);
     const [code] = await once(s.child, "exit");
     expect(code).toBe(2);
     expect(s.stderr()).toMatch(/unknown store/);
