@@ -34,7 +34,7 @@ interface Target {
 async function start(which: "ours+grpc" | "sdk+grpc"): Promise<Target> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], { stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       const m = /READY \d+ GRPC (\d+)/.exec(d.toString());
       if (m) resolve(Number(m[1]));
     });

@@ -48,7 +48,7 @@ async function sdkTarget(url: string): Promise<{ child: ChildProcess; base: stri
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       const m = /READY (\d+)/.exec(d.toString());
       if (m) resolve(Number(m[1]));
     });

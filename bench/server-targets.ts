@@ -150,9 +150,9 @@ async function sdk(file?: string, pg?: string, grpc = false): Promise<number> {
   };
   void Role;
   const store = file ? await sdkSqliteStore(file) : pg ? await sdkPgStore(pg) : new InMemoryTaskStore();
-  const handler = new DefaultRequestHandler(card as never, store as never, executor as never);
+  const handler = new DefaultRequestHandler(card, store, executor);
   const legacyCompat = { enabled: true };
-  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   if (grpc) {

@@ -133,27 +133,38 @@ async function stores(): Promise<void> {
   try {
     const headers = { "A2A-Version": "1.0" };
     for (const t of targets) await load(t.base, send1_0, headers, 2);
-    const runs: Result[][] = targets.map(() => []);
+    const runs = targets.map((t, i) => ({ t, name: names[i], results: [] as Result[] }));
     for (let r = 0; r < RUNS; r++)
-      for (const [i, t] of targets.entries()) {
-        process.stderr.write(`run ${r + 1}/${RUNS}: ${names[i]} …\n`);
-        runs[i].push(await load(t.base, send1_0, headers));
+      for (const { t, name, results } of runs) {
+        process.stderr.write(`run ${r + 1}/${RUNS}: ${name} …\n`);
+        results.push(await load(t.base, send1_0, headers));
       }
-    const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const rows = runs.map((rs) => {
+    const mid = (xs: number[]) => {
+      const m = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      if (m === undefined) throw new Error("no runs to take the median of");
+      return m;
+    };
+    const rows = runs.map(({ name, results: rs }) => {
       const rps = rs.map((r) => r.requests.average);
-      return { rps: mid(rps), min: Math.min(...rps), max: Math.max(...rps), p99: mid(rs.map((r) => r.latency.p99)) };
+      return { name, rps: mid(rps), min: Math.min(...rps), max: Math.max(...rps), p99: mid(rs.map((r) => r.latency.p99)) };
     });
     const [oursMem, oursSql, sdkMem, sdkSql] = rows;
+    const [memRuns, sqlRuns] = runs.map((r) => r.results);
+    if (!oursMem || !oursSql || !sdkMem || !sdkSql || !memRuns || !sqlRuns) throw new Error("expected a row per server");
     const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
     const check = (ok: boolean) => (ok ? "✅" : "❌");
+    const perRun = sqlRuns.map((r, i) => {
+      const m = memRuns[i];
+      if (!m) throw new Error("expected as many runs of each server");
+      return f(r.requests.average / m.requests.average, 2);
+    });
     const lines = [
       `node ${process.version}, blocking 1.0 SendMessage (JSON-RPC), ${CONNECTIONS} connections, ${DURATION} s per run, ` +
         `median of ${RUNS} alternating runs (min–max)`,
       "",
       "| server | req/s | p99 ms |",
       "|---|---|---|",
-      ...rows.map((r, i) => `| ${names[i]} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} |`),
+      ...rows.map((r) => `| ${r.name} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} |`),
       "",
       "| ours SQLite (default) vs | ratio | target |",
       "|---|---|---|",
@@ -162,7 +173,7 @@ async function stores(): Promise<void> {
       `| ours memory, req/s | ${f(oursSql.rps / oursMem.rps, 2)}× | ≥ 0.6× ${check(oursSql.rps >= 0.6 * oursMem.rps)} |`,
       `| SDK memory, p99 | ${f(oursSql.p99 / sdkMem.p99, 2)}× | ≤ ⅓ ${check(oursSql.p99 <= sdkMem.p99 / 3)} |`,
       "",
-      `run by run, ours SQLite / ours memory: ${runs[1].map((r, i) => f(r.requests.average / runs[0][i].requests.average, 2)).join(", ")}`,
+      `run by run, ours SQLite / ours memory: ${perRun.join(", ")}`,
     ];
     process.stdout.write(lines.join("\n") + "\n");
   } finally {

@@ -35,10 +35,11 @@ if (!gc) {
   process.exit(2);
 }
 
-const load = (p: string) => import(pathToFileURL(join(SRC, p)).href);
-const server = await load("server/index.ts");
-const { SqliteTaskStore } = await load("server/sqlite-store.ts");
-const v1_0 = await import(pathToFileURL(join(SRC, "../generated/v1_0/index.ts")).href);
+// Typed as this checkout's modules: an older --src is expected to offer the same few names.
+const load = (p: string): Promise<unknown> => import(pathToFileURL(join(SRC, p)).href);
+const server = (await load("server/index.ts")) as typeof import("../src/server/index.js");
+const { SqliteTaskStore } = (await load("server/sqlite-store.ts")) as typeof import("../src/server/sqlite-store.js");
+const v1_0 = (await load("../generated/v1_0/index.ts")) as typeof import("../generated/v1_0/index.js");
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-bench-wal-"));
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
@@ -72,7 +73,7 @@ async function send(rt: { sendMessage(req: unknown, call: unknown): Promise<unkn
 
 const agent = {
   card: { name: "wal bench", description: "echo", version: "1" },
-  handleMessage: (m: unknown) => server.reply(server.firstText(m)),
+  handleMessage: (m: import("../generated/v1_0/index.js").Message) => server.reply(server.firstText(m)),
 };
 const quiet = { error: () => {}, warn: () => {} };
 
@@ -108,12 +109,12 @@ try {
     await send(rt, SENDS, (done) => {
       maxWal = Math.max(maxWal, walSize(file));
       if (done === 20_000) {
-        gc!();
+        gc();
         ({ rss: rssAt20k, heapUsed: heapAt20k } = process.memoryUsage());
       }
     });
     const s = (performance.now() - t0) / 1000;
-    gc!();
+    gc();
     const { rss, heapUsed } = process.memoryUsage();
     process.stdout.write(
       `${SENDS.toLocaleString("en")} sends in ${s.toFixed(1)} s (${(SENDS / s).toFixed(0)}/s): largest WAL file ${mb(maxWal)} MiB; ` +

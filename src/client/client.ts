@@ -506,7 +506,7 @@ export class A2AClient {
       return (async function* (): AsyncGenerator<v1_0.StreamResponse> {
         throw refused;
       })();
-    const request = this.build(op, init as Init<"SendStreamingMessage">);
+    const request = this.build(op, init);
     const policy = opts.resubscribe ?? this.options.resubscribe;
     const subscribeId = op === "SubscribeToTask" ? (request as v1_0.SubscribeToTaskRequest).id : undefined;
     return resilientStream(this, () => this.openStream(op, request, opts), opts, policy === false ? false : (policy ?? {}), subscribeId);

@@ -52,7 +52,7 @@ export const defaultWire: ClientWire = {
         op,
         { status: res.status, json: res.json, text: res.text },
         { rpcId: req?.rpcId, sent: req?.losses },
-      ) as ResponseOf<O>;
+      );
     } catch (e) {
       if (e instanceof NotA2AReplyError)
         throw new A2ATransportError(res.status >= 400 ? "http" : "bad-response", `${target.url}: ${e.message}`, {

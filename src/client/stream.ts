@@ -100,7 +100,7 @@ export async function* resilientStream(
     if (isInterrupted(state) && cause === undefined) return;
     if (!taskId) return;
     if (policy === false) {
-      if (cause) throw cause;
+      if (cause instanceof Error) throw cause; // set only to a dropped connection's A2ATransportError
       return;
     }
     const max = policy.maxAttempts ?? 3;
@@ -144,7 +144,7 @@ export async function* resilientStream(
         // The task finished between the re-read and the subscription (1.0: UnsupportedOperation).
         if (e instanceof A2AError && e.type === "UnsupportedOperationError") {
           const t = await client.getTask({ id }, opts);
-          yield { event: create(v1_0.StreamResponseSchema, { payload: { case: "task", value: t } }) } as WireEvent;
+          yield { event: create(v1_0.StreamResponseSchema, { payload: { case: "task", value: t } }) };
           return;
         }
         throw e;

@@ -105,7 +105,7 @@ export async function startGrpcProxy(opts: { target: string; faults?: string[]; 
       }
     });
     let trailers: GrpcHeaders = {};
-    up.on("trailers", (t) => {
+    up.on("trailers", (t: http2.IncomingHttpHeaders) => {
       trailers = plain(t);
     });
     up.on("end", () => {

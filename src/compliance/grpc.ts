@@ -209,7 +209,7 @@ export function decodeGrpcMessage(v: string | undefined): string | undefined {
 /** What the runner records of a gRPC call beside headers, body and events (WireResponse.grpc). */
 export interface GrpcOutcome {
   /** The status name (grpc-status as a google.rpc.Code name); undefined when no grpc-status came. */
-  status?: GrpcCodeName | string;
+  status?: string;
   code?: number;
   message?: string;
   /** The decoded grpc-status-details-bin: its details (ErrorInfo, BadRequest decoded). */
@@ -340,10 +340,11 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       if (trailers || res.closed) res.grpc = outcomeOf(trailers ?? {}, trailersOnly);
       if (streaming) res.events = events;
       else if (events.length > 1 && !res.error) res.error = `a unary call answered with ${events.length} messages`;
-      else if (events.length === 1) {
-        res.json = events[0].json;
-        res.text = events[0].data;
-        if (events[0].parseError && !res.error) res.error = events[0].parseError;
+      else if (events.length === 1 && events[0]) {
+        const [only] = events;
+        res.json = only.json;
+        res.text = only.data;
+        if (only.parseError && !res.error) res.error = only.parseError;
       }
       session.close();
       session.destroy();
@@ -357,7 +358,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       else finish({ error: `the call did not end within ${opts.timeoutMs} ms` });
       stream.close(http2.constants.NGHTTP2_CANCEL);
     };
-    session.on("error", (e) => finish(res.status ? { error: e.message } : { status: 0, error: e.message }));
+    session.on("error", (e: Error) => finish(res.status ? { error: e.message } : { status: 0, error: e.message }));
     const stream = session.request({
       ":method": "POST",
       ":path": grpcPath(call.method),
@@ -375,7 +376,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       clearTimeout(timer);
       timer = setTimeout(() => onTimeout(), timeoutFor());
     });
-    stream.on("trailers", (t) => {
+    stream.on("trailers", (t: http2.IncomingHttpHeaders) => {
       trailers = headerRecord(t);
     });
     stream.on("data", (chunk: Buffer) => {
@@ -407,7 +408,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
     });
     stream.on("end", () => finish({ closed: true }));
     stream.on("close", () => finish(res.status ? { closed: true } : { status: 0, error: "the stream closed before any response" }));
-    stream.on("error", (e) => finish(res.status ? { error: e.message } : { status: 0, error: e.message }));
+    stream.on("error", (e: Error) => finish(res.status ? { error: e.message } : { status: 0, error: e.message }));
     stream.end(frame(bytes));
   });
 }

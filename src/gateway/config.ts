@@ -109,13 +109,13 @@ function checkBackend(raw: unknown, where: string): BackendConfig {
   const out: BackendConfig = { name: b.name, url: b.url };
   if (b.version !== undefined) {
     // YAML reads an unquoted 1.0 as the number 1.
-    const v = typeof b.version === "number" ? b.version.toFixed(1) : String(b.version);
+    const v = typeof b.version === "number" ? b.version.toFixed(1) : b.version;
     const version = SUPPORTED_VERSIONS.find((s) => s === v);
     if (!version) throw new GatewayConfigError(`${where}.version must be ${SUPPORTED_VERSIONS.map((s) => `"${s}"`).join(" or ")}`);
     out.version = version;
   }
   if (b.binding !== undefined) {
-    const v = String(b.binding).toUpperCase();
+    const v = typeof b.binding === "string" ? b.binding.toUpperCase() : undefined;
     const binding =
       v === "JSONRPC" || v === "JSON-RPC" ? "JSONRPC" : v === "HTTP+JSON" || v === "REST" ? "HTTP+JSON" : v === "GRPC" ? "GRPC" : undefined;
     if (!binding) throw new GatewayConfigError(`${where}.binding must be JSONRPC, HTTP+JSON or GRPC`);

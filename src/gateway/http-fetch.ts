@@ -78,7 +78,7 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch & { c
       });
     return attempt(true);
   };
-  return Object.assign(impl as typeof fetch, {
+  return Object.assign(impl, {
     close() {
       http.destroy();
       https.destroy();

@@ -60,7 +60,7 @@ export class MemoryPushConfigStore implements PushConfigStore {
     const stored: StoredPushConfig = { owner, version, config: prepareConfig(config) };
     const k = this.key(owner, config.taskId);
     let configs = this.byTask.get(k);
-    if (!configs) this.byTask.set(k, (configs = new Map()));
+    if (!configs) this.byTask.set(k, (configs = new Map<string, StoredPushConfig>()));
     configs.set(stored.config.id, stored); // replacing keeps the original position
     return stored;
   }

@@ -163,7 +163,7 @@ export class PushDelivery {
         const bodies = new Map<string, { body: string; contentType: string } | null>();
         for (const c of configs) {
           if (!bodies.has(c.version)) bodies.set(c.version, renderJson(c.version, eventJson, snap));
-          const b = bodies.get(c.version)!;
+          const b = bodies.get(c.version);
           if (!b) {
             this.report({ kind: "skipped", owner, taskId, configId: c.config.id, why: "0.3 webhooks need a task snapshot" });
             continue;
@@ -171,7 +171,7 @@ export class PushDelivery {
           this.push(c, b.body, b.contentType);
         }
       })
-      .catch((e) => this.o.logger?.warn({ err: e, taskId }, "push notification could not be queued"));
+      .catch((e: unknown) => this.o.logger?.warn({ err: e, taskId }, "push notification could not be queued"));
   }
 
   /** Queues one prepared notification for one config (what `enqueue` does per config). */

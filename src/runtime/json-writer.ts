@@ -10,6 +10,7 @@
 // test/contract/json-writer.test.ts checks the equivalence over every 1.0 message.
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 
 export type AlwaysEmit = Readonly<Record<string, readonly string[]>>;
 
@@ -40,7 +41,7 @@ function writerFor(desc: DescMessage, table: AlwaysEmit): Writer {
 /** Fills in the table's defaults on a JSON value protobuf-es wrote, the whole tree down. */
 export function applyAlwaysEmit(schema: DescMessage, json: JsonValue, table: AlwaysEmit): void {
   if (!json || typeof json !== "object" || Array.isArray(json)) return;
-  const obj = json as JsonObject;
+  const obj = json;
   const emit = table[schema.typeName];
   for (const field of schema.fields) {
     const value = obj[field.jsonName];
@@ -158,7 +159,7 @@ function compileField(field: DescField, table: AlwaysEmit): (m: Record<string, u
       return (m, json) => {
         const list = m[local] as unknown[];
         if (list.length === 0) return;
-        const out: JsonValue[] = new Array(list.length);
+        const out = new Array<JsonValue>(list.length);
         for (let i = 0; i < list.length; i++) out[i] = item(list[i]);
         json[key] = out;
       };
@@ -187,7 +188,7 @@ function compileField(field: DescField, table: AlwaysEmit): (m: Record<string, u
           if (o.case === local) json[key] = write(o.value);
         };
       }
-      if (field.presence !== 2 /* IMPLICIT */ || field.fieldKind === "message")
+      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT || field.fieldKind === "message")
         return (m, json) => {
           const v = m[local];
           if (v !== undefined) json[key] = write(v);

@@ -80,7 +80,8 @@ function show(v: unknown): string {
   if (Array.isArray(v)) return "an array";
   if (v === null) return "null";
   if (typeof v === "object") return "an object";
-  return JSON.stringify(v) ?? String(v);
+  // What JSON cannot write (undefined, a function or symbol out of a hand-built value) is named by its type.
+  return JSON.stringify(v) ?? typeof v;
 }
 
 const pointer = (path: string, key: string | number) => `${path}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
@@ -183,9 +184,9 @@ function prepareField(desc: DescMessage, field: DescField, value: unknown, path:
     case "list":
       if (!Array.isArray(value)) return value;
       if (field.listKind === "message")
-        return value.map((v, i) => (v === null ? v : prepareMessage(desc, field, field.message, v, pointer(path, i))));
+        return value.map((v: unknown, i) => (v === null ? v : prepareMessage(desc, field, field.message, v, pointer(path, i))));
       if (field.listKind === "enum")
-        return value.map((v, i) => (v === null ? v : prepareEnum(desc, field, field.enum, v, pointer(path, i))));
+        return value.map((v: unknown, i) => (v === null ? v : prepareEnum(desc, field, field.enum, v, pointer(path, i))));
       return value;
     case "map":
       if (!isObject(value)) return value;

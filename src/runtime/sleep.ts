@@ -6,7 +6,7 @@
  * given, else with the signal's reason.
  */
 export function sleep(ms: number, signal?: AbortSignal, abortError?: (reason: unknown) => unknown): Promise<void> {
-  const failure = () => (abortError ? abortError(signal?.reason) : signal?.reason);
+  const failure = (): unknown => (abortError ? abortError(signal?.reason) : signal?.reason);
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(failure());
     const onAbort = () => {

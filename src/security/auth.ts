@@ -246,10 +246,8 @@ export function cardSecurityJson(authenticators: readonly Authenticator[]): {
 } {
   const s = cardSecurity(authenticators);
   return {
-    securitySchemes: Object.fromEntries(
-      Object.entries(s.securitySchemes).map(([k, v]) => [k, toJson(v1_0.SecuritySchemeSchema, v) as v1_0.SecuritySchemeJson]),
-    ),
-    securityRequirements: s.securityRequirements.map((r) => toJson(v1_0.SecurityRequirementSchema, r) as v1_0.SecurityRequirementJson),
+    securitySchemes: Object.fromEntries(Object.entries(s.securitySchemes).map(([k, v]) => [k, toJson(v1_0.SecuritySchemeSchema, v)])),
+    securityRequirements: s.securityRequirements.map((r) => toJson(v1_0.SecurityRequirementSchema, r)),
   };
 }
 

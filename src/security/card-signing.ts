@@ -83,7 +83,7 @@ export function canonicalCardPayload(card: v1_0.AgentCard | JsonObject): Uint8Ar
 
 async function keyFor(key: SigningKey, alg: string): Promise<CryptoKey | KeyObject | Uint8Array> {
   if (key instanceof Uint8Array) return key;
-  if (typeof key === "object" && key !== null && "kty" in key) return importJWK(key as JWK, alg) as Promise<CryptoKey | Uint8Array>;
+  if (typeof key === "object" && key !== null && "kty" in key) return importJWK(key, alg);
   return key as CryptoKey | KeyObject;
 }
 
@@ -97,7 +97,7 @@ export async function signAgentCard(card: v1_0.AgentCard, key: SigningKey, opts:
     typ: "JOSE",
     ...(opts.jku ? { jku: opts.jku } : {}),
   });
-  if (opts.header) jws.setUnprotectedHeader(opts.header as Record<string, unknown>);
+  if (opts.header) jws.setUnprotectedHeader(opts.header);
   const signed = await jws.sign(await keyFor(key, opts.alg));
   const sig = create(v1_0.AgentCardSignatureSchema, {
     protected: signed.protected!,
@@ -137,8 +137,7 @@ export interface SignatureCheck {
  * that URL is the caller's decision.
  */
 export function jwksKeyResolver(jwks: JSONWebKeySet): KeyResolver {
-  return (header) =>
-    jwks.keys.find((k) => k.kid === header.kid && (!k.alg || k.alg === header.alg) && (!k.use || k.use === "sig")) as JWK | undefined;
+  return (header) => jwks.keys.find((k) => k.kid === header.kid && (!k.alg || k.alg === header.alg) && (!k.use || k.use === "sig"));
 }
 
 /** Checks every signature of the card; `verified` on each says whether it holds. */
@@ -180,7 +179,7 @@ export async function verifyAgentCard(
           protected: sig.protected,
           signature: sig.signature,
           payload,
-          ...(sig.header ? { header: sig.header as Record<string, unknown> } : {}),
+          ...(sig.header ? { header: sig.header } : {}),
         },
         await keyFor(key, alg),
         { algorithms },

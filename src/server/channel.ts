@@ -103,7 +103,7 @@ export class Subscription<T> implements AsyncIterableIterator<T> {
       return Promise.resolve({ value, done: false });
     }
     if (this.failure !== undefined) {
-      const f = this.failure;
+      const f: unknown = this.failure; // whatever the producer failed with, not narrowed to {} | null
       this.failure = undefined;
       return Promise.reject(f);
     }

@@ -434,8 +434,7 @@ export class PgCoordinator implements TurnCoordinator {
     } catch {
       return;
     }
-    if (channel === "a2a_cancel_done" && msg.to === this.replica)
-      this.cancels.get(String(msg.requestId))?.(msg as { error?: { type: A2AErrorName; message: string } });
+    if (channel === "a2a_cancel_done" && msg.to === this.replica) this.cancels.get(String(msg.requestId))?.(msg);
     if (channel === "a2a_cancel" && msg.replica === this.replica && this.local) {
       const ask = msg as unknown as CancelAsk;
       void this.local

@@ -5,7 +5,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
 import { a2aGrpcHandler, type A2AGrpcHandlerOptions } from "./adapters/grpc.js";
-import type { A2AHandler } from "./handler.js";
 import { shareWithGrpc } from "./adapters/shared-port.js";
 import { TaskRuntime } from "./runtime.js";
 import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";

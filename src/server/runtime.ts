@@ -403,7 +403,7 @@ export class TaskRuntime implements A2AHandler {
       if (tooLarge) this.log.warn({ taskId: live.task.id, limit: this.maxArtifactBytes }, "task artifacts over the limit");
       else this.log.error({ err: e, taskId: live.task.id }, "agent failed");
       const text = tooLarge ? e.message : this.book.closed ? "The server shut down before the task finished." : GENERIC_FAILURE;
-      await this.finish(live, S.FAILED, [text]).catch((err) =>
+      await this.finish(live, S.FAILED, [text]).catch((err: unknown) =>
         this.log.error({ err, taskId: live.task.id }, "could not record the failure"),
       );
     }

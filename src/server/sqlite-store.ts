@@ -256,7 +256,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   write<T>(run: () => T): Promise<T> {
     if (!this.db.open) return Promise.reject(new Error("the task store is closed"));
     return new Promise<T>((resolve, reject) => {
-      this.ops.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.ops.push({ run, resolve: resolve, reject });
       this.scheduleCommit();
     });
   }

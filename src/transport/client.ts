@@ -17,7 +17,7 @@
 //   Headers: 1.0 requests carry `A2A-Version: 1.0`; 0.3 requests carry no version header (an empty
 //   header means 0.3), like a real 0.3 client. Extensions go out as A2A-Extensions (1.0) or
 //   X-A2A-Extensions (0.3).
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import {
   codecFor,
@@ -217,7 +217,7 @@ export function decodeStreamEvent(target: TargetLike, _op: Operation, data: unkn
       const status = Number((value as { error?: { code?: unknown } }).error?.code) || 500;
       return { error: codec.decodeError(value, status) };
     }
-    const decoded = codec.decodeEvent(value as JsonValue);
+    const decoded = codec.decodeEvent(value);
     return decoded.final ? { event: decoded.value, end: true, losses: decoded.losses } : { event: decoded.value, losses: decoded.losses };
   } catch (e) {
     return { error: e instanceof A2AError ? e : new A2AError("InvalidAgentResponseError", `Invalid agent response: ${String(e)}`) };

@@ -118,7 +118,7 @@ export async function grpcUnary<O extends Operation>(
       call.signal,
       call.timeoutMs,
       metadata(target, call),
-      input as never,
+      input,
     );
     return decodeGrpcResponse(target.version, op, res.message as Message).value;
   } catch (e) {
@@ -141,11 +141,11 @@ export async function* grpcStream(
       call.timeoutMs,
       metadata(target, call),
       (async function* () {
-        yield input as never;
+        yield input;
       })(),
     );
     for await (const m of res.message) {
-      const d = decodeGrpcEvent(target.version, m as Message);
+      const d = decodeGrpcEvent(target.version, m);
       yield { event: d.value, final: d.final };
       if (d.final) return;
     }

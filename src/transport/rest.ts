@@ -48,7 +48,7 @@ export function bindingFor(verb: HttpVerb, template: string, body: string): Http
     pathParams.push(name);
     const segs = (m[2] ?? "*").split("/").map((s) => (s === "*" ? "[^/]+" : escapeRegex(s)));
     pattern += `(?<${name}>${segs.join("/")})`;
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   pattern += escapeRegex(template.slice(last));
   return { verb, template, body, pathParams, pattern: `^${pattern}$` };
@@ -193,7 +193,9 @@ export function httpFromRequestJson(bindings: readonly HttpBinding[], schema: De
   const rest: JsonObject = { ...json };
   const resourceNames = multiSegmentVars(b.template);
   const path = b.template.replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_m, name: string) => {
-    const v = String(json[jsonOf(name)]);
+    const v = json[jsonOf(name)];
+    // `usable` holds only bindings whose path fields are all non-empty strings.
+    if (typeof v !== "string") throw new A2AError("InvalidParamsError", `missing path field ${name}`);
     delete rest[jsonOf(name)];
     return resourceNames.has(name) ? encodeResourceName(v) : encodeURIComponent(v);
   });
@@ -207,7 +209,8 @@ export function httpFromRequestJson(bindings: readonly HttpBinding[], schema: De
   // Every field that is neither in the path nor the body travels as a query parameter.
   for (const [k, v] of Object.entries(rest)) {
     if (v === null || v === undefined || (typeof v === "object" && !Array.isArray(v))) continue;
-    if (Array.isArray(v)) for (const item of v) query.append(k, String(item));
+    // A list item that is itself an object (no A2A query field has one) is sent as its JSON.
+    if (Array.isArray(v)) for (const item of v) query.append(k, typeof item === "object" ? JSON.stringify(item) : String(item));
     else query.append(k, String(v));
   }
   return body === undefined ? { verb: b.verb, path, query } : { verb: b.verb, path, query, body };

@@ -280,7 +280,7 @@ class Codec0_3 implements Codec {
   decodeResponse<O extends Operation>(op: O, wire: unknown, opts: DecodeResponseOptions = {}): Translated<ResponseOf<O>> {
     const up = asAgentResponse(() => this.t.upgradeResponse(op, wire));
     const value = decode1_0(OPERATIONS[op].response, up.value, "response", validatorOf(up));
-    if (opts.sent?.some((l) => l.id === "L10")) trimHistory(value as ResponseOf<O>);
+    if (opts.sent?.some((l) => l.id === "L10")) trimHistory(value);
     return { value: value as ResponseOf<O>, losses: up.losses };
   }
   decodeEvent(wire: unknown): Translated<v1_0.StreamResponse> & { final: boolean } {

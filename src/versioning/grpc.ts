@@ -14,7 +14,7 @@
 // the same way. Binary and ProtoJSON carry the same values (proto3, no unknown fields kept), so the
 // detour loses nothing of its own.
 import { fromJson, toJson, type DescMessage, type DescService, type JsonValue, type Message } from "@bufbuild/protobuf";
-import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { MethodInfo } from "../runtime/methods.js";
@@ -96,7 +96,7 @@ export function decodeGrpcRequest<O extends Operation>(version: ProtocolVersion,
 
 /** Server: the 1.0 response → the response message of `version`'s service. */
 export function encodeGrpcResponse<O extends Operation>(version: ProtocolVersion, op: O, response: ResponseOf<O>): Translated<Message> {
-  if (version === "1.0") return { value: response as Message, losses: [] };
+  if (version === "1.0") return { value: response, losses: [] };
   const wire = codecFor("0.3", "HTTP+JSON").encodeResponse(op, response);
   return { value: fromJson(responseSchema03(op), wire.value), losses: wire.losses };
 }
@@ -132,7 +132,7 @@ export function grpcEventEncoder(version: ProtocolVersion): {
 
 /** Client: the 1.0 request → the request message of `version`'s service. */
 export function encodeGrpcRequest<O extends Operation>(version: ProtocolVersion, op: O, request: RequestOf<O>): Translated<Message> {
-  if (version === "1.0") return { value: request as Message, losses: [] };
+  if (version === "1.0") return { value: request, losses: [] };
   const wire = codecFor("0.3", "HTTP+JSON").encodeRequest(op, request);
   return { value: fromJson(schema03(method03(op).requestType), wire.value), losses: wire.losses };
 }
@@ -248,9 +248,9 @@ export function decodeErrorInfo(bytes: Uint8Array): { reason: string; domain: st
   const out = { reason: "", domain: "", metadata: {} as Record<string, string> };
   while (r.pos < r.len) {
     const [field, wire] = r.tag();
-    if (field === 1 && wire === 2) out.reason = r.string();
-    else if (field === 2 && wire === 2) out.domain = r.string();
-    else if (field === 3 && wire === 2) {
+    if (field === 1 && wire === WireType.LengthDelimited) out.reason = r.string();
+    else if (field === 2 && wire === WireType.LengthDelimited) out.domain = r.string();
+    else if (field === 3 && wire === WireType.LengthDelimited) {
       const [k, v] = pair(r.bytes());
       out.metadata[k] = v;
     } else r.skip(wire);
@@ -276,7 +276,7 @@ function decodeBadRequest(bytes: Uint8Array): { field: string; description: stri
   const out: { field: string; description: string }[] = [];
   while (r.pos < r.len) {
     const [field, wire] = r.tag();
-    if (field === 1 && wire === 2) {
+    if (field === 1 && wire === WireType.LengthDelimited) {
       const [f, d] = pair(r.bytes());
       out.push({ field: f, description: d });
     } else r.skip(wire);
@@ -291,8 +291,8 @@ function pair(bytes: Uint8Array): [string, string] {
   let b = "";
   while (r.pos < r.len) {
     const [field, wire] = r.tag();
-    if (field === 1 && wire === 2) a = r.string();
-    else if (field === 2 && wire === 2) b = r.string();
+    if (field === 1 && wire === WireType.LengthDelimited) a = r.string();
+    else if (field === 2 && wire === WireType.LengthDelimited) b = r.string();
     else r.skip(wire);
   }
   return [a, b];

@@ -92,7 +92,7 @@ function run<I, O>(
 const PB_SCHEMAS = new Map<ValidateFunction, DescMessage>(
   Object.entries(VP).flatMap(([name, validate]) => {
     const schema = (pb as unknown as Record<string, DescMessage | undefined>)[`${name}Schema`];
-    return schema ? [[validate as ValidateFunction, schema] as const] : [];
+    return schema ? [[validate, schema] as const] : [];
   }),
 );
 
@@ -300,7 +300,7 @@ export const downgradeSendMessageResponse = (
 // ---- SendMessageRequest ------------------------------------------------------------------------------
 
 const pushBodyDown = (c: v1_0.TaskPushNotificationConfigJson, path: string, log: LossLog, inSend: boolean) =>
-  pushDown(c, path, log, inSend) as pb.PushNotificationConfigJson;
+  pushDown(c, path, log, inSend);
 const pushBodyUp = (c: pb.PushNotificationConfigJson, path: string, log: LossLog) => pushUp(c, KP, path, log);
 
 function historyDown(n: number | string | undefined, path: string, log: LossLog): number | undefined {

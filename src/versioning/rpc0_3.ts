@@ -229,7 +229,7 @@ function byKind(table: Record<string, ValidateFunction>): ValidateFunction {
       ];
       return false;
     }
-    const ok = validator(v) as boolean;
+    const ok = validator(v);
     f.errors = validator.errors;
     return ok;
   }) as ValidateFunction;

@@ -112,7 +112,8 @@ const GRPC_0_3_TO_1_0: Record<string, string> = {
 
 /** A gRPC case's calls: the 1.0 method name and whether the step expects an error status. */
 function grpcCalls(c: Case): { rpc: string; error: boolean }[] {
-  return (c.steps.flatMap(exchangesOf) as CaseExchange[])
+  return c.steps
+    .flatMap<CaseExchange>(exchangesOf)
     .filter((x) => !x.name?.endsWith("(status code)")) // 0.3's extra SHOULD step on the exact code
     .map((x) => {
       const status = (x.expect.grpc as { status?: unknown } | undefined)?.status;

@@ -7,7 +7,7 @@
 // together over every case; `make test-variants` (A2A_PROXY_VARIANTS=full) runs each variant over
 // every case of the versions and bindings it applies to. Each run has its own server and proxy,
 // so the runs are independent and run concurrently.
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, assert, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { globToRegExp } from "../../src/compliance/cases.js";
 import { consoleReport, type Report } from "../../src/compliance/report.js";
@@ -140,6 +140,7 @@ describe.concurrent("the compliance suite through the rewriting proxy, in front 
   for (const v of VARIANTS) {
     it(`variant ${v.name}: every MUST case passes`, { timeout: 120_000 }, async () => {
       const globs = FULL ? fullScope(v) : SCOPE[v.name];
+      assert(globs, `${v.name} has its SCOPE entry`);
       const { report, proxy } = await runThrough([v.name], globs);
       expect(interfacesOf(report)).toEqual(ALL_INTERFACES);
       expect(report.summary.passed).toBeGreaterThan(0);
@@ -187,7 +188,7 @@ describe("the rewriting proxy on the wire", () => {
       const lines = e.split("\r\n");
       expect(lines[0]).toBe(": keep-alive");
       expect(lines[1]).toBe(`id: ${i + 1}`);
-      expect(JSON.parse(lines[2].replace(/^data: /, ""))).toBeTypeOf("object");
+      expect(JSON.parse((lines[2] ?? "").replace(/^data: /, ""))).toBeTypeOf("object");
     });
     expect(text.replace(/\r\n/g, "")).not.toMatch(/\n/);
     // A path that looks like another host stays a path on the target.

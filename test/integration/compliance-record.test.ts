@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage } from "../../src/client/index.js";
 import { loadCases } from "../../src/compliance/cases.js";
@@ -68,7 +68,9 @@ describe("recording proxy", () => {
         "1.0 rest 1",
       ].sort(),
     );
-    const text = readFileSync(files[0], "utf8");
+    const [file] = files;
+    assert(file);
+    const text = readFileSync(file, "utf8");
     expect(text).toContain('"$capture"');
     expect(text).toMatch(/\{\{uuid:c\d+\}\}/);
     expect(text).toContain('"$match": "timestamp"');

@@ -127,7 +127,7 @@ describe("a2a-toolkit gateway", () => {
     const client = await createA2AClient(url2, { version: "1.0" });
     const done = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
-    expect(artifactText(done.artifacts[0])).toBe("done after 3000 ms");
+    expect(done.artifacts.map(artifactText)).toEqual(["done after 3000 ms"]);
     expect(done.contextId).toBe(started.contextId);
     expect(done.metadata).toMatchObject({
       a2a_backend: "slow",
@@ -159,7 +159,7 @@ describe("a2a-toolkit gateway", () => {
     expect(gw2.stdout()).toMatch(/resumed 1 task\(s\)/);
     const done = await (await createA2AClient(url2, { version: "0.3" })).waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(done.status?.state).toBe(v1_0.TaskState.COMPLETED);
-    expect(artifactText(done.artifacts[0])).toBe("done after 2500 ms");
+    expect(done.artifacts.map(artifactText)).toEqual(["done after 2500 ms"]);
     await stop(gw2.child);
   }, 30_000);
 
@@ -176,7 +176,7 @@ describe("a2a-toolkit gateway", () => {
     const client = await createA2AClient(await gw2.url, { version: "1.0" });
     const failed = await client.waitForTask(started.id, { signal: AbortSignal.timeout(15_000) });
     expect(failed.status?.state).toBe(v1_0.TaskState.FAILED);
-    expect(failed.status?.message?.parts[0].content).toEqual({ case: "text", value: BACKEND_FAILURE });
+    expect(failed.status?.message?.parts[0]?.content).toEqual({ case: "text", value: BACKEND_FAILURE });
     expect(failed.metadata?.a2a_task_id).toBe(started.metadata?.a2a_task_id);
     await stop(gw2.child);
   }, 30_000);
@@ -193,7 +193,7 @@ describe("a2a-toolkit gateway", () => {
     expect(gw2.stdout()).toMatch(/resumed 0 task\(s\) left running by a previous process; failed 1 that could not be followed again\n/);
     const task = await (await createA2AClient(url2, { version: "1.0" })).getTask({ id: started.id });
     expect(task.status?.state).toBe(v1_0.TaskState.FAILED);
-    expect(task.status?.message?.parts[0].content).toEqual({ case: "text", value: RESUME_FAILURE });
+    expect(task.status?.message?.parts[0]?.content).toEqual({ case: "text", value: RESUME_FAILURE });
     await stop(gw2.child);
   }, 30_000);
 

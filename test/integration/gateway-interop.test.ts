@@ -4,7 +4,7 @@
 // mid-task fails the local task with a generic message.
 import { TaskState as SdkState, type StreamResponse, type Task as SdkTask } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it } from "vitest";
 import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
@@ -90,8 +90,9 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("1.0 client over %s to a 0.3-on
   it("stream: task first, the remote chunks re-published in order, completed last", async () => {
     const events: v1_0.StreamResponse[] = [];
     for await (const ev of client.sendStreamingMessage({ message: toOld("stream 4") })) events.push(ev);
-    expect(events[0].payload.case).toBe("task");
-    const localId = (events[0].payload.value as v1_0.Task).id;
+    const first = events[0]?.payload;
+    assert(first?.case === "task", "the stream starts with the task");
+    const localId = first.value.id;
     const chunks = events.flatMap((e) => (e.payload.case === "artifactUpdate" ? [e.payload.value] : []));
     expect(chunks.map((c) => c.artifact?.parts[0]?.content.value)).toEqual(["chunk 1/4", "chunk 2/4", "chunk 3/4", "chunk 4/4"]);
     expect(chunks.every((c) => c.taskId === localId)).toBe(true);
@@ -117,7 +118,9 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("1.0 client over %s to a 0.3-on
     for await (const ev of client.sendStreamingMessage({ message: toOld("ask") })) events.push(ev);
     const last = events.at(-1)!.payload;
     expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.INPUT_REQUIRED);
-    const id = (events[0].payload.value as v1_0.Task).id;
+    const first = events[0]?.payload;
+    assert(first?.case === "task", "the stream starts with the task");
+    const id = first.value.id;
     const more: v1_0.StreamResponse[] = [];
     for await (const ev of client.sendStreamingMessage({ message: textMessage("streamed answer", { taskId: id }) })) more.push(ev);
     const end = more.at(-1)!.payload;
@@ -161,16 +164,20 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s
     const again = await client.getTask({ tenant: "", id: t.id, historyLength: undefined });
     expect(again.id).toBe(t.id);
     expect(text(again)).toBe("from a 0.3 client");
-    const remoteId = (again.metadata as Record<string, unknown> | undefined)?.[META_REMOTE_TASK] as string;
+    const remoteId = again.metadata?.[META_REMOTE_TASK] as string;
     expect((await direct.getTask({ id: remoteId })).status?.state).toBe(S.COMPLETED);
   });
 
   it("stream", async () => {
     const events: StreamResponse[] = [];
     for await (const e of client.sendMessageStream(routed("stream 3"))) events.push(e);
-    expect(events[0].payload?.$case).toBe("task");
+    expect(events[0]?.payload?.$case).toBe("task");
     const chunks = events.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
-    expect(chunks.map((c) => (c.artifact?.parts[0].content as { value: string }).value)).toEqual(["chunk 1/3", "chunk 2/3", "chunk 3/3"]);
+    expect(chunks.map((c) => (c.artifact?.parts[0]?.content as { value: string } | undefined)?.value)).toEqual([
+      "chunk 1/3",
+      "chunk 2/3",
+      "chunk 3/3",
+    ]);
     const last = events.at(-1)!.payload;
     expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(SdkState.TASK_STATE_COMPLETED);
   });
@@ -189,7 +196,7 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("@a2a-js/sdk 0.3 client over %s
     expect(t.status?.state).toBe(SdkState.TASK_STATE_WORKING);
     const c = await client.cancelTask({ tenant: "", id: t.id, metadata: undefined });
     expect(c.status?.state).toBe(SdkState.TASK_STATE_CANCELED);
-    const remoteId = (c.metadata as Record<string, unknown> | undefined)?.[META_REMOTE_TASK] as string;
+    const remoteId = c.metadata?.[META_REMOTE_TASK] as string;
     expect((await direct.getTask({ id: remoteId })).status?.state).toBe(S.CANCELED);
   });
 });
@@ -311,7 +318,7 @@ describe("a backend without streaming: the gateway polls", () => {
   it("a streaming caller gets the polled states, ending with completed", async () => {
     const events: v1_0.StreamResponse[] = [];
     for await (const ev of client.sendStreamingMessage({ message: textMessage("echo polled") })) events.push(ev);
-    expect(events[0].payload.case).toBe("task");
+    expect(events[0]?.payload.case).toBe("task");
     const art = events.find((e) => e.payload.case === "artifactUpdate");
     expect(art?.payload.case === "artifactUpdate" && art.payload.value.artifact?.parts[0]?.content.value).toBe("polled");
     const last = events.at(-1)!.payload;
@@ -323,7 +330,9 @@ describe("a backend without streaming: the gateway polls", () => {
     for await (const ev of client.sendStreamingMessage({ message: textMessage("ask") })) events.push(ev);
     const last = events.at(-1)!.payload;
     expect(last.case === "statusUpdate" && last.value.status?.state).toBe(S.INPUT_REQUIRED);
-    const id = (events[0].payload.value as v1_0.Task).id;
+    const first = events[0]?.payload;
+    assert(first?.case === "task", "the stream starts with the task");
+    const id = first.value.id;
     const done = (await client.sendMessage({ message: textMessage("polled answer", { taskId: id }) })).payload.value as v1_0.Task;
     expect(done.status?.state).toBe(S.COMPLETED);
     const slow = (await client.sendMessage({ message: textMessage("slow 60000"), configuration: { returnImmediately: true } })).payload

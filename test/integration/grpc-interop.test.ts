@@ -93,12 +93,12 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk gRPC client → %s", (
       expect(texts(t)).toEqual(["blocking"]);
       const m = await client.sendMessage(sdkRequest("msg plain"));
       expect("messageId" in m && !("status" in m)).toBe(true);
-      expect((m as Message).parts[0].content).toMatchObject({ $case: "text", value: "plain" });
+      expect((m as Message).parts[0]?.content).toMatchObject({ $case: "text", value: "plain" });
     });
 
     it("SendStreamingMessage: task first, chunks in order, completed last; the stream ends", async () => {
       const events = await collect(client.sendMessageStream(sdkRequest("stream 3")));
-      expect(events[0].payload?.$case).toBe("task");
+      expect(events[0]?.payload?.$case).toBe("task");
       const chunks = events.flatMap((e) =>
         e.payload?.$case === "artifactUpdate"
           ? (e.payload.value.artifact?.parts ?? []).map((p) => (p.content as { value: string }).value)
@@ -148,7 +148,7 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk gRPC client → %s", (
     it("SubscribeToTask: a running task's updates to completed", async () => {
       const t = asTask(await client.sendMessage(sdkRequest("slow 300", { blocking: false })));
       const events = await collect(client.resubscribeTask({ tenant: "", id: t.id }));
-      expect(events[0].payload?.$case).toBe("task");
+      expect(events[0]?.payload?.$case).toBe("task");
       expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     });
 

@@ -32,10 +32,10 @@ beforeAll(async () => {
   app = await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { lookup, maxAttempts: 1 } });
   // The refusal's detail goes to the server log.
   const warn = app.log.warn.bind(app.log);
-  app.log.warn = ((obj: unknown, msg?: string) => {
+  app.log.warn = (obj: unknown, msg?: string) => {
     warnings.push(String(msg ?? obj));
     warn(obj as never, msg as never);
-  }) as typeof app.log.warn;
+  };
   server = await listen(app);
   base = server.url;
   const r = await post("/", { jsonrpc: "2.0", id: 0, method: "SendMessage", params: { message: msg1_0("ask") } }, V1);

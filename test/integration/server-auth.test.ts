@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyAuth, bearerAuth } from "../../src/security/auth.js";
 import { createFixtureAgent } from "../../src/server/index.js";
 import { startServer, type RunningServer } from "../support/servers.js";
+import { zip } from "../support/zip.js";
 
 type Json = Record<string, unknown>;
 type Version = "1.0" | "0.3";
@@ -50,7 +51,10 @@ function message(v: Version, b: Binding, text: string, taskId?: string): Json {
 }
 
 /** Every operation on task `t` (push config `c`) in version `v` and binding `b`. */
-function ops(v: Version, b: Binding, t: string, c: string, tenant = ""): Op[] {
+/** At least the seven operations the tests pick by position: get, cancel, ..., the push-config get. */
+type Ops = [Op, Op, Op, Op, Op, Op, Op, ...Op[]];
+
+function ops(v: Version, b: Binding, t: string, c: string, tenant = ""): Ops {
   const rpc = (method: string, params: Json, stream = false): Op => ({
     name: method,
     method: "POST",
@@ -198,12 +202,12 @@ describe.each(wires)("%s %s", (v, b) => {
     const unknown = `no-such-task-${++seq}`;
     const mine = ops(v, b, t, c);
     const none = ops(v, b, unknown, c);
-    for (let i = 0; i < mine.length; i++) {
+    for (const [op, same] of zip(mine, none)) {
       for (const who of [BOB, CAROL]) {
-        const theirs = await call(v, mine[i], who);
-        const missing = await call(v, none[i], who);
-        expect(isTaskNotFound(b, theirs), `${mine[i].name}: ${errorShape(theirs)}`).toBe(true);
-        expect(errorShape(theirs, t, c, "bobs"), mine[i].name).toBe(errorShape(missing, unknown, c, "bobs"));
+        const theirs = await call(v, op, who);
+        const missing = await call(v, same, who);
+        expect(isTaskNotFound(b, theirs), `${op.name}: ${errorShape(theirs)}`).toBe(true);
+        expect(errorShape(theirs, t, c, "bobs"), op.name).toBe(errorShape(missing, unknown, c, "bobs"));
       }
     }
     await aliceStillHas(v, b, t);

@@ -43,14 +43,15 @@ describe("cardSigning", () => {
   it("the 1.0 card fetched over HTTP lists one signature that verifies with the public key", async () => {
     const c = await card({ "A2A-Version": "1.0" });
     expect(c.signatures).toHaveLength(1);
-    const header = JSON.parse(Buffer.from((c.signatures as Json[])[0].protected as string, "base64url").toString()) as Json;
+    const [sig] = c.signatures as Json[];
+    const header = JSON.parse(Buffer.from(String(sig?.protected), "base64url").toString()) as Json;
     expect(header).toEqual({ alg: "ES256", kid: "card-key-1", typ: "JOSE", jku: "https://keys.example.com/jwks.json" });
     const checks = await verifyAgentCard(c as never, resolveKey());
     expect(checks).toEqual([expect.objectContaining({ verified: true, kid: "card-key-1" })]);
     // The signature covers what the server added: interfaces and security schemes.
     expect(c.securitySchemes).toMatchObject({ bearer: {} });
     for (const change of [{ name: "Someone else" }, { securitySchemes: {} }, { supportedInterfaces: [] }]) {
-      expect((await verifyAgentCard({ ...c, ...change } as never, resolveKey()))[0].verified).toBe(false);
+      expect((await verifyAgentCard({ ...c, ...change } as never, resolveKey()))[0]?.verified).toBe(false);
     }
   });
 
@@ -67,7 +68,7 @@ describe("cardSigning", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard" }),
     });
     const ext = ((await res.json()) as { result: Json }).result;
-    expect((await verifyAgentCard(ext as never, resolveKey()))[0].verified).toBe(true);
+    expect((await verifyAgentCard(ext as never, resolveKey()))[0]?.verified).toBe(true);
     const again = (await (
       await fetch(`${base}/extendedAgentCard`, { headers: { "A2A-Version": "1.0", authorization: "Bearer tok" } })
     ).json()) as Json;

@@ -37,7 +37,7 @@ describe("a2a-toolkit serve", () => {
     const s = serve([]);
     const url = await s.url;
     const r = await send(url, "echo from the cli");
-    expect(r.result?.task?.artifacts?.[0].parts[0].text).toBe("from the cli");
+    expect(r.result?.task?.artifacts?.[0]?.parts[0]?.text).toBe("from the cli");
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
       supportedInterfaces: { protocolBinding: string; protocolVersion: string }[];
     };
@@ -83,7 +83,7 @@ describe("a2a-toolkit serve", () => {
     const s = serve(["--agent", "examples/echo-agent.ts"]);
     const url = await s.url;
     const r = await send(url, "shout hello");
-    expect(r.result?.task?.artifacts?.[0].parts[0].text).toBe("HELLO");
+    expect(r.result?.task?.artifacts?.[0]?.parts[0]?.text).toBe("HELLO");
   });
 
   it("--store sqlite:<file> keeps tasks across a restart", async () => {
@@ -101,7 +101,7 @@ describe("a2a-toolkit serve", () => {
       const got = (await (await fetch(`${url2}/tasks/${id}`, { headers: { "A2A-Version": "1.0" } })).json()) as {
         artifacts: { parts: { text: string }[] }[];
       };
-      expect(got.artifacts[0].parts[0].text).toBe("kept");
+      expect(got.artifacts[0]?.parts[0]?.text).toBe("kept");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,7 +3,7 @@
 // open streams per principal (429) — set low here so that a few requests reach them.
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it } from "vitest";
 import { bearerAuth } from "../../src/security/auth.js";
 import { createFixtureAgent } from "../../src/server/index.js";
 import { postRpc } from "../support/rpc.js";
@@ -78,7 +78,7 @@ describe("limits", () => {
     const done = (await rpc("SendMessage", { message: msg([{ text: "follow-up" }], id) })).body.result!.task as {
       history: { role: string; parts: { text: string }[] }[];
     };
-    expect(done.history.map((m) => m.parts[0].text)).toEqual(["What should I echo back?", "follow-up"]);
+    expect(done.history.map((m) => m.parts[0]?.text)).toEqual(["What should I echo back?", "follow-up"]);
     const got = (await rpc("GetTask", { id })).body.result as { history: unknown[] };
     expect(got.history).toHaveLength(2);
   });
@@ -128,7 +128,9 @@ describe("limits", () => {
     aborts.push(ac);
     expect((await fetch(`${base}/tasks/${bobs}:subscribe`, { headers: B, signal: ac.signal })).status).toBe(200);
     await rpc("CancelTask", { id: bobs }, B);
-    aborts[0].abort();
+    const [firstStream] = aborts;
+    assert(firstStream);
+    firstStream.abort();
     let again: Response | undefined;
     for (let i = 0; i < 200; i++) {
       again = await subscribe(V1);

@@ -170,7 +170,7 @@ describe("extensions", () => {
       "A2A-Extensions": `${EXT}, ${OPT}, https://unknown.example/x`,
     });
     expect(body).toHaveProperty("result");
-    expect(seen[0].extensions).toEqual([EXT, OPT]);
+    expect(seen[0]?.extensions).toEqual([EXT, OPT]);
     expect(headers.get("a2a-extensions")).toBe(`${EXT}, ${OPT}`);
     const old = await rpc(
       "/ext",

@@ -19,7 +19,8 @@ export function postgresBinaries(): string | undefined {
   const versions = readdirSync(root)
     .filter((v) => existsSync(join(root, v, "bin", "initdb")))
     .sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(root, versions[0], "bin") : undefined;
+  const [newest] = versions;
+  return newest === undefined ? undefined : join(root, newest, "bin");
 }
 
 export interface Postgres {

@@ -24,12 +24,12 @@ export function spawnCli(args: string[], opts: { cwd?: string; nodeArgs?: string
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: opts.cwd });
   let out = "";
   let err = "";
-  child.stderr!.on("data", (d: Buffer) => {
+  child.stderr.on("data", (d: Buffer) => {
     err += d.toString();
     if (opts.stderrTail !== undefined) err = err.slice(-opts.stderrTail);
   });
   const url = new Promise<string>((ok, fail) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) ok(m[1]!);

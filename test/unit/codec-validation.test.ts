@@ -4,7 +4,7 @@
 // property tests (test/properties, translate-properties), which call the translators directly.
 import { create } from "@bufbuild/protobuf";
 import type { ValidateFunction } from "ajv";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { check } from "../../src/runtime/validation.js";
@@ -49,6 +49,7 @@ describe.each(["JSONRPC", "HTTP+JSON"] as Binding[])("0.3 %s codec: trusted down
   it("write valid 0.3 values", () => {
     const out = codec.encodeResponse("SendMessage", response).value;
     const validate = binding === "JSONRPC" ? rpcValidators.Task : v0_3.restValidators.SendMessageResponse;
+    assert(validate);
     expect(check(validate, out)).toBeUndefined();
   });
 

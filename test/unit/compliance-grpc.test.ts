@@ -57,7 +57,7 @@ describe("gRPC framing and status details", () => {
   it("google.rpc.Status with ErrorInfo round-trips through grpc-status-details-bin", () => {
     const st = decodeStatus(Buffer.from(notFound(), "base64"));
     expect(st).toMatchObject({ code: 5, message: "Task not found" });
-    expect(decodeErrorInfo(st.details[0].value)).toEqual({
+    expect(decodeErrorInfo(st.details[0]?.value ?? new Uint8Array())).toEqual({
       reason: "TASK_NOT_FOUND",
       domain: "a2a-protocol.org",
       metadata: { taskId: "t-1" },

@@ -1,6 +1,6 @@
 import { create, toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../../src/versioning/errors.js";
 import { reply, stream, type Agent } from "../../src/server/agent.js";
@@ -53,16 +53,16 @@ describe("fixture behaviours through the runtime", () => {
     const t = await task(fixture(), send("echo hello world"));
     expect(t.status?.state).toBe(S.COMPLETED);
     expect(t.artifacts).toHaveLength(1);
-    expect(text(t.artifacts[0].parts[0])).toBe("hello world");
+    expect(text(t.artifacts[0]?.parts[0])).toBe("hello world");
     expect(t.id).not.toBe("");
     expect(t.contextId).not.toBe("");
-    expect(t.history[0].messageId).toMatch(/^m-/);
-    expect(t.history[0].taskId).toBe(t.id);
+    expect(t.history[0]?.messageId).toMatch(/^m-/);
+    expect(t.history[0]?.taskId).toBe(t.id);
   });
 
   it("any other text is echoed whole", async () => {
     const t = await task(fixture(), send("what is this"));
-    expect(text(t.artifacts[0].parts[0])).toBe("what is this");
+    expect(text(t.artifacts[0]?.parts[0])).toBe("what is this");
   });
 
   it("msg answers with a bare agent message and stores no task", async () => {
@@ -86,7 +86,7 @@ describe("fixture behaviours through the runtime", () => {
     expect(second.id).toBe(first.id);
     expect(second.contextId).toBe(first.contextId);
     expect(second.status?.state).toBe(S.COMPLETED);
-    expect(text(second.artifacts[0].parts[0])).toBe("my answer");
+    expect(text(second.artifacts[0]?.parts[0])).toBe("my answer");
     // user, agent question, user follow-up
     expect(second.history.map((m) => m.role)).toEqual([v1_0.Role.USER, v1_0.Role.AGENT, v1_0.Role.USER]);
   });
@@ -108,7 +108,7 @@ describe("fixture behaviours through the runtime", () => {
 
   it("parts answers with text, url, bytes and data parts", async () => {
     const t = await task(fixture(), send("parts"));
-    expect(t.artifacts[0].parts.map((p) => p.content.case)).toEqual(["text", "url", "raw", "data"]);
+    expect(t.artifacts[0]?.parts.map((p) => p.content.case)).toEqual(["text", "url", "raw", "data"]);
   });
 
   it("stream n sends the task, working, n chunks of one artifact with append/lastChunk, then completed", async () => {
@@ -122,8 +122,10 @@ describe("fixture behaviours through the runtime", () => {
     expect(chunks.map((c) => text(c.artifact?.parts[0]))).toEqual(["chunk 1/4", "chunk 2/4", "chunk 3/4", "chunk 4/4"]);
     const last = events.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent;
     expect(last.status?.state).toBe(S.COMPLETED);
-    const t = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: (events[0].payload.value as v1_0.Task).id }), call);
-    expect(t.artifacts[0].parts).toHaveLength(4);
+    const first = events[0]?.payload;
+    assert(first?.case === "task");
+    const t = await rt.getTask(create(v1_0.GetTaskRequestSchema, { id: first.value.id }), call);
+    expect(t.artifacts[0]?.parts).toHaveLength(4);
   });
 
   it("a message-only stream is exactly one Message", async () => {
@@ -137,7 +139,7 @@ describe("fixture behaviours through the runtime", () => {
     expect(t.status?.state).toBe(S.WORKING);
     const sub = await rt.subscribeToTask(create(v1_0.SubscribeToTaskRequestSchema, { id: t.id }), call);
     const events = await collect(sub);
-    expect(events[0].payload.case).toBe("task");
+    expect(events[0]?.payload.case).toBe("task");
     expect((events.at(-1)!.payload.value as v1_0.TaskStatusUpdateEvent).status?.state).toBe(S.COMPLETED);
   });
 
@@ -353,14 +355,14 @@ describe("ListTasks", () => {
     const p1 = await list({ pageSize: 2 });
     expect(p1.totalSize).toBe(5);
     expect(p1.tasks.map((t) => t.id)).toEqual([ids[4], ids[3]]);
-    expect(p1.tasks[0].artifacts).toHaveLength(0);
+    expect(p1.tasks[0]?.artifacts).toHaveLength(0);
     expect(p1.nextPageToken).not.toBe("");
     const p2 = await list({ pageSize: 2, pageToken: p1.nextPageToken });
     const p3 = await list({ pageSize: 2, pageToken: p2.nextPageToken });
     expect([...p2.tasks, ...p3.tasks].map((t) => t.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(p3.nextPageToken).toBe("");
     expect((await list({ contextId: "odd" })).tasks.map((t) => t.id)).toEqual([ids[3], ids[1]]);
-    expect((await list({ includeArtifacts: true, pageSize: 1 })).tasks[0].artifacts).toHaveLength(1);
+    expect((await list({ includeArtifacts: true, pageSize: 1 })).tasks[0]?.artifacts).toHaveLength(1);
     expect((await list({ status: S.WORKING })).totalSize).toBe(0);
     await expect(list({ pageSize: 150 })).rejects.toMatchObject({ type: "InvalidParamsError" });
     await expect(list({ pageToken: "garbage" })).rejects.toMatchObject({ type: "InvalidParamsError" });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { create, equals } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Migration } from "../../src/server/migrations.js";
 import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
@@ -167,7 +167,7 @@ describe.each(stores)("TaskStore contract: %s", (_name, make) => {
       expect(page.totalSize).toBe(7);
       seen.push(...ids(page.tasks));
       after = page.next;
-      if (after) expect(after.id).toBe(page.tasks[page.tasks.length - 1].id);
+      if (after) expect(after.id).toBe(page.tasks.at(-1)?.id);
       pages++;
     } while (after);
     expect(pages).toBe(4);
@@ -308,14 +308,14 @@ describe("SqliteTaskStore", () => {
       for (const [owner, id] of [
         ["alice", "sub"],
         ["bob", "work"],
-      ]) {
+      ] as const) {
         const t = (await b.get(owner, id))!;
         expect(t.status?.state).toBe(S.FAILED);
         const msg = t.status?.message;
         expect(msg?.role).toBe(v1_0.Role.AGENT);
         expect(msg?.taskId).toBe(id);
         expect(msg?.contextId).toBe("ctx-1");
-        expect(msg?.parts[0].content).toEqual({ case: "text", value: DEFAULT_RECOVERY_MESSAGE });
+        expect(msg?.parts[0]?.content).toEqual({ case: "text", value: DEFAULT_RECOVERY_MESSAGE });
         expect(t.history.map((m) => m.messageId)).toEqual([`m-${id}`, msg?.messageId]);
         expect(timestampMs(t.status!.timestamp!)).toBeGreaterThan(1000);
       }
@@ -331,7 +331,7 @@ describe("SqliteTaskStore", () => {
       const s = new SqliteTaskStore(":memory:");
       await s.put("alice", makeTask("w", 1000, { state: S.WORKING }));
       expect(s.recoverInterrupted("Restarted for maintenance.")).toEqual(["w"]);
-      expect((await s.get("alice", "w"))?.status?.message?.parts[0].content.value).toBe("Restarted for maintenance.");
+      expect((await s.get("alice", "w"))?.status?.message?.parts[0]?.content.value).toBe("Restarted for maintenance.");
       await s.close();
     });
   });
@@ -351,7 +351,9 @@ describe("SqliteTaskStore", () => {
         ["alice", "sub"],
         ["bob", "work"],
       ]);
-      expect(equals(v1_0.TaskSchema, running[1].task, work)).toBe(true);
+      const [, bobs] = running;
+      assert(bobs);
+      expect(equals(v1_0.TaskSchema, bobs.task, work)).toBe(true);
       await a.close(); // the "process" dies here
 
       const b = new SqliteTaskStore(file);
@@ -423,7 +425,7 @@ describe("SqliteTaskStore", () => {
       // What the first release wrote: schema 1, the whole task (artifacts included) in `body`.
       const file = freshFile();
       const raw = new Database(file);
-      migrate(raw, [ALL[0]]);
+      migrate(raw, ALL.slice(0, 1));
       const insert = raw.prepare("INSERT INTO tasks (id, owner, context_id, state, status_ms, body) VALUES (?, ?, ?, ?, ?, ?)");
       const rich = richTask();
       const richBody = JSON.stringify(encode(v1_0.TaskSchema, rich, { alwaysEmit: v1_0.alwaysEmit }));
@@ -443,7 +445,10 @@ describe("SqliteTaskStore", () => {
       expect(back && equals(v1_0.TaskSchema, back, rich)).toBe(true);
       const listed = (await current.list(q("alice", { withArtifacts: true }))).tasks.find((t) => t.id === "rich");
       expect(listed && equals(v1_0.TaskSchema, listed, rich)).toBe(true);
-      const sizes = current.db.prepare("SELECT size, artifact_size FROM tasks WHERE id = 'rich'").get() as Record<string, number>;
+      const sizes = current.db.prepare("SELECT size, artifact_size FROM tasks WHERE id = 'rich'").get() as {
+        size: number;
+        artifact_size: number;
+      };
       expect(sizes.size).toBe(Buffer.byteLength(richBody));
       expect(sizes.artifact_size).toBeGreaterThan(100);
       expect(sizes.artifact_size).toBeLessThan(sizes.size);
@@ -462,7 +467,7 @@ describe("SqliteTaskStore", () => {
       const done = await s.get("alice", "old-done");
       expect(done?.status?.state).toBe(S.COMPLETED);
       expect(done?.history.map((m) => m.messageId)).toEqual(["u1", "a1"]);
-      expect(done?.artifacts[0].parts.map((p) => p.content.value)).toEqual(["written by the previous release", new Uint8Array([1, 2, 3])]);
+      expect(done?.artifacts[0]?.parts.map((p) => p.content.value)).toEqual(["written by the previous release", new Uint8Array([1, 2, 3])]);
       expect(done?.metadata).toEqual({ note: "v3" });
       expect(await s.get("bob", "old-done")).toBeUndefined();
       expect(ids((await s.list(q("alice", { contextId: "ctx-old" }))).tasks)).toEqual(["old-working", "old-done"]);
@@ -512,7 +517,7 @@ describe("SqliteTaskStore", () => {
 
     it("rejects a migration list with gaps", () => {
       const db = new Database(":memory:");
-      expect(() => migrate(db, [TASK_STORE_MIGRATIONS[0], { ...m2, version: 3 }])).toThrow(MigrationError);
+      expect(() => migrate(db, [...TASK_STORE_MIGRATIONS.slice(0, 1), { ...m2, version: 3 }])).toThrow(MigrationError);
       db.close();
     });
   });

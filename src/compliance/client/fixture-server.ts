@@ -96,7 +96,7 @@ export function compareRequest(e: ClientExchange["request"], rec: RecordedReques
   const diffs: Diff[] = [];
   if (e.method !== undefined) diffs.push(...match(e.method, rec.method, "/method", scope));
   if (e.path !== undefined) {
-    const [pathname] = rec.url.split("?", 1);
+    const [pathname = ""] = rec.url.split("?", 1);
     const query = rec.url.slice(pathname.length);
     const under = pathname === ifacePath || pathname.startsWith(`${ifacePath}/`) || (ifacePath === "" && pathname.startsWith("/"));
     const rel = under ? pathname.slice(ifacePath.length) + query : undefined;
@@ -202,7 +202,7 @@ export async function startFixtureServer(c: ClientCase, host = "127.0.0.1"): Pro
           // kept as text; a body expectation reports it
         }
       }
-      const pathname = rec.url.split("?", 1)[0];
+      const [pathname = ""] = rec.url.split("?", 1);
       if (rec.method === "GET" && pathname.endsWith(CARD_PATH)) {
         cardFetches.push(rec);
         const card = render(c.card ?? defaultCard(c), vars);

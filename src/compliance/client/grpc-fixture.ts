@@ -103,9 +103,10 @@ export async function startGrpcFixture(
         if (!k.startsWith(":") && v !== undefined) rec.headers[k] = Array.isArray(v) ? v.join(", ") : v;
       const found = methodOfPath(path);
       const { messages } = unframe(Buffer.concat(chunks));
-      if (found && found.version === version && messages.length === 1) {
+      const [only] = messages;
+      if (found && found.version === version && only && messages.length === 1) {
         try {
-          rec.json = messageJson(found.method.input, messages[0].data);
+          rec.json = messageJson(found.method.input, only.data);
           rec.body = JSON.stringify(rec.json);
         } catch (e) {
           rec.body = `not a ${found.method.input.typeName}: ${(e as Error).message}`;

@@ -10,9 +10,9 @@ export function mapObjects(v: Json, f: (o: JsonObject) => JsonObject): Json {
     return out.some((x, i) => x !== v[i]) ? out : v;
   }
   if (!isPlainObject(v)) return v;
-  const entries = Object.entries(v as JsonObject);
+  const entries = Object.entries(v);
   const mapped = entries.map(([k, x]) => [k, mapObjects(x, f)] as const);
-  return f(mapped.some(([, x], i) => x !== entries[i][1]) ? Object.fromEntries(mapped) : (v as JsonObject));
+  return f(mapped.some(([, x], i) => x !== entries[i]?.[1]) ? Object.fromEntries(mapped) : v);
 }
 
 export const isObj = (v: unknown): v is JsonObject => isPlainObject(v);

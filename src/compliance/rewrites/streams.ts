@@ -46,7 +46,7 @@ const streamTasks = new WeakMap<Exchange, JsonObject>();
 /** The Task after one update: the status replaced, an artifact added, appended to or replaced. */
 function applyUpdate(task: JsonObject, payload: JsonObject): JsonObject {
   const status = statusUpdateOf(payload);
-  if (status) return { ...task, status: status.status ?? task.status };
+  if (status) return status.status === undefined ? { ...task } : { ...task, status: status.status };
   const update = isObj(payload.artifactUpdate) ? payload.artifactUpdate : payload.kind === "artifact-update" ? payload : undefined;
   if (!update || !isObj(update.artifact)) return task;
   const artifact = update.artifact;

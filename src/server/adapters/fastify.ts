@@ -23,7 +23,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
   // A connection beyond its address's limit is answered 429 and closed; a body that has not
   // arrived bodyTimeoutMs after the headers is answered 408 and its connection closed.
   app.addHook("onRequest", (request, reply, done) => {
-    if (guard(front, request.raw, reply.raw, request, () => reply.hijack())) done();
+    if (guard(front, request.raw, reply.raw, request, () => void reply.hijack())) done();
   });
 
   const reply = (r: FastifyReply, a: HttpReply) => r.code(a.status).headers(a.headers).send(a.body);

@@ -63,7 +63,7 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
         const method = service.methods.find((m) => m.name === info.rpc)!;
         const op = info.operation as Operation;
         if (info.streaming) router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op) as never);
-        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op) as never);
+        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op));
       }
     }
   };
@@ -73,7 +73,7 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
     grpcWeb: false,
     connect: false,
     readMaxBytes: options.bodyLimit ?? 1024 * 1024,
-    contextValues: (req) => createContextValues().set(RAW, req as GrpcRequest),
+    contextValues: (req) => createContextValues().set(RAW, req),
   });
   return Object.assign((req: GrpcRequest, res: unknown) => handler(req as never, res as never), { close: () => front.close() });
 }
@@ -166,7 +166,7 @@ function toConnectError(version: ProtocolVersion, e: unknown): ConnectError {
   if (e instanceof ConnectError) return e;
   const err = e instanceof A2AError ? e : new A2AError("InternalError");
   const s = grpcStatusOf(version, err);
-  const out = new ConnectError(s.message, s.code as Code);
+  const out = new ConnectError(s.message, s.code);
   out.details.push(...s.details);
   return out;
 }

@@ -17,7 +17,7 @@ function flowsDown(f: v1_0.OAuthFlowsJson, path: string, log: LossLog): pb.OAuth
     if (pkceRequired) log.add("L8", `${path}/authorizationCode/pkceRequired`, "pkceRequired has no 0.3 field; dropped");
     return { authorizationCode: rest };
   }
-  return f as pb.OAuthFlowsJson;
+  return f;
 }
 
 function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, log: LossLog) {
@@ -27,7 +27,7 @@ function schemesDown(s: { [k: string]: v1_0.SecuritySchemeJson } | undefined, lo
     const path = `/securitySchemes/${k}`;
     oneMember(v, SECURITY_SCHEME_MEMBERS, path, "SecurityScheme");
     if (!v.oauth2SecurityScheme) {
-      out[k] = v as pb.SecuritySchemeJson;
+      out[k] = v;
       continue;
     }
     const flows = flowsDown(v.oauth2SecurityScheme.flows ?? {}, `${path}/oauth2SecurityScheme/flows`, log);
@@ -93,7 +93,7 @@ export function cardUp(c: pb.AgentCardJson, log: LossLog): v1_0.AgentCardJson {
       extensions: caps.extensions,
       extendedAgentCard: c.supportsAuthenticatedExtendedCard,
     }),
-    securitySchemes: c.securitySchemes as v1_0.AgentCardJson["securitySchemes"],
+    securitySchemes: c.securitySchemes,
     securityRequirements: c.security,
     defaultInputModes: c.defaultInputModes ?? [],
     defaultOutputModes: c.defaultOutputModes ?? [],

@@ -53,7 +53,7 @@ function flowsUp(f: v0_3.OAuthFlows, path: string, log: LossLog): v1_0.OAuthFlow
       path,
       `1.0 allows one OAuth flow per scheme; kept ${keep}, dropped ${dropped.join(", ")} (preference: ${FLOW_PREFERENCE.join(" > ")})`,
     );
-  return { [keep]: f[keep] } as v1_0.OAuthFlowsJson;
+  return { [keep]: f[keep] };
 }
 
 function schemeDown(s: v1_0.SecuritySchemeJson, path: string, log: LossLog): v0_3.SecurityScheme {

@@ -173,7 +173,7 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
     return compact({
       id: t.id,
       contextId: t.contextId,
-      status: statusUp(t.status ?? ({} as W["TaskStatus"]), `${path}/status`, log),
+      status: statusUp(t.status ?? {}, `${path}/status`, log),
       artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
       history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
       metadata: t.metadata,
@@ -206,7 +206,7 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
     return compact({
       taskId: e.taskId,
       contextId: e.contextId,
-      status: statusUp(e.status ?? ({} as W["TaskStatus"]), `${path}/status`, log),
+      status: statusUp(e.status ?? {}, `${path}/status`, log),
       metadata: e.metadata,
     });
   }
