@@ -42,7 +42,8 @@ describe("compliance suite against the reference server", () => {
       maxAttempts: 1,
       timeoutMs: 500,
     };
-    for (const adapter of ADAPTERS) servers[adapter] = await startServer(adapter, { agent, push, grpc: adapter === "fastify" || undefined });
+    for (const adapter of ADAPTERS)
+      servers[adapter] = await startServer(adapter, { agent, push, grpc: adapter === "fastify" || undefined });
     url = servers.fastify!.url;
   });
   afterAll(async () => {
