@@ -56,8 +56,9 @@ import {
   tooLargeFailure,
   type Logger,
 } from "../server/runtime.js";
+import type { TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { followUpProblem, once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -97,6 +98,12 @@ export interface GatewayRuntimeOptions {
   /** Per task, as on the reference server (defaults there): history bytes (oldest dropped), artifact bytes (task fails). */
   maxHistoryBytes?: number;
   maxArtifactBytes?: number;
+  /**
+   * Several gateway replicas on one store acting as one (the PgCoordinator of src/server/cluster.ts,
+   * started with `takeOver` calling resume): a followed task's lease, events for subscribers on
+   * other replicas, cancels forwarded. Default: one process.
+   */
+  coordinator?: TurnCoordinator;
 }
 
 export class GatewayRuntime implements A2AHandler {
@@ -113,6 +120,7 @@ export class GatewayRuntime implements A2AHandler {
   /** (owner, backend, local contextId) → remote contextId, so one local conversation stays one remote one. */
   private readonly contexts = new Map<string, string>();
   private readonly logger: Logger;
+  private readonly coordinator: TurnCoordinator | undefined;
 
   constructor(opts: GatewayRuntimeOptions) {
     // The limits as on the reference server (runtime.ts RuntimeOptions and DEFAULT_LIMITS).
@@ -128,6 +136,8 @@ export class GatewayRuntime implements A2AHandler {
       maxHistoryBytes: limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes),
       maxListBytes: DEFAULT_LIMITS.maxListBytes,
     });
+    this.coordinator = opts.coordinator;
+    this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
     for (const b of opts.backends) {
       this.backends.set(b.name, b);
@@ -200,6 +210,7 @@ export class GatewayRuntime implements A2AHandler {
         throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
       }
       backend = b;
+      if (this.coordinator) await this.claimFollowUp(g, incoming);
     } else {
       backend = this.route(req);
     }
@@ -278,6 +289,7 @@ export class GatewayRuntime implements A2AHandler {
         history: [userMessage],
         metadata,
       });
+      if (this.coordinator && !(await this.coordinator.claim(owner, localTaskId))) throw new Error(`task id ${localTaskId} is taken`);
       g = this.book.track(owner, task);
     }
     if (start && g.task.metadata) {
@@ -286,6 +298,7 @@ export class GatewayRuntime implements A2AHandler {
     }
     const live = g;
     this.openTurn(live, follower);
+    this.coordinator?.beginTurn(live.task);
     const subscription = streaming ? this.book.stream(live) : undefined;
 
     if (!start) {
@@ -298,6 +311,8 @@ export class GatewayRuntime implements A2AHandler {
     // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
     const shown = !streaming && !blocking ? view(live.task, undefined) : undefined;
     if (!blocking) await live.written;
+    // The turn's first events readable by every replica before the caller hears of the task.
+    if (!blocking && this.coordinator) await this.coordinator.settled();
     return { kind: "task", g: live, subscription, shown };
   }
 
@@ -320,9 +335,18 @@ export class GatewayRuntime implements A2AHandler {
    */
   async resume(owner: string, task: v1_0.Task): Promise<boolean> {
     if (this.book.closed || this.book.has(task.id)) return false;
+    if (this.coordinator) {
+      // Replicas: only the lease holder follows (a lease another replica holds: not ours to resume).
+      if (!(await this.coordinator.claim(owner, task.id, 0))) return false;
+      task = (await this.store.get(owner, task.id)) ?? task;
+    }
     const state = task.status?.state;
-    if (state !== S.SUBMITTED && state !== S.WORKING) return false;
+    if (state !== S.SUBMITTED && state !== S.WORKING) {
+      this.coordinator?.release(task.id);
+      return false;
+    }
     const g = this.book.track(owner, clone(v1_0.TaskSchema, task));
+    this.coordinator?.beginTurn(g.task);
     const backendName = stringAt(g.task.metadata, META_BACKEND) ?? "";
     const backend = this.backends.get(backendName);
     const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
@@ -583,12 +607,40 @@ export class GatewayRuntime implements A2AHandler {
    * settled, and every event after one that waits behind it.
    */
   private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
-    publishInOrder(g, () => g.channel.publish(ev), committed);
+    publishInOrder(
+      g,
+      () => {
+        g.channel.publish(ev);
+        this.coordinator?.publish(g.task.id, ev);
+      },
+      committed,
+    );
   }
 
   private releaseTurn(g: GatewayTask): void {
     g.follower = undefined;
+    // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
+    if (!this.book.closed) this.coordinator?.release(g.task.id);
     this.book.release(g);
+  }
+
+  /**
+   * A follow-up with replicas: the turn's lease, else the task is busy on another replica; then the
+   * task as last recorded (another replica may have run turns since it was read).
+   */
+  private async claimFollowUp(g: GatewayTask, incoming: v1_0.Message): Promise<void> {
+    const c = this.coordinator!;
+    let problem: A2AError | undefined;
+    if (!(await c.claim(g.owner, g.task.id))) problem = followUpProblem({ task: g.task, busy: true }, incoming);
+    else {
+      const stored = await this.store.get(g.owner, g.task.id);
+      if (stored) g.task = clone(v1_0.TaskSchema, stored);
+      problem = followUpProblem({ task: g.task, busy: false }, incoming);
+    }
+    if (problem) {
+      this.releaseTurn(g);
+      throw problem;
+    }
   }
 
   /** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
@@ -614,6 +666,8 @@ export class GatewayRuntime implements A2AHandler {
   }
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const elsewhere = !this.book.has(req.id) && (await this.coordinator?.cancelElsewhere(ownerOf(call), req.id, call));
+    if (elsewhere) return view(elsewhere, undefined);
     const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
     this.setLocalStatus(g, S.CANCELED);
@@ -626,7 +680,12 @@ export class GatewayRuntime implements A2AHandler {
     return view(g.task, undefined);
   }
 
-  subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+  async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    if (this.coordinator && !this.book.has(req.id)) {
+      // Followed by another replica (if any): the task's stream as that replica records it.
+      const stored = await this.store.get(ownerOf(call), req.id);
+      if (stored && !isTerminal(stored.status?.state)) return this.coordinator.subscribe(stored);
+    }
     return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
@@ -675,6 +734,7 @@ export class GatewayRuntime implements A2AHandler {
     this.book.closed = true;
     for (const g of this.book.entries()) g.follower?.abort(new Error("gateway shutting down"));
     this.book.closeStreams();
+    await this.coordinator?.close();
     await this.store.close?.();
   }
 }

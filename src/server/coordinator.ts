@@ -12,8 +12,11 @@ export interface LocalTurns {
 
 export interface TurnCoordinator {
   attach(local: LocalTurns): void;
-  /** Takes the lease of the task's turn for this replica; false while another replica's turn runs. */
-  claim(owner: string, taskId: string): Promise<boolean>;
+  /**
+   * Takes the lease of the task's turn for this replica; false while another replica's turn runs
+   * (after waiting up to `waitMs` for it to end; default: the coordinator's).
+   */
+  claim(owner: string, taskId: string, waitMs?: number): Promise<boolean>;
   /** The turn's first event: the Task as it begins (published in order with the turn's events). */
   beginTurn(task: v1_0.Task): void;
   /** Resolves once every event published so far can be read by every replica. */
