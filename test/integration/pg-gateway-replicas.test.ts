@@ -1,9 +1,13 @@
 // Two `a2a-toolkit gateway` processes on one throwaway PostgreSQL act as one gateway (issue 20), in
-// front of one backend (the fixture agent, in this process): a task followed by replica A is seen
+// front of one backend (the fixture agent, in this process; A given the store by --store, B by its
+// YAML config): a task followed by replica A is seen
 // live through B (SubscribeToTask), CancelTask on B reaches the task A follows (and the backend's),
 // and after kill -9 of A, B takes the expired lease over and follows the task again to its end
 // instead of failing it. Skipped only without the PostgreSQL binaries (.ci/run installs them).
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { artifactText, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
@@ -13,6 +17,7 @@ import { spawnCli, type CliChild } from "../support/serve-child.js";
 import { serverGroup } from "../support/servers.js";
 
 const LEASE_MS = 1000;
+const dir = mkdtempSync(join(tmpdir(), "a2a-gw-replicas-"));
 
 async function kill(cli: CliChild): Promise<void> {
   const c = cli.child;
@@ -48,19 +53,12 @@ describe.skipIf(!postgresBinaries())(`two gateway replicas on one PostgreSQL${po
     ]);
     pg = started;
     backendUrl = backend.url;
-    const args = [
-      "gateway",
-      "--port",
-      "0",
-      "--backend",
-      `slow=${backendUrl}`,
-      "--store",
-      pg.createDatabase("gateways"),
-      "--lease",
-      String(LEASE_MS),
-    ];
-    a = spawnCli(args);
-    b = spawnCli(args);
+    // A takes the store from the command line, B from its YAML configuration file.
+    const store = pg.createDatabase("gateways");
+    const config = join(dir, "gateway.yaml");
+    writeFileSync(config, `store: ${store}\nleaseMs: ${LEASE_MS}\nbackends:\n  - { name: slow, url: "${backendUrl}" }\n`);
+    a = spawnCli(["gateway", "--port", "0", "--backend", `slow=${backendUrl}`, "--store", store, "--lease", String(LEASE_MS)]);
+    b = spawnCli(["gateway", "--port", "0", "--config", config]);
     [onA, onB] = await Promise.all([
       a.url.then((u) => createA2AClient(u, { version: "1.0" })),
       b.url.then((u) => createA2AClient(u, { version: "1.0" })),
@@ -71,6 +69,7 @@ describe.skipIf(!postgresBinaries())(`two gateway replicas on one PostgreSQL${po
     await Promise.all([a && kill(a), b && kill(b)]);
     await backends.close();
     await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   /** A returnImmediately send through `client`: the gateway's task, WORKING, with its remote task's id. */
