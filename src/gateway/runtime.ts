@@ -56,9 +56,9 @@ import {
   tooLargeFailure,
   type Logger,
 } from "../server/runtime.js";
-import type { TurnCoordinator } from "../server/coordinator.js";
+import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { followUpProblem, once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -203,14 +203,14 @@ export class GatewayRuntime implements A2AHandler {
     let g: GatewayTask | undefined;
     let backend: Backend;
     if (incoming.taskId) {
-      g = await this.book.continueWith(owner, incoming);
+      const continued = (g = await this.book.continueWith(owner, incoming));
       const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
       if (!b) {
         this.book.release(g, false);
         throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
       }
       backend = b;
-      if (this.coordinator) await this.claimFollowUp(g, incoming);
+      if (this.coordinator) await claimFollowUp(this.coordinator, this.store, g, incoming, () => this.releaseTurn(continued));
     } else {
       backend = this.route(req);
     }
@@ -622,25 +622,6 @@ export class GatewayRuntime implements A2AHandler {
     // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
     if (!this.book.closed) this.coordinator?.release(g.task.id);
     this.book.release(g);
-  }
-
-  /**
-   * A follow-up with replicas: the turn's lease, else the task is busy on another replica; then the
-   * task as last recorded (another replica may have run turns since it was read).
-   */
-  private async claimFollowUp(g: GatewayTask, incoming: v1_0.Message): Promise<void> {
-    const c = this.coordinator!;
-    let problem: A2AError | undefined;
-    if (!(await c.claim(g.owner, g.task.id))) problem = followUpProblem({ task: g.task, busy: true }, incoming);
-    else {
-      const stored = await this.store.get(g.owner, g.task.id);
-      if (stored) g.task = clone(v1_0.TaskSchema, stored);
-      problem = followUpProblem({ task: g.task, busy: false }, incoming);
-    }
-    if (problem) {
-      this.releaseTurn(g);
-      throw problem;
-    }
   }
 
   /** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
