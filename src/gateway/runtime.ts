@@ -37,6 +37,11 @@
 //   started again on the same persistent store takes it up (`resume`: read the remote task, then
 //   follow it as above, under a fresh deadline). One whose backend is no longer configured (or
 //   without a remote id) is failed with RESUME_FAILURE.
+// - Replicas (`coordinator`, PostgreSQL): a followed task has a lease (claimed before the task is
+//   recorded, released after its turn's last write; kept on close() so that it expires); only its
+//   holder follows the backend. Another replica serves SubscribeToTask from the recorded events
+//   and forwards CancelTask to the holder; a replica that finds an expired lease takes it over and
+//   resumes the task (resume) instead of failing it.
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
