@@ -1,5 +1,7 @@
-// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk [sqlite <file> | postgres <url>]`
+// One benchmark target per process: `tsx bench/server-targets.ts ours|sdk|ours+grpc|sdk+grpc [sqlite <file> | postgres <url>]`
 // starts a server with the same echo agent on a free port of 127.0.0.1 and prints `READY <port>` on stdout.
+// `ours+grpc` serves gRPC too, on the same port; `sdk+grpc` adds the SDK's gRPC server
+// (@grpc/grpc-js, the 1.0 and 0.3 services) on another port: `READY <port> GRPC <port>`.
 //
 // The agent: the first text part `stream <n>` streams n chunks of one artifact and completes;
 // any other text completes with one artifact holding the text. Both servers serve 1.0 and 0.3,
@@ -11,7 +13,7 @@
 // bench/replicas.ts): its DatabaseTaskStore on PostgreSQL.
 import { randomUUID } from "node:crypto";
 
-async function ours(file?: string): Promise<number> {
+async function ours(file?: string, grpc = false): Promise<number> {
   const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
   let stores = {};
   if (file) {
@@ -22,6 +24,7 @@ async function ours(file?: string): Promise<number> {
   }
   const app = await buildServer({
     ...stores,
+    grpc: grpc || undefined,
     agent: {
       card: { name: "bench echo", description: "echo", version: "1", capabilities: { streaming: true } },
       handleMessage(m) {
@@ -63,7 +66,9 @@ async function sdkPgStore(url: string) {
   return new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) }));
 }
 
-async function sdk(file?: string, pg?: string): Promise<number> {
+let grpcPort: number | undefined;
+
+async function sdk(file?: string, pg?: string, grpc = false): Promise<number> {
   const { default: express } = await import("express");
   const server = await import("@a2a-js/sdk/server");
   const { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
@@ -150,17 +155,35 @@ async function sdk(file?: string, pg?: string): Promise<number> {
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler, legacyCompat } as never));
   app.use("/rest", restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  if (grpc) {
+    const grpcJs = await import("@grpc/grpc-js");
+    const { A2AService, grpcService } = await import("@a2a-js/sdk/server/grpc");
+    const { LegacyA2AService, legacyGrpcService } = await import("@a2a-js/sdk/compat/v0_3/server/grpc");
+    const g = new grpcJs.Server();
+    g.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    g.addService(LegacyA2AService, legacyGrpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    grpcPort = await new Promise<number>((resolve, reject) =>
+      g.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    // The SDK's gRPC service accepts the versions the card lists for GRPC.
+    for (const v of ["1.0", "0.3"])
+      card.supportedInterfaces.push({ url: `127.0.0.1:${grpcPort}`, protocolBinding: "GRPC", protocolVersion: v, tenant: "" });
+  }
   return port;
 }
 
 const [which, storeKind, where] = process.argv.slice(2);
+const grpc = which?.endsWith("+grpc") === true;
+const kind = grpc ? which?.slice(0, -"+grpc".length) : which;
 const dbFile = storeKind === "sqlite" ? where : undefined;
 const pgUrl = storeKind === "postgres" ? where : undefined;
-const port = which === "ours" && !pgUrl ? await ours(dbFile) : which === "sdk" ? await sdk(dbFile, pgUrl) : undefined;
+const port = kind === "ours" && !pgUrl ? await ours(dbFile, grpc) : kind === "sdk" ? await sdk(dbFile, pgUrl, grpc) : undefined;
 if (port === undefined || (storeKind !== undefined && !where)) {
-  process.stderr.write("usage: tsx bench/server-targets.ts ours|sdk [sqlite <file> | postgres <url>] (postgres: sdk only)\n");
+  process.stderr.write(
+    "usage: tsx bench/server-targets.ts ours|sdk|ours+grpc|sdk+grpc [sqlite <file> | postgres <url>] (postgres: sdk only)\n",
+  );
   process.exit(2);
 }
-process.stdout.write(`READY ${port}\n`);
+process.stdout.write(grpc ? `READY ${port} GRPC ${grpcPort ?? port}\n` : `READY ${port}\n`);
 // Exit normally on a signal, so `node --cpu-prof` can write its profile.
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => process.exit(0));

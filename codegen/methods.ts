@@ -67,6 +67,7 @@ export function protoMethods(registry: FileRegistry, protoPackage: string): Omit
     const http: unknown = getOption(m, httpExt);
     return {
       rpc: m.name,
+      grpcPath: `/${m.parent.typeName}/${m.name}`,
       streaming: m.methodKind === "server_streaming",
       requestType: rel(m.input.typeName),
       responseType: rel(m.output.typeName),

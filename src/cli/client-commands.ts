@@ -20,7 +20,9 @@ export const EXIT = { ok: 0, protocol: 1, usage: 2, connection: 3, card: 4, task
 interface CommonOpts {
   json?: boolean;
   version?: "1.0" | "0.3";
-  binding?: "json-rpc" | "rest";
+  binding?: "json-rpc" | "rest" | "grpc";
+  /** PEM CA file trusted for gRPC over TLS. */
+  ca?: string;
   timeout?: string;
   token?: string;
   apiKey?: string;
@@ -34,7 +36,8 @@ const stdio: Out = { out: (s) => process.stdout.write(s), err: (s) => process.st
 function common(cmd: Command): Command {
   return cmd
     .addOption(new Option("--version <v>", "pin the protocol version (no fallback)").choices(["1.0", "0.3"]))
-    .addOption(new Option("--binding <b>", "restrict the binding").choices(["json-rpc", "rest"]))
+    .addOption(new Option("--binding <b>", "restrict the binding").choices(["json-rpc", "rest", "grpc"]))
+    .option("--ca <file>", "PEM CA certificate trusted for gRPC over TLS (bare host:port interfaces then use TLS)")
     .option("--json", "machine-readable output (ProtoJSON; one JSON value per line for streams)")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 30000; 0 = none)")
     .option("--token <token>", "bearer token (Authorization: Bearer …)")
@@ -59,14 +62,30 @@ async function connect(url: string, o: CommonOpts) {
   const timeoutMs = o.timeout !== undefined ? Number(o.timeout) : undefined;
   if (timeoutMs !== undefined && !(timeoutMs >= 0))
     throw new CommanderError(EXIT.usage, "a2a.timeout", `--timeout expects milliseconds, got ${o.timeout}`);
+  const ca = o.ca ? await readCa(o.ca) : undefined;
   return createA2AClient(url, {
     version: o.version,
-    bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
+    bindings: bindingsOf(o),
+    grpc: ca ? { ca } : undefined,
     timeoutMs,
     headers,
     extensions: o.extension,
     credentials: { bearer: o.token, apiKey: o.apiKey },
   });
+}
+
+function bindingsOf(o: CommonOpts): ("JSONRPC" | "HTTP+JSON" | "GRPC")[] | undefined {
+  if (!o.binding) return undefined;
+  return [o.binding === "rest" ? "HTTP+JSON" : o.binding === "grpc" ? "GRPC" : "JSONRPC"];
+}
+
+async function readCa(file: string): Promise<Buffer> {
+  const { readFile } = await import("node:fs/promises");
+  try {
+    return await readFile(file);
+  } catch (e) {
+    throw new CommanderError(EXIT.usage, "a2a.ca", `--ca ${file}: ${(e as Error).message}`);
+  }
 }
 
 function headerMap(o: CommonOpts): Record<string, string> {
@@ -140,7 +159,7 @@ export function registerClientCommands(program: Command, setCode: (code: number)
         try {
           chosen = selectInterface(card, {
             version: o.version,
-            bindings: o.binding ? [o.binding === "rest" ? "HTTP+JSON" : "JSONRPC"] : undefined,
+            bindings: bindingsOf(o),
           });
         } catch (e) {
           if (!(e instanceof A2ACardError)) throw e;

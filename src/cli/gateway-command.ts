@@ -14,6 +14,8 @@ import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
 
 export interface GatewayCommandOptions extends HttpLimitFlags {
   port: number;
+  /** gRPC facade on the same port (default on; `--no-grpc` turns it off). */
+  grpc?: boolean;
   host: string;
   backend?: string[];
   config?: string;
@@ -103,6 +105,7 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   }
   const app = await buildGateway({
     gateway,
+    grpc: opts.grpc === false ? undefined : true,
     versions: opts.versions,
     publicUrl: opts.publicUrl,
     logger: serverLogger(opts.log),
@@ -119,7 +122,8 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
       `agent_id ${b.name} → ${b.config.url} (${c})${b.name === (config.default ?? (gateway.backends.length === 1 ? b.name : "")) ? " [default]" : ""}`,
     );
   }
-  out(`A2A gateway listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
+  const bindings = opts.grpc === false ? "JSON-RPC and HTTP+JSON" : "JSON-RPC, HTTP+JSON and gRPC";
+  out(`A2A gateway listening on ${url} (versions ${opts.versions.join(", ")}; ${bindings})`);
   return { url, port, close: () => app.close() };
 }
 
@@ -158,7 +162,8 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
       parsePositiveInt("milliseconds"),
     )
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
-    .option("--log", "log every request (JSON lines on stdout)");
+    .option("--log", "log every request (JSON lines on stdout)")
+    .option("--no-grpc", "no gRPC facade (by default it shares the port: HTTP/2 connections are gRPC)");
   addHttpLimitFlags(command).action(async (opts: GatewayCommandOptions) => {
     if (!opts.backend?.length && !opts.config) {
       process.stderr.write("a2a-toolkit gateway: name at least one backend with --backend name=<url> or --config <file>\n");

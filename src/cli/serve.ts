@@ -49,6 +49,11 @@ export interface ServeOptions extends HttpLimitFlags {
   lease?: number;
   /** SSE streams one principal (or, without authentication, one client address) may have open. */
   maxStreams?: number;
+  /** gRPC on the same port (default on; `--no-grpc` turns it off). */
+  grpc?: boolean;
+  /** PEM certificate and key: serve TLS (ALPN h2 → gRPC, http/1.1 → JSON-RPC and HTTP+JSON). */
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /** Tasks survive a restart unless the operator opts out with `--store memory`. */
@@ -155,7 +160,14 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     ...(keys ? [apiKeyAuth({ location: "header", name: "X-API-Key", keys })] : []),
   ];
   const signing = await cardSigning(opts);
+  if (!opts.tlsCert !== !opts.tlsKey) throw new Error("--tls-cert and --tls-key go together");
+  const { readFile } = await import("node:fs/promises");
+  const tls = opts.tlsCert && opts.tlsKey ? { cert: await readFile(opts.tlsCert), key: await readFile(opts.tlsKey) } : undefined;
+  // Behind the rewriting proxy (HTTP/1.1 only) the card's URLs are the proxy's: no gRPC there.
+  const grpc = opts.grpc !== false && !faults.length;
   const app = await buildServer({
+    grpc: grpc || undefined,
+    tls,
     agent,
     authenticators,
     cardSigning: signing,
@@ -187,12 +199,13 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
       await app.close();
     };
   }
-  const url = opts.publicUrl ?? `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+  const url = opts.publicUrl ?? `${tls ? "https" : "http"}://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
   if (authenticators.length)
     out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
   if (signing) out(`the 1.0 agent card is signed (${signing.alg}, kid ${signing.kid})`);
   out(storeLine); // before the "listening" line, which callers wait for
-  out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; JSON-RPC and HTTP+JSON)`);
+  const bindings = grpc ? "JSON-RPC, HTTP+JSON and gRPC" : "JSON-RPC and HTTP+JSON";
+  out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; ${bindings})`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
   if (faults.length)
     out(`deliberate fault(s) injected by the rewriting proxy: ${faults.join(", ")} (this server breaks the protocol on purpose)`);
@@ -202,7 +215,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
 export function registerServeCommand(program: Command, setCode: (code: number) => void): void {
   const command = program
     .command("serve")
-    .description("run the reference A2A server (1.0 and 0.3, JSON-RPC and HTTP+JSON, one port)")
+    .description("run the reference A2A server (1.0 and 0.3, JSON-RPC, HTTP+JSON and gRPC, one port)")
     .option("--port <port>", "TCP port (0 = any free port)", parsePort, 41241)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--agent <agent>", "fixture, or the path of a module exporting an agent", "fixture")
@@ -236,6 +249,9 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--sign-card-key <jwk file>", "sign the 1.0 agent card with this private JWK (JSON file)")
     .option("--sign-card-kid <kid>", "key id put in the card signature's protected header")
     .option("--sign-card-alg <alg>", "JWS algorithm (default: the JWK's alg, else ES256/ES384/ES512/EdDSA/RS256 by key type)")
+    .option("--no-grpc", "do not serve gRPC (by default it shares the port: HTTP/2 connections are gRPC)")
+    .option("--tls-cert <file>", "serve TLS with this PEM certificate (with --tls-key; ALPN h2 is gRPC, http/1.1 the rest)")
+    .option("--tls-key <file>", "the PEM private key of --tls-cert")
     .option("--push", "the fixture agent declares push notifications (webhook delivery)")
     .option("--allow-webhook <list>", "hosts, IPs or CIDR ranges push webhooks may use although private (e.g. 127.0.0.1)", (v: string) =>
       v

@@ -6,12 +6,12 @@ import { cardCandidates, LEGACY_WELL_KNOWN_CARD, WELL_KNOWN_CARD } from "../tran
 import { SUPPORTED_VERSIONS } from "../versioning/negotiate.js";
 
 export const WELL_KNOWN_CARD_PATH = WELL_KNOWN_CARD;
-export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON"];
+export const SUPPORTED_BINDINGS: readonly Binding[] = ["JSONRPC", "HTTP+JSON", "GRPC"];
 export { SUPPORTED_VERSIONS };
 
 /** Caller restrictions on what the client may speak. */
 export interface InterfacePolicy {
-  /** Bindings the client may use (default: JSONRPC and HTTP+JSON). */
+  /** Bindings the client may use (default: JSONRPC, HTTP+JSON and GRPC). */
   bindings?: readonly Binding[];
   /** Versions the client may use (default: 1.0 and 0.3). */
   versions?: readonly ProtocolVersion[];

@@ -8,6 +8,7 @@ import { A2ACardError, A2ATransportError, transportFailure } from "./errors.js";
 import { sseEvents } from "./sse.js";
 import { resilientStream, type ResubscribePolicy } from "./stream.js";
 import { waitForTask, type WaitOptions } from "./wait.js";
+import type { GrpcChannelOptions, GrpcStatusError } from "../transport/grpc-client.js";
 import {
   OPERATIONS,
   type ClientWire,
@@ -67,6 +68,8 @@ export interface ClientOptions extends InterfacePolicy {
   checkCapabilities?: boolean;
   /** The wire implementation; default: the toolkit's versioning layer. */
   wire?: ClientWire;
+  /** gRPC channels: TLS for `host:port` interfaces, trusted CA (src/transport/grpc-client.ts). */
+  grpc?: GrpcChannelOptions;
   signal?: AbortSignal;
 }
 
@@ -75,6 +78,13 @@ type Init<O extends Operation> = MessageInitShape<(typeof OPERATIONS)[O]["reques
 export { INTERRUPTED_STATES, TERMINAL_STATES } from "../versioning/stream.js";
 
 let defaultWirePromise: Promise<ClientWire> | undefined;
+let grpcPromise: Promise<typeof import("../transport/grpc-client.js")> | undefined;
+/** The gRPC client loads with its first call: HTTP-only users never load @connectrpc. */
+function loadGrpc() {
+  grpcPromise ??= import("../transport/grpc-client.js");
+  return grpcPromise;
+}
+
 async function loadDefaultWire(): Promise<ClientWire> {
   defaultWirePromise ??= import("./default-wire.js").then((m) => m.defaultWire);
   return defaultWirePromise;
@@ -289,11 +299,54 @@ export class A2AClient {
     return undefined;
   }
 
+  /** The gRPC call options of one call: metadata (auth, caller headers), extensions, channel. */
+  private async grpcCall(opts: CallOptions, signal: AbortSignal | undefined, timeoutMs?: number) {
+    const { headers: authHeaders } = await collectAuth(this.auth, this.card, this.target.url);
+    return {
+      ...this.options.grpc,
+      headers: { ...this.options.headers, ...authHeaders, ...opts.headers },
+      extensions: [...(this.options.extensions ?? []), ...(opts.extensions ?? [])],
+      signal,
+      timeoutMs,
+    };
+  }
+
+  /** A gRPC failure below A2A as the transport error HTTP bindings give for the same cause. */
+  private grpcFailure(e: unknown, s: { caller?: AbortSignal }): unknown {
+    if (e instanceof A2AError) return e;
+    // By name: the class lives in the lazily loaded gRPC module.
+    if (!(e instanceof Error) || e.name !== "GrpcStatusError") return transportFailure(e, this.target.url, s);
+    const { codeName } = e as GrpcStatusError;
+    const url = this.target.url;
+    if (codeName === "Unauthenticated" || codeName === "PermissionDenied")
+      return new A2ATransportError(
+        "http",
+        `${url} answered gRPC ${codeName}: credentials required or refused${authHint(this.card)}${snippet(e.message)}`,
+        {
+          url,
+          status: codeName === "Unauthenticated" ? 401 : 403,
+        },
+      );
+    if (codeName === "DeadlineExceeded") return new A2ATransportError("timeout", `request to ${url} timed out`, { url, cause: e });
+    if (s.caller?.aborted) return new A2ATransportError("aborted", `request to ${url} was aborted`, { url, cause: s.caller.reason });
+    return new A2ATransportError("network", `${url} answered gRPC ${codeName}: ${e.message}`, { url, cause: e });
+  }
+
   /** One request/response operation. */
   async unary<O extends Operation>(op: O, init: Init<O>, opts: CallOptions = {}): Promise<ResponseOf<O>> {
     const refused = this.capabilityError(op);
     if (refused) throw refused;
     const request = this.build(op, init);
+    if (this.target.binding === "GRPC") {
+      const ms = opts.timeoutMs ?? this.options.timeoutMs ?? 30_000;
+      const s = this.signals({ ...opts, timeoutMs: 0 });
+      const { grpcUnary } = await loadGrpc();
+      try {
+        return await grpcUnary(this.target, op, request, await this.grpcCall(opts, s.caller, ms > 0 ? ms : undefined));
+      } catch (e) {
+        throw this.grpcFailure(e, s);
+      }
+    }
     const s = this.signals(opts);
     const url = this.target.url;
     let res: Response;
@@ -359,6 +412,20 @@ export class A2AClient {
     request: RequestOf<Operation>,
     opts: CallOptions,
   ): AsyncGenerator<WireEvent> {
+    if (this.target.binding === "GRPC") {
+      // No deadline: a stream may run long; the caller's signal ends it (never the task).
+      const s = this.signals({ ...opts, timeoutMs: 0 });
+      const { grpcStream } = await loadGrpc();
+      try {
+        for await (const item of grpcStream(this.target, op, request as never, await this.grpcCall(opts, s.caller))) {
+          yield item.final ? { event: item.event, end: true } : { event: item.event };
+          if (item.final) return;
+        }
+      } catch (e) {
+        throw this.grpcFailure(e, s);
+      }
+      return;
+    }
     const s = this.signals(opts);
     // The per-call timeout bounds the connection set-up only; the stream itself may run long.
     const connection = new AbortController();

@@ -23,9 +23,15 @@ export function parseCard(json: unknown): v1_0.AgentCard {
   return card;
 }
 
+/** The ClientWire frames HTTP bindings only; gRPC calls go to src/transport/grpc-client.ts. */
+function http(target: Target): Target & { binding: "JSONRPC" | "HTTP+JSON" } {
+  if (target.binding === "GRPC") throw new Error("the HTTP wire cannot frame a gRPC call");
+  return target as Target & { binding: "JSONRPC" | "HTTP+JSON" };
+}
+
 export const defaultWire: ClientWire = {
   encode(target, op, request, extensions): WireRequest {
-    const { method, url, headers, body, rpcId, losses } = encodeCall(target, op, request as never, { extensions });
+    const { method, url, headers, body, rpcId, losses } = encodeCall(http(target), op, request as never, { extensions });
     return { method, url, headers, body, rpcId, losses };
   },
   decode<O extends Operation>(target: Target, op: O, res: WireResponse, req?: WireRequest): ResponseOf<O> {
@@ -42,7 +48,7 @@ export const defaultWire: ClientWire = {
       throw fromJsonRpcError({ code: body.code, message: typeof body.message === "string" ? body.message : undefined, data: body.data });
     try {
       return decodeReply(
-        target,
+        http(target),
         op,
         { status: res.status, json: res.json, text: res.text },
         { rpcId: req?.rpcId, sent: req?.losses },
@@ -57,7 +63,7 @@ export const defaultWire: ClientWire = {
     }
   },
   decodeEvent(target, op, data, sseEvent): WireEvent {
-    const d = decodeStreamEvent(target, op, data, sseEvent);
+    const d = decodeStreamEvent(http(target), op, data, sseEvent);
     return "error" in d ? { error: d.error } : d.end ? { event: d.event, end: true } : { event: d.event };
   },
   parseCard,

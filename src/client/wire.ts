@@ -7,8 +7,8 @@ import type { A2AError } from "../versioning/errors.js";
 import type { ProtocolVersion } from "../versioning/negotiate.js";
 
 export type { ProtocolVersion };
-/** `protocolBinding` strings of the bindings this client speaks (gRPC is not supported). */
-export type Binding = "JSONRPC" | "HTTP+JSON";
+/** `protocolBinding` strings of the bindings this client speaks (GRPC: src/transport/grpc-client.ts, not the ClientWire). */
+export type Binding = "JSONRPC" | "HTTP+JSON" | "GRPC";
 
 /** The interface a client talks to: one entry of the card's `supportedInterfaces`. */
 export interface Target {

@@ -11,7 +11,7 @@
 //     - name: weather                     # the agent_id callers route by (unique)
 //       url: http://127.0.0.1:9001        # base URL (the card is at /.well-known/agent-card.json) or the card URL
 //       version: "0.3"                    # optional: 1.0 | 0.3; default: discovered from the card
-//       binding: JSONRPC                  # optional: JSONRPC | HTTP+JSON; default: the card's first usable one
+//       binding: JSONRPC                  # optional: JSONRPC | HTTP+JSON | GRPC; default: the card's first usable one
 //       description: Forecasts            # optional: overrides the backend card's description
 //       keywords: [weather, forecast]     # optional: tags on the published skills
 //       skill: forecast                   # optional: the id of the skill published when the backend card has none
@@ -22,7 +22,7 @@ import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 
-export type BackendBinding = "JSONRPC" | "HTTP+JSON";
+export type BackendBinding = "JSONRPC" | "HTTP+JSON" | "GRPC";
 export type BackendVersion = ProtocolVersion;
 
 export interface BackendConfig {
@@ -125,8 +125,9 @@ function checkBackend(raw: unknown, where: string): BackendConfig {
   }
   if (b.binding !== undefined) {
     const v = String(b.binding).toUpperCase();
-    const binding = v === "JSONRPC" || v === "JSON-RPC" ? "JSONRPC" : v === "HTTP+JSON" || v === "REST" ? "HTTP+JSON" : undefined;
-    if (!binding) throw new GatewayConfigError(`${where}.binding must be JSONRPC or HTTP+JSON`);
+    const binding =
+      v === "JSONRPC" || v === "JSON-RPC" ? "JSONRPC" : v === "HTTP+JSON" || v === "REST" ? "HTTP+JSON" : v === "GRPC" ? "GRPC" : undefined;
+    if (!binding) throw new GatewayConfigError(`${where}.binding must be JSONRPC, HTTP+JSON or GRPC`);
     out.binding = binding;
   }
   for (const k of ["description", "skill"] as const) {

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
 import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
-import { a2aFastify } from "../server/index.js";
+import { a2aFastify, attachGrpc } from "../server/index.js";
 import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
 import type { TurnCoordinator } from "../server/coordinator.js";
@@ -225,12 +225,25 @@ export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOpt
 export interface BuildGatewayOptions extends GatewayPluginOptions, HttpLimitOptions {
   prefix?: string;
   logger?: FastifyServerOptions["logger"];
+  /** A gRPC facade on the same port (both services over the gateway's runtime), as buildServer's `grpc`. */
+  grpc?: true | string;
 }
 
 /** A fastify app serving the gateway on one port; it closes the gateway it made when the app closes. */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
   const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
   const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
+  if (!plugin.grpc) {
+    await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
+    return app;
+  }
+  if (!("runtime" in plugin.gateway)) throw new Error("buildGateway: grpc needs a gateway made with createGateway");
+  if (plugin.authenticate && !plugin.authenticators?.length)
+    throw new Error(
+      "buildGateway: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not",
+    );
   await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
+  const { gateway, store: _store, fetch: _fetch, ...serve } = plugin;
+  attachGrpc(app, { ...serve, authenticate: undefined, handler: gateway.runtime, prefix: prefix ?? "" });
   return app;
 }

@@ -18,6 +18,8 @@ export interface MethodInfo {
   operation: string;
   /** gRPC rpc name in this version's proto. */
   rpc: string;
+  /** Full gRPC method path, "/<package>.<Service>/<rpc>" (gRPC over HTTP/2 :path). */
+  grpcPath: string;
   jsonRpcMethod: string;
   streaming: boolean;
   /** Proto request/response message names (package-relative). */

@@ -4,7 +4,9 @@
 // content types and version negotiation (decodeCall), authentication, extension checks, the
 // dispatch table (handler.ts), stream quotas and keep-alive comments, the card route with its
 // signing and caching, and errors in the binding's and version's shape. The adapters
-// (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out.
+// (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out; the gRPC
+// adapter (adapters/grpc.ts) decodes its own messages and comes in through `invoke`, which takes
+// the same steps from authentication to dispatch.
 //
 // Routes, relative to `prefix`:
 //   GET|HEAD /.well-known/agent-card.json  the card, in the shape of the requested version
@@ -19,15 +21,25 @@
 // streams at once (then HTTP 429 in the binding's shape).
 import { createHash } from "node:crypto";
 import type * as v1_0 from "../../generated/v1_0/index.js";
-import { decodeCall, encodeError, encodeResult, openStream, toA2AError, type HttpReply, type SseStream } from "../transport/server.js";
+import {
+  decodeCall,
+  encodeError,
+  encodeResult,
+  openStream,
+  toA2AError,
+  type DecodedCall,
+  type HttpReply,
+  type SseStream,
+} from "../transport/server.js";
 import { splitUrl } from "../transport/rest.js";
 import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
 import { A2AError } from "../versioning/errors.js";
 import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import { policyOf } from "../versioning/policy.js";
+import type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
 import type { AgentCardInit } from "./agent.js";
-import { buildCard } from "./card.js";
+import { buildCard, grpcAddressOf } from "./card.js";
 import {
   dispatchStream,
   dispatchUnary,
@@ -40,7 +52,7 @@ import {
 } from "./handler.js";
 import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./runtime.js";
 import { localStreamSlots, type StreamSlots } from "./coordinator.js";
-import { authenticate, unauthenticatedReply, withCardSecurity, type Authenticator } from "../security/auth.js";
+import { authenticate, unauthenticatedReply, withCardSecurity, type AuthResult, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
 
@@ -105,6 +117,11 @@ export interface A2AFrontOptions<Req> {
   maxStreamsPerPrincipal?: number;
   /** Where open streams are counted (default: this process; cluster.ts: across replicas). */
   streamSlots?: StreamSlots;
+  /**
+   * gRPC is served too (adapters/grpc.ts): the card lists a GRPC interface per version, at the
+   * `host:port` of the interface URL (`true`: the same port) or at this `host:port`.
+   */
+  grpc?: true | string;
 }
 
 /** Serving an agent: the front builds a TaskRuntime from it (and closes it with the front). */
@@ -154,8 +171,43 @@ export interface FrontStream {
   frames: AsyncIterable<string>;
 }
 
+/**
+ * One call of a binding that frames and decodes its own messages (gRPC, adapters/grpc.ts): the
+ * operation and its 1.0 request are known; the front authenticates, checks extensions and stream
+ * quotas, builds the HandlerContext and dispatches, as for JSON-RPC and HTTP+JSON.
+ */
+export interface DirectCall<Req> {
+  operation: Operation;
+  request: RequestOf<Operation>;
+  version: ProtocolVersion;
+  /** Request metadata (Authorization, extensions …) as HTTP headers. */
+  headers: Record<string, string | string[] | undefined>;
+  /** Path the authenticators see (the gRPC method path). */
+  url: string;
+  /** `scheme://host[:port]` the call was sent to: the extended card's interface URLs without `publicUrl`. */
+  origin: string;
+  clientAddress: string;
+  /** Extension URIs the client asked for. */
+  extensions: string[];
+  tenant: string;
+  signal: AbortSignal;
+  raw: Req;
+}
+
+/**
+ * What a direct call gives: a response, a stream (call `release` when it ends), or a refusal below
+ * A2A (no principal; every stream slot of the caller taken), named by its gRPC status.
+ */
+export type DirectResult =
+  | { kind: "unary"; response: ResponseOf<Operation>; extensions: string[] }
+  | { kind: "stream"; events: EventStream; release: () => void; extensions: string[] }
+  | { kind: "refused"; status: "UNAUTHENTICATED" | "RESOURCE_EXHAUSTED"; message: string };
+
 export interface Front<Req> {
   handle(request: FrontRequest<Req>): Promise<HttpReply | FrontStream>;
+  /** A call of a self-framing binding (gRPC); A2A errors are thrown as A2AError. */
+  invoke(call: DirectCall<Req>): Promise<DirectResult>;
+
   /** A failure before the front saw the request (a framework's error, e.g. a bad Content-Length): a 4xx/500 in the route's shape. */
   failure(request: Pick<FrontRequest<Req>, "url" | "headers">, err: Error & { statusCode?: number }): HttpReply;
   /** HTTP 413 for a body over `bodyLimit`. */
@@ -225,7 +277,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     let card = builtCards.get(key);
     if (!card) {
       card = (async () => {
-        let c = buildCard(extended ?? publicInit, url, versions, extended !== undefined || hasExtended);
+        const grpcUrl = opts.grpc === true ? grpcAddressOf(url) : opts.grpc || undefined;
+        let c = buildCard(extended ?? publicInit, url, versions, extended !== undefined || hasExtended, grpcUrl);
         if (authenticators) c = withCardSecurity(c, authenticators);
         if (signing) c = await signAgentCard(c, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
         return c;
@@ -263,25 +316,66 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     return notModified(request.headers, cached) ? { kind: "reply", status: 304, headers, body: "" } : { ...cached.reply, headers };
   };
 
-  /** The principal, or the 401 reply. */
-  const principalOf = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<string | HttpReply> => {
+  /** The principal, or why there is none (the authenticators' result; undefined: the `authenticate` hook refused). */
+  const who = async (request: {
+    headers: FrontRequest<Req>["headers"];
+    url: string;
+    raw: Req;
+  }): Promise<string | AuthResult | undefined> => {
     if (authenticators) {
-      const who = await authenticate(authenticators, request);
-      if (who.ok) return who.principal;
-      return unauthenticatedReply(
-        { ...errorScope(request.url, request.headers, scope), rpcId: rpcIdOf(binding, request.body) },
-        who,
-        authenticators,
-      );
+      const r = await authenticate(authenticators, request);
+      return r.ok ? r.principal : r;
     }
     if (!opts.authenticate) return "anonymous";
-    const who = await opts.authenticate(request.raw);
-    if (who !== undefined) return who;
-    const r = encodeError(
+    return opts.authenticate(request.raw);
+  };
+
+  /** The principal, or the 401 reply. */
+  const principalOf = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<string | HttpReply> => {
+    const r = await who(request);
+    if (typeof r === "string") return r;
+    if (r && authenticators)
+      return unauthenticatedReply(
+        { ...errorScope(request.url, request.headers, scope), rpcId: rpcIdOf(binding, request.body) },
+        r,
+        authenticators,
+      );
+    const e = encodeError(
       { ...errorScope(request.url, request.headers, scope), rpcId: null },
       new A2AError("InvalidRequestError", "Authentication required"),
     );
-    return { ...r, status: 401, headers: { ...r.headers, "www-authenticate": "Bearer" } };
+    return { ...e, status: 401, headers: { ...e.headers, "www-authenticate": "Bearer" } };
+  };
+
+  /** The extensions a call activates; ExtensionSupportRequiredError when it lacks a required one. */
+  const activated = (asked: readonly string[]): string[] => {
+    currentCard();
+    const missing = requiredUris.filter((u) => !asked.includes(u));
+    if (missing.length)
+      throw new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {
+        extensions: missing.join(","),
+      });
+    return asked.filter((u) => declaredUris.has(u));
+  };
+
+  /** Takes one of the caller's stream slots (streamSlots: this process, or every replica): its release, or undefined when all are taken. */
+  const takeStream = async (principal: string, clientAddress: string): Promise<(() => void) | undefined> => {
+    // Without authentication every caller is "anonymous": count per client address instead.
+    const key = authenticators || opts.authenticate ? `principal:${principal}` : `address:${clientAddress}`;
+    if (!(await streamSlots.acquire(key, maxStreams))) return undefined;
+    return () => streamSlots.release(key);
+  };
+  const tooManyStreams = () =>
+    new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`);
+
+  /** GetExtendedAgentCard: the handler declares, the front publishes. */
+  const extendedCard = async (version: ProtocolVersion, request: v1_0.GetExtendedAgentCardRequest, ctx: HandlerContext, url: string) => {
+    // Without one, the handler's UnsupportedOperationError (1.0 §3.3.4), unless the version has its
+    // own error (policy.ts).
+    currentCard();
+    const noCard = policyOf(version).noExtendedCard;
+    if (noCard && !hasExtended) throw noCard();
+    return cardFor(url, await handler.getExtendedAgentCard(request, ctx));
   };
 
   const call = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<HttpReply | FrontStream> => {
@@ -290,16 +384,12 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     const decoded = decodeCall(request, { binding, versions, basePath: prefix });
     if (decoded.kind === "reply") return decoded;
 
-    currentCard();
-    const missing = requiredUris.filter((u) => !decoded.extensions.includes(u));
-    if (missing.length)
-      return encodeError(
-        decoded,
-        new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {
-          extensions: missing.join(","),
-        }),
-      );
-    const extensions = decoded.extensions.filter((u) => declaredUris.has(u));
+    let extensions: string[];
+    try {
+      extensions = activated(decoded.extensions);
+    } catch (e) {
+      return encodeError(decoded, toA2AError(e));
+    }
     const ctx: HandlerContext = { principal, version: decoded.version, extensions, tenant: decoded.tenant, signal: request.signal };
     const failed = (e: unknown, what: string) => {
       if (!(e instanceof A2AError)) log.error({ err: e }, what);
@@ -307,16 +397,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     };
 
     if (isStreaming(decoded)) {
-      // Without authentication every caller is "anonymous": count per client address instead.
-      const who = authenticators || opts.authenticate ? `principal:${principal}` : `address:${request.clientAddress}`;
-      if (!(await streamSlots.acquire(who, maxStreams)))
-        return errorWithStatus(
-          decoded,
-          new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`),
-          429,
-          "RESOURCE_EXHAUSTED",
-        );
-      const release = () => streamSlots.release(who);
+      const release = await takeStream(principal, request.clientAddress);
+      if (!release) return errorWithStatus(decoded, tooManyStreams(), 429, "RESOURCE_EXHAUSTED");
       let events: EventStream;
       try {
         events = await dispatchStream(handler, decoded, ctx);
@@ -330,15 +412,41 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     try {
       if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
       if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
-      // GetExtendedAgentCard: the handler declares, the front publishes. Without one, the handler's
-      // UnsupportedOperationError (1.0 §3.3.4), unless the version has its own error (policy.ts).
-      currentCard();
-      const noCard = policyOf(decoded.version).noExtendedCard;
-      if (noCard && !hasExtended) throw noCard();
-      const init = await handler.getExtendedAgentCard(decoded.request, ctx);
-      return encodeResult(decoded, await cardFor(baseUrl(request), init), { extensions });
+      return encodeResult(decoded, await extendedCard(decoded.version, decoded.request, ctx, baseUrl(request)), { extensions });
     } catch (e) {
       return failed(e, "A2A operation failed");
+    }
+  };
+
+  const invoke = async (c: DirectCall<Req>): Promise<DirectResult> => {
+    const principal = await who(c);
+    if (typeof principal !== "string")
+      return {
+        kind: "refused",
+        status: "UNAUTHENTICATED",
+        message: principal && !principal.ok && principal.error === "invalid" ? "Credentials refused" : "Authentication required",
+      };
+    try {
+      const extensions = activated(c.extensions);
+      const ctx: HandlerContext = { principal, version: c.version, extensions, tenant: c.tenant, signal: c.signal };
+      const decoded = { operation: c.operation, request: c.request } as DecodedCall;
+      if (isStreaming(decoded)) {
+        const release = await takeStream(principal, c.clientAddress);
+        if (!release) return { kind: "refused", status: "RESOURCE_EXHAUSTED", message: tooManyStreams().message };
+        try {
+          return { kind: "stream", events: await dispatchStream(handler, decoded, ctx), release, extensions };
+        } catch (e) {
+          release();
+          throw e;
+        }
+      }
+      if (isUnary(decoded)) return { kind: "unary", response: await dispatchUnary(handler, decoded, ctx), extensions };
+      if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${c.operation} is not a unary operation`);
+      const url = (opts.publicUrl ?? `${c.origin}${prefix}`).replace(/\/+$/, "");
+      return { kind: "unary", response: await extendedCard(c.version, decoded.request, ctx, url), extensions };
+    } catch (e) {
+      if (!(e instanceof A2AError)) log.error({ err: e }, "A2A operation failed");
+      throw toA2AError(e);
     }
   };
 
@@ -425,6 +533,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
         return failure(request, e as Error);
       }
     },
+    invoke,
     failure,
     tooLarge: (request) =>
       errorWithStatus(

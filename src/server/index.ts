@@ -4,6 +4,10 @@
 // programming model.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
+import { a2aGrpcHandler, type A2AGrpcHandlerOptions } from "./adapters/grpc.js";
+import type { A2AHandler } from "./handler.js";
+import { shareWithGrpc } from "./adapters/shared-port.js";
+import { TaskRuntime } from "./runtime.js";
 import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
 
 export * from "./agent.js";
@@ -21,6 +25,8 @@ export {
   type A2ARequestListenerOptions,
   type A2AHandlerListenerOptions,
 } from "./adapters/node-http.js";
+export { a2aGrpcHandler, type A2AGrpcHandler, type A2AGrpcHandlerOptions, type GrpcRequest } from "./adapters/grpc.js";
+export { shareWithGrpc, type SharedPort } from "./adapters/shared-port.js";
 export {
   createFront,
   type A2AFrontOptions,
@@ -39,21 +45,56 @@ export interface BuildServerOptions extends A2APluginOptions, HttpLimitOptions {
   prefix?: string;
   /** fastify's logger option (default: off). */
   logger?: FastifyServerOptions["logger"];
+  /**
+   * Serve gRPC (both A2A services, adapters/grpc.ts) on the same port: HTTP/2 connections (the
+   * cleartext preface, or ALPN h2 with `tls`) go to the gRPC handler, over the same handler. `true`
+   * lists GRPC interfaces at the port's `host:port`; a string is another `host:port` to list.
+   */
+  grpc?: true | string;
+  /** Serve TLS with this PEM key and certificate (HTTP/1.1 and, with `grpc`, h2 by ALPN). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 /** A fastify app serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON; call `listen` on it. */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
-  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
-  const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
-  await app.register(a2aPlugin, { ...plugin, prefix: prefix ?? "" });
+  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, tls, ...plugin } = options;
+  const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, tls, ...plugin });
+  if (!plugin.grpc) {
+    await app.register(a2aPlugin, { ...plugin, prefix: prefix ?? "" });
+    return app;
+  }
+  if (plugin.authenticate && !plugin.authenticators?.length)
+    throw new Error("buildServer: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not");
+  // One handler behind both fronts (the plugin's and the gRPC handler's): the same tasks on every binding.
+  const runtime = plugin.runtime ?? new TaskRuntime(plugin);
+  await app.register(a2aPlugin, { ...plugin, runtime, prefix: prefix ?? "" });
+  if (!plugin.runtime) app.addHook("preClose", () => runtime.close());
+  attachGrpc(app, { ...plugin, authenticate: undefined, runtime, prefix: prefix ?? "" });
   return app;
+}
+
+/**
+ * Serves gRPC on a fastify app's port (adapters/shared-port.ts) over `runtime`, the handler its
+ * A2A routes serve (buildServer, buildGateway); its HTTP/2 sessions end when the app closes.
+ */
+export function attachGrpc(app: FastifyInstance, options: A2AGrpcHandlerOptions): void {
+  const port = shareWithGrpc(app.server, a2aGrpcHandler(options));
+  app.addHook("preClose", () => port.close());
 }
 
 /** A fastify app with a2aServerOptions and the per-address connection limit (buildServer, buildGateway). */
 export function a2aFastify(
-  opts: HttpLimitOptions & Pick<BuildServerOptions, "prefix" | "logger" | "versions" | "bodyLimit">,
+  opts: HttpLimitOptions & Pick<BuildServerOptions, "prefix" | "logger" | "versions" | "bodyLimit" | "tls" | "grpc">,
 ): FastifyInstance {
-  const app = Fastify({ logger: opts.logger ?? false, ...a2aServerOptions(opts) });
+  const base = a2aServerOptions(opts);
+  const https = opts.tls && {
+    ...base.http,
+    key: opts.tls.key,
+    cert: opts.tls.cert,
+    ALPNProtocols: opts.grpc ? ["h2", "http/1.1"] : ["http/1.1"],
+  };
+  // fastify's types tell https servers from http ones; the routes and hooks are the same.
+  const app = Fastify({ logger: opts.logger ?? false, ...base, ...(https ? { https } : {}) } as never) as unknown as FastifyInstance;
   limitConnectionsPerAddress(app.server, Math.max(1, Math.floor(opts.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)));
   return app;
 }

@@ -25,6 +25,7 @@ import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredP
 import { CommitBarrier } from "./commit-barrier.js";
 import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
 import { decodeTask, rowOf, type TaskRowParams } from "./sqlite-store.js";
+import { knownVersion } from "../versioning/policy.js";
 import { SQLITE_RETENTION_DEFAULTS, type SqliteRetentionOptions } from "./sqlite-retention.js";
 import { takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
 
@@ -343,7 +344,7 @@ export class PgPushConfigStore implements PushConfigStore {
   private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
     return {
       owner,
-      version: r.version === "0.3" ? "0.3" : "1.0",
+      version: knownVersion(r.version),
       config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
     };
   }

@@ -101,7 +101,10 @@ export interface RpcWire0_3 extends Wire0_3 {
   AgentCard: v0_3.AgentCard;
 }
 
-/** D03-PB: the 0.3 HTTP+JSON messages (0.3 a2a.proto, ProtoJSON). */
+/**
+ * D03-PB: the 0.3 HTTP+JSON messages (0.3 a2a.proto, ProtoJSON). The 0.3 gRPC service carries the
+ * same messages in binary; grpc.ts reads them as their ProtoJSON through this dialect.
+ */
 export interface RestWire0_3 extends Wire0_3 {
   SendMessageRequest: v0_3.pb.SendMessageRequestJson;
   SendMessageResponse: v0_3.pb.SendMessageResponseJson;

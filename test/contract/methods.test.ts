@@ -4,6 +4,8 @@
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
+import * as v1_0Pb from "../../generated/v1_0/a2a_pb.js";
+import * as v0_3Pb from "../../generated/v0_3/a2a_pb.js";
 import type { HttpVerb, MethodInfo } from "../../src/runtime/methods.js";
 
 type Route = [verb: HttpVerb, template: string, body: string];
@@ -400,5 +402,28 @@ describe("0.3 method table (a2a-wire.md §1.3, §1.4)", () => {
       match(M, "GetTaskPushNotificationConfig", "/v1/{name=tasks/*/pushNotificationConfigs/*}", "/v1/tasks/t1/pushNotificationConfigs"),
     ).toBeUndefined();
     expect(match(M, "SendMessage", "/v1/message:send", "/message:send")).toBeUndefined();
+  });
+});
+
+// gRPC paths: "/<package>.<Service>/<rpc>" (the gRPC over HTTP/2 `:path`). The service names are
+// transcribed from the protos by hand (1.0: package lf.a2a.v1; 0.3: package a2a.v1, 0.3 §3.2.2);
+// each path must also name a method of the generated service descriptor with the table's streaming kind.
+describe.each([
+  ["1.0", v1_0.methods, v1_0Pb.A2AService, "lf.a2a.v1.A2AService"],
+  ["0.3", v0_3.methods, v0_3Pb.A2AService, "a2a.v1.A2AService"],
+] as const)("%s gRPC method paths", (_v, methods, service, serviceName) => {
+  it("every operation has /<service>/<rpc>", () => {
+    for (const m of methods) expect(m.grpcPath, m.operation).toBe(`/${serviceName}/${m.rpc}`);
+  });
+
+  it("every path is a method of the generated service descriptor, streaming alike", () => {
+    expect(service.typeName).toBe(serviceName);
+    const byPath = new Map(service.methods.map((d) => [`/${service.typeName}/${d.name}`, d]));
+    expect([...byPath.keys()].sort()).toEqual(methods.map((m) => m.grpcPath).sort());
+    for (const m of methods) {
+      const d = byPath.get(m.grpcPath);
+      expect(d?.methodKind, m.grpcPath).toBe(m.streaming ? "server_streaming" : "unary");
+      expect(d?.input.typeName.endsWith(`.${m.requestType}`) || d?.input.typeName === m.requestType, m.grpcPath).toBe(true);
+    }
   });
 });

@@ -44,12 +44,32 @@ describe("a2a-toolkit serve", () => {
     expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
       "JSONRPC 1.0",
       "HTTP+JSON 1.0",
+      "GRPC 1.0",
       "JSONRPC 0.3",
       "HTTP+JSON 0.3",
+      "GRPC 0.3",
     ]);
     s.child.kill("SIGTERM");
     const [code] = await once(s.child, "exit");
     expect(code).toBe(0);
+  });
+
+  it("gRPC on the same port, both versions (what `send --binding grpc` uses); --no-grpc lists none", async () => {
+    const url = await serve([]).url;
+    const { createA2AClient } = await import("../../src/client/index.js");
+    for (const version of ["1.0", "0.3"] as const) {
+      const client = await createA2AClient(url, { bindings: ["GRPC"], version });
+      expect(client.target.url).toBe(new URL(url).host);
+      const r = await client.sendMessage({
+        message: { messageId: `g-${version}`, role: 1, parts: [{ content: { case: "text", value: "echo g" } }] },
+      });
+      expect(r.payload.case).toBe("task");
+    }
+    const plain = await serve(["--no-grpc"]).url;
+    const card = (await (await fetch(`${plain}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+      supportedInterfaces: { protocolBinding: string }[];
+    };
+    expect(card.supportedInterfaces.some((i) => i.protocolBinding === "GRPC")).toBe(false);
   });
 
   it("--versions 1.0 serves only 1.0: a header-less (0.3) request gets VersionNotSupported", async () => {
@@ -137,7 +157,7 @@ describe("a2a-toolkit serve", () => {
   });
 
   it("refuses an unknown store with a clear message and exit code 2", async () => {
-    const s = serve(["--store", "postgres://x"]);
+    const s = serve(["--store", "mysql://x"]);
     const [code] = await once(s.child, "exit");
     expect(code).toBe(2);
     expect(s.stderr()).toMatch(/unknown store/);

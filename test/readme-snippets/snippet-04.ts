@@ -2,8 +2,9 @@
 /* eslint-disable */
 export {};
 import http from "node:http";
+import http2 from "node:http2";
 import Fastify from "fastify";
-import { a2aPlugin, a2aRequestListener, buildServer, createA2AHttpServer, createFixtureAgent, type Agent } from "../../src/server/index.js";
+import { a2aGrpcHandler, a2aPlugin, a2aRequestListener, buildServer, createA2AHttpServer, createFixtureAgent, type Agent } from "../../src/server/index.js";
 import { apiKeyAuth, bearerAuth } from "../../src/security/index.js";
 declare const myAgent: Agent; // yours (Writing an agent, below)
 
@@ -24,3 +25,9 @@ const listener = a2aRequestListener({ agent: myAgent, prefix: "/a2a" });
 http.createServer(listener).listen(41242); // listener.close() ends the runtime's tasks and streams
 // … or a node:http server with buildServer's timeouts, connection limit and A2A-shaped answers to malformed HTTP:
 createA2AHttpServer({ agent: myAgent, maxConnectionsPerAddress: 64 }).listen(41243);
+
+// gRPC with buildServer: on the same port (HTTP/2 connections are gRPC; with `tls`, by ALPN):
+await (await buildServer({ agent: myAgent, grpc: true })).listen({ port: 41244 });
+// Mounted the plugin into your own HTTP/1.1 app? Mount the gRPC handler on an HTTP/2 server of yours
+// (give the plugin `grpc: "host:port"` so its card lists it, and both the same `runtime` to share tasks):
+http2.createServer(a2aGrpcHandler({ agent: myAgent })).listen(50051);

@@ -25,8 +25,14 @@ describe("interface selection", () => {
     ]),
   );
 
-  it("takes the first interface it supports, in the agent's order", () => {
-    expect(selectInterface(mixed)).toEqual({ url: REST, binding: "HTTP+JSON", version: "1.0", tenant: "" });
+  it("takes the first interface it supports, in the agent's order (gRPC included)", () => {
+    expect(selectInterface(mixed)).toEqual({ url: "grpc.test:443", binding: "GRPC", version: "1.0", tenant: "" });
+    expect(selectInterface(mixed, { bindings: ["JSONRPC", "HTTP+JSON"] })).toEqual({
+      url: REST,
+      binding: "HTTP+JSON",
+      version: "1.0",
+      tenant: "",
+    });
   });
 
   it("honours restricted bindings and versions", () => {

@@ -1,0 +1,172 @@
+// The gRPC adapter of the reference server: both A2A services over one A2AHandler, as a node
+// `(req, res)` handler for an HTTP/2 server (http2.createServer / createSecureServer, or the
+// connection-preface sniffer of serve.ts). Framing, grpc-timeout and trailers are
+// @connectrpc/connect-node's (gRPC protocol only: no Connect, no gRPC-web); what happens between
+// a decoded message and the handler is the front's (front.ts `invoke`: authentication,
+// extensions, stream quotas, the HandlerContext, dispatch), and the version work is
+// src/versioning/grpc.ts's. The service tells the version: lf.a2a.v1.A2AService is 1.0,
+// a2a.v1.A2AService 0.3 (docs/policies.md, "gRPC versions").
+//
+// A client's deadline or cancellation aborts the call's signal: it ends the wait or the stream,
+// never the task (no implicit CancelTask).
+import type { IncomingMessage } from "node:http";
+import type { Http2ServerRequest } from "node:http2";
+import type { TLSSocket } from "node:tls";
+import type { DescMethod, Message } from "@bufbuild/protobuf";
+import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Operation, RequestOf } from "../../versioning/codec.js";
+import { A2AError } from "../../versioning/errors.js";
+import {
+  checkGrpcVersion,
+  decodeGrpcRequest,
+  encodeGrpcResponse,
+  grpcEventEncoder,
+  grpcMethods,
+  grpcStatusOf,
+  GRPC_SERVICES,
+  GRPC_VERSION_KEY,
+} from "../../versioning/grpc.js";
+import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
+import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
+import type { Logger } from "../runtime.js";
+
+/** The request a gRPC call came in (handed to `authenticate`). */
+export type GrpcRequest = Http2ServerRequest | IncomingMessage;
+
+export type A2AGrpcHandlerOptions = A2AServeInput<GrpcRequest> & {
+  /** Where unexpected errors are logged (default: the console). */
+  logger?: Logger;
+  /** Mount point of the HTTP interfaces (the URLs of the extended card); gRPC paths are always at the root. */
+  prefix?: string;
+};
+
+export type A2AGrpcHandler = ((req: GrpcRequest, res: unknown) => void) & {
+  /** Ends the runtime's tasks and open streams (the one it built; a given `runtime` is the caller's). */
+  close(): Promise<void>;
+};
+
+const RAW = createContextKey<GrpcRequest | undefined>(undefined, { description: "a2a raw request" });
+
+/**
+ * A handler serving A2A over gRPC for `versions` (default 1.0 and 0.3): mount it on an HTTP/2
+ * server (`http2.createServer(a2aGrpcHandler(opts))`). Pass `front` to share one front (and so one
+ * handler, stream quota and card) with the JSON-RPC and HTTP+JSON routes.
+ */
+export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<GrpcRequest> }): A2AGrpcHandler {
+  const front = options.front ?? createFront<GrpcRequest>(options);
+  const versions = options.versions?.length ? [...options.versions] : [...SUPPORTED_VERSIONS];
+  const routes = (router: ConnectRouter) => {
+    for (const version of versions) {
+      const service = GRPC_SERVICES[version];
+      for (const info of grpcMethods(version)) {
+        const method = service.methods.find((m) => m.name === info.rpc)!;
+        const op = info.operation as Operation;
+        if (info.streaming) router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op) as never);
+        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op) as never);
+      }
+    }
+  };
+  const handler = connectNodeAdapter({
+    routes,
+    grpc: true,
+    grpcWeb: false,
+    connect: false,
+    readMaxBytes: options.bodyLimit ?? 1024 * 1024,
+    contextValues: (req) => createContextValues().set(RAW, req as GrpcRequest),
+  });
+  return Object.assign((req: GrpcRequest, res: unknown) => handler(req as never, res as never), { close: () => front.close() });
+}
+
+async function invoke(
+  front: Front<GrpcRequest>,
+  version: ProtocolVersion,
+  op: Operation,
+  msg: Message,
+  ctx: HandlerContext,
+): Promise<DirectResult> {
+  checkGrpcVersion(version, ctx.requestHeader.get(GRPC_VERSION_KEY));
+  const request = decodeGrpcRequest(version, op, msg).value as RequestOf<Operation>;
+  const raw = ctx.values.get(RAW);
+  const headers: Record<string, string> = {};
+  ctx.requestHeader.forEach((v, k) => (headers[k] = v));
+  const encrypted = (raw?.socket as TLSSocket | undefined)?.encrypted === true;
+  const authority = headers[":authority"] ?? headers.host ?? raw?.headers[":authority"] ?? raw?.headers.host ?? "localhost";
+  const r = await front.invoke({
+    operation: op,
+    request,
+    version,
+    headers,
+    url: new URL(ctx.url).pathname,
+    origin: `${encrypted ? "https" : "http"}://${String(authority)}`,
+    clientAddress: raw?.socket?.remoteAddress ?? "",
+    extensions: readExtensions(headers, version),
+    tenant: (request as { tenant?: string }).tenant ?? "",
+    signal: ctx.signal,
+    raw: raw as GrpcRequest,
+  });
+  if (r.kind === "refused")
+    throw new ConnectError(r.message, r.status === "UNAUTHENTICATED" ? Code.Unauthenticated : Code.ResourceExhausted);
+  for (const [k, v] of Object.entries(extensionsHeader(version, r.extensions))) ctx.responseHeader.set(k, v);
+  return r;
+}
+
+function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation) {
+  return async (msg: Message, ctx: HandlerContext): Promise<Message> => {
+    try {
+      const r = await invoke(front, version, op, msg, ctx);
+      if (r.kind !== "unary") throw new A2AError("InternalError");
+      return encodeGrpcResponse(version, op, r.response as never).value;
+    } catch (e) {
+      throw toConnectError(version, e);
+    }
+  };
+}
+
+function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation) {
+  return async function* (msg: Message, ctx: HandlerContext): AsyncGenerator<Message> {
+    let r: DirectResult;
+    try {
+      r = await invoke(front, version, op, msg, ctx);
+    } catch (e) {
+      throw toConnectError(version, e);
+    }
+    if (r.kind !== "stream") throw new ConnectError("not a stream", Code.Internal);
+    const { events, release } = r;
+    // The client going away (or its deadline) ends the wait for the next event, even when the
+    // handler's iterator does not settle a pending next() on return().
+    let stop!: () => void;
+    const gone = new Promise<"gone">((resolve) => (stop = () => resolve("gone")));
+    if (ctx.signal.aborted) stop();
+    else ctx.signal.addEventListener("abort", stop, { once: true });
+    const encoder = grpcEventEncoder(version);
+    try {
+      for (;;) {
+        const pending = events.next();
+        pending.catch(() => {});
+        const next = await Promise.race([pending, gone]);
+        if (next === "gone" || next.done) break;
+        const { messages, close } = encoder.push(next.value);
+        for (const m of messages) yield m;
+        if (close) return;
+      }
+      if (!ctx.signal.aborted) for (const m of encoder.end()) yield m;
+    } catch (e) {
+      throw toConnectError(version, e);
+    } finally {
+      ctx.signal.removeEventListener("abort", stop);
+      void events.return?.();
+      release();
+    }
+  };
+}
+
+/** An A2AError (or anything thrown) as the ConnectError whose status the adapter writes. */
+function toConnectError(version: ProtocolVersion, e: unknown): ConnectError {
+  if (e instanceof ConnectError) return e;
+  const err = e instanceof A2AError ? e : new A2AError("InternalError");
+  const s = grpcStatusOf(version, err);
+  const out = new ConnectError(s.message, s.code as Code);
+  out.details.push(...s.details);
+  return out;
+}

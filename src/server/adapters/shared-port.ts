@@ -1,0 +1,105 @@
+// gRPC on the port of the HTTP/1.1 server: the server keeps listening (fastify's, or node:http's)
+// and its connections are split before its HTTP/1.1 parser sees them. Cleartext: a connection
+// whose first bytes are the HTTP/2 client preface ("PRI * HTTP/2.0\r\n", RFC 9113 §3.4; gRPC
+// clients speak HTTP/2 with prior knowledge) goes to an HTTP/2 server running the gRPC handler;
+// any other goes to the HTTP/1.1 server as it came. TLS: ALPN decides (h2 → gRPC, http/1.1 or
+// none → the HTTP/1.1 server); the server must offer both protocols (`ALPNProtocols`).
+//
+// Node 20 cannot do this with http2.createServer({ allowHTTP1 }) in cleartext (that needs ALPN);
+// httpolyglot-style libraries replace the listening server, which fastify owns, so the split is
+// done here on the server's own connection event.
+import http2 from "node:http2";
+import type { Server } from "node:net";
+import type { Socket } from "node:net";
+import tls from "node:tls";
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n");
+
+export interface SharedPort {
+  /** The HTTP/2 server the gRPC connections are handed to (not listening itself). */
+  http2: http2.Http2Server;
+  /** Ends the HTTP/2 sessions (the listening server's close() does not reach them). */
+  close(): Promise<void>;
+}
+
+/**
+ * Hands the HTTP/2 connections of `server` (an http.Server or https.Server, listening or about to)
+ * to `handler`; HTTP/1.1 connections reach the server's own listeners unchanged.
+ */
+export function shareWithGrpc(
+  server: Server,
+  handler: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+): SharedPort {
+  // At most 100 calls in flight per connection (node's default is 2^32-1), as gRPC servers commonly advertise.
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: 100 } }, handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on("session", (s) => {
+    sessions.add(s);
+    s.once("close", () => sessions.delete(s));
+  });
+  const secure = server instanceof tls.Server;
+  const event = secure ? "secureConnection" : "connection";
+  const http1 = server.listeners(event) as ((socket: Socket) => void)[];
+  server.removeAllListeners(event);
+  const toHttp1 = (socket: Socket) => {
+    for (const l of http1) l.call(server, socket);
+  };
+  // The bytes read while sniffing wait in the socket's buffer: resuming hands them to the parser.
+  const sniffedToHttp1 = (socket: Socket) => {
+    toHttp1(socket);
+    socket.resume();
+  };
+  // Node's HTTP/1.1 server turns Nagle's algorithm off on its sockets; the ones handed to HTTP/2 bypass
+  // it, and with Nagle on, small gRPC frames wait for delayed ACKs (tens of ms per call).
+  const toHttp2 = (socket: Socket) => {
+    socket.setNoDelay(true);
+    h2.emit("connection", socket);
+  };
+  server.on(event, (socket: Socket) => {
+    if (secure) {
+      if ((socket as tls.TLSSocket).alpnProtocol === "h2") toHttp2(socket);
+      else toHttp1(socket);
+      return;
+    }
+    // HTTP/2 sessions read what is already in the socket's buffer themselves (node ≥ 15).
+    sniff(socket, (isH2) => (isH2 ? toHttp2(socket) : sniffedToHttp1(socket)));
+  });
+  return {
+    http2: h2,
+    close: async () => {
+      for (const s of sessions) s.close();
+      await new Promise<void>((resolve) => {
+        if (!sessions.size) return resolve();
+        const t = setTimeout(() => {
+          for (const s of sessions) s.destroy();
+          resolve();
+        }, 1000);
+        t.unref();
+        h2.once("close", () => resolve());
+        for (const s of sessions) s.once("close", () => !sessions.size && resolve());
+      });
+    },
+  };
+}
+
+/** Reads until the first bytes tell HTTP/2's preface from anything else, puts them back, decides. */
+function sniff(socket: Socket, decide: (isH2: boolean) => void): void {
+  let seen = Buffer.alloc(0);
+  const done = (isH2: boolean) => {
+    socket.off("data", onData);
+    socket.off("close", onClose);
+    socket.pause();
+    socket.unshift(seen);
+    decide(isH2);
+  };
+  const onData = (chunk: Buffer) => {
+    seen = Buffer.concat([seen, chunk]);
+    const n = Math.min(seen.length, PREFACE.length);
+    if (!seen.subarray(0, n).equals(PREFACE.subarray(0, n))) done(false);
+    else if (n === PREFACE.length) done(true);
+  };
+  // A connection that closes before saying anything goes to HTTP/1.1, which cleans it up.
+  const onClose = () => done(false);
+  socket.on("data", onData);
+  socket.once("close", onClose);
+}
