@@ -2,6 +2,7 @@
 // front of one backend (the fixture agent, in this process; A given the store by --store, B by its
 // YAML config): a task followed by replica A is seen
 // live through B (SubscribeToTask), CancelTask on B reaches the task A follows (and the backend's),
+// a replica started later leaves a task B follows to B (it used to take it up as its own on start),
 // and after kill -9 of A, B takes the expired lease over and follows the task again to its end
 // instead of failing it. Skipped only without the PostgreSQL binaries (.ci/run installs them).
 import { once } from "node:events";
@@ -45,6 +46,7 @@ describe.skipIf(!postgresBinaries())(`two gateway replicas on one PostgreSQL${po
   let b: CliChild;
   let onA: A2AClient;
   let onB: A2AClient;
+  let config: string;
 
   beforeAll(async () => {
     const [started, backend] = await Promise.all([
@@ -55,7 +57,7 @@ describe.skipIf(!postgresBinaries())(`two gateway replicas on one PostgreSQL${po
     backendUrl = backend.url;
     // A takes the store from the command line, B from its YAML configuration file.
     const store = pg.createDatabase("gateways");
-    const config = join(dir, "gateway.yaml");
+    config = join(dir, "gateway.yaml");
     writeFileSync(config, `store: ${store}\nleaseMs: ${LEASE_MS}\nbackends:\n  - { name: slow, url: "${backendUrl}" }\n`);
     a = spawnCli(["gateway", "--port", "0", "--backend", `slow=${backendUrl}`, "--store", store, "--lease", String(LEASE_MS)]);
     b = spawnCli(["gateway", "--port", "0", "--config", config]);
@@ -89,6 +91,21 @@ describe.skipIf(!postgresBinaries())(`two gateway replicas on one PostgreSQL${po
     expect((await onA.getTask({ id: task.id })).status?.state).toBe(v1_0.TaskState.CANCELED);
     const backend = await createA2AClient(backendUrl, { version: "1.0" });
     expect((await backend.getTask({ id: task.metadata?.a2a_task_id as string })).status?.state).toBe(v1_0.TaskState.CANCELED);
+  });
+
+  it("a replica started later leaves the task another live replica follows to it", async () => {
+    const task = await start(onB, "slow 30000");
+    const c = spawnCli(["gateway", "--port", "0", "--config", config]);
+    try {
+      const onC = await createA2AClient(await c.url, { version: "1.0" });
+      expect(c.stdout()).toMatch(/resumed 0 task\(s\) left running by a previous process/);
+      expect((await onC.getTask({ id: task.id })).status?.state).toBe(v1_0.TaskState.WORKING);
+      // C does not follow it: its cancel is forwarded to B, which holds the lease.
+      expect((await onC.cancelTask({ id: task.id })).status?.state).toBe(v1_0.TaskState.CANCELED);
+      expect((await onB.getTask({ id: task.id })).status?.state).toBe(v1_0.TaskState.CANCELED);
+    } finally {
+      await kill(c);
+    }
   });
 
   it("kill -9 of A while it follows a task: B takes the lease over and follows the task to its end, seen through B", async () => {
