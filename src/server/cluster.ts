@@ -222,10 +222,12 @@ export class PgCoordinator implements TurnCoordinator {
     if (this.closed) return;
     await this.heartbeat();
     if (!this.held.size) return;
-    await this.pool.query("UPDATE a2a_turn_leases SET expires_at = now() + $2 * interval '1 millisecond' WHERE replica = $1", [
-      this.replica,
-      this.leaseMs,
-    ]);
+    // Rows locked in task_id order, as the store's fenced writes lock them.
+    await this.pool.query(
+      `UPDATE a2a_turn_leases SET expires_at = now() + $2 * interval '1 millisecond'
+       WHERE replica = $1 AND task_id IN (SELECT task_id FROM a2a_turn_leases WHERE replica = $1 ORDER BY task_id FOR UPDATE)`,
+      [this.replica, this.leaseMs],
+    );
   }
 
   /** Fails the tasks whose lease expired (their replica is gone); returns their ids. */
@@ -237,7 +239,7 @@ export class PgCoordinator implements TurnCoordinator {
     );
     if (this.opts.takeOver) return this.takeOverExpired(this.opts.takeOver);
     const r = await this.pool.query<{ task_id: string; owner: string }>(
-      "DELETE FROM a2a_turn_leases WHERE expires_at < now() RETURNING task_id, owner",
+      "DELETE FROM a2a_turn_leases WHERE task_id IN (SELECT task_id FROM a2a_turn_leases WHERE expires_at < now() ORDER BY task_id FOR UPDATE SKIP LOCKED) RETURNING task_id, owner",
     );
     const failed: string[] = [];
     for (const { task_id: id, owner } of r.rows) {
@@ -269,7 +271,8 @@ export class PgCoordinator implements TurnCoordinator {
   private async takeOverExpired(takeOver: (owner: string, task: v1_0.Task) => Promise<boolean>): Promise<string[]> {
     const r = await this.pool.query<{ task_id: string; owner: string }>(
       `UPDATE a2a_turn_leases SET replica = $1, expires_at = now() + $2 * interval '1 millisecond'
-       WHERE expires_at < now() RETURNING task_id, owner`,
+       WHERE task_id IN (SELECT task_id FROM a2a_turn_leases WHERE expires_at < now() ORDER BY task_id FOR UPDATE SKIP LOCKED)
+       RETURNING task_id, owner`,
       [this.replica, this.leaseMs],
     );
     const taken: string[] = [];

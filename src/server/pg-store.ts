@@ -159,9 +159,11 @@ export class PgTaskStore implements TaskStore {
       try {
         // A fenced row is written only while its lease row names this replica, locked (FOR SHARE)
         // until the COMMIT: a replica taking the lease over (or failing the task) waits for it, and
-        // once the lease has moved the row is left as the other replica recorded it.
+        // once the lease has moved the row is left as the other replica recorded it. Lease rows are
+        // locked in task_id order, as cluster.ts locks them (no deadlock with a renewal).
         const written = await this.pool.query<{ id: string }>(
-          `WITH mine AS (SELECT task_id FROM a2a_turn_leases WHERE replica = $11 AND task_id = ANY($1::text[]) FOR SHARE)
+          `WITH mine AS MATERIALIZED (SELECT task_id FROM a2a_turn_leases WHERE replica = $11 AND task_id = ANY($1::text[])
+                                      ORDER BY task_id FOR SHARE)
            INSERT INTO a2a_tasks (id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size)
            SELECT u.id, u.owner, u.context_id, u.state, u.status_ms, u.body, u.artifacts, u.size, u.artifact_size
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bool[])
