@@ -20,7 +20,10 @@ export interface GatewayCommandOptions extends HttpLimitFlags {
   backend?: string[];
   config?: string;
   default?: string;
-  store: string;
+  /** memory, sqlite:<file> or postgres://… (default: the config file's `store`, else memory). */
+  store?: string;
+  /** With a postgres store: a followed task's lease (ms; default: the config file's `leaseMs`, else 10,000). */
+  lease?: number;
   versions: ("1.0" | "0.3")[];
   timeout?: number;
   /** Longest wait for one backend's card, per attempt (then retried in the background). */
@@ -51,35 +54,51 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   let store: import("../server/store.js").TaskStore | undefined;
   // Tasks a previous process on the same file was following when it stopped (SUBMITTED or WORKING).
   let running: { owner: string; task: import("../../generated/v1_0/index.js").Task }[] = [];
-  if (opts.store.startsWith("sqlite:")) {
-    const file = opts.store.slice("sqlite:".length);
+  const where = opts.store ?? config.store ?? "memory";
+  let coordinator: import("../server/cluster.js").PgCoordinator | undefined;
+  // A lease may expire before the gateway exists: its take-over waits for it.
+  type Resume = (owner: string, task: import("../../generated/v1_0/index.js").Task) => Promise<boolean>;
+  let ready: (resume: Resume) => void = () => {};
+  const resumer = new Promise<Resume>((r) => (ready = r));
+  if (where.startsWith("sqlite:")) {
+    const file = where.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
     const { SqliteTaskStore } = await import("../server/sqlite-store.js");
     const sqlite = new SqliteTaskStore(file);
     running = sqlite.listRunning();
     store = sqlite;
-  } else if (/^postgres(ql)?:\/\//.test(opts.store)) {
-    // The same tables as serve's (pg-store.ts), migrated on open; one gateway process per database
-    // (several would each resume the others' tasks: replica ownership is serve's only, for now).
+  } else if (/^postgres(ql)?:\/\//.test(where)) {
+    // The same tables as serve's (pg-store.ts), migrated on open. Replicas on one database act as
+    // one gateway (cluster.ts): a followed task's lease; when a replica's lease expires another
+    // takes the task over and follows it again (resume), as a restarted gateway does.
     const { PgTaskStore } = await import("../server/pg-store.js");
-    const pg = await PgTaskStore.open(opts.store);
+    const { PgCoordinator } = await import("../server/cluster.js");
+    const pg = await PgTaskStore.open(where);
+    coordinator = await PgCoordinator.start(pg, where, {
+      leaseMs: opts.lease ?? config.leaseMs,
+      takeOver: (owner, task) => resumer.then((resume) => resume(owner, task)),
+    });
     running = await pg.listRunning();
     store = pg;
-  } else if (opts.store !== "memory")
-    throw new Error(`unknown store "${opts.store}": use memory, sqlite:<file> or postgres://user@host:port/db`);
+  } else if (where !== "memory") throw new Error(`unknown store "${where}": use memory, sqlite:<file> or postgres://user@host:port/db`);
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
-  const gateway = await createGateway(config, { store, logger, discoveryTimeoutMs: opts.discoveryTimeout });
+  const gateway = await createGateway(config, { store, coordinator, logger, discoveryTimeoutMs: opts.discoveryTimeout });
+  ready(async (owner, task) => {
+    const resumed = await gateway.runtime.resume(owner, task);
+    if (resumed) out(`following task ${task.id} again: the replica that followed it stopped renewing its lease`);
+    return resumed;
+  });
   if (running.length) {
     // Unlike `serve` (which fails them: recoverInterrupted), the gateway takes them up again: the
     // backend may still be working on the remote task, or have finished it. The remote task is read
     // and followed to its end; a task whose backend is no longer configured (or whose metadata names
     // no remote task) is failed. Done before serving, so a SubscribeToTask after the restart finds
-    // the task live.
+    // the task live. With replicas, a task another live replica follows is left to it (its lease).
     let resumed = 0;
     for (const r of running) if (await gateway.runtime.resume(r.owner, r.task)) resumed++;
-    const failed = running.length - resumed;
+    const failed = coordinator ? 0 : running.length - resumed;
     out(
       `resumed ${resumed} task(s) left running by a previous process${failed ? `; failed ${failed} that could not be followed again` : ""}`,
     );
@@ -126,7 +145,15 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
     )
     .option("--config <file>", "YAML or JSON file listing the backends (see README, Gateway)")
     .option("--default <name>", "backend for messages without metadata.agent_id (default: the only backend)")
-    .option("--store <store>", "task store: memory, sqlite:<file> or postgres://user@host:port/db (kept across restarts)", "memory")
+    .option(
+      "--store <store>",
+      "task store: memory, sqlite:<file> or postgres://user@host:port/db (kept across restarts; replicas on one postgres act as one; default memory)",
+    )
+    .option(
+      "--lease <ms>",
+      "postgres store: a followed task's lease; a replica silent this long is taken for dead and its tasks followed by another (default 10000)",
+      parsePositiveInt("milliseconds"),
+    )
     .option("--versions <list>", "protocol versions served to callers, comma-separated", parseVersions, ["1.0", "0.3"])
     .option("--timeout <ms>", "per-turn deadline of backends that set none (default 300000)", parsePositiveInt("milliseconds"))
     .option(

@@ -5,6 +5,8 @@
 //   description: Routes to two agents     # optional
 //   default: weather                      # backend for messages without metadata.agent_id
 //   timeoutMs: 300000                     # default per-turn deadline of every backend
+//   store: postgres://gw@127.0.0.1:5432/gw  # optional: memory (default) | sqlite:<file> | postgres://… (--store wins)
+//   leaseMs: 10000                        # optional, postgres store: a followed task's lease (--lease wins)
 //   backends:
 //     - name: weather                     # the agent_id callers route by (unique)
 //       url: http://127.0.0.1:9001        # base URL (the card is at /.well-known/agent-card.json) or the card URL
@@ -47,6 +49,10 @@ export interface GatewayConfig {
   default?: string;
   /** Per-turn deadline for backends that set none, in ms (default 300,000). */
   timeoutMs?: number;
+  /** Task store: memory (default), sqlite:<file>, or postgres://… (several replicas act as one). */
+  store?: string;
+  /** With a postgres store: how long a followed task's lease lasts unless renewed, in ms (default 10,000). */
+  leaseMs?: number;
   backends: BackendConfig[];
 }
 
@@ -60,7 +66,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export function checkConfig(raw: unknown): GatewayConfig {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new GatewayConfigError("the gateway configuration must be an object");
   const c = raw as Record<string, unknown>;
-  const known = new Set(["name", "description", "default", "timeoutMs", "backends"]);
+  const known = new Set(["name", "description", "default", "timeoutMs", "store", "leaseMs", "backends"]);
   for (const k of Object.keys(c)) if (!known.has(k)) throw new GatewayConfigError(`unknown configuration key "${k}"`);
   if (!Array.isArray(c.backends) || c.backends.length === 0) throw new GatewayConfigError('"backends" must list at least one backend');
   const backends = c.backends.map((b, i) => checkBackend(b, `backends[${i}]`));
@@ -70,14 +76,17 @@ export function checkConfig(raw: unknown): GatewayConfig {
     names.add(b.name);
   }
   const config: GatewayConfig = { backends };
-  for (const k of ["name", "description", "default"] as const) {
+  for (const k of ["name", "description", "default", "store"] as const) {
     if (c[k] === undefined) continue;
     if (typeof c[k] !== "string") throw new GatewayConfigError(`"${k}" must be a string`);
     config[k] = c[k];
   }
   if (config.default !== undefined && !names.has(config.default))
     throw new GatewayConfigError(`"default" names no backend: "${config.default}" (backends: ${[...names].join(", ")})`);
+  if (config.store !== undefined && !/^(memory$|sqlite:.|postgres(ql)?:\/\/)/.test(config.store))
+    throw new GatewayConfigError(`"store" must be memory, sqlite:<file> or postgres://user@host:port/db`);
   if (c.timeoutMs !== undefined) config.timeoutMs = positive(c.timeoutMs, "timeoutMs");
+  if (c.leaseMs !== undefined) config.leaseMs = positive(c.leaseMs, "leaseMs");
   return config;
 }
 

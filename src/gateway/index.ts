@@ -16,6 +16,7 @@ import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
 import { a2aFastify, attachGrpc } from "../server/index.js";
 import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
+import type { TurnCoordinator } from "../server/coordinator.js";
 import type { TaskStore } from "../server/store.js";
 import { Backend } from "./backends.js";
 import { checkConfig, type GatewayConfig } from "./config.js";
@@ -36,6 +37,8 @@ export {
 
 export interface GatewayOptions {
   store?: TaskStore;
+  /** Replicas on one PostgreSQL store acting as one gateway (GatewayRuntimeOptions.coordinator). */
+  coordinator?: TurnCoordinator;
   logger?: Logger;
   /** fetch used to reach the backends (default: a keep-alive fetch over node:http, http-fetch.ts). */
   fetch?: typeof fetch;
@@ -103,6 +106,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     backends,
     defaultBackend: checked.default,
     store: options.store,
+    coordinator: options.coordinator,
     logger: log,
     maxHistoryBytes: options.maxHistoryBytes,
     maxArtifactBytes: options.maxArtifactBytes,

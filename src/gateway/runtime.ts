@@ -37,6 +37,11 @@
 //   started again on the same persistent store takes it up (`resume`: read the remote task, then
 //   follow it as above, under a fresh deadline). One whose backend is no longer configured (or
 //   without a remote id) is failed with RESUME_FAILURE.
+// - Replicas (`coordinator`, PostgreSQL): a followed task has a lease (claimed before the task is
+//   recorded, released after its turn's last write; kept on close() so that it expires); only its
+//   holder follows the backend. Another replica serves SubscribeToTask from the recorded events
+//   and forwards CancelTask to the holder; a replica that finds an expired lease takes it over and
+//   resumes the task (resume) instead of failing it.
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
@@ -56,6 +61,7 @@ import {
   tooLargeFailure,
   type Logger,
 } from "../server/runtime.js";
+import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
 import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
@@ -97,6 +103,12 @@ export interface GatewayRuntimeOptions {
   /** Per task, as on the reference server (defaults there): history bytes (oldest dropped), artifact bytes (task fails). */
   maxHistoryBytes?: number;
   maxArtifactBytes?: number;
+  /**
+   * Several gateway replicas on one store acting as one (the PgCoordinator of src/server/cluster.ts,
+   * started with `takeOver` calling resume): a followed task's lease, events for subscribers on
+   * other replicas, cancels forwarded. Default: one process.
+   */
+  coordinator?: TurnCoordinator;
 }
 
 export class GatewayRuntime implements A2AHandler {
@@ -113,6 +125,7 @@ export class GatewayRuntime implements A2AHandler {
   /** (owner, backend, local contextId) → remote contextId, so one local conversation stays one remote one. */
   private readonly contexts = new Map<string, string>();
   private readonly logger: Logger;
+  private readonly coordinator: TurnCoordinator | undefined;
 
   constructor(opts: GatewayRuntimeOptions) {
     // The limits as on the reference server (runtime.ts RuntimeOptions and DEFAULT_LIMITS).
@@ -128,6 +141,8 @@ export class GatewayRuntime implements A2AHandler {
       maxHistoryBytes: limit(opts.maxHistoryBytes, DEFAULT_LIMITS.maxHistoryBytes),
       maxListBytes: DEFAULT_LIMITS.maxListBytes,
     });
+    this.coordinator = opts.coordinator;
+    this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
     for (const b of opts.backends) {
       this.backends.set(b.name, b);
@@ -193,13 +208,14 @@ export class GatewayRuntime implements A2AHandler {
     let g: GatewayTask | undefined;
     let backend: Backend;
     if (incoming.taskId) {
-      g = await this.book.continueWith(owner, incoming);
+      const continued = (g = await this.book.continueWith(owner, incoming));
       const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
       if (!b) {
         this.book.release(g, false);
         throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
       }
       backend = b;
+      if (this.coordinator) await claimFollowUp(this.coordinator, this.store, g, incoming, () => this.releaseTurn(continued));
     } else {
       backend = this.route(req);
     }
@@ -278,6 +294,7 @@ export class GatewayRuntime implements A2AHandler {
         history: [userMessage],
         metadata,
       });
+      if (this.coordinator && !(await this.coordinator.claim(owner, localTaskId))) throw new Error(`task id ${localTaskId} is taken`);
       g = this.book.track(owner, task);
     }
     if (start && g.task.metadata) {
@@ -286,6 +303,7 @@ export class GatewayRuntime implements A2AHandler {
     }
     const live = g;
     this.openTurn(live, follower);
+    this.coordinator?.beginTurn(live.task);
     const subscription = streaming ? this.book.stream(live) : undefined;
 
     if (!start) {
@@ -298,6 +316,8 @@ export class GatewayRuntime implements A2AHandler {
     // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
     const shown = !streaming && !blocking ? view(live.task, undefined) : undefined;
     if (!blocking) await live.written;
+    // The turn's first events readable by every replica before the caller hears of the task.
+    if (!blocking && this.coordinator) await this.coordinator.settled();
     return { kind: "task", g: live, subscription, shown };
   }
 
@@ -320,9 +340,18 @@ export class GatewayRuntime implements A2AHandler {
    */
   async resume(owner: string, task: v1_0.Task): Promise<boolean> {
     if (this.book.closed || this.book.has(task.id)) return false;
+    if (this.coordinator) {
+      // Replicas: only the lease holder follows (a lease another replica holds: not ours to resume).
+      if (!(await this.coordinator.claim(owner, task.id, 0))) return false;
+      task = (await this.store.get(owner, task.id)) ?? task;
+    }
     const state = task.status?.state;
-    if (state !== S.SUBMITTED && state !== S.WORKING) return false;
+    if (state !== S.SUBMITTED && state !== S.WORKING) {
+      this.coordinator?.release(task.id);
+      return false;
+    }
     const g = this.book.track(owner, clone(v1_0.TaskSchema, task));
+    this.coordinator?.beginTurn(g.task);
     const backendName = stringAt(g.task.metadata, META_BACKEND) ?? "";
     const backend = this.backends.get(backendName);
     const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
@@ -583,11 +612,20 @@ export class GatewayRuntime implements A2AHandler {
    * settled, and every event after one that waits behind it.
    */
   private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
-    publishInOrder(g, () => g.channel.publish(ev), committed);
+    publishInOrder(
+      g,
+      () => {
+        g.channel.publish(ev);
+        this.coordinator?.publish(g.task.id, ev);
+      },
+      committed,
+    );
   }
 
   private releaseTurn(g: GatewayTask): void {
     g.follower = undefined;
+    // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
+    if (!this.book.closed) this.coordinator?.release(g.task.id);
     this.book.release(g);
   }
 
@@ -614,6 +652,8 @@ export class GatewayRuntime implements A2AHandler {
   }
 
   async cancelTask(req: v1_0.CancelTaskRequest, call: CallContext): Promise<v1_0.Task> {
+    const elsewhere = !this.book.has(req.id) && (await this.coordinator?.cancelElsewhere(ownerOf(call), req.id, call));
+    if (elsewhere) return view(elsewhere, undefined);
     const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
     this.setLocalStatus(g, S.CANCELED);
@@ -626,7 +666,12 @@ export class GatewayRuntime implements A2AHandler {
     return view(g.task, undefined);
   }
 
-  subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+  async subscribeToTask(req: v1_0.SubscribeToTaskRequest, call: CallContext): Promise<AsyncIterableIterator<v1_0.StreamResponse>> {
+    if (this.coordinator && !this.book.has(req.id)) {
+      // Followed by another replica (if any): the task's stream as that replica records it.
+      const stored = await this.store.get(ownerOf(call), req.id);
+      if (stored && !isTerminal(stored.status?.state)) return this.coordinator.subscribe(stored);
+    }
     return this.book.subscribe(ownerOf(call), req.id, call.version);
   }
 
@@ -675,6 +720,7 @@ export class GatewayRuntime implements A2AHandler {
     this.book.closed = true;
     for (const g of this.book.entries()) g.follower?.abort(new Error("gateway shutting down"));
     this.book.closeStreams();
+    await this.coordinator?.close();
     await this.store.close?.();
   }
 }

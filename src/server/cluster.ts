@@ -53,6 +53,13 @@ export interface PgCoordinatorOptions {
   /** Events one remote subscriber may fall behind before it is disconnected (default 100,000). */
   maxBufferedEvents?: number;
   onError?: (e: unknown, what: string) => void;
+  /**
+   * The gateway's replicas: a turn whose lease expired is taken over (the lease moves to this
+   * replica in one UPDATE) and handed to this function, which resumes following it (and releases
+   * the lease when it ends the task instead); resolving false without releasing leaves the lease
+   * expired, for a later round. Without it the task is failed, as serve does after a crash.
+   */
+  takeOver?: (owner: string, task: v1_0.Task) => Promise<boolean>;
 }
 
 interface Follow {
@@ -111,6 +118,7 @@ export class PgCoordinator implements TurnCoordinator {
   /** Starts listening (a connection of its own) and the lease timers. */
   static async start(store: PgTaskStore, url: string, opts: PgCoordinatorOptions = {}): Promise<PgCoordinator> {
     const c = new PgCoordinator(store, url, opts);
+    store.fence = { replica: c.replica, holds: (id) => c.holds(id) };
     await c.heartbeat();
     await c.listen();
     const every = (ms: number, f: () => Promise<unknown>, what: string) => {
@@ -145,7 +153,13 @@ export class PgCoordinator implements TurnCoordinator {
 
   // ---------------------------------------------------------------- leases
 
-  async claim(owner: string, taskId: string): Promise<boolean> {
+  /** True while this replica holds the task's lease (its writes of the task are fenced on it: pg-store.ts). */
+  holds(taskId: string): boolean {
+    return this.held.has(taskId);
+  }
+
+  async claim(owner: string, taskId: string, waitMs = CLAIM_WAIT_MS): Promise<boolean> {
+    if (this.held.has(taskId)) return true; // taken over (takeOver) and now resumed here
     const insert = () =>
       this.pool.query(
         `INSERT INTO a2a_turn_leases (task_id, owner, replica, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
@@ -154,7 +168,8 @@ export class PgCoordinator implements TurnCoordinator {
       );
     // A turn that just ended elsewhere (its caller saw the final event) still holds the lease until
     // its last write commits: wait for the release a little before calling the task busy.
-    if (!(await insert()).rowCount && !((await this.releasedWithin(taskId, CLAIM_WAIT_MS)) && (await insert()).rowCount)) return false;
+    if (!(await insert()).rowCount && !(waitMs > 0 && (await this.releasedWithin(taskId, waitMs)) && (await insert()).rowCount))
+      return false;
     this.held.add(taskId);
     return true;
   }
@@ -207,10 +222,12 @@ export class PgCoordinator implements TurnCoordinator {
     if (this.closed) return;
     await this.heartbeat();
     if (!this.held.size) return;
-    await this.pool.query("UPDATE a2a_turn_leases SET expires_at = now() + $2 * interval '1 millisecond' WHERE replica = $1", [
-      this.replica,
-      this.leaseMs,
-    ]);
+    // Rows locked in task_id order, as the store's fenced writes lock them.
+    await this.pool.query(
+      `UPDATE a2a_turn_leases SET expires_at = now() + $2 * interval '1 millisecond'
+       WHERE replica = $1 AND task_id IN (SELECT task_id FROM a2a_turn_leases WHERE replica = $1 ORDER BY task_id FOR UPDATE)`,
+      [this.replica, this.leaseMs],
+    );
   }
 
   /** Fails the tasks whose lease expired (their replica is gone); returns their ids. */
@@ -220,8 +237,9 @@ export class PgCoordinator implements TurnCoordinator {
       `WITH gone AS (DELETE FROM a2a_replicas WHERE expires_at < now() - interval '1 minute' RETURNING replica)
        DELETE FROM a2a_stream_slots s USING gone WHERE s.replica = gone.replica`,
     );
+    if (this.opts.takeOver) return this.takeOverExpired(this.opts.takeOver);
     const r = await this.pool.query<{ task_id: string; owner: string }>(
-      "DELETE FROM a2a_turn_leases WHERE expires_at < now() RETURNING task_id, owner",
+      "DELETE FROM a2a_turn_leases WHERE task_id IN (SELECT task_id FROM a2a_turn_leases WHERE expires_at < now() ORDER BY task_id FOR UPDATE SKIP LOCKED) RETURNING task_id, owner",
     );
     const failed: string[] = [];
     for (const { task_id: id, owner } of r.rows) {
@@ -247,6 +265,31 @@ export class PgCoordinator implements TurnCoordinator {
     }
     await this.flushed();
     return failed;
+  }
+
+  /** The gateway's recovery: the expired leases move to this replica (one replica gets each), and their turns resume here. */
+  private async takeOverExpired(takeOver: (owner: string, task: v1_0.Task) => Promise<boolean>): Promise<string[]> {
+    const r = await this.pool.query<{ task_id: string; owner: string }>(
+      `UPDATE a2a_turn_leases SET replica = $1, expires_at = now() + $2 * interval '1 millisecond'
+       WHERE task_id IN (SELECT task_id FROM a2a_turn_leases WHERE expires_at < now() ORDER BY task_id FOR UPDATE SKIP LOCKED)
+       RETURNING task_id, owner`,
+      [this.replica, this.leaseMs],
+    );
+    const taken: string[] = [];
+    for (const { task_id: id, owner } of r.rows) {
+      this.held.add(id);
+      const task = await this.store.get(owner, id);
+      if (!task) {
+        this.release(id);
+        continue;
+      }
+      const resumed = await takeOver(owner, task).catch((e: unknown) => (this.onError(e, `taking task ${id} over`), false));
+      if (resumed) taken.push(id);
+      else if (this.held.delete(id))
+        // Not taken up here (and not given up by takeOver itself): expired again, for a later round.
+        await this.pool.query("UPDATE a2a_turn_leases SET expires_at = now() WHERE task_id = $1 AND replica = $2", [id, this.replica]);
+    }
+    return taken;
   }
 
   // ---------------------------------------------------------------- events
@@ -456,6 +499,7 @@ export class PgCoordinator implements TurnCoordinator {
     if (this.closed) return;
     await this.flushed();
     this.closed = true;
+    this.store.fence = undefined;
     for (const t of this.timers) clearInterval(t);
     for (const f of this.follows.values()) f.channel.close();
     await this.listener?.end().catch(() => undefined);
@@ -480,7 +524,7 @@ function fold(task: v1_0.Task, e: v1_0.StreamResponse): void {
     const { artifact, append } = e.payload.value;
     if (!artifact) return;
     const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-    if (i >= 0 && append) task.artifacts[i] = { ...task.artifacts[i]!, parts: [...task.artifacts[i]!.parts, ...artifact.parts] };
+    if (i >= 0 && append) task.artifacts[i] = { ...task.artifacts[i], parts: [...task.artifacts[i].parts, ...artifact.parts] };
     else if (i >= 0) task.artifacts[i] = artifact;
     else task.artifacts.push(artifact);
   }

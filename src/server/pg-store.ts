@@ -57,13 +57,28 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Set by the replica's coordinator (cluster.ts): the writes of a task whose turn lease this replica
+ * holds commit only while the lease row still names this replica.
+ */
+export interface WriteFence {
+  replica: string;
+  holds(taskId: string): boolean;
+}
+
 interface Pending {
   row: TaskRowParams;
+  /** Written under this replica's lease (WriteFence). */
+  fenced: boolean;
   waiters: { resolve(): void; reject(e: unknown): void }[];
 }
 
 export class PgTaskStore implements TaskStore {
   readonly pushConfigs: PgPushConfigStore;
+  fence: WriteFence | undefined;
+  /** Fenced writes refused because another replica had taken the lease (a replica paused past its lease). */
+  fencedOut = 0;
+  private readonly onError: (e: unknown) => void;
   private pending = new Map<string, Pending>();
   private committing = new Map<string, Pending>();
   private flushing: Promise<void> | undefined;
@@ -80,6 +95,7 @@ export class PgTaskStore implements TaskStore {
     opts: PgTaskStoreOptions,
   ) {
     this.pushConfigs = new PgPushConfigStore(pool);
+    this.onError = opts.onError ?? ((e) => console.error("PostgreSQL store", e));
     const r = opts.retention ?? {};
     const positive = (v: number | undefined, d: number) => (v !== undefined && v > 0 ? Math.floor(v) : d);
     this.retention = {
@@ -124,7 +140,8 @@ export class PgTaskStore implements TaskStore {
     this.noteWrite(row.size);
     return new Promise<void>((resolve, reject) => {
       const prev = this.pending.get(task.id);
-      this.pending.set(task.id, { row, waiters: [...(prev?.waiters ?? []), { resolve, reject }] });
+      const fenced = this.fence?.holds(task.id) ?? false;
+      this.pending.set(task.id, { row, fenced, waiters: [...(prev?.waiters ?? []), { resolve, reject }] });
       this.barrier.submit();
       this.flushing ??= this.flushLoop();
     });
@@ -140,12 +157,22 @@ export class PgTaskStore implements TaskStore {
       this.pending = new Map();
       const rows = [...batch.values()].map((p) => p.row);
       try {
-        await this.pool.query(
-          `INSERT INTO a2a_tasks (id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[])
+        // A fenced row is written only while its lease row names this replica, locked (FOR SHARE)
+        // until the COMMIT: a replica taking the lease over (or failing the task) waits for it, and
+        // once the lease has moved the row is left as the other replica recorded it. Lease rows are
+        // locked in task_id order, as cluster.ts locks them (no deadlock with a renewal).
+        const written = await this.pool.query<{ id: string }>(
+          `WITH mine AS MATERIALIZED (SELECT task_id FROM a2a_turn_leases WHERE replica = $11 AND task_id = ANY($1::text[])
+                                      ORDER BY task_id FOR SHARE)
+           INSERT INTO a2a_tasks (id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size)
+           SELECT u.id, u.owner, u.context_id, u.state, u.status_ms, u.body, u.artifacts, u.size, u.artifact_size
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bool[])
+             AS u(id, owner, context_id, state, status_ms, body, artifacts, size, artifact_size, fenced)
+           WHERE NOT u.fenced OR u.id IN (SELECT task_id FROM mine)
            ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, context_id = excluded.context_id, state = excluded.state,
              status_ms = excluded.status_ms, body = excluded.body, artifacts = excluded.artifacts, size = excluded.size,
-             artifact_size = excluded.artifact_size`,
+             artifact_size = excluded.artifact_size
+           RETURNING id`,
           [
             rows.map((r) => r.id),
             rows.map((r) => r.owner),
@@ -156,8 +183,18 @@ export class PgTaskStore implements TaskStore {
             rows.map((r) => r.artifacts),
             rows.map((r) => r.size),
             rows.map((r) => r.artifactSize),
+            [...batch.values()].map((p) => p.fenced),
+            this.fence?.replica ?? "",
           ],
         );
+        if (written.rowCount !== rows.length) {
+          const kept = new Set(written.rows.map((r) => r.id));
+          const refused = rows.filter((r) => !kept.has(r.id)).map((r) => r.id);
+          this.fencedOut += refused.length;
+          this.onError(
+            new Error(`not recorded: another replica holds the lease of task(s) ${refused.join(", ")} (this replica was paused past it)`),
+          );
+        }
         for (const p of batch.values()) for (const w of p.waiters) w.resolve();
       } catch (e) {
         for (const p of batch.values()) for (const w of p.waiters) w.reject(e);

@@ -49,9 +49,9 @@ import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
-import type { TurnCoordinator } from "./coordinator.js";
+import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { followUpProblem, once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 
@@ -280,7 +280,7 @@ export class TaskRuntime implements A2AHandler {
   private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
     if (!incoming.taskId) return { taskId: randomUUID(), contextId: incoming.contextId || randomUUID() };
     const existing = await this.book.continueWith(ownerOf(call), incoming);
-    if (this.coordinator) await this.claimFollowUp(existing, incoming);
+    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => this.release(existing, false));
     return { existing, taskId: existing.task.id, contextId: existing.task.contextId };
   }
 
@@ -478,25 +478,6 @@ export class TaskRuntime implements A2AHandler {
         },
       }),
     );
-  }
-
-  /**
-   * A follow-up with a coordinator: the turn's lease, else the task is busy on another replica;
-   * then the task as last recorded (another replica may have run turns since it was read).
-   */
-  private async claimFollowUp(existing: LiveTask, incoming: v1_0.Message): Promise<void> {
-    const id = existing.task.id;
-    let problem: A2AError | undefined;
-    if (!(await this.coordinator!.claim(existing.owner, id))) problem = followUpProblem({ task: existing.task, busy: true }, incoming);
-    else {
-      const stored = await this.store.get(existing.owner, id);
-      if (stored) existing.task = clone(v1_0.TaskSchema, stored);
-      problem = followUpProblem({ task: existing.task, busy: false }, incoming);
-    }
-    if (problem) {
-      this.release(existing, false);
-      throw problem;
-    }
   }
 
   /** With a coordinator: the lease (of a new task), the task recorded, the turn's first event published. */

@@ -12,6 +12,8 @@ describe("gateway configuration", () => {
       [
         "default: b",
         "timeoutMs: 1000",
+        "store: postgres://gw@127.0.0.1:5432/gw",
+        "leaseMs: 2000",
         "backends:",
         "  - { name: a, url: 'http://127.0.0.1:1', version: '0.3', binding: rest, keywords: [x] }",
         "  - name: b",
@@ -23,6 +25,7 @@ describe("gateway configuration", () => {
     expect(yaml.backends[0]).toEqual({ name: "a", url: "http://127.0.0.1:1", version: "0.3", binding: "HTTP+JSON", keywords: ["x"] });
     // An unquoted YAML 1.0 is the number 1; it still means version "1.0".
     expect(yaml.backends[1]?.version).toBe("1.0");
+    expect([yaml.store, yaml.leaseMs]).toEqual(["postgres://gw@127.0.0.1:5432/gw", 2000]);
     const json = parseConfigText(JSON.stringify({ backends: [{ name: "a", url: "http://h/", binding: "JSONRPC" }] }));
     expect(json.backends[0]?.binding).toBe("JSONRPC");
   });
@@ -45,6 +48,8 @@ describe("gateway configuration", () => {
     [{ backends: [{ name: "a", url: "http://x", timeoutMs: -1 }] }, /positive integer/],
     [{ backends: [{ name: "a", url: "http://x", colour: "red" }] }, /unknown key "colour"/],
     [{ backend: [] }, /unknown configuration key "backend"/],
+    [{ store: "mysql://x", backends: [{ name: "a", url: "http://x" }] }, /"store" must be memory, sqlite:<file> or postgres:/],
+    [{ leaseMs: 0, backends: [{ name: "a", url: "http://x" }] }, /leaseMs must be a positive integer/],
   ])("refuses %j", (raw, message) => {
     expect(() => checkConfig(raw)).toThrow(GatewayConfigError);
     expect(() => checkConfig(raw)).toThrow(message);
