@@ -524,8 +524,9 @@ function fold(task: v1_0.Task, e: v1_0.StreamResponse): void {
     const { artifact, append } = e.payload.value;
     if (!artifact) return;
     const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-    if (i >= 0 && append) task.artifacts[i] = { ...task.artifacts[i], parts: [...task.artifacts[i].parts, ...artifact.parts] };
-    else if (i >= 0) task.artifacts[i] = artifact;
+    const prev = task.artifacts[i];
+    if (prev && append) task.artifacts[i] = { ...prev, parts: [...prev.parts, ...artifact.parts] };
+    else if (prev) task.artifacts[i] = artifact;
     else task.artifacts.push(artifact);
   }
 }

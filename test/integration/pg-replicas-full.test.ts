@@ -47,11 +47,16 @@ describe.skipIf(!FULL || !postgresBinaries())("two replicas on one PostgreSQL be
   it("the compliance suite passes through round-robin over both replicas as it does against one", { timeout: 240_000 }, async () => {
     const rr = await startRoundRobin([a.url, b.url]);
     try {
-      const opts = { streamTimeoutMs: 10_000, webhook: { host: "127.0.0.1", port: 0 } };
+      // The round-robin proxy relays HTTP/1.1; the cards' GRPC interfaces name a replica's own port.
+      const opts = {
+        streamTimeoutMs: 10_000,
+        webhook: { host: "127.0.0.1", port: 0 },
+        bindings: ["json-rpc", "rest"] as ("json-rpc" | "rest")[],
+      };
       const one = await runSuite({ target: a.url, ...opts });
       const two = await runSuite({ target: rr.url, ...opts });
       console.log(`one replica: ${JSON.stringify(one.summary)}; two behind round-robin: ${JSON.stringify(two.summary)}`);
-      expect(interfacesOf(two)).toEqual(ALL_INTERFACES);
+      expect(interfacesOf(two).filter((i) => !i.endsWith(" grpc"))).toEqual(ALL_INTERFACES);
       const extra = failuresOf(two).filter((f) => !failuresOf(one).includes(f));
       expect(extra, consoleReport(two)).toEqual([]);
       expect(two.summary.passed).toBe(one.summary.passed);
