@@ -106,6 +106,8 @@ const LAYERS: Record<string, Allowed[]> = {
     // The handler interface the gateway implements and the task book-keeping it shares with TaskRuntime.
     { to: "src/server/handler.ts" },
     { to: "src/server/tasks.ts" },
+    // Replicas: the coordinator seam both runtimes take (cluster.ts implements it on PostgreSQL).
+    { to: "src/server/coordinator.ts" },
     { to: "src/client/" },
     { to: "src/versioning/" },
     { to: "src/runtime/" },
