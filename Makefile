@@ -58,7 +58,7 @@ test-properties: $(STAMP) $(SPEC_STAMP) ## the long property-based translation t
 
 test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy: every variant over every case it applies to, all together, and every fault in front of the official SDK server
 	A2A_PROXY_VARIANTS=full $(BIN)/vitest run test/integration/compliance-proxy-variants.test.ts
-	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts
+	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
 
 test-limits: $(STAMP) $(SPEC_STAMP) ## the resource-limit tests at the issue's full size (200 big streams, 4,000 1 MiB echoes; minutes)
 	A2A_LIMITS_FULL=1 $(BIN)/vitest run test/integration/server-memory-bound.test.ts test/integration/server-list-bound.test.ts

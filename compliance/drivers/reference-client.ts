@@ -11,7 +11,7 @@ interface Instruction {
   op: "send" | "get" | "cancel" | "list" | "subscribe" | "extended-card";
   version?: "1.0" | "0.3";
   /** Leave out to let the client choose from the card. */
-  binding?: "json-rpc" | "rest" | "any";
+  binding?: "json-rpc" | "rest" | "grpc" | "any";
   text?: string;
   stream?: boolean;
   taskId?: string;
@@ -28,6 +28,9 @@ interface Instruction {
   token?: string;
 }
 
+/** The instruction's binding as the card names it (gRPC: the client's transport over HTTP/2, src/transport/grpc-client.ts). */
+const BINDINGS = { "json-rpc": "JSONRPC", rest: "HTTP+JSON", grpc: "GRPC" } as const;
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
@@ -42,12 +45,10 @@ function errorResult(e: unknown): unknown {
 }
 
 async function run(url: string, ins: Instruction): Promise<unknown> {
-  // The reference client's gRPC transport is being built (issue 17); until it lands, say so.
-  if ((ins.binding as string) === "grpc") return { kind: "unsupported", reason: "the reference client has no gRPC transport yet" };
-  const bindings = ins.binding === "rest" ? (["HTTP+JSON"] as const) : ins.binding === "json-rpc" ? (["JSONRPC"] as const) : undefined;
+  const binding = ins.binding && ins.binding !== "any" ? BINDINGS[ins.binding] : undefined;
   const client = await createA2AClient(url, {
     ...(ins.version ? { version: ins.version } : {}),
-    ...(bindings ? { bindings: [...bindings] } : {}),
+    ...(binding ? { bindings: [binding] } : {}),
     ...(ins.extensions ? { extensions: ins.extensions } : {}),
     ...(ins.token ? { credentials: { bearer: ins.token } } : {}),
     timeoutMs: 10_000,

@@ -1,5 +1,5 @@
 // The embedded default target of `a2a-toolkit test` (and of `make run`): this project's reference
-// server with its fixture agent, a SQLite store in a temporary directory, a signed card, push on,
+// server with its fixture agent, gRPC on the same port (both versions), a SQLite store in a temporary directory, a signed card, push on,
 // started on a free loopback port for the run and stopped after it. The CLI is the only place that
 // brings the suite and the server together; src/compliance never imports src/server.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -29,6 +29,8 @@ export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
     store,
     pushConfigs: store.pushConfigs,
     cardSigning: { key: privateKey, kid: "a2a-toolkit-run", alg: "ES256" },
+    // The card lists GRPC interfaces at this port: the run judges the gRPC cases too.
+    grpc: true,
     // The push cases register webhooks on example.com and on the suite's own receiver (127.0.0.1).
     // Every name resolves to loopback here, so no delivery ever leaves the machine, and the
     // allow-list lets the SSRF guard accept them; a failed delivery is not retried.

@@ -127,7 +127,18 @@ export async function loadAgent(spec: string, fixture: { pushNotifications?: boo
 export async function startServe(opts: ServeOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
   // Unknown fault names are refused before anything starts.
   const faults = opts.fault ?? [];
-  if (faults.length) (await import("../compliance/rewrites.js")).selectRewrites([], faults);
+  const grpcFaults = faults.length
+    ? (await import("../compliance/grpc-rewrites.js")).grpcRewriteNames().filter((f) => faults.includes(f))
+    : [];
+  if (faults.length)
+    (await import("../compliance/rewrites.js")).selectRewrites(
+      [],
+      faults.filter((f) => !grpcFaults.includes(f)),
+    );
+  if (grpcFaults.length && opts.grpc === false) throw new Error(`${grpcFaults.join(", ")}: gRPC faults need gRPC served (drop --no-grpc)`);
+  // The rewriting proxy speaks cleartext to the server: behind it the server serves no TLS.
+  if (faults.length && (opts.tlsCert || opts.tlsKey))
+    throw new Error("--fault and --tls-cert/--tls-key do not go together (the rewriting proxy speaks cleartext)");
   const agent = await loadAgent(opts.agent, { pushNotifications: opts.push });
   const { buildServer, MemoryTaskStore } = await import("../server/index.js");
   let storeLine = "tasks are kept in memory only (lost when the server stops)";
@@ -163,8 +174,8 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   if (!opts.tlsCert !== !opts.tlsKey) throw new Error("--tls-cert and --tls-key go together");
   const { readFile } = await import("node:fs/promises");
   const tls = opts.tlsCert && opts.tlsKey ? { cert: await readFile(opts.tlsCert), key: await readFile(opts.tlsKey) } : undefined;
-  // Behind the rewriting proxy (HTTP/1.1 only) the card's URLs are the proxy's: no gRPC there.
-  const grpc = opts.grpc !== false && !faults.length;
+  // Behind the rewriting proxy the card's URLs are the proxy's; its h2c side stands in front of gRPC.
+  const grpc = opts.grpc !== false;
   const app = await buildServer({
     grpc: grpc || undefined,
     tls,
@@ -185,15 +196,23 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const address = app.server.address();
   let port = typeof address === "object" && address ? address.port : opts.port;
   let close = () => app.close();
+  /** Behind the proxy, gRPC is on its h2c side's own port (the card's GRPC interfaces say so). */
+  let grpcAddress: string | undefined;
   if (faults.length) {
     const { startProxy } = await import("../compliance/proxy.js");
-    const proxy = await startProxy({ target: `http://127.0.0.1:${port}`, port: opts.port, host: opts.host, faults, onNote: out }).catch(
-      async (e: unknown) => {
-        await app.close();
-        throw e;
-      },
-    );
+    const proxy = await startProxy({
+      target: `http://127.0.0.1:${port}`,
+      port: opts.port,
+      host: opts.host,
+      faults,
+      onNote: out,
+      ...(grpc ? { grpcTarget: `127.0.0.1:${port}` } : {}),
+    }).catch(async (e: unknown) => {
+      await app.close();
+      throw e;
+    });
     port = Number(new URL(proxy.url).port);
+    grpcAddress = proxy.grpcAddress;
     close = async () => {
       await proxy.close();
       await app.close();
@@ -204,7 +223,11 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
   if (signing) out(`the 1.0 agent card is signed (${signing.alg}, kid ${signing.kid})`);
   out(storeLine); // before the "listening" line, which callers wait for
-  const bindings = grpc ? "JSON-RPC, HTTP+JSON and gRPC" : "JSON-RPC and HTTP+JSON";
+  const bindings = !grpc
+    ? "JSON-RPC and HTTP+JSON"
+    : grpcAddress
+      ? `JSON-RPC and HTTP+JSON; gRPC on ${grpcAddress}`
+      : "JSON-RPC, HTTP+JSON and gRPC";
   out(`A2A server for "${agent.card.name}" listening on ${url} (versions ${opts.versions.join(", ")}; ${bindings})`);
   out(`agent card: ${url}/.well-known/agent-card.json`);
   if (faults.length)
@@ -234,7 +257,7 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--log", "log every request (JSON lines on stdout)")
     .option(
       "--fault <name>",
-      "serve behind the rewriting proxy with this fault (a2a-toolkit proxy --list), to check that a test suite catches it (repeatable)",
+      "serve behind the rewriting proxy with this fault (a2a-toolkit proxy --list; grpc-* faults apply to gRPC), to check that a test suite catches it (repeatable)",
       (v: string, previous: string[] = []) => [...previous, v],
     )
     .option("--max-store-bytes <bytes>", "bytes of tasks the store keeps (memory default 128 MiB, sqlite 1 GiB)", parsePositiveInt("bytes"))

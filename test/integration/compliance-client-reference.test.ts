@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const driver = [process.execPath, "--import", "tsx", join(root, "compliance/drivers/reference-client.ts"), "{url}"];
 
 describe("client compliance: reference client", () => {
-  it("passes every scenario, both versions and bindings", { timeout: 300_000 }, async () => {
+  it("passes every scenario, both versions, all three bindings", { timeout: 300_000 }, async () => {
     const report = await runClientSuite({
       command: driver,
       concurrency: 2,
@@ -24,6 +24,10 @@ describe("client compliance: reference client", () => {
     expect(failed).toEqual([]);
     expect(report.summary.passed).toBeGreaterThanOrEqual(90);
     expect(report.staleKnownFailing).toEqual([]);
+    // gRPC through the client's own transport (src/transport/grpc-client.ts), not skipped as unsupported.
+    const grpc = report.results.filter((r) => r.id.includes("/grpc/"));
+    expect(grpc.length).toBeGreaterThanOrEqual(6);
+    expect(grpc.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.status} ${r.reason ?? ""}`)).toEqual([]);
   });
 });
 

@@ -10,13 +10,11 @@ import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/disc
 import { consoleReport } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import { loadCases } from "../../src/compliance/cases.js";
-import { ALL_INTERFACES, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
+import { ALL_INTERFACES, WITH_GRPC, interfacesOf, failuresOf, expectSkipsFor } from "../support/compliance.js";
 import { ADAPTERS, startServer, type Adapter, type RunningServer } from "../support/servers.js";
 
 /** The HTTP bindings: the node:http adapter serves no gRPC, nor do the single-purpose servers below. */
 const JSON_BINDINGS: ("json-rpc" | "rest")[] = ["json-rpc", "rest"];
-/** What the fastify server declares: the HTTP interfaces, then gRPC at each version. */
-const WITH_GRPC = [...ALL_INTERFACES.slice(0, 2), "1.0 grpc", ...ALL_INTERFACES.slice(2), "0.3 grpc"];
 
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
 

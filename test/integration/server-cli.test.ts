@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runSuite } from "../../src/compliance/suite.js";
 import { spawnCli, type CliChild } from "../support/serve-child.js";
 
 const children: ChildProcess[] = [];
@@ -171,10 +172,34 @@ describe("a2a-toolkit serve", () => {
     );
     expect(ids).toEqual(["the-one-task", "the-one-task"]);
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
-      supportedInterfaces: { url: string }[];
+      supportedInterfaces: { url: string; protocolBinding: string }[];
     };
-    for (const i of card.supportedInterfaces) expect(i.url.startsWith(url), i.url).toBe(true);
+    // gRPC is on the proxy's h2c side, at the address the command prints.
+    const grpcAddress = /gRPC on (\S+)\)/.exec(s.stdout())?.[1];
+    expect(grpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    for (const i of card.supportedInterfaces)
+      if (i.protocolBinding === "GRPC") expect(i.url).toBe(grpcAddress);
+      else expect(i.url.startsWith(url), i.url).toBe(true);
     expect(s.stdout()).toMatch(/deliberate fault\(s\) injected by the rewriting proxy: task-id-reused/);
+  });
+
+  it("--fault grpc-error-info-missing serves a gRPC fault: the suite's gRPC case catches it", { timeout: 30_000 }, async () => {
+    const s = serve(["--fault", "grpc-error-info-missing"]);
+    const url = await s.url;
+    const caseGlobs = ["v1_0/grpc/get-task/unknown-id-returns-task-not-found", "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found"];
+    const report = await runSuite({ target: url, caseGlobs });
+    expect(report.results.map((r) => `${r.id}: ${r.status}`).sort()).toEqual([
+      "v1_0/grpc/get-task/unknown-id-returns-task-not-found: fail",
+      "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found: pass",
+    ]);
+  });
+
+  it("refuses a gRPC fault with --no-grpc, with a clear message and exit code 2", async () => {
+    const s = serve(["--fault", "grpc-error-info-missing", "--no-grpc"]);
+    const [code] = await once(s.child, "exit");
+    expect(code).toBe(2);
+    expect(s.stderr()).toMatch(/gRPC faults need gRPC served/);
+    await s.url.catch(() => undefined);
   });
 
   it("refuses an unknown fault with a clear message and exit code 2", async () => {

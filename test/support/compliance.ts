@@ -5,6 +5,8 @@ import type { Report } from "../../src/compliance/report.js";
 
 /** Every interface a server of both versions and both bindings declares, in discovery order. */
 export const ALL_INTERFACES = ["1.0 json-rpc", "1.0 rest", "0.3 json-rpc", "0.3 rest"];
+/** What a server (or gateway) serving gRPC too declares: the HTTP interfaces, then gRPC at each version. */
+export const WITH_GRPC = ["1.0 json-rpc", "1.0 rest", "1.0 grpc", "0.3 json-rpc", "0.3 rest", "0.3 grpc"];
 
 export function interfacesOf(report: Report): string[] {
   return report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`);

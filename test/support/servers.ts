@@ -83,10 +83,13 @@ export function serverGroup() {
 /**
  * The reference server (fastify) behind the rewriting proxy applying `faults` (none: the proxy
  * alone, for a baseline): the server carries no fault of its own, the proxy breaks the protocol.
+ * With `grpc: true` the proxy's h2c side stands in front of the server's gRPC services too (the
+ * gRPC faults among `faults` apply there; the card's GRPC interfaces point at it).
  */
 export async function startFaultyServer(options: ServerOptions, faults: string[]): Promise<RunningServer> {
   const server = await startServer("fastify", options);
-  const proxy = await startProxy({ target: server.url, faults }).catch(async (e: unknown) => {
+  const grpcTarget = options.grpc === true ? `127.0.0.1:${server.port}` : undefined;
+  const proxy = await startProxy({ target: server.url, faults, grpcTarget }).catch(async (e: unknown) => {
     await server.close();
     throw e;
   });
