@@ -20,12 +20,10 @@
 // Schema: pg-migrations.ts, applied by PgTaskStore.open (and `a2a-toolkit migrate`).
 import pg from "pg";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { decode, encode } from "../runtime/protojson.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { CommitBarrier } from "./commit-barrier.js";
 import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
-import { decodeTask, rowOf, type TaskRowParams } from "./sqlite-store.js";
-import { knownVersion } from "../versioning/policy.js";
+import { decodeTask, pushConfigBody, rowOf, storedPushConfig, type PushConfigRow, type TaskRowParams } from "./sqlite-store.js";
 import { SQLITE_RETENTION_DEFAULTS, type SqliteRetentionOptions } from "./sqlite-retention.js";
 import { takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
 
@@ -343,17 +341,13 @@ export class PgTaskStore implements TaskStore {
 export class PgPushConfigStore implements PushConfigStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
-    return {
-      owner,
-      version: knownVersion(r.version),
-      config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
-    };
+  private row(owner: string, r: PushConfigRow): StoredPushConfig {
+    return storedPushConfig(owner, r);
   }
 
   async create(owner: string, config: v1_0.TaskPushNotificationConfig, version: PushWireVersion): Promise<StoredPushConfig> {
     const c = prepareConfig(config);
-    const body = JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
+    const body = pushConfigBody(c);
     await this.pool.query(
       `INSERT INTO a2a_push_configs (owner, task_id, id, version, body) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (owner, task_id, id) DO UPDATE SET version = excluded.version, body = excluded.body`,

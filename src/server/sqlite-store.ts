@@ -493,6 +493,20 @@ export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   };
 }
 
+/** A push config as both SQL stores keep it: the wire version it was set with and its 1.0 ProtoJSON. */
+export interface PushConfigRow {
+  version: string;
+  body: string;
+}
+
+export function storedPushConfig(owner: string, r: PushConfigRow): StoredPushConfig {
+  return { owner, version: knownVersion(r.version), config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)) };
+}
+
+export function pushConfigBody(c: v1_0.TaskPushNotificationConfig): string {
+  return JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
+}
+
 /** Push configs in a SqliteTaskStore's file (`store.pushConfigs`); see src/push/config-store.ts. */
 export class SqlitePushConfigStore implements PushConfigStore {
   private readonly stmt;
@@ -518,17 +532,13 @@ export class SqlitePushConfigStore implements PushConfigStore {
     };
   }
 
-  private row(owner: string, r: { version: string; body: string }): StoredPushConfig {
-    return {
-      owner,
-      version: knownVersion(r.version),
-      config: decode(v1_0.TaskPushNotificationConfigSchema, JSON.parse(r.body)),
-    };
+  private row(owner: string, r: PushConfigRow): StoredPushConfig {
+    return storedPushConfig(owner, r);
   }
 
   async create(owner: string, config: v1_0.TaskPushNotificationConfig, version: PushWireVersion): Promise<StoredPushConfig> {
     const c = prepareConfig(config);
-    const body = JSON.stringify(encode(v1_0.TaskPushNotificationConfigSchema, c, { alwaysEmit: v1_0.alwaysEmit }));
+    const body = pushConfigBody(c);
     await this.writer.write(() => this.stmt.upsert.run({ owner, taskId: c.taskId, id: c.id, version, body }));
     return { owner, version, config: c };
   }
