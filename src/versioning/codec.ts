@@ -152,6 +152,16 @@ function validatorFor(schema: DescMessage): ValidateFunction | undefined {
 }
 
 /**
+ * InvalidParams unless `json`, the ProtoJSON of a 1.0 request message decoded elsewhere (gRPC's
+ * binary), passes the request's validator: the same check decode1_0 makes, without decoding again.
+ */
+export function checkRequest1_0(schema: DescMessage, json: unknown): void {
+  const validate = validatorFor(schema);
+  const issue = validate ? check(validate, json) : undefined;
+  if (issue) throw invalidParams(issue.path, issue.message);
+}
+
+/**
  * Validates and decodes 1.0 JSON; `role` decides the error: bad input vs bad agent response.
  * `validated`: the validator `json` already passed (a 0.3 translator's output check), not run again.
  */

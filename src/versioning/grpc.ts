@@ -18,7 +18,7 @@ import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { MethodInfo } from "../runtime/methods.js";
-import { codecFor, OPERATIONS, type Operation, type RequestOf, type ResponseOf } from "./codec.js";
+import { checkRequest1_0, codecFor, OPERATIONS, type Operation, type RequestOf, type ResponseOf } from "./codec.js";
 import {
   A2AError,
   BAD_REQUEST_TYPE,
@@ -89,7 +89,11 @@ const toProtoJson = (schema: DescMessage, m: Message): JsonValue => toJson(schem
 export function decodeGrpcRequest<O extends Operation>(version: ProtocolVersion, op: O, msg: Message): Translated<RequestOf<O>> {
   // A 1.0 request is judged as its ProtoJSON would be (a REQUIRED field left at its default, such
   // as an empty messageId, is absent in proto3): the same validation, the same InvalidParams.
-  if (version === "1.0") return codecFor("1.0", "HTTP+JSON").decodeRequest(op, toProtoJson(OPERATIONS[op].request as DescMessage, msg));
+  if (version === "1.0") {
+    const schema = OPERATIONS[op].request;
+    checkRequest1_0(schema, toProtoJson(schema, msg));
+    return { value: msg as RequestOf<O>, losses: [] };
+  }
   const json = toProtoJson(schema03(method03(op).requestType), msg);
   return codecFor("0.3", "HTTP+JSON").decodeRequest(op, json);
 }
