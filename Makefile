@@ -56,10 +56,10 @@ test: $(STAMP) $(SPEC_STAMP) ## run every test (writes reports/vitest.json too)
 test-properties: $(STAMP) $(SPEC_STAMP) ## the long property-based translation tests (fixed seed, >=10,000 cases per family)
 	$(BIN)/vitest run --config vitest.properties.config.ts
 
-test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (every variant over every case it applies to, every fault in front of the official SDK server and ours) through the gateway on all four backends, and every client case for the reference client
+test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (every variant over every case it applies to, every fault in front of the official SDK server and ours) through the gateway on all four backends, every client case for the reference client, and the whole suite over the node:http adapter
 	A2A_PROXY_VARIANTS=full $(BIN)/vitest run test/integration/compliance-proxy-variants.test.ts
 	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
-	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts
+	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 A2A_SERVER_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts test/integration/compliance-reference-server.test.ts
 
 test-limits: $(STAMP) $(SPEC_STAMP) ## the resource-limit tests at the issue's full size (200 big streams, 4,000 1 MiB echoes; minutes)
 	A2A_LIMITS_FULL=1 $(BIN)/vitest run test/integration/server-memory-bound.test.ts test/integration/server-list-bound.test.ts
