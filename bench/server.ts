@@ -5,7 +5,7 @@
 //   npx tsx bench/server.ts --stores [--duration 10] [--runs 3]
 //
 // Measures, per target: blocking SendMessage over 1.0 JSON-RPC and message/send over 0.3 JSON-RPC
-// with autocannon (50 connections; `--runs` runs each, median reported with min–max), then the
+// with autocannon (50 connections; `--runs` runs each, the two alternating, median reported with min–max), then the
 // time to receive a whole SSE stream of 100 and of 2,000 chunks (one client; median of several).
 // Prints a table and the ratios the issue sets targets for; writes nothing.
 //
@@ -86,14 +86,26 @@ async function load(base: string, body: string, headers: Record<string, string>,
   return r;
 }
 
-/** Median and spread of `runs` load runs (after one short warm-up run). */
-async function loadRuns(base: string, body: string, headers: Record<string, string>, runs: number) {
-  await load(base, body, headers, 2);
-  const rs: Result[] = [];
-  for (let i = 0; i < runs; i++) rs.push(await load(base, body, headers));
+/** Median and spread of load runs. */
+function summary(rs: Result[]) {
   const rps = spread(rs.map((r) => r.requests.average));
   const p99 = spread(rs.map((r) => r.latency.p99));
   return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max };
+}
+
+/**
+ * `runs` load runs of each of the 1.0 and the 0.3 send, alternating (1.0, 0.3, 1.0, …) after one
+ * short warm-up run of each, so that neither version always runs on the warmer process or the
+ * quieter minute.
+ */
+async function pairedRuns(base: string, runs: number) {
+  const sends = [
+    { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Result[] },
+    { body: send0_3, headers: {}, results: [] as Result[] },
+  ] as const;
+  for (const s of sends) await load(base, s.body, s.headers, 2);
+  for (let i = 0; i < runs; i++) for (const s of sends) s.results.push(await load(base, s.body, s.headers));
+  return { v1: summary(sends[0].results), v03: summary(sends[1].results) };
 }
 
 /** Milliseconds from sending SendStreamingMessage to the end of the stream; checks the chunk count. */
@@ -186,10 +198,8 @@ const results: Record<string, Record<string, unknown>> = {};
 for (const which of ["sdk", "ours"] as const) {
   const t = await start(which);
   try {
-    process.stderr.write(`${which}: 1.0 SendMessage …\n`);
-    const v1 = await loadRuns(t.base, send1_0, { "A2A-Version": "1.0" }, RUNS);
-    process.stderr.write(`${which}: 0.3 message/send …\n`);
-    const v03 = await loadRuns(t.base, send0_3, {}, RUNS);
+    process.stderr.write(`${which}: 1.0 SendMessage and 0.3 message/send, alternating …\n`);
+    const { v1, v03 } = await pairedRuns(t.base, RUNS);
     process.stderr.write(`${which}: SSE streams …\n`);
     const s100 = await streams(t.base, 100, 21);
     // The SDK server needs seconds per 2,000-chunk stream: fewer repetitions there.
@@ -202,8 +212,8 @@ for (const which of ["sdk", "ours"] as const) {
 
 const f = (x: number, d = 0) => x.toFixed(d);
 const ours = results.ours as {
-  v1: Awaited<ReturnType<typeof loadRuns>>;
-  v03: Awaited<ReturnType<typeof loadRuns>>;
+  v1: ReturnType<typeof summary>;
+  v03: ReturnType<typeof summary>;
   s100: { median: number };
   s2000: { median: number; min: number; max: number };
 };
