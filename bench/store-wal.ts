@@ -8,7 +8,8 @@
 // 1. WAL bytes per send: checkpoints are switched off for a window of 10,000 sends (the WAL then
 //    never starts over), so the WAL file's growth divided by the sends is what each send appends.
 // 2. The long run: `--sends` sends with the store's own checkpoint policy; the WAL file's size is
-//    sampled every 1,000 sends (largest reported), and RSS after a full GC at 20,000 and at the end.
+//    sampled every 1,000 sends (largest reported), and RSS after a full GC every 2,500 sends: at 20,000
+//    and at the end, each the median of the five samples up to it.
 //
 // `--src` runs the same against another checkout's src/ (for "before" figures), e.g.
 //   git archive 75fb6f4 src generated | tar -x -C .old && node --expose-gc --import tsx bench/store-wal.ts --src .old/src
@@ -19,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
+import { median } from "./stats.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -103,23 +105,32 @@ try {
     const store = new SqliteTaskStore(file);
     const rt = new server.TaskRuntime({ agent, store, logger: quiet });
     let maxWal = 0;
-    let rssAt20k = 0;
-    let heapAt20k = 0;
+    // RSS after a full GC every 2,500 sends. One sample moves by several MiB with where V8's young
+    // generation and the allocator happen to be, so "RSS at n" is the median of the five samples
+    // from n − 10,000 to n (the heap used is taken at the same points).
+    const samples: { done: number; rss: number; heap: number }[] = [];
     const t0 = performance.now();
     await send(rt, SENDS, (done) => {
       maxWal = Math.max(maxWal, walSize(file));
-      if (done === 20_000) {
+      if (done % 2_500 === 0) {
         gc();
-        ({ rss: rssAt20k, heapUsed: heapAt20k } = process.memoryUsage());
+        const { rss, heapUsed } = process.memoryUsage();
+        samples.push({ done, rss, heap: heapUsed });
       }
     });
     const s = (performance.now() - t0) / 1000;
-    gc();
-    const { rss, heapUsed } = process.memoryUsage();
+    const at = (n: number, key: "rss" | "heap") => median(samples.filter((x) => x.done >= n - 10_000 && x.done <= n).map((x) => x[key]));
+    const end = samples.at(-1)?.done ?? SENDS;
+    const [rss20k, rssEnd] = [at(20_000, "rss"), at(end, "rss")];
     process.stdout.write(
       `${SENDS.toLocaleString("en")} sends in ${s.toFixed(1)} s (${(SENDS / s).toFixed(0)}/s): largest WAL file ${mb(maxWal)} MiB; ` +
-        `RSS ${mb(rssAt20k)} MiB at 20,000, ${mb(rss)} MiB at ${SENDS.toLocaleString("en")} (${(rss / rssAt20k).toFixed(3)}×); ` +
-        `heap used ${mb(heapAt20k)} / ${mb(heapUsed)} MiB; database ${mb(statSync(file).size)} MiB\n`,
+        `RSS ${mb(rss20k)} MiB at 20,000, ${mb(rssEnd)} MiB at ${end.toLocaleString("en")} (${(rssEnd / rss20k).toFixed(3)}×; ` +
+        `medians of 5 samples after a full GC); heap used ${mb(at(20_000, "heap"))} / ${mb(at(end, "heap"))} MiB; ` +
+        `database ${mb(statSync(file).size)} MiB\n` +
+        `RSS every 10,000 sends, MiB: ${samples
+          .filter((x) => x.done % 10_000 === 0)
+          .map((x) => mb(x.rss))
+          .join(", ")}\n`,
     );
     const c = store.checkpoints?.stats;
     if (c) process.stdout.write(`checkpoints: ${c.checkpoints} (${c.failures} failed), ${(c.ms / 1000).toFixed(1)} s on the event loop\n`);
