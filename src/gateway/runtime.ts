@@ -63,7 +63,7 @@ import {
 } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
+import { newId, once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
 import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -220,8 +220,8 @@ export class GatewayRuntime implements A2AHandler {
       backend = this.route(req);
     }
 
-    const localTaskId = g?.task.id ?? randomUUID();
-    const localContextId = g?.task.contextId ?? (incoming.contextId || randomUUID());
+    const localTaskId = g?.task.id ?? newId();
+    const localContextId = g?.task.contextId ?? (incoming.contextId || newId());
     const contextKey = `${owner}\u001f${backend.name}\u001f${localContextId}`;
     const remoteTaskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
     const remoteContextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(contextKey) ?? "");

@@ -51,7 +51,7 @@ import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { newId, once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 
@@ -278,7 +278,7 @@ export class TaskRuntime implements A2AHandler {
 
   /** The follow-up's task (now busy; TaskNotFound or the follow-up rule it breaks), else a new task's ids. */
   private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
-    if (!incoming.taskId) return { taskId: randomUUID(), contextId: incoming.contextId || randomUUID() };
+    if (!incoming.taskId) return { taskId: newId(), contextId: incoming.contextId || newId() };
     const existing = await this.book.continueWith(ownerOf(call), incoming);
     if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => this.release(existing, false));
     return { existing, taskId: existing.task.id, contextId: existing.task.contextId };

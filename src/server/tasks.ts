@@ -15,6 +15,7 @@
 //   oldest are dropped.
 import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { v7 as uuidv7 } from "uuid";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import { policyOf } from "../versioning/policy.js";
@@ -22,6 +23,17 @@ import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
 import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
+
+/**
+ * A new task or context id: a UUID whose leading bits are the time (RFC 9562 version 7), so ids
+ * made one after the other sort together. The SQLite store keeps unique indexes on the task id and
+ * the context id; a random (version 4) id put every new task on a random page of both, which cost
+ * each send two whole 4 KiB pages of write-ahead log (bench/store-wal.ts). Ids stay opaque to
+ * clients: nothing reads the time back out of them.
+ */
+export function newId(): string {
+  return uuidv7();
+}
 
 /** Who is calling and how: what the transport layer learnt about the request. */
 export interface CallContext {

@@ -1,6 +1,6 @@
 import { create, toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { setTimeout as sleep } from "node:timers/promises";
-import { assert, describe, expect, it } from "vitest";
+import { assert, describe, expect, it, vi } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../../src/versioning/errors.js";
 import { reply, stream, type Agent } from "../../src/server/agent.js";
@@ -216,6 +216,25 @@ describe("task rules", () => {
     });
     const done = await task(rt, send("x", { taskId: t.id }));
     expect(done.contextId).toBe("ctx-1");
+  });
+
+  it("new task and context ids are UUIDs that sort in the order the tasks were made", async () => {
+    const rt = fixture();
+    const made: v1_0.Task[] = [];
+    // Across milliseconds too (a faked clock): the store's id indexes rely on the order, not only within a burst.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      for (let i = 0; i < 5; i++) {
+        made.push(await task(rt, send("echo a")));
+        vi.setSystemTime(Date.now() + 3);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    for (const ids of [made.map((t) => t.id), made.map((t) => t.contextId)]) {
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([...ids].sort()).toEqual(ids);
+    }
   });
 
   it("tasks of another principal are not found", async () => {
