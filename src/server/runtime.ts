@@ -50,8 +50,8 @@ import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-stor
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
-import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { eventBytes } from "./task-size.js";
+import { keepArtifact, once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 
@@ -450,20 +450,10 @@ export class TaskRuntime implements A2AHandler {
       parts,
       ...(a.metadata ? { metadata: a.metadata } : {}),
     });
-    const list = live.task.artifacts;
-    const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
-    const have = list[i];
-    const bytes =
-      have && chunk.append
-        ? live.artifactBytes + partsBytes(parts)
-        : live.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
-    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
-    live.artifactBytes = bytes;
     // The task keeps its own artifact object (appended to in place); the event carries the chunk.
     const own = { ...artifact, parts: [...artifact.parts] };
-    if (have && chunk.append) have.parts.push(...artifact.parts);
-    else if (have) list[i] = own;
-    else list.push(own);
+    if (!keepArtifact(live, artifact, own, chunk.append ?? false, this.maxArtifactBytes))
+      throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
     this.emit(live, () =>
       create(v1_0.StreamResponseSchema, {
         payload: {
