@@ -45,29 +45,22 @@
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
 import { randomUUID } from "node:crypto";
-import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
+import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
 import { sleep } from "../runtime/sleep.js";
 import type { A2AHandler } from "../server/handler.js";
-import {
-  DEFAULT_LIMITS,
-  isInterrupted,
-  isTerminal,
-  TaskTooLargeError,
-  TIMEOUT_FAILURE,
-  tooLargeFailure,
-  type Logger,
-} from "../server/runtime.js";
+import { DEFAULT_LIMITS, isTerminal, TaskTooLargeError, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
-import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
+import { once, ownerOf, TaskBook, view, type CallContext } from "../server/tasks.js";
+import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
-import { clip, notBefore, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TurnClock } from "./remote.js";
+import { applyEvent, applySnapshot, record, setLocalStatus, type GatewayTask, type Mirror } from "./mirror.js";
+import { clip, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TurnClock } from "./remote.js";
 
 const S = v1_0.TaskState;
 
@@ -80,16 +73,6 @@ export const META_REMOTE_CONTEXT = "a2a_context_id";
 export const META_BACKEND = "a2a_backend";
 /** Request metadata key a caller may use to shorten the turn's deadline (ms). */
 export const META_CALLER_TIMEOUT = "a2a_timeout_ms";
-
-interface GatewayTask extends LiveEntry {
-  follower?: AbortController;
-  /** messageId of the remote status message the turn started from (a poll still showing it is stale). */
-  staleStatusId?: string;
-  /** messageId of the last remote status message applied. */
-  remoteStatusId?: string;
-  /** The latest put of the task (settles after its COMMIT or failure; never rejects). */
-  written?: Promise<void>;
-}
 
 export interface GatewayRuntimeOptions {
   /** The gateway's card (an Agent may be given; only its card is read). */
@@ -117,7 +100,8 @@ export class GatewayRuntime implements A2AHandler {
   readonly store: TaskStore;
   /** Live tasks, ownership, follow-up / cancel / subscribe rules, history, GetTask and ListTasks (shared with TaskRuntime). */
   private readonly book: TaskBook<GatewayTask>;
-  private readonly maxArtifactBytes: number;
+  /** How the backend's events and snapshots are mirrored into the local task (mirror.ts). */
+  private readonly mirror: Mirror;
   private readonly backends = new Map<string, Backend>();
   /** agent_id → backend: backend names and the ids of the skills published for them. */
   private readonly routes = new Map<string, Backend>();
@@ -132,7 +116,6 @@ export class GatewayRuntime implements A2AHandler {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
-    this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
     this.book = new TaskBook<GatewayTask>({
       store: this.store,
       maxBufferedEvents: opts.maxBufferedEvents ?? 100_000,
@@ -144,6 +127,8 @@ export class GatewayRuntime implements A2AHandler {
     this.coordinator = opts.coordinator;
     this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
+    const maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
+    this.mirror = { book: this.book, logger: this.logger, coordinator: this.coordinator, maxArtifactBytes };
     for (const b of opts.backends) {
       this.backends.set(b.name, b);
       this.routes.set(b.name, b);
@@ -309,7 +294,7 @@ export class GatewayRuntime implements A2AHandler {
     if (!start) {
       await this.fail(live, failure ?? BACKEND_FAILURE);
     } else {
-      this.setLocalStatus(live, S.WORKING);
+      setLocalStatus(this.mirror, live, S.WORKING);
       this.startFollowing(live, backend, start, clock);
     }
     // A returnImmediately reply (the task as recorded now) and a stream's first event wait for the
@@ -374,7 +359,7 @@ export class GatewayRuntime implements A2AHandler {
     g.staleStatusId = lastAgent;
     const clock = turnClock(backend.turnTimeoutMs);
     this.openTurn(g, clock.follower);
-    if (state === S.SUBMITTED) this.setLocalStatus(g, S.WORKING);
+    if (state === S.SUBMITTED) setLocalStatus(this.mirror, g, S.WORKING);
     const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
     this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
     return true;
@@ -394,18 +379,18 @@ export class GatewayRuntime implements A2AHandler {
       let ended: boolean;
       if (start.resume) {
         client = await backend.client();
-        ended = this.applySnapshot(g, await client.getTask({ id: start.task.id }, { signal }));
+        ended = applySnapshot(this.mirror, g, await client.getTask({ id: start.task.id }, { signal }));
         if (!ended && client.canStream) events = client.subscribeToTask({ id: start.task.id }, { signal });
       } else {
-        ended = this.applySnapshot(g, start.task);
-        if (!ended && start.pending) ended = this.applyEvent(g, start.pending);
+        ended = applySnapshot(this.mirror, g, start.task);
+        if (!ended && start.pending) ended = applyEvent(this.mirror, g, start.pending);
       }
       // Followed from here on: recorded, so that a restarted gateway can take the task up again.
-      if (!ended) void this.record(g);
+      if (!ended) void record(this.mirror, g);
       if (!ended && events) {
         try {
           for await (const ev of events) {
-            if (this.applyEvent(g, ev)) {
+            if (applyEvent(this.mirror, g, ev)) {
               ended = true;
               break;
             }
@@ -427,7 +412,10 @@ export class GatewayRuntime implements A2AHandler {
       // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
       if (this.book.closed) return this.releaseTurn(g);
       if (e instanceof TaskTooLargeError) {
-        this.logger.warn({ taskId: g.task.id, backend: backend.name, limit: this.maxArtifactBytes }, "task artifacts over the limit");
+        this.logger.warn(
+          { taskId: g.task.id, backend: backend.name, limit: this.mirror.maxArtifactBytes },
+          "task artifacts over the limit",
+        );
         await this.fail(g, e.message).catch((err: unknown) =>
           this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
         );
@@ -460,135 +448,14 @@ export class GatewayRuntime implements A2AHandler {
   private async poll(g: GatewayTask, client: A2AClient, remoteTaskId: string, signal: AbortSignal): Promise<boolean> {
     let delay = 250;
     for (;;) {
-      if (this.applySnapshot(g, await client.getTask({ id: remoteTaskId }, { signal }))) return true;
+      if (applySnapshot(this.mirror, g, await client.getTask({ id: remoteTaskId }, { signal }))) return true;
       await sleep(delay, signal);
       delay = Math.min(delay * 1.5, 5000);
     }
   }
 
-  /** Applies one remote stream event; true when the local turn is over. */
-  private applyEvent(g: GatewayTask, ev: v1_0.StreamResponse): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    const p = ev.payload;
-    switch (p.case) {
-      case "task":
-        return this.applySnapshot(g, p.value);
-      case "statusUpdate":
-        return this.applyStatus(g, p.value.status, p.value.metadata);
-      case "artifactUpdate":
-        this.applyArtifact(g, p.value.artifact, p.value.append, p.value.lastChunk, p.value.metadata);
-        return false;
-      default:
-        return false;
-    }
-  }
-
-  /** Brings the local task up to a remote Task snapshot; true when the local turn is over. */
-  private applySnapshot(g: GatewayTask, remote: v1_0.Task): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    for (const a of remote.artifacts) {
-      const mine = g.task.artifacts.find((x) => x.artifactId === a.artifactId);
-      if (!mine || !equals(v1_0.ArtifactSchema, mine, a)) this.applyArtifact(g, a, false, true, undefined);
-    }
-    const status = remote.status;
-    if (!status) return false;
-    const stale = isInterrupted(status.state) && status.message?.messageId === g.staleStatusId && g.staleStatusId !== undefined;
-    if (stale) return false;
-    const same = status.state === g.task.status?.state && (status.message?.messageId ?? "") === (g.remoteStatusId ?? "");
-    if (same) return isTerminal(status.state) || isInterrupted(status.state);
-    return this.applyStatus(g, status, undefined);
-  }
-
-  /** Re-publishes a remote status on the local task; true when the local turn is over. */
-  private applyStatus(g: GatewayTask, status: v1_0.TaskStatus | undefined, metadata: JsonObject | undefined): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    if (!status || status.state === S.UNSPECIFIED || status.state === S.SUBMITTED) return false;
-    // The turn already published WORKING; a bare remote WORKING adds nothing.
-    if (status.state === S.WORKING && !status.message && g.task.status?.state === S.WORKING) return false;
-    let message: v1_0.Message | undefined;
-    if (status.message) {
-      g.remoteStatusId = status.message.messageId;
-      message = clone(v1_0.MessageSchema, status.message);
-      message.taskId = g.task.id;
-      message.contextId = g.task.contextId;
-      this.book.addHistory(g.task, message);
-    }
-    g.task.status = create(v1_0.TaskStatusSchema, {
-      state: status.state,
-      timestamp: notBefore(status.timestamp, g.task.status?.timestamp),
-      message,
-    });
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: {
-          case: "statusUpdate",
-          value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status, ...(metadata ? { metadata } : {}) },
-        },
-      }),
-      this.record(g),
-    );
-    return isTerminal(status.state) || isInterrupted(status.state);
-  }
-
-  private applyArtifact(
-    g: GatewayTask,
-    remote: v1_0.Artifact | undefined,
-    append: boolean,
-    lastChunk: boolean,
-    metadata: JsonObject | undefined,
-  ): void {
-    if (!remote || isTerminal(g.task.status?.state)) return;
-    const artifact = clone(v1_0.ArtifactSchema, remote);
-    const list = g.task.artifacts;
-    const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
-    const have = list[i];
-    const bytes =
-      have && append
-        ? g.artifactBytes + partsBytes(artifact.parts)
-        : g.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
-    // Nothing of the chunk is kept; follow() fails the task and asks the backend to stop.
-    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
-    g.artifactBytes = bytes;
-    const own = clone(v1_0.ArtifactSchema, artifact);
-    if (have && append) have.parts.push(...own.parts);
-    else if (have) list[i] = own;
-    else list.push(own);
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: {
-          case: "artifactUpdate",
-          value: { taskId: g.task.id, contextId: g.task.contextId, artifact, append, lastChunk, ...(metadata ? { metadata } : {}) },
-        },
-      }),
-    );
-  }
-
-  /** A local status change (WORKING at the start of a turn, CANCELED, FAILED), published. */
-  private setLocalStatus(g: GatewayTask, state: v1_0.TaskState, text?: string): void {
-    const message = text
-      ? create(v1_0.MessageSchema, {
-          messageId: randomUUID(),
-          taskId: g.task.id,
-          contextId: g.task.contextId,
-          role: v1_0.Role.AGENT,
-          parts: [{ content: { case: "text", value: text } }],
-        })
-      : undefined;
-    if (message) this.book.addHistory(g.task, message);
-    g.task.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), message });
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: { case: "statusUpdate", value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status } },
-      }),
-      this.record(g),
-    );
-  }
-
   private async fail(g: GatewayTask, text: string): Promise<void> {
-    if (!isTerminal(g.task.status?.state)) this.setLocalStatus(g, S.FAILED, text);
+    if (!isTerminal(g.task.status?.state)) setLocalStatus(this.mirror, g, S.FAILED, text);
     await this.endTurn(g);
   }
 
@@ -598,28 +465,6 @@ export class GatewayRuntime implements A2AHandler {
     } finally {
       this.releaseTurn(g);
     }
-  }
-
-  /** Puts the task; settles after the COMMIT (a failure is logged). The turn's puts coalesce in the store. */
-  private record(g: GatewayTask): Promise<void> {
-    return (g.written = this.store.put(g.owner, g.task).catch((err: unknown) => {
-      this.logger.error({ err, taskId: g.task.id }, "could not record the task");
-    }));
-  }
-
-  /**
-   * To the task's streams, in order: a status update once `committed` (the put recording it) has
-   * settled, and every event after one that waits behind it.
-   */
-  private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
-    publishInOrder(
-      g,
-      () => {
-        g.channel.publish(ev);
-        this.coordinator?.publish(g.task.id, ev);
-      },
-      committed,
-    );
   }
 
   private releaseTurn(g: GatewayTask): void {
@@ -656,7 +501,7 @@ export class GatewayRuntime implements A2AHandler {
     if (elsewhere) return view(elsewhere, undefined);
     const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
-    this.setLocalStatus(g, S.CANCELED);
+    setLocalStatus(this.mirror, g, S.CANCELED);
     await this.endTurn(g);
     follower?.abort(new Error("canceled by the caller"));
     // Best effort: the local task is CANCELED whatever the backend says.
