@@ -94,6 +94,32 @@ export interface GatewayRuntimeOptions {
   coordinator?: TurnCoordinator;
 }
 
+type TaskStart = Extract<RemoteStart, { kind: "task" }>;
+
+/** What beginning a turn gives the caller: the backend's bare Message, or the local task (and its stream). */
+type Turn =
+  | { kind: "message"; message: v1_0.Message }
+  | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse>; shown?: v1_0.Task };
+
+/** A turn being begun: what the steps of `begin` hand on to each other. */
+interface Opening {
+  req: v1_0.SendMessageRequest;
+  call: CallContext;
+  owner: string;
+  backend: Backend;
+  /** The follow-up's task (busy until the turn ends); none for a new message. */
+  existing?: GatewayTask;
+  localTaskId: string;
+  localContextId: string;
+  /** (owner, backend, local contextId): the key of the remote context this conversation uses (`contexts`). */
+  contextKey: string;
+  deadlineMs: number;
+  clock: TurnClock;
+  streaming: boolean;
+  /** One blocking SendMessage to the backend: neither streaming nor returnImmediately. */
+  blocking: boolean;
+}
+
 export class GatewayRuntime implements A2AHandler {
   /** The gateway's card. */
   readonly agent: Pick<Agent, "card">;
@@ -173,14 +199,44 @@ export class GatewayRuntime implements A2AHandler {
     return turn.subscription!;
   }
 
-  private async begin(
-    req: v1_0.SendMessageRequest,
-    call: CallContext,
-    streaming: boolean,
-  ): Promise<
-    | { kind: "message"; message: v1_0.Message }
-    | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse>; shown?: v1_0.Task }
-  > {
+  /**
+   * A turn: the request checked, the backend chosen (the follow-up's task's, or the route's), the
+   * message forwarded, then a bare Message answered as it is, or the local task admitted, the
+   * remote task followed and the caller given its first reply.
+   */
+  private async begin(req: v1_0.SendMessageRequest, call: CallContext, streaming: boolean): Promise<Turn> {
+    const incoming = this.checkSend(req);
+    const owner = ownerOf(call);
+    const { existing, backend } = await this.resolve(req, incoming, owner);
+    const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
+    const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
+    const localContextId = existing?.task.contextId ?? (incoming.contextId || randomUUID());
+    const o: Opening = {
+      req,
+      call,
+      owner,
+      backend,
+      existing,
+      localTaskId: existing?.task.id ?? randomUUID(),
+      localContextId,
+      contextKey: `${owner}\u001f${backend.name}\u001f${localContextId}`,
+      deadlineMs,
+      clock: turnClock(deadlineMs),
+      streaming,
+      blocking: !streaming && req.configuration?.returnImmediately !== true,
+    };
+    const { outgoing, userMessage } = this.messages(o, incoming);
+    // A cancel of a continued task while the backend is being asked aborts the call.
+    if (existing) existing.follower = o.clock.follower;
+    const { start, failure } = await this.forward(o, outgoing);
+    if (start?.kind !== "task") clearTimeout(o.clock.timer);
+    if (start?.kind === "message") return this.bareMessage(o, start.message);
+    const live = await this.admit(o, start, userMessage);
+    return this.launch(o, live, start, failure);
+  }
+
+  /** The request's message, once the request passes the checks that need no task (throws the refusal). */
+  private checkSend(req: v1_0.SendMessageRequest): v1_0.Message {
     if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
@@ -188,126 +244,138 @@ export class GatewayRuntime implements A2AHandler {
       throw new A2AError("PushNotificationNotSupportedError", "This gateway does not support push notifications");
     if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
       throw invalidParams("/configuration/historyLength", "must not be negative");
-    const owner = ownerOf(call);
+    return incoming;
+  }
 
-    let g: GatewayTask | undefined;
-    let backend: Backend;
-    if (incoming.taskId) {
-      const continued = (g = await this.book.continueWith(owner, incoming));
-      const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
-      if (!b) {
-        this.book.release(g, false);
-        throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
-      }
-      backend = b;
-      if (this.coordinator) await claimFollowUp(this.coordinator, this.store, g, incoming, () => this.releaseTurn(continued));
-    } else {
-      backend = this.route(req);
+  /** The follow-up's task (now busy) and its backend, else the backend the route names. */
+  private async resolve(
+    req: v1_0.SendMessageRequest,
+    incoming: v1_0.Message,
+    owner: string,
+  ): Promise<{ existing?: GatewayTask; backend: Backend }> {
+    if (!incoming.taskId) return { backend: this.route(req) };
+    const existing = await this.book.continueWith(owner, incoming);
+    const backend = this.backends.get(stringAt(existing.task.metadata, META_BACKEND) ?? "");
+    if (!backend) {
+      this.book.release(existing, false);
+      throw new A2AError("UnsupportedOperationError", `The agent of task ${existing.task.id} is no longer configured on this gateway`);
     }
+    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => this.releaseTurn(existing));
+    return { existing, backend };
+  }
 
-    const localTaskId = g?.task.id ?? randomUUID();
-    const localContextId = g?.task.contextId ?? (incoming.contextId || randomUUID());
-    const contextKey = `${owner}\u001f${backend.name}\u001f${localContextId}`;
-    const remoteTaskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
-    const remoteContextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(contextKey) ?? "");
-
+  /** The message as the backend gets it (the remote ids, no referenceTaskIds) and as the local history keeps it. */
+  private messages(o: Opening, incoming: v1_0.Message): { outgoing: v1_0.Message; userMessage: v1_0.Message } {
+    const g = o.existing;
     const outgoing = clone(v1_0.MessageSchema, incoming);
-    outgoing.taskId = remoteTaskId;
-    outgoing.contextId = remoteContextId;
+    outgoing.taskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
+    outgoing.contextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(o.contextKey) ?? "");
     outgoing.referenceTaskIds = [];
     const userMessage = incoming;
-    userMessage.taskId = localTaskId;
-    userMessage.contextId = localContextId;
+    userMessage.taskId = o.localTaskId;
+    userMessage.contextId = o.localContextId;
+    return { outgoing, userMessage };
+  }
 
-    const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
-    const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
-    const clock = turnClock(deadlineMs);
-    const { follower, deadline, timer } = clock;
-    const signal = follower.signal;
-    // A cancel of a continued task while the backend is being asked aborts the call.
-    if (g) g.follower = follower;
-    const blocking = !streaming && req.configuration?.returnImmediately !== true;
-
-    let start: RemoteStart | undefined;
-    let failure: string | undefined;
+  /**
+   * Forwards the message: the backend's first answer, or the failure text when it gave none (the
+   * details logged). An A2A error refusing the message is thrown to the caller (the follow-up's
+   * task released, unchanged).
+   */
+  private async forward(o: Opening, outgoing: v1_0.Message): Promise<{ start?: RemoteStart; failure?: string }> {
+    const signal = o.clock.follower.signal;
     try {
-      start = await openRemote(backend, outgoing, req, signal, call.extensions, blocking);
+      return { start: await openRemote(o.backend, outgoing, o.req, signal, o.call.extensions, o.blocking) };
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
-        if (g) this.releaseTurn(g);
-        this.logger.warn({ err: e, backend: backend.name, taskId: localTaskId }, "backend refused the message");
+        if (o.existing) this.releaseTurn(o.existing);
+        this.logger.warn({ err: e, backend: o.backend.name, taskId: o.localTaskId }, "backend refused the message");
         throw new A2AError(e.type, e.message, e.metadata);
       }
-      this.logger.error({ err: e, backend: backend.name, taskId: localTaskId, deadlineMs }, "backend failed before answering");
-      failure = deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE;
+      const log = { err: e, backend: o.backend.name, taskId: o.localTaskId, deadlineMs: o.deadlineMs };
+      this.logger.error(log, "backend failed before answering");
+      return { failure: o.clock.deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE };
     }
+  }
 
-    if (start?.kind !== "task") clearTimeout(timer);
-    if (start?.kind === "message") {
-      if (g) {
-        this.releaseTurn(g);
-        throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${localTaskId} with a bare message`, {
-          taskId: localTaskId,
-        });
-      }
-      const m = clone(v1_0.MessageSchema, start.message);
-      m.contextId = localContextId;
-      m.taskId = "";
-      return { kind: "message", message: m };
+  /** A bare Message answers a new message as it is (in the local context); for a follow-up it is InvalidAgentResponse. */
+  private bareMessage(o: Opening, message: v1_0.Message): Turn {
+    if (o.existing) {
+      this.releaseTurn(o.existing);
+      throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${o.localTaskId} with a bare message`, {
+        taskId: o.localTaskId,
+      });
     }
+    const m = clone(v1_0.MessageSchema, message);
+    m.contextId = o.localContextId;
+    m.taskId = "";
+    return { kind: "message", message: m };
+  }
 
+  /**
+   * The local task the turn runs on: the follow-up's with the message in its history, or a new
+   * SUBMITTED one (its lease claimed, with replicas); the remote ids in its metadata.
+   */
+  private async admit(o: Opening, start: TaskStart | undefined, userMessage: v1_0.Message): Promise<GatewayTask> {
+    let g = o.existing;
     if (g) {
       if (isTerminal(g.task.status?.state)) {
         // Canceled while the backend was being asked: the message is not taken.
-        follower.abort();
+        o.clock.follower.abort();
         this.book.forgetIfIdle(g);
-        throw new A2AError("UnsupportedOperationError", `Task ${localTaskId} was canceled while this message was being forwarded`);
+        throw new A2AError("UnsupportedOperationError", `Task ${o.localTaskId} was canceled while this message was being forwarded`);
       }
       this.book.addHistory(g.task, userMessage);
       g.staleStatusId = g.task.status?.message?.messageId;
     } else {
-      const metadata: JsonObject = { [META_BACKEND]: backend.name };
+      const metadata: JsonObject = { [META_BACKEND]: o.backend.name };
       if (start) {
         metadata[META_REMOTE_TASK] = start.task.id;
         metadata[META_REMOTE_CONTEXT] = start.task.contextId;
-        if (start.task.contextId) this.remember(contextKey, start.task.contextId);
+        if (start.task.contextId) this.remember(o.contextKey, start.task.contextId);
       }
       const task = create(v1_0.TaskSchema, {
-        id: localTaskId,
-        contextId: localContextId,
+        id: o.localTaskId,
+        contextId: o.localContextId,
         status: { state: S.SUBMITTED, timestamp: timestampNow() },
         history: [userMessage],
         metadata,
       });
-      if (this.coordinator && !(await this.coordinator.claim(owner, localTaskId))) throw new Error(`task id ${localTaskId} is taken`);
-      g = this.book.track(owner, task);
+      if (this.coordinator && !(await this.coordinator.claim(o.owner, o.localTaskId))) throw new Error(`task id ${o.localTaskId} is taken`);
+      g = this.book.track(o.owner, task);
     }
     if (start && g.task.metadata) {
       g.task.metadata[META_REMOTE_TASK] = start.task.id;
       g.task.metadata[META_REMOTE_CONTEXT] = start.task.contextId;
     }
-    const live = g;
-    this.openTurn(live, follower);
-    this.coordinator?.beginTurn(live.task);
-    const subscription = streaming ? this.book.stream(live) : undefined;
+    return g;
+  }
 
+  /**
+   * Opens the turn on the local task, starts following the remote task (or fails the turn when the
+   * backend gave no answer), and gives the caller its first reply.
+   */
+  private async launch(o: Opening, live: GatewayTask, start: TaskStart | undefined, failure: string | undefined): Promise<Turn> {
+    this.openTurn(live, o.clock.follower);
+    this.coordinator?.beginTurn(live.task);
+    const subscription = o.streaming ? this.book.stream(live) : undefined;
     if (!start) {
       await this.fail(live, failure ?? BACKEND_FAILURE);
     } else {
       setLocalStatus(this.mirror, live, S.WORKING);
-      this.startFollowing(live, backend, start, clock);
+      this.startFollowing(live, o.backend, start, o.clock);
     }
     // A returnImmediately reply (the task as recorded now) and a stream's first event wait for the
     // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
-    const shown = !streaming && !blocking ? view(live.task, undefined) : undefined;
-    if (!blocking) await live.written;
+    const shown = !o.streaming && !o.blocking ? view(live.task, undefined) : undefined;
+    if (!o.blocking) await live.written;
     // The turn's first events readable by every replica before the caller hears of the task.
-    if (!blocking && this.coordinator) await this.coordinator.settled();
+    if (!o.blocking && this.coordinator) await this.coordinator.settled();
     return { kind: "task", g: live, subscription, shown };
   }
 
   /** Follows the remote task in the background until the turn ends; the turn's timer stops with it. */
-  private startFollowing(g: GatewayTask, backend: Backend, start: RemoteStart & { kind: "task" }, clock: TurnClock): void {
+  private startFollowing(g: GatewayTask, backend: Backend, start: TaskStart, clock: TurnClock): void {
     void this.follow(g, backend, start, clock.follower.signal, clock.deadline).finally(() => clearTimeout(clock.timer));
   }
 
@@ -366,13 +434,7 @@ export class GatewayRuntime implements A2AHandler {
   }
 
   /** Follows the remote task to the end of the turn. Never throws. */
-  private async follow(
-    g: GatewayTask,
-    backend: Backend,
-    start: RemoteStart & { kind: "task" },
-    signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
-  ) {
+  private async follow(g: GatewayTask, backend: Backend, start: TaskStart, signal: AbortSignal, deadline: { readonly aborted: boolean }) {
     try {
       let client: A2AClient | undefined;
       let events = start.events;
