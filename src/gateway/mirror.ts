@@ -1,11 +1,12 @@
-// How a backend's task is mirrored into the gateway's local task (runtime.ts follows the remote
-// task; this is what each thing it reads does to the local one): a remote stream event, a Task
-// snapshot (a poll, the first answer), a status or an artifact update is applied with the local
-// ids, recorded and re-published; and the gateway's own status changes (WORKING at the start of a
-// turn, CANCELED, FAILED). Functions over a Mirror: the parts of the GatewayRuntime they use.
+// How a backend's task is mirrored into the gateway's local task (follow.ts reads the remote task;
+// this is what each thing it reads does to the local one): a remote stream event, a Task snapshot
+// (a poll, the first answer), a status or an artifact update is applied with the local ids,
+// recorded and re-published. Also the gateway's own status changes (WORKING at the start of a turn,
+// CANCELED, FAILED) and a local turn opened, ended (its last put) and released. Functions over a
+// Mirror: the parts of the GatewayRuntime they use.
 //
 // Rules:
-// - Nothing changes a terminal local task; applyEvent and applySnapshot answer whether the local turn
+// - Nothing read from the backend changes a terminal local task; applyEvent and applySnapshot answer whether the local turn
 //   is over (a terminal or interrupted state).
 // - A snapshot re-publishes only what differs: artifacts not equal to the local copy, a status
 //   whose state or message is new. A poll still showing the interrupted status the turn started
@@ -179,4 +180,35 @@ function publish(m: Mirror, g: GatewayTask, ev: v1_0.StreamResponse, committed?:
     },
     committed,
   );
+}
+
+// ---------------------------------------------------------------- the local turn: opened, ended, released
+
+/** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
+export function openTurn(m: Mirror, g: GatewayTask, follower: AbortController | undefined): void {
+  m.book.openTurn(g);
+  g.follower = follower;
+}
+
+/** Ends the turn FAILED with this status text (unless it is already terminal): recorded, then released. */
+export async function fail(m: Mirror, g: GatewayTask, text: string): Promise<void> {
+  if (!isTerminal(g.task.status?.state)) setLocalStatus(m, g, S.FAILED, text);
+  await endTurn(m, g);
+}
+
+/** Ends the turn: the task's last put (the caller hears of a failure), then released. */
+export async function endTurn(m: Mirror, g: GatewayTask): Promise<void> {
+  try {
+    await m.book.store.put(g.owner, g.task);
+  } finally {
+    releaseTurn(m, g);
+  }
+}
+
+/** The turn is over: no follower, the lease released (with replicas), the next message allowed. */
+export function releaseTurn(m: Mirror, g: GatewayTask): void {
+  g.follower = undefined;
+  // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
+  if (!m.book.closed) m.coordinator?.release(g.task.id);
+  m.book.release(g);
 }

@@ -48,24 +48,23 @@ import { randomUUID } from "node:crypto";
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import type { A2AClient } from "../client/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
-import { sleep } from "../runtime/sleep.js";
 import type { A2AHandler } from "../server/handler.js";
-import { DEFAULT_LIMITS, isTerminal, TaskTooLargeError, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
+import { DEFAULT_LIMITS, isTerminal, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
 import { once, ownerOf, TaskBook, view, type CallContext } from "../server/tasks.js";
 import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
-import { applyEvent, applySnapshot, record, setLocalStatus, type GatewayTask, type Mirror } from "./mirror.js";
-import { clip, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TurnClock } from "./remote.js";
+import { BACKEND_FAILURE, cancelRemote, startFollowing } from "./follow.js";
+import { endTurn, fail, openTurn, releaseTurn, setLocalStatus, type GatewayTask, type Mirror } from "./mirror.js";
+import { clip, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TaskStart, type TurnClock } from "./remote.js";
 
 const S = v1_0.TaskState;
 
-/** Status message of a local task whose backend failed (details are logged, never sent). */
-export const BACKEND_FAILURE = "The backend agent could not complete this task.";
+/** Status message of a local task whose backend failed (follow.ts; details are logged, never sent). */
+export { BACKEND_FAILURE };
 /** Status message of a task left running by a previous gateway process that cannot be followed again. */
 export const RESUME_FAILURE = "The gateway stopped while this task was running and cannot follow it again; the task did not finish.";
 export const META_REMOTE_TASK = "a2a_task_id";
@@ -93,8 +92,6 @@ export interface GatewayRuntimeOptions {
    */
   coordinator?: TurnCoordinator;
 }
-
-type TaskStart = Extract<RemoteStart, { kind: "task" }>;
 
 /** What beginning a turn gives the caller: the backend's bare Message, or the local task (and its stream). */
 type Turn =
@@ -126,7 +123,7 @@ export class GatewayRuntime implements A2AHandler {
   readonly store: TaskStore;
   /** Live tasks, ownership, follow-up / cancel / subscribe rules, history, GetTask and ListTasks (shared with TaskRuntime). */
   private readonly book: TaskBook<GatewayTask>;
-  /** How the backend's events and snapshots are mirrored into the local task (mirror.ts). */
+  /** What mirror.ts and follow.ts use of this runtime: its tasks, log, replicas and artifact limit. */
   private readonly mirror: Mirror;
   private readonly backends = new Map<string, Backend>();
   /** agent_id → backend: backend names and the ids of the skills published for them. */
@@ -260,7 +257,7 @@ export class GatewayRuntime implements A2AHandler {
       this.book.release(existing, false);
       throw new A2AError("UnsupportedOperationError", `The agent of task ${existing.task.id} is no longer configured on this gateway`);
     }
-    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => this.releaseTurn(existing));
+    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => releaseTurn(this.mirror, existing));
     return { existing, backend };
   }
 
@@ -288,7 +285,7 @@ export class GatewayRuntime implements A2AHandler {
       return { start: await openRemote(o.backend, outgoing, o.req, signal, o.call.extensions, o.blocking) };
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
-        if (o.existing) this.releaseTurn(o.existing);
+        if (o.existing) releaseTurn(this.mirror, o.existing);
         this.logger.warn({ err: e, backend: o.backend.name, taskId: o.localTaskId }, "backend refused the message");
         throw new A2AError(e.type, e.message, e.metadata);
       }
@@ -301,7 +298,7 @@ export class GatewayRuntime implements A2AHandler {
   /** A bare Message answers a new message as it is (in the local context); for a follow-up it is InvalidAgentResponse. */
   private bareMessage(o: Opening, message: v1_0.Message): Turn {
     if (o.existing) {
-      this.releaseTurn(o.existing);
+      releaseTurn(this.mirror, o.existing);
       throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${o.localTaskId} with a bare message`, {
         taskId: o.localTaskId,
       });
@@ -356,14 +353,14 @@ export class GatewayRuntime implements A2AHandler {
    * backend gave no answer), and gives the caller its first reply.
    */
   private async launch(o: Opening, live: GatewayTask, start: TaskStart | undefined, failure: string | undefined): Promise<Turn> {
-    this.openTurn(live, o.clock.follower);
+    openTurn(this.mirror, live, o.clock.follower);
     this.coordinator?.beginTurn(live.task);
     const subscription = o.streaming ? this.book.stream(live) : undefined;
     if (!start) {
-      await this.fail(live, failure ?? BACKEND_FAILURE);
+      await fail(this.mirror, live, failure ?? BACKEND_FAILURE);
     } else {
       setLocalStatus(this.mirror, live, S.WORKING);
-      this.startFollowing(live, o.backend, start, o.clock);
+      startFollowing(this.mirror, live, o.backend, start, o.clock);
     }
     // A returnImmediately reply (the task as recorded now) and a stream's first event wait for the
     // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
@@ -372,11 +369,6 @@ export class GatewayRuntime implements A2AHandler {
     // The turn's first events readable by every replica before the caller hears of the task.
     if (!o.blocking && this.coordinator) await this.coordinator.settled();
     return { kind: "task", g: live, subscription, shown };
-  }
-
-  /** Follows the remote task in the background until the turn ends; the turn's timer stops with it. */
-  private startFollowing(g: GatewayTask, backend: Backend, start: TaskStart, clock: TurnClock): void {
-    void this.follow(g, backend, start, clock.follower.signal, clock.deadline).finally(() => clearTimeout(clock.timer));
   }
 
   // ---------------------------------------------------------------- resuming after a restart
@@ -410,12 +402,12 @@ export class GatewayRuntime implements A2AHandler {
     const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
     const remoteContextId = stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "";
     if (!backend || !remoteTaskId) {
-      this.openTurn(g, undefined);
+      openTurn(this.mirror, g, undefined);
       this.logger.error(
         { backend: backendName, taskId: g.task.id, remoteTaskId, configured: backend !== undefined },
         "cannot follow a task left running by a previous process",
       );
-      await this.fail(g, RESUME_FAILURE);
+      await fail(this.mirror, g, RESUME_FAILURE);
       return false;
     }
     if (remoteContextId) this.remember(`${owner}\u001f${backend.name}\u001f${g.task.contextId}`, remoteContextId);
@@ -426,120 +418,11 @@ export class GatewayRuntime implements A2AHandler {
     g.remoteStatusId = lastAgent;
     g.staleStatusId = lastAgent;
     const clock = turnClock(backend.turnTimeoutMs);
-    this.openTurn(g, clock.follower);
+    openTurn(this.mirror, g, clock.follower);
     if (state === S.SUBMITTED) setLocalStatus(this.mirror, g, S.WORKING);
     const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
-    this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
+    startFollowing(this.mirror, g, backend, { kind: "task", task: remote, resume: true }, clock);
     return true;
-  }
-
-  /** Follows the remote task to the end of the turn. Never throws. */
-  private async follow(g: GatewayTask, backend: Backend, start: TaskStart, signal: AbortSignal, deadline: { readonly aborted: boolean }) {
-    try {
-      let client: A2AClient | undefined;
-      let events = start.events;
-      let ended: boolean;
-      if (start.resume) {
-        client = await backend.client();
-        ended = applySnapshot(this.mirror, g, await client.getTask({ id: start.task.id }, { signal }));
-        if (!ended && client.canStream) events = client.subscribeToTask({ id: start.task.id }, { signal });
-      } else {
-        ended = applySnapshot(this.mirror, g, start.task);
-        if (!ended && start.pending) ended = applyEvent(this.mirror, g, start.pending);
-      }
-      // Followed from here on: recorded, so that a restarted gateway can take the task up again.
-      if (!ended) void record(this.mirror, g);
-      if (!ended && events) {
-        try {
-          for await (const ev of events) {
-            if (applyEvent(this.mirror, g, ev)) {
-              ended = true;
-              break;
-            }
-          }
-        } catch (e) {
-          // A remote task that ended between the read and the subscription (1.0 refuses to
-          // subscribe to it with UnsupportedOperation): the poll below reads it.
-          if (!(start.resume && e instanceof A2AError && e.type === "UnsupportedOperationError") || signal.aborted) throw e;
-        }
-      } else void events?.return(undefined);
-      if (!ended) {
-        if (signal.aborted) throw signal.reason;
-        client ??= await backend.client();
-        ended = await this.poll(g, client, start.task.id, signal);
-      }
-      await this.endTurn(g);
-    } catch (e) {
-      if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
-      // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
-      if (this.book.closed) return this.releaseTurn(g);
-      if (e instanceof TaskTooLargeError) {
-        this.logger.warn(
-          { taskId: g.task.id, backend: backend.name, limit: this.mirror.maxArtifactBytes },
-          "task artifacts over the limit",
-        );
-        await this.fail(g, e.message).catch((err: unknown) =>
-          this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
-        );
-        if (start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
-        return;
-      }
-      this.logger.error(
-        { err: e, backend: backend.name, taskId: g.task.id, remoteTaskId: start.task.id, timedOut: deadline.aborted },
-        "backend failed while following its task",
-      );
-      await this.fail(g, deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE).catch((err: unknown) =>
-        this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
-      );
-      // The backend may still be working on a turn the gateway gave up on: ask it to stop.
-      if (deadline.aborted && start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
-    }
-  }
-
-  /** Best-effort CancelTask on the backend; failures are logged only. */
-  private async cancelRemote(backend: Backend, localId: string, remoteId: string): Promise<void> {
-    try {
-      const client = await backend.client();
-      await client.cancelTask({ id: remoteId });
-    } catch (err) {
-      this.logger.warn({ err, backend: backend.name, taskId: localId, remoteTaskId: remoteId }, "backend did not cancel its task");
-    }
-  }
-
-  /** Polls GetTask on the backend with backoff until the turn ends; true when it did. */
-  private async poll(g: GatewayTask, client: A2AClient, remoteTaskId: string, signal: AbortSignal): Promise<boolean> {
-    let delay = 250;
-    for (;;) {
-      if (applySnapshot(this.mirror, g, await client.getTask({ id: remoteTaskId }, { signal }))) return true;
-      await sleep(delay, signal);
-      delay = Math.min(delay * 1.5, 5000);
-    }
-  }
-
-  private async fail(g: GatewayTask, text: string): Promise<void> {
-    if (!isTerminal(g.task.status?.state)) setLocalStatus(this.mirror, g, S.FAILED, text);
-    await this.endTurn(g);
-  }
-
-  private async endTurn(g: GatewayTask): Promise<void> {
-    try {
-      await this.store.put(g.owner, g.task);
-    } finally {
-      this.releaseTurn(g);
-    }
-  }
-
-  private releaseTurn(g: GatewayTask): void {
-    g.follower = undefined;
-    // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
-    if (!this.book.closed) this.coordinator?.release(g.task.id);
-    this.book.release(g);
-  }
-
-  /** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
-  private openTurn(g: GatewayTask, follower: AbortController | undefined): void {
-    this.book.openTurn(g);
-    g.follower = follower;
   }
 
   private remember(key: string, remoteContextId: string): void {
@@ -564,12 +447,12 @@ export class GatewayRuntime implements A2AHandler {
     const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
     setLocalStatus(this.mirror, g, S.CANCELED);
-    await this.endTurn(g);
+    await endTurn(this.mirror, g);
     follower?.abort(new Error("canceled by the caller"));
     // Best effort: the local task is CANCELED whatever the backend says.
     const remoteId = stringAt(g.task.metadata, META_REMOTE_TASK);
     const backend = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
-    if (remoteId && backend) await this.cancelRemote(backend, g.task.id, remoteId);
+    if (remoteId && backend) await cancelRemote(this.mirror, backend, g.task.id, remoteId);
     return view(g.task, undefined);
   }
 
