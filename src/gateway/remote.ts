@@ -19,6 +19,9 @@ export type RemoteStart =
       resume?: boolean;
     };
 
+/** The backend answered with a task (or a resumed task is read again). */
+export type TaskStart = Extract<RemoteStart, { kind: "task" }>;
+
 /** A turn's deadline: one timer (AbortSignal.timeout/any cost more per request on Node 20). */
 export interface TurnClock {
   follower: AbortController;

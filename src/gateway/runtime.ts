@@ -44,35 +44,26 @@
 //   resumes the task (resume) instead of failing it.
 // - Not carried: push notifications (the gateway card does not declare them), `referenceTaskIds`
 //   (local ids mean nothing to a backend; they are dropped), the extended card.
-import { randomUUID } from "node:crypto";
-import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
+import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import type { A2AClient } from "../client/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
-import { sleep } from "../runtime/sleep.js";
 import type { A2AHandler } from "../server/handler.js";
-import {
-  DEFAULT_LIMITS,
-  isInterrupted,
-  isTerminal,
-  TaskTooLargeError,
-  TIMEOUT_FAILURE,
-  tooLargeFailure,
-  type Logger,
-} from "../server/runtime.js";
+import { DEFAULT_LIMITS, isTerminal, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { newId, once, ownerOf, publishInOrder, TaskBook, view, type CallContext, type LiveEntry } from "../server/tasks.js";
-import { artifactBytes, eventBytes, partsBytes } from "../server/task-size.js";
+import { newId, once, ownerOf, TaskBook, view, type CallContext } from "../server/tasks.js";
+import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
-import { clip, notBefore, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TurnClock } from "./remote.js";
+import { BACKEND_FAILURE, cancelRemote, startFollowing } from "./follow.js";
+import { endTurn, fail, openTurn, releaseTurn, setLocalStatus, type GatewayTask, type Mirror } from "./mirror.js";
+import { clip, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TaskStart, type TurnClock } from "./remote.js";
 
 const S = v1_0.TaskState;
 
-/** Status message of a local task whose backend failed (details are logged, never sent). */
-export const BACKEND_FAILURE = "The backend agent could not complete this task.";
+/** Status message of a local task whose backend failed (follow.ts; details are logged, never sent). */
+export { BACKEND_FAILURE };
 /** Status message of a task left running by a previous gateway process that cannot be followed again. */
 export const RESUME_FAILURE = "The gateway stopped while this task was running and cannot follow it again; the task did not finish.";
 export const META_REMOTE_TASK = "a2a_task_id";
@@ -80,16 +71,6 @@ export const META_REMOTE_CONTEXT = "a2a_context_id";
 export const META_BACKEND = "a2a_backend";
 /** Request metadata key a caller may use to shorten the turn's deadline (ms). */
 export const META_CALLER_TIMEOUT = "a2a_timeout_ms";
-
-interface GatewayTask extends LiveEntry {
-  follower?: AbortController;
-  /** messageId of the remote status message the turn started from (a poll still showing it is stale). */
-  staleStatusId?: string;
-  /** messageId of the last remote status message applied. */
-  remoteStatusId?: string;
-  /** The latest put of the task (settles after its COMMIT or failure; never rejects). */
-  written?: Promise<void>;
-}
 
 export interface GatewayRuntimeOptions {
   /** The gateway's card (an Agent may be given; only its card is read). */
@@ -111,13 +92,38 @@ export interface GatewayRuntimeOptions {
   coordinator?: TurnCoordinator;
 }
 
+/** What beginning a turn gives the caller: the backend's bare Message, or the local task (and its stream). */
+type Turn =
+  | { kind: "message"; message: v1_0.Message }
+  | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse>; shown?: v1_0.Task };
+
+/** A turn being begun: what the steps of `begin` hand on to each other. */
+interface Opening {
+  req: v1_0.SendMessageRequest;
+  call: CallContext;
+  owner: string;
+  backend: Backend;
+  /** The follow-up's task (busy until the turn ends); none for a new message. */
+  existing?: GatewayTask;
+  localTaskId: string;
+  localContextId: string;
+  /** (owner, backend, local contextId): the key of the remote context this conversation uses (`contexts`). */
+  contextKey: string;
+  deadlineMs: number;
+  clock: TurnClock;
+  streaming: boolean;
+  /** One blocking SendMessage to the backend: neither streaming nor returnImmediately. */
+  blocking: boolean;
+}
+
 export class GatewayRuntime implements A2AHandler {
   /** The gateway's card. */
   readonly agent: Pick<Agent, "card">;
   readonly store: TaskStore;
   /** Live tasks, ownership, follow-up / cancel / subscribe rules, history, GetTask and ListTasks (shared with TaskRuntime). */
   private readonly book: TaskBook<GatewayTask>;
-  private readonly maxArtifactBytes: number;
+  /** What mirror.ts and follow.ts use of this runtime: its tasks, log, replicas and artifact limit. */
+  private readonly mirror: Mirror;
   private readonly backends = new Map<string, Backend>();
   /** agent_id → backend: backend names and the ids of the skills published for them. */
   private readonly routes = new Map<string, Backend>();
@@ -132,7 +138,6 @@ export class GatewayRuntime implements A2AHandler {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
-    this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
     this.book = new TaskBook<GatewayTask>({
       store: this.store,
       maxBufferedEvents: opts.maxBufferedEvents ?? 100_000,
@@ -144,6 +149,8 @@ export class GatewayRuntime implements A2AHandler {
     this.coordinator = opts.coordinator;
     this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
     this.logger = opts.logger ?? { error: (o, m) => console.error(m ?? "", o), warn: (o, m) => console.warn(m ?? "", o) };
+    const maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
+    this.mirror = { book: this.book, logger: this.logger, coordinator: this.coordinator, maxArtifactBytes };
     for (const b of opts.backends) {
       this.backends.set(b.name, b);
       this.routes.set(b.name, b);
@@ -188,14 +195,44 @@ export class GatewayRuntime implements A2AHandler {
     return turn.subscription!;
   }
 
-  private async begin(
-    req: v1_0.SendMessageRequest,
-    call: CallContext,
-    streaming: boolean,
-  ): Promise<
-    | { kind: "message"; message: v1_0.Message }
-    | { kind: "task"; g: GatewayTask; subscription?: AsyncIterableIterator<v1_0.StreamResponse>; shown?: v1_0.Task }
-  > {
+  /**
+   * A turn: the request checked, the backend chosen (the follow-up's task's, or the route's), the
+   * message forwarded, then a bare Message answered as it is, or the local task admitted, the
+   * remote task followed and the caller given its first reply.
+   */
+  private async begin(req: v1_0.SendMessageRequest, call: CallContext, streaming: boolean): Promise<Turn> {
+    const incoming = this.checkSend(req);
+    const owner = ownerOf(call);
+    const { existing, backend } = await this.resolve(req, incoming, owner);
+    const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
+    const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
+    const localContextId = existing?.task.contextId ?? (incoming.contextId || newId());
+    const o: Opening = {
+      req,
+      call,
+      owner,
+      backend,
+      existing,
+      localTaskId: existing?.task.id ?? newId(),
+      localContextId,
+      contextKey: `${owner}\u001f${backend.name}\u001f${localContextId}`,
+      deadlineMs,
+      clock: turnClock(deadlineMs),
+      streaming,
+      blocking: !streaming && req.configuration?.returnImmediately !== true,
+    };
+    const { outgoing, userMessage } = this.messages(o, incoming);
+    // A cancel of a continued task while the backend is being asked aborts the call.
+    if (existing) existing.follower = o.clock.follower;
+    const { start, failure } = await this.forward(o, outgoing);
+    if (start?.kind !== "task") clearTimeout(o.clock.timer);
+    if (start?.kind === "message") return this.bareMessage(o, start.message);
+    const live = await this.admit(o, start, userMessage);
+    return this.launch(o, live, start, failure);
+  }
+
+  /** The request's message, once the request passes the checks that need no task (throws the refusal). */
+  private checkSend(req: v1_0.SendMessageRequest): v1_0.Message {
     if (this.book.closed) throw new A2AError("UnsupportedOperationError", "The gateway is shutting down");
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
@@ -203,127 +240,134 @@ export class GatewayRuntime implements A2AHandler {
       throw new A2AError("PushNotificationNotSupportedError", "This gateway does not support push notifications");
     if (req.configuration?.historyLength !== undefined && req.configuration.historyLength < 0)
       throw invalidParams("/configuration/historyLength", "must not be negative");
-    const owner = ownerOf(call);
+    return incoming;
+  }
 
-    let g: GatewayTask | undefined;
-    let backend: Backend;
-    if (incoming.taskId) {
-      const continued = (g = await this.book.continueWith(owner, incoming));
-      const b = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
-      if (!b) {
-        this.book.release(g, false);
-        throw new A2AError("UnsupportedOperationError", `The agent of task ${g.task.id} is no longer configured on this gateway`);
-      }
-      backend = b;
-      if (this.coordinator) await claimFollowUp(this.coordinator, this.store, g, incoming, () => this.releaseTurn(continued));
-    } else {
-      backend = this.route(req);
+  /** The follow-up's task (now busy) and its backend, else the backend the route names. */
+  private async resolve(
+    req: v1_0.SendMessageRequest,
+    incoming: v1_0.Message,
+    owner: string,
+  ): Promise<{ existing?: GatewayTask; backend: Backend }> {
+    if (!incoming.taskId) return { backend: this.route(req) };
+    const existing = await this.book.continueWith(owner, incoming);
+    const backend = this.backends.get(stringAt(existing.task.metadata, META_BACKEND) ?? "");
+    if (!backend) {
+      this.book.release(existing, false);
+      throw new A2AError("UnsupportedOperationError", `The agent of task ${existing.task.id} is no longer configured on this gateway`);
     }
+    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => releaseTurn(this.mirror, existing));
+    return { existing, backend };
+  }
 
-    const localTaskId = g?.task.id ?? newId();
-    const localContextId = g?.task.contextId ?? (incoming.contextId || newId());
-    const contextKey = `${owner}\u001f${backend.name}\u001f${localContextId}`;
-    const remoteTaskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
-    const remoteContextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(contextKey) ?? "");
-
+  /** The message as the backend gets it (the remote ids, no referenceTaskIds) and as the local history keeps it. */
+  private messages(o: Opening, incoming: v1_0.Message): { outgoing: v1_0.Message; userMessage: v1_0.Message } {
+    const g = o.existing;
     const outgoing = clone(v1_0.MessageSchema, incoming);
-    outgoing.taskId = remoteTaskId;
-    outgoing.contextId = remoteContextId;
+    outgoing.taskId = g ? (stringAt(g.task.metadata, META_REMOTE_TASK) ?? "") : "";
+    outgoing.contextId = g ? (stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "") : (this.contexts.get(o.contextKey) ?? "");
     outgoing.referenceTaskIds = [];
     const userMessage = incoming;
-    userMessage.taskId = localTaskId;
-    userMessage.contextId = localContextId;
+    userMessage.taskId = o.localTaskId;
+    userMessage.contextId = o.localContextId;
+    return { outgoing, userMessage };
+  }
 
-    const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
-    const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
-    const clock = turnClock(deadlineMs);
-    const { follower, deadline, timer } = clock;
-    const signal = follower.signal;
-    // A cancel of a continued task while the backend is being asked aborts the call.
-    if (g) g.follower = follower;
-    const blocking = !streaming && req.configuration?.returnImmediately !== true;
-
-    let start: RemoteStart | undefined;
-    let failure: string | undefined;
+  /**
+   * Forwards the message: the backend's first answer, or the failure text when it gave none (the
+   * details logged). An A2A error refusing the message is thrown to the caller (the follow-up's
+   * task released, unchanged).
+   */
+  private async forward(o: Opening, outgoing: v1_0.Message): Promise<{ start?: RemoteStart; failure?: string }> {
+    const signal = o.clock.follower.signal;
     try {
-      start = await openRemote(backend, outgoing, req, signal, call.extensions, blocking);
+      return { start: await openRemote(o.backend, outgoing, o.req, signal, o.call.extensions, o.blocking) };
     } catch (e) {
       if (e instanceof A2AError && !signal.aborted) {
-        if (g) this.releaseTurn(g);
-        this.logger.warn({ err: e, backend: backend.name, taskId: localTaskId }, "backend refused the message");
+        if (o.existing) releaseTurn(this.mirror, o.existing);
+        this.logger.warn({ err: e, backend: o.backend.name, taskId: o.localTaskId }, "backend refused the message");
         throw new A2AError(e.type, e.message, e.metadata);
       }
-      this.logger.error({ err: e, backend: backend.name, taskId: localTaskId, deadlineMs }, "backend failed before answering");
-      failure = deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE;
+      const log = { err: e, backend: o.backend.name, taskId: o.localTaskId, deadlineMs: o.deadlineMs };
+      this.logger.error(log, "backend failed before answering");
+      return { failure: o.clock.deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE };
     }
+  }
 
-    if (start?.kind !== "task") clearTimeout(timer);
-    if (start?.kind === "message") {
-      if (g) {
-        this.releaseTurn(g);
-        throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${localTaskId} with a bare message`, {
-          taskId: localTaskId,
-        });
-      }
-      const m = clone(v1_0.MessageSchema, start.message);
-      m.contextId = localContextId;
-      m.taskId = "";
-      return { kind: "message", message: m };
+  /** A bare Message answers a new message as it is (in the local context); for a follow-up it is InvalidAgentResponse. */
+  private bareMessage(o: Opening, message: v1_0.Message): Turn {
+    if (o.existing) {
+      releaseTurn(this.mirror, o.existing);
+      throw new A2AError("InvalidAgentResponseError", `The agent answered a message for task ${o.localTaskId} with a bare message`, {
+        taskId: o.localTaskId,
+      });
     }
+    const m = clone(v1_0.MessageSchema, message);
+    m.contextId = o.localContextId;
+    m.taskId = "";
+    return { kind: "message", message: m };
+  }
 
+  /**
+   * The local task the turn runs on: the follow-up's with the message in its history, or a new
+   * SUBMITTED one (its lease claimed, with replicas); the remote ids in its metadata.
+   */
+  private async admit(o: Opening, start: TaskStart | undefined, userMessage: v1_0.Message): Promise<GatewayTask> {
+    let g = o.existing;
     if (g) {
       if (isTerminal(g.task.status?.state)) {
         // Canceled while the backend was being asked: the message is not taken.
-        follower.abort();
+        o.clock.follower.abort();
         this.book.forgetIfIdle(g);
-        throw new A2AError("UnsupportedOperationError", `Task ${localTaskId} was canceled while this message was being forwarded`);
+        throw new A2AError("UnsupportedOperationError", `Task ${o.localTaskId} was canceled while this message was being forwarded`);
       }
       this.book.addHistory(g.task, userMessage);
       g.staleStatusId = g.task.status?.message?.messageId;
     } else {
-      const metadata: JsonObject = { [META_BACKEND]: backend.name };
+      const metadata: JsonObject = { [META_BACKEND]: o.backend.name };
       if (start) {
         metadata[META_REMOTE_TASK] = start.task.id;
         metadata[META_REMOTE_CONTEXT] = start.task.contextId;
-        if (start.task.contextId) this.remember(contextKey, start.task.contextId);
+        if (start.task.contextId) this.remember(o.contextKey, start.task.contextId);
       }
       const task = create(v1_0.TaskSchema, {
-        id: localTaskId,
-        contextId: localContextId,
+        id: o.localTaskId,
+        contextId: o.localContextId,
         status: { state: S.SUBMITTED, timestamp: timestampNow() },
         history: [userMessage],
         metadata,
       });
-      if (this.coordinator && !(await this.coordinator.claim(owner, localTaskId))) throw new Error(`task id ${localTaskId} is taken`);
-      g = this.book.track(owner, task);
+      if (this.coordinator && !(await this.coordinator.claim(o.owner, o.localTaskId))) throw new Error(`task id ${o.localTaskId} is taken`);
+      g = this.book.track(o.owner, task);
     }
     if (start && g.task.metadata) {
       g.task.metadata[META_REMOTE_TASK] = start.task.id;
       g.task.metadata[META_REMOTE_CONTEXT] = start.task.contextId;
     }
-    const live = g;
-    this.openTurn(live, follower);
-    this.coordinator?.beginTurn(live.task);
-    const subscription = streaming ? this.book.stream(live) : undefined;
+    return g;
+  }
 
+  /**
+   * Opens the turn on the local task, starts following the remote task (or fails the turn when the
+   * backend gave no answer), and gives the caller its first reply.
+   */
+  private async launch(o: Opening, live: GatewayTask, start: TaskStart | undefined, failure: string | undefined): Promise<Turn> {
+    openTurn(this.mirror, live, o.clock.follower);
+    this.coordinator?.beginTurn(live.task);
+    const subscription = o.streaming ? this.book.stream(live) : undefined;
     if (!start) {
-      await this.fail(live, failure ?? BACKEND_FAILURE);
+      await fail(this.mirror, live, failure ?? BACKEND_FAILURE);
     } else {
-      this.setLocalStatus(live, S.WORKING);
-      this.startFollowing(live, backend, start, clock);
+      setLocalStatus(this.mirror, live, S.WORKING);
+      startFollowing(this.mirror, live, o.backend, start, o.clock);
     }
     // A returnImmediately reply (the task as recorded now) and a stream's first event wait for the
     // COMMIT of that put; a blocking caller waits for the turn's last one (endTurn).
-    const shown = !streaming && !blocking ? view(live.task, undefined) : undefined;
-    if (!blocking) await live.written;
+    const shown = !o.streaming && !o.blocking ? view(live.task, undefined) : undefined;
+    if (!o.blocking) await live.written;
     // The turn's first events readable by every replica before the caller hears of the task.
-    if (!blocking && this.coordinator) await this.coordinator.settled();
+    if (!o.blocking && this.coordinator) await this.coordinator.settled();
     return { kind: "task", g: live, subscription, shown };
-  }
-
-  /** Follows the remote task in the background until the turn ends; the turn's timer stops with it. */
-  private startFollowing(g: GatewayTask, backend: Backend, start: RemoteStart & { kind: "task" }, clock: TurnClock): void {
-    void this.follow(g, backend, start, clock.follower.signal, clock.deadline).finally(() => clearTimeout(clock.timer));
   }
 
   // ---------------------------------------------------------------- resuming after a restart
@@ -357,12 +401,12 @@ export class GatewayRuntime implements A2AHandler {
     const remoteTaskId = stringAt(g.task.metadata, META_REMOTE_TASK) ?? "";
     const remoteContextId = stringAt(g.task.metadata, META_REMOTE_CONTEXT) ?? "";
     if (!backend || !remoteTaskId) {
-      this.openTurn(g, undefined);
+      openTurn(this.mirror, g, undefined);
       this.logger.error(
         { backend: backendName, taskId: g.task.id, remoteTaskId, configured: backend !== undefined },
         "cannot follow a task left running by a previous process",
       );
-      await this.fail(g, RESUME_FAILURE);
+      await fail(this.mirror, g, RESUME_FAILURE);
       return false;
     }
     if (remoteContextId) this.remember(`${owner}\u001f${backend.name}\u001f${g.task.contextId}`, remoteContextId);
@@ -373,266 +417,11 @@ export class GatewayRuntime implements A2AHandler {
     g.remoteStatusId = lastAgent;
     g.staleStatusId = lastAgent;
     const clock = turnClock(backend.turnTimeoutMs);
-    this.openTurn(g, clock.follower);
-    if (state === S.SUBMITTED) this.setLocalStatus(g, S.WORKING);
+    openTurn(this.mirror, g, clock.follower);
+    if (state === S.SUBMITTED) setLocalStatus(this.mirror, g, S.WORKING);
     const remote = create(v1_0.TaskSchema, { id: remoteTaskId, contextId: remoteContextId });
-    this.startFollowing(g, backend, { kind: "task", task: remote, resume: true }, clock);
+    startFollowing(this.mirror, g, backend, { kind: "task", task: remote, resume: true }, clock);
     return true;
-  }
-
-  /** Follows the remote task to the end of the turn. Never throws. */
-  private async follow(
-    g: GatewayTask,
-    backend: Backend,
-    start: RemoteStart & { kind: "task" },
-    signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
-  ) {
-    try {
-      let client: A2AClient | undefined;
-      let events = start.events;
-      let ended: boolean;
-      if (start.resume) {
-        client = await backend.client();
-        ended = this.applySnapshot(g, await client.getTask({ id: start.task.id }, { signal }));
-        if (!ended && client.canStream) events = client.subscribeToTask({ id: start.task.id }, { signal });
-      } else {
-        ended = this.applySnapshot(g, start.task);
-        if (!ended && start.pending) ended = this.applyEvent(g, start.pending);
-      }
-      // Followed from here on: recorded, so that a restarted gateway can take the task up again.
-      if (!ended) void this.record(g);
-      if (!ended && events) {
-        try {
-          for await (const ev of events) {
-            if (this.applyEvent(g, ev)) {
-              ended = true;
-              break;
-            }
-          }
-        } catch (e) {
-          // A remote task that ended between the read and the subscription (1.0 refuses to
-          // subscribe to it with UnsupportedOperation): the poll below reads it.
-          if (!(start.resume && e instanceof A2AError && e.type === "UnsupportedOperationError") || signal.aborted) throw e;
-        }
-      } else void events?.return(undefined);
-      if (!ended) {
-        if (signal.aborted) throw signal.reason;
-        client ??= await backend.client();
-        ended = await this.poll(g, client, start.task.id, signal);
-      }
-      await this.endTurn(g);
-    } catch (e) {
-      if (isTerminal(g.task.status?.state)) return this.releaseTurn(g); // canceled meanwhile
-      // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
-      if (this.book.closed) return this.releaseTurn(g);
-      if (e instanceof TaskTooLargeError) {
-        this.logger.warn({ taskId: g.task.id, backend: backend.name, limit: this.maxArtifactBytes }, "task artifacts over the limit");
-        await this.fail(g, e.message).catch((err: unknown) =>
-          this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
-        );
-        if (start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
-        return;
-      }
-      this.logger.error(
-        { err: e, backend: backend.name, taskId: g.task.id, remoteTaskId: start.task.id, timedOut: deadline.aborted },
-        "backend failed while following its task",
-      );
-      await this.fail(g, deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE).catch((err: unknown) =>
-        this.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
-      );
-      // The backend may still be working on a turn the gateway gave up on: ask it to stop.
-      if (deadline.aborted && start.task.id) void this.cancelRemote(backend, g.task.id, start.task.id);
-    }
-  }
-
-  /** Best-effort CancelTask on the backend; failures are logged only. */
-  private async cancelRemote(backend: Backend, localId: string, remoteId: string): Promise<void> {
-    try {
-      const client = await backend.client();
-      await client.cancelTask({ id: remoteId });
-    } catch (err) {
-      this.logger.warn({ err, backend: backend.name, taskId: localId, remoteTaskId: remoteId }, "backend did not cancel its task");
-    }
-  }
-
-  /** Polls GetTask on the backend with backoff until the turn ends; true when it did. */
-  private async poll(g: GatewayTask, client: A2AClient, remoteTaskId: string, signal: AbortSignal): Promise<boolean> {
-    let delay = 250;
-    for (;;) {
-      if (this.applySnapshot(g, await client.getTask({ id: remoteTaskId }, { signal }))) return true;
-      await sleep(delay, signal);
-      delay = Math.min(delay * 1.5, 5000);
-    }
-  }
-
-  /** Applies one remote stream event; true when the local turn is over. */
-  private applyEvent(g: GatewayTask, ev: v1_0.StreamResponse): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    const p = ev.payload;
-    switch (p.case) {
-      case "task":
-        return this.applySnapshot(g, p.value);
-      case "statusUpdate":
-        return this.applyStatus(g, p.value.status, p.value.metadata);
-      case "artifactUpdate":
-        this.applyArtifact(g, p.value.artifact, p.value.append, p.value.lastChunk, p.value.metadata);
-        return false;
-      default:
-        return false;
-    }
-  }
-
-  /** Brings the local task up to a remote Task snapshot; true when the local turn is over. */
-  private applySnapshot(g: GatewayTask, remote: v1_0.Task): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    for (const a of remote.artifacts) {
-      const mine = g.task.artifacts.find((x) => x.artifactId === a.artifactId);
-      if (!mine || !equals(v1_0.ArtifactSchema, mine, a)) this.applyArtifact(g, a, false, true, undefined);
-    }
-    const status = remote.status;
-    if (!status) return false;
-    const stale = isInterrupted(status.state) && status.message?.messageId === g.staleStatusId && g.staleStatusId !== undefined;
-    if (stale) return false;
-    const same = status.state === g.task.status?.state && (status.message?.messageId ?? "") === (g.remoteStatusId ?? "");
-    if (same) return isTerminal(status.state) || isInterrupted(status.state);
-    return this.applyStatus(g, status, undefined);
-  }
-
-  /** Re-publishes a remote status on the local task; true when the local turn is over. */
-  private applyStatus(g: GatewayTask, status: v1_0.TaskStatus | undefined, metadata: JsonObject | undefined): boolean {
-    if (isTerminal(g.task.status?.state)) return true;
-    if (!status || status.state === S.UNSPECIFIED || status.state === S.SUBMITTED) return false;
-    // The turn already published WORKING; a bare remote WORKING adds nothing.
-    if (status.state === S.WORKING && !status.message && g.task.status?.state === S.WORKING) return false;
-    let message: v1_0.Message | undefined;
-    if (status.message) {
-      g.remoteStatusId = status.message.messageId;
-      message = clone(v1_0.MessageSchema, status.message);
-      message.taskId = g.task.id;
-      message.contextId = g.task.contextId;
-      this.book.addHistory(g.task, message);
-    }
-    g.task.status = create(v1_0.TaskStatusSchema, {
-      state: status.state,
-      timestamp: notBefore(status.timestamp, g.task.status?.timestamp),
-      message,
-    });
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: {
-          case: "statusUpdate",
-          value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status, ...(metadata ? { metadata } : {}) },
-        },
-      }),
-      this.record(g),
-    );
-    return isTerminal(status.state) || isInterrupted(status.state);
-  }
-
-  private applyArtifact(
-    g: GatewayTask,
-    remote: v1_0.Artifact | undefined,
-    append: boolean,
-    lastChunk: boolean,
-    metadata: JsonObject | undefined,
-  ): void {
-    if (!remote || isTerminal(g.task.status?.state)) return;
-    const artifact = clone(v1_0.ArtifactSchema, remote);
-    const list = g.task.artifacts;
-    const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
-    const have = list[i];
-    const bytes =
-      have && append
-        ? g.artifactBytes + partsBytes(artifact.parts)
-        : g.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
-    // Nothing of the chunk is kept; follow() fails the task and asks the backend to stop.
-    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
-    g.artifactBytes = bytes;
-    const own = clone(v1_0.ArtifactSchema, artifact);
-    if (have && append) have.parts.push(...own.parts);
-    else if (have) list[i] = own;
-    else list.push(own);
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: {
-          case: "artifactUpdate",
-          value: { taskId: g.task.id, contextId: g.task.contextId, artifact, append, lastChunk, ...(metadata ? { metadata } : {}) },
-        },
-      }),
-    );
-  }
-
-  /** A local status change (WORKING at the start of a turn, CANCELED, FAILED), published. */
-  private setLocalStatus(g: GatewayTask, state: v1_0.TaskState, text?: string): void {
-    const message = text
-      ? create(v1_0.MessageSchema, {
-          messageId: randomUUID(),
-          taskId: g.task.id,
-          contextId: g.task.contextId,
-          role: v1_0.Role.AGENT,
-          parts: [{ content: { case: "text", value: text } }],
-        })
-      : undefined;
-    if (message) this.book.addHistory(g.task, message);
-    g.task.status = create(v1_0.TaskStatusSchema, { state, timestamp: timestampNow(), message });
-    this.publish(
-      g,
-      create(v1_0.StreamResponseSchema, {
-        payload: { case: "statusUpdate", value: { taskId: g.task.id, contextId: g.task.contextId, status: g.task.status } },
-      }),
-      this.record(g),
-    );
-  }
-
-  private async fail(g: GatewayTask, text: string): Promise<void> {
-    if (!isTerminal(g.task.status?.state)) this.setLocalStatus(g, S.FAILED, text);
-    await this.endTurn(g);
-  }
-
-  private async endTurn(g: GatewayTask): Promise<void> {
-    try {
-      await this.store.put(g.owner, g.task);
-    } finally {
-      this.releaseTurn(g);
-    }
-  }
-
-  /** Puts the task; settles after the COMMIT (a failure is logged). The turn's puts coalesce in the store. */
-  private record(g: GatewayTask): Promise<void> {
-    return (g.written = this.store.put(g.owner, g.task).catch((err: unknown) => {
-      this.logger.error({ err, taskId: g.task.id }, "could not record the task");
-    }));
-  }
-
-  /**
-   * To the task's streams, in order: a status update once `committed` (the put recording it) has
-   * settled, and every event after one that waits behind it.
-   */
-  private publish(g: GatewayTask, ev: v1_0.StreamResponse, committed?: Promise<void>): void {
-    publishInOrder(
-      g,
-      () => {
-        g.channel.publish(ev);
-        this.coordinator?.publish(g.task.id, ev);
-      },
-      committed,
-    );
-  }
-
-  private releaseTurn(g: GatewayTask): void {
-    g.follower = undefined;
-    // Stopped by close(): the lease is kept, to expire; another replica then takes the task over.
-    if (!this.book.closed) this.coordinator?.release(g.task.id);
-    this.book.release(g);
-  }
-
-  /** Marks the start of a turn on a live task: `turnDone` resolves when it ends. */
-  private openTurn(g: GatewayTask, follower: AbortController | undefined): void {
-    this.book.openTurn(g);
-    g.follower = follower;
   }
 
   private remember(key: string, remoteContextId: string): void {
@@ -656,13 +445,13 @@ export class GatewayRuntime implements A2AHandler {
     if (elsewhere) return view(elsewhere, undefined);
     const g = await this.book.toCancel(ownerOf(call), req.id);
     const follower = g.follower;
-    this.setLocalStatus(g, S.CANCELED);
-    await this.endTurn(g);
+    setLocalStatus(this.mirror, g, S.CANCELED);
+    await endTurn(this.mirror, g);
     follower?.abort(new Error("canceled by the caller"));
     // Best effort: the local task is CANCELED whatever the backend says.
     const remoteId = stringAt(g.task.metadata, META_REMOTE_TASK);
     const backend = this.backends.get(stringAt(g.task.metadata, META_BACKEND) ?? "");
-    if (remoteId && backend) await this.cancelRemote(backend, g.task.id, remoteId);
+    if (remoteId && backend) await cancelRemote(this.mirror, backend, g.task.id, remoteId);
     return view(g.task, undefined);
   }
 

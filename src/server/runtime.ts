@@ -6,7 +6,7 @@
 // an interrupted INPUT_REQUIRED / AUTH_REQUIRED that a follow-up message resumes), history
 // (every user message and every agent status message, oldest first), artifacts (chunks merged by
 // artifactId), contextId generation and reuse, persistence (a TaskStore) and event delivery
-// (channel.ts).
+// (channel.ts). A turn starts here (startTurn); the agent's result is carried out in execute.ts.
 //
 // Policies (a2a-wire.md §8.1 rule ids in brackets):
 // - A message with a taskId continues that task: unknown or another principal's → TaskNotFound
@@ -28,36 +28,36 @@
 //   running task (reads prefer that copy), so a 2,000-chunk stream costs one write at the end.
 // - Nothing a client is told is uncommitted: a returnImmediately reply (the task as recorded
 //   WORKING) and a stream's first event wait for the WORKING put; a blocking reply and every status
-//   event wait for their own put (emit); artifact events do not, but never overtake a status
+//   event wait for their own put (execute.ts); artifact events do not, but never overtake a status
 //   waiting before them. The turn itself does not wait, so a quick agent's puts share one commit.
 // - Limits (DEFAULT_LIMITS; sizes estimated as in task-size.ts): parts per incoming message
 //   (InvalidParams), messages and bytes kept per task's history (the oldest dropped, the newest
 //   always kept), artifact bytes per task (the chunk that would exceed it is not kept and the task
 //   fails with tooLargeFailure(), naming the limit; what came before stays), push configs per task
 //   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
-import { randomUUID } from "node:crypto";
 import { clone, create } from "@bufbuild/protobuf";
 import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import { policyOf } from "../versioning/policy.js";
 import { isInterrupted, isTerminal } from "../versioning/stream.js";
-import type { Agent, AgentCardInit, AgentContext, AgentResult, ArtifactChunk, StreamItem } from "./agent.js";
+import type { Agent, AgentCardInit, AgentContext, AgentResult } from "./agent.js";
 import type { A2AHandler } from "./handler.js";
 import type { Subscription } from "./channel.js";
-import { toParts, type PartInit } from "./parts.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
-import { artifactBytes, eventBytes, partsBytes } from "./task-size.js";
-import { newId, once, ownerOf, publishInOrder, TaskBook, taskNotFound, view, type CallContext, type LiveEntry } from "./tasks.js";
+import { eventBytes } from "./task-size.js";
+import { newId, once, ownerOf, TaskBook, taskNotFound, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
-import { agentMessage, isArtifactChunk, isStatusChunk, LazyAbort, StatusClock, TurnContext } from "./turn.js";
+import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
+import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
 
 const S = v1_0.TaskState;
 
 export { isInterrupted, isTerminal };
+export { GENERIC_FAILURE, TaskTooLargeError, TIMEOUT_FAILURE, tooLargeFailure } from "./execute.js";
 
 export { endsStream } from "../versioning/stream.js";
 export { followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
@@ -119,26 +119,10 @@ export const DEFAULT_LIMITS = {
   maxBufferedBytes: 16 * MiB,
 } as const;
 
-/** Thrown inside a turn when the agent's artifacts would exceed maxArtifactBytes; fails the task. */
-export class TaskTooLargeError extends Error {}
-
-/** Status message of a task failed by maxArtifactBytes. */
-export const tooLargeFailure = (limit: number) =>
-  `The task's artifacts reached this server's limit of ${limit} bytes; the output after that was not kept.`;
-
 /** What starting a turn gives the caller: the agent's bare Message, or the task (and its stream). */
 type Turn =
   | { kind: "message"; message: v1_0.Message }
   | { kind: "task"; live: LiveTask; subscription?: Subscription<v1_0.StreamResponse>; shown?: v1_0.Task };
-
-/** A task the runtime is working on or streaming: the authoritative copy while it is here. */
-interface LiveTask extends LiveEntry {
-  abort?: LazyAbort;
-  context?: AgentContext;
-}
-
-export const GENERIC_FAILURE = "The agent failed while processing this task.";
-export const TIMEOUT_FAILURE = "The task did not finish in time.";
 
 export class TaskRuntime implements A2AHandler {
   private readonly clock = new StatusClock();
@@ -153,13 +137,13 @@ export class TaskRuntime implements A2AHandler {
   /** Registration, reads and lists of push configs, and which tasks have webhooks (push-configs.ts). */
   private readonly push: PushRegistry;
   private readonly maxParts: number;
-  private readonly maxArtifactBytes: number;
+  /** What carrying out a result (execute.ts) uses of this runtime. */
+  private readonly exec: Execution;
   private readonly coordinator: TurnCoordinator | undefined;
 
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
-    this.maxArtifactBytes = limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes);
     this.agent = opts.agent;
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
@@ -180,6 +164,16 @@ export class TaskRuntime implements A2AHandler {
     });
     this.pushDelivery = new PushDelivery(this.pushConfigs, { logger: this.log, ...opts.push });
     this.coordinator = opts.coordinator;
+    this.exec = {
+      agent: this.agent,
+      book: this.book,
+      log: this.log,
+      clock: this.clock,
+      push: this.push,
+      pushDelivery: this.pushDelivery,
+      coordinator: this.coordinator,
+      maxArtifactBytes: limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes),
+    };
     this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
   }
 
@@ -248,7 +242,7 @@ export class TaskRuntime implements A2AHandler {
     const subscription = streaming ? this.book.stream(live) : undefined;
     // A returnImmediately reply (the task as recorded WORKING) and a stream's first event wait for
     // the COMMIT of this put; the turn goes on meanwhile, so a quick agent's later puts join it.
-    const working = this.transition(live, S.WORKING);
+    const working = transition(this.exec, live, S.WORKING);
     const shown = !streaming && req.configuration?.returnImmediately ? view(live.task, undefined) : undefined;
     this.launch(live, result, ctx, abort);
     if (subscription || shown)
@@ -280,7 +274,7 @@ export class TaskRuntime implements A2AHandler {
   private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
     if (!incoming.taskId) return { taskId: newId(), contextId: incoming.contextId || newId() };
     const existing = await this.book.continueWith(ownerOf(call), incoming);
-    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => this.release(existing, false));
+    if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => release(this.exec, existing, false));
     return { existing, taskId: existing.task.id, contextId: existing.task.contextId };
   }
 
@@ -292,7 +286,7 @@ export class TaskRuntime implements A2AHandler {
       return result;
     } catch (e) {
       if (e instanceof A2AError) {
-        if (existing) this.release(existing, false);
+        if (existing) release(this.exec, existing, false);
         throw e;
       }
       this.log.error({ err: e, taskId: ctx.taskId }, "agent handleMessage threw");
@@ -308,7 +302,7 @@ export class TaskRuntime implements A2AHandler {
     contextId: string,
   ): Turn {
     if (existing) {
-      this.release(existing, false);
+      release(this.exec, existing, false);
       throw new A2AError(
         "InvalidAgentResponseError",
         `The agent answered a message for task ${taskId} with a bare message; the task is unchanged`,
@@ -328,7 +322,7 @@ export class TaskRuntime implements A2AHandler {
     try {
       await this.push.register(ownerOf(call), { ...pushConfig, taskId, tenant: "" }, policyOf(call.version).version);
     } catch (e) {
-      if (existing) this.release(existing, false);
+      if (existing) release(this.exec, existing, false);
       throw e;
     }
   }
@@ -364,120 +358,13 @@ export class TaskRuntime implements A2AHandler {
             if (live.turnDone !== turnDone || isTerminal(live.task.status?.state)) return;
             this.log.warn({ taskId: live.task.id, timeoutMs: this.taskTimeoutMs }, "task timed out");
             abort.abort(new Error("task timed out"));
-            void this.finish(live, S.FAILED, [TIMEOUT_FAILURE]);
+            void finish(this.exec, live, S.FAILED, [TIMEOUT_FAILURE]);
           }, this.taskTimeoutMs)
         : undefined;
-    void this.run(live, result, ctx).finally(() => {
+    void run(this.exec, live, result, ctx).finally(() => {
       clearTimeout(timer);
       endTurn();
     });
-  }
-
-  /** Executes an agent result to the end of the turn (startTurn has set WORKING). Never throws. */
-  private async run(live: LiveTask, result: AgentResult | "crash", ctx: AgentContext): Promise<void> {
-    try {
-      if (result === "crash") return await this.finish(live, S.FAILED, [GENERIC_FAILURE]);
-      switch (result.kind) {
-        case "reply":
-          if (result.parts.length)
-            this.applyChunk(live, {
-              artifact: { ...result.artifact, artifactId: randomUUID(), parts: result.parts },
-              lastChunk: true,
-            });
-          return await this.finish(live, S.COMPLETED, result.statusMessage);
-        case "inputRequired":
-          return await this.finish(live, S.INPUT_REQUIRED, result.parts);
-        case "authRequired":
-          return await this.finish(live, S.AUTH_REQUIRED, result.parts);
-        case "error":
-          return await this.finish(live, result.reject ? S.REJECTED : S.FAILED, result.parts);
-        case "stream":
-          await this.drain(live, result.items, ctx.signal);
-          return await this.finish(live, S.COMPLETED);
-        default:
-          throw new Error(`unknown agent result kind ${(result as { kind: string }).kind}`);
-      }
-    } catch (e) {
-      if (isTerminal(live.task.status?.state)) return; // canceled meanwhile: the abort surfaced here
-      const tooLarge = e instanceof TaskTooLargeError;
-      if (tooLarge) this.log.warn({ taskId: live.task.id, limit: this.maxArtifactBytes }, "task artifacts over the limit");
-      else this.log.error({ err: e, taskId: live.task.id }, "agent failed");
-      const text = tooLarge ? e.message : this.book.closed ? "The server shut down before the task finished." : GENERIC_FAILURE;
-      await this.finish(live, S.FAILED, [text]).catch((err: unknown) =>
-        this.log.error({ err, taskId: live.task.id }, "could not record the failure"),
-      );
-    }
-  }
-
-  private async drain(live: LiveTask, items: AsyncIterable<StreamItem> | Iterable<StreamItem>, signal: AbortSignal): Promise<void> {
-    const artifactId = randomUUID();
-    let pending: PartInit | undefined;
-    let sent = 0;
-    const flush = (last: boolean) => {
-      if (pending === undefined) return;
-      this.applyChunk(live, { artifact: { artifactId, parts: [pending] }, append: sent > 0, lastChunk: last });
-      pending = undefined;
-      sent++;
-    };
-    try {
-      for await (const item of items as AsyncIterable<StreamItem>) {
-        if (isTerminal(live.task.status?.state)) return;
-        if (signal.aborted) throw signal.reason ?? new Error("aborted");
-        flush(false);
-        if (isArtifactChunk(item)) this.applyChunk(live, item);
-        else if (isStatusChunk(item)) void this.transition(live, S.WORKING, item.status);
-        else pending = item;
-      }
-    } finally {
-      // Also when the agent throws: what it yielded before is delivered, not lost.
-      flush(true);
-    }
-  }
-
-  /**
-   * Merges an artifact chunk into the task and publishes it. Throws TaskTooLargeError, keeping
-   * nothing of the chunk, when it would take the task's artifacts over maxArtifactBytes.
-   */
-  private applyChunk(live: LiveTask, chunk: ArtifactChunk): void {
-    if (isTerminal(live.task.status?.state)) return;
-    const parts = toParts(chunk.artifact.parts);
-    if (!parts.length) return;
-    const a = chunk.artifact;
-    const artifact = create(v1_0.ArtifactSchema, {
-      artifactId: a.artifactId || randomUUID(),
-      name: a.name ?? "",
-      description: a.description ?? "",
-      parts,
-      ...(a.metadata ? { metadata: a.metadata } : {}),
-    });
-    const list = live.task.artifacts;
-    const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
-    const have = list[i];
-    const bytes =
-      have && chunk.append
-        ? live.artifactBytes + partsBytes(parts)
-        : live.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
-    if (bytes > this.maxArtifactBytes) throw new TaskTooLargeError(tooLargeFailure(this.maxArtifactBytes));
-    live.artifactBytes = bytes;
-    // The task keeps its own artifact object (appended to in place); the event carries the chunk.
-    const own = { ...artifact, parts: [...artifact.parts] };
-    if (have && chunk.append) have.parts.push(...artifact.parts);
-    else if (have) list[i] = own;
-    else list.push(own);
-    this.emit(live, () =>
-      create(v1_0.StreamResponseSchema, {
-        payload: {
-          case: "artifactUpdate",
-          value: {
-            taskId: live.task.id,
-            contextId: live.task.contextId,
-            artifact,
-            append: chunk.append ?? false,
-            lastChunk: chunk.lastChunk ?? false,
-          },
-        },
-      }),
-    );
   }
 
   /** With a coordinator: the lease (of a new task), the task recorded, the turn's first event published. */
@@ -486,75 +373,6 @@ export class TaskRuntime implements A2AHandler {
     if (isNew && !(await c.claim(live.owner, live.task.id))) throw new Error(`task id ${live.task.id} is taken`);
     await this.store.put(live.owner, live.task);
     c.beginTurn(live.task);
-  }
-
-  /**
-   * Sets a non-final status and records it; its event is published once the put has settled. The
-   * put's promise is returned (a failure is also logged, so nobody needs to await it).
-   */
-  private transition(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
-    if (isTerminal(live.task.status?.state)) return Promise.resolve();
-    const event = this.setStatus(live, state, parts);
-    const put = this.store.put(live.owner, live.task);
-    put.catch((err: unknown) => this.log.error({ err, taskId: live.task.id }, "could not record the task"));
-    this.emit(live, event, put);
-    return put;
-  }
-
-  /** Ends the turn in `state` (terminal or interrupted): record, publish once committed, wake blocking callers. */
-  private async finish(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
-    if (isTerminal(live.task.status?.state)) return;
-    const event = this.setStatus(live, state, parts);
-    const put = this.store.put(live.owner, live.task);
-    this.emit(live, event, put);
-    try {
-      await put;
-    } finally {
-      this.release(live, true);
-    }
-  }
-
-  /** Sets the status now; returns its stream event (published by the caller once recorded). */
-  private setStatus(live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): () => v1_0.StreamResponse {
-    const list = parts === undefined ? [] : toParts(parts);
-    const message = list.length ? agentMessage(live.task.contextId, live.task.id, list) : undefined;
-    if (message) this.book.addHistory(live.task, message);
-    const status = create(v1_0.TaskStatusSchema, { state, timestamp: this.clock.now() });
-    if (message) status.message = message;
-    live.task.status = status;
-    return () =>
-      create(v1_0.StreamResponseSchema, {
-        payload: { case: "statusUpdate", value: { taskId: live.task.id, contextId: live.task.contextId, status } },
-      });
-  }
-
-  /**
-   * To every stream subscriber, and to the task's webhooks. The event is built only when one of
-   * them listens: most blocking sends have neither. A status update waits until `recorded` (its
-   * put) has settled, and every event after one that waits goes after it, in order.
-   */
-  private emit(live: LiveTask, event: () => v1_0.StreamResponse, recorded?: Promise<void>): void {
-    // With replicas every event is recorded for them, and webhooks may have been set on any replica.
-    const push = this.push.watches(live.task.id) || (this.coordinator !== undefined && this.pushNotifications);
-    if (live.channel.size === 0 && !push && !this.coordinator) return;
-    // Webhooks that get Task snapshots get the task as it was at this event.
-    const task = (recorded || live.held) && push ? view(live.task, undefined) : live.task;
-    publishInOrder(live, () => this.publish(live, event, task, push), recorded);
-  }
-
-  private publish(live: LiveTask, event: () => v1_0.StreamResponse, task: v1_0.Task, push: boolean): void {
-    if (live.channel.size === 0 && !push && !this.coordinator) return;
-    const e = event();
-    live.channel.publish(e);
-    this.coordinator?.publish(live.task.id, e);
-    if (push) this.pushDelivery.enqueue(live.owner, live.task.id, e, task);
-  }
-
-  /** The turn is over (or never started): allow the next message; forget the task if nobody listens. */
-  private release(live: LiveTask, turnEnded: boolean): void {
-    live.abort = undefined;
-    this.coordinator?.release(live.task.id);
-    this.book.release(live, turnEnded);
   }
 
   // ---------------------------------------------------------------- GetTask / ListTasks
@@ -575,7 +393,7 @@ export class TaskRuntime implements A2AHandler {
     const live = await this.book.toCancel(ownerOf(call), req.id);
     const abort = live.abort;
     const ctx = live.context;
-    await this.finish(live, S.CANCELED);
+    await finish(this.exec, live, S.CANCELED);
     abort?.abort(new A2AError("TaskNotCancelableError", "canceled"));
     if (this.agent.handleCancel) {
       try {

@@ -22,7 +22,7 @@ import { policyOf } from "../versioning/policy.js";
 import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
 import type { ListCursor, TaskStore } from "./store.js";
-import { artifactsBytes, historyBytes, messageBytes } from "./task-size.js";
+import { artifactBytes, artifactsBytes, historyBytes, messageBytes, partsBytes } from "./task-size.js";
 
 /**
  * A new task or context id: a UUID whose leading bits are the time (RFC 9562 version 7), so ids
@@ -274,6 +274,28 @@ export function publishInOrder(entry: LiveEntry, publish: () => void, recorded?:
       if (entry.held === held) entry.held = undefined;
     });
   entry.held = held;
+}
+
+/**
+ * Keeps an artifact (chunk) in the entry's task: its parts appended to the artifact of its id
+ * (`append`), or it replaces that artifact, or it is added. False, keeping nothing, when that would
+ * take the task's artifacts over `maxBytes` (the caller fails the task). `artifact` is measured (the
+ * chunk as published); `own` is the copy the task keeps of it.
+ */
+export function keepArtifact(entry: LiveEntry, artifact: v1_0.Artifact, own: v1_0.Artifact, append: boolean, maxBytes: number): boolean {
+  const list = entry.task.artifacts;
+  const i = list.findIndex((x) => x.artifactId === artifact.artifactId);
+  const have = list[i];
+  const bytes =
+    have && append
+      ? entry.artifactBytes + partsBytes(artifact.parts)
+      : entry.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
+  if (bytes > maxBytes) return false;
+  entry.artifactBytes = bytes;
+  if (have && append) have.parts.push(...own.parts);
+  else if (have) list[i] = own;
+  else list.push(own);
+  return true;
 }
 
 export function taskNotFound(id: string): A2AError {
