@@ -133,7 +133,10 @@ try {
           .join(", ")}\n`,
     );
     const c = store.checkpoints?.stats;
-    if (c) process.stdout.write(`checkpoints: ${c.checkpoints} (${c.failures} failed), ${(c.ms / 1000).toFixed(1)} s on the event loop\n`);
+    if (c)
+      process.stdout.write(
+        `checkpoints: ${c.checkpoints} (${c.failures} failed), ${(c.ms / 1000).toFixed(1)} s on the event loop, the longest ${c.maxMs.toFixed(0)} ms\n`,
+      );
     await store.close();
   }
 } finally {
