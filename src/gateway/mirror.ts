@@ -22,7 +22,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { TurnCoordinator } from "../server/coordinator.js";
 import { isInterrupted, isTerminal, TaskTooLargeError, tooLargeFailure, type Logger } from "../server/runtime.js";
-import { keepArtifact, publishInOrder, type LiveEntry, type TaskBook } from "../server/tasks.js";
+import { keepArtifact, publishInOrder, recordTask, type LiveEntry, type TaskBook } from "../server/tasks.js";
 import { notBefore } from "./remote.js";
 
 const S = v1_0.TaskState;
@@ -34,7 +34,7 @@ export interface GatewayTask extends LiveEntry {
   staleStatusId?: string;
   /** messageId of the last remote status message applied. */
   remoteStatusId?: string;
-  /** The latest put of the task (settles after its COMMIT or failure; never rejects). */
+  /** The latest put of the task (settles after its COMMIT; rejects when it failed). */
   written?: Promise<void>;
 }
 
@@ -160,11 +160,12 @@ export function setLocalStatus(m: Mirror, g: GatewayTask, state: v1_0.TaskState,
   );
 }
 
-/** Puts the task; settles after the COMMIT (a failure is logged). The turn's puts coalesce in the store. */
+/**
+ * Puts the task; settles after the COMMIT, rejecting as the store did (recordTask: a failure is
+ * logged and the change reported to nobody). The turn's puts coalesce in the store.
+ */
 export function record(m: Mirror, g: GatewayTask): Promise<void> {
-  return (g.written = m.book.store.put(g.owner, g.task).catch((err: unknown) => {
-    m.logger.error({ err, taskId: g.task.id }, "could not record the task");
-  }));
+  return (g.written = recordTask(m.book.store, g, (err) => m.logger.error({ err, taskId: g.task.id }, "could not record the task")));
 }
 
 /**
@@ -199,7 +200,7 @@ export async function fail(m: Mirror, g: GatewayTask, text: string): Promise<voi
 /** Ends the turn: the task's last put (the caller hears of a failure), then released. */
 export async function endTurn(m: Mirror, g: GatewayTask): Promise<void> {
   try {
-    await m.book.store.put(g.owner, g.task);
+    await record(m, g);
   } finally {
     releaseTurn(m, g);
   }

@@ -52,7 +52,7 @@ import type { A2AHandler } from "../server/handler.js";
 import { DEFAULT_LIMITS, isTerminal, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { newId, once, ownerOf, TaskBook, view, type CallContext } from "../server/tasks.js";
+import { newId, once, ownerOf, TaskBook, unrecordedError, view, type CallContext } from "../server/tasks.js";
 import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -186,6 +186,7 @@ export class GatewayRuntime implements A2AHandler {
     if (turn.kind === "message") return create(v1_0.SendMessageResponseSchema, { payload: { case: "message", value: turn.message } });
     const historyLength = req.configuration?.historyLength;
     if (!turn.shown) await turn.g.turnDone;
+    if (!turn.shown && turn.g.unrecorded) throw unrecordedError();
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown ?? turn.g.task, historyLength) } });
   }
 

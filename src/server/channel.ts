@@ -178,4 +178,9 @@ export class Channel<T> {
   close(): void {
     for (const s of [...this.subscribers]) s.end();
   }
+
+  /** Ends every subscriber with `error` (after their buffered items). */
+  fail(error: unknown): void {
+    for (const s of [...this.subscribers]) s.fail(error);
+  }
 }

@@ -8,7 +8,8 @@
 //
 // Rules (the runtime's header has the policies):
 // - A status is recorded (put) before its event is published; a turn's end (finish) also waits for
-//   the put before it releases the task. Artifact events are not recorded on their own and never
+//   the put before it releases the task. A status whose put fails is reported to nobody: its event
+//   is not published, streams end with an InternalError, and so does a blocking call (recordTask). Artifact events are not recorded on their own and never
 //   overtake a status waiting before them (publishInOrder).
 // - An event is built only when someone listens: a stream subscriber, a webhook, other replicas.
 // - Nothing changes a terminal task (a cancel may end the turn while the agent still runs).
@@ -24,7 +25,7 @@ import type { TurnCoordinator } from "./coordinator.js";
 import { toParts, type PartInit } from "./parts.js";
 import type { PushRegistry } from "./push-configs.js";
 import type { Logger } from "./runtime.js";
-import { keepArtifact, publishInOrder, view, type LiveEntry, type TaskBook } from "./tasks.js";
+import { keepArtifact, publishInOrder, recordTask, view, type LiveEntry, type TaskBook } from "./tasks.js";
 import { agentMessage, isArtifactChunk, isStatusChunk, type LazyAbort, type StatusClock } from "./turn.js";
 
 const S = v1_0.TaskState;
@@ -167,8 +168,7 @@ function applyChunk(x: Execution, live: LiveTask, chunk: ArtifactChunk): void {
 export function transition(x: Execution, live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
   if (isTerminal(live.task.status?.state)) return Promise.resolve();
   const event = setStatus(x, live, state, parts);
-  const put = x.book.store.put(live.owner, live.task);
-  put.catch((err: unknown) => x.log.error({ err, taskId: live.task.id }, "could not record the task"));
+  const put = record(x, live);
   emit(x, live, event, put);
   return put;
 }
@@ -177,13 +177,18 @@ export function transition(x: Execution, live: LiveTask, state: v1_0.TaskState, 
 export async function finish(x: Execution, live: LiveTask, state: v1_0.TaskState, parts?: PartInit | PartInit[]): Promise<void> {
   if (isTerminal(live.task.status?.state)) return;
   const event = setStatus(x, live, state, parts);
-  const put = x.book.store.put(live.owner, live.task);
+  const put = record(x, live);
   emit(x, live, event, put);
   try {
     await put;
   } finally {
     release(x, live, true);
   }
+}
+
+/** Writes the task (recordTask: a failure is logged, and the change is reported to nobody). */
+function record(x: Execution, live: LiveTask): Promise<void> {
+  return recordTask(x.book.store, live, (err) => x.log.error({ err, taskId: live.task.id }, "could not record the task"));
 }
 
 /** Sets the status now; returns its stream event (published by the caller once recorded). */

@@ -49,7 +49,7 @@ import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { eventBytes } from "./task-size.js";
-import { newId, once, ownerOf, TaskBook, taskNotFound, view, type CallContext } from "./tasks.js";
+import { newId, once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
@@ -198,6 +198,7 @@ export class TaskRuntime implements A2AHandler {
     const historyLength = req.configuration?.historyLength;
     if (turn.shown) return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown, historyLength) } });
     await turn.live.turnDone;
+    if (turn.live.unrecorded) throw unrecordedError();
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
   }
 

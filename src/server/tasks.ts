@@ -66,6 +66,30 @@ export interface LiveEntry {
   endTurn?: () => void;
   /** Events waiting for the COMMIT of a status before them (publishInOrder). */
   held?: Promise<void>;
+  /** A write of the task failed during this turn (recordTask): the caller is not told the task. */
+  unrecorded?: boolean;
+}
+
+/** What a caller gets instead of a task whose last change could not be written (recordTask). */
+export function unrecordedError(): A2AError {
+  return new A2AError("InternalError", "The server could not record the task's state; its last change may be lost.");
+}
+
+/**
+ * Writes the entry's task; settles after the COMMIT, rejecting as the store did. A change that
+ * could not be written is never reported as made: `onError` is called (to log it), the entry is
+ * marked `unrecorded` (a blocking caller then gets unrecordedError() instead of the task), its
+ * streams end with that error, and the status event waiting for this write is not published
+ * (publishInOrder).
+ */
+export function recordTask(store: TaskStore, entry: LiveEntry, onError: (err: unknown) => void): Promise<void> {
+  const put = store.put(entry.owner, entry.task);
+  put.catch((err: unknown) => {
+    onError(err);
+    entry.unrecorded = true;
+    entry.channel.fail(unrecordedError());
+  });
+  return put;
 }
 
 export interface TaskBookOptions {
@@ -159,6 +183,7 @@ export class TaskBook<E extends LiveEntry> {
   /** Marks the start of a turn on `entry`: `turnDone` resolves when endTurn() is called. */
   openTurn(entry: E): void {
     entry.busy = true;
+    entry.unrecorded = false;
     entry.turnDone = new Promise<void>((resolve) => (entry.endTurn = resolve));
   }
 
@@ -262,14 +287,16 @@ export class TaskBook<E extends LiveEntry> {
 
 /**
  * Runs `publish` (an event to the entry's streams) once `recorded`, the put of the status it
- * reports, has settled, and after every event queued before it; at once when nothing waits. So a
- * status update never reaches a client before its COMMIT and no event overtakes one that waits.
+ * reports, has been committed, and after every event queued before it; at once when nothing waits;
+ * never when that put failed. So a status update never reaches a client before its COMMIT (or
+ * without one) and no event overtakes one that waits.
  */
 export function publishInOrder(entry: LiveEntry, publish: () => void, recorded?: Promise<unknown>): void {
   if (!recorded && !entry.held) return publish();
   const held: Promise<void> = (entry.held ?? Promise.resolve())
     .then(() => recorded)
-    .then(publish, publish)
+    // An event whose write failed is not published (recordTask has ended the streams).
+    .then(publish, () => undefined)
     .then(() => {
       if (entry.held === held) entry.held = undefined;
     });

@@ -341,6 +341,50 @@ describe("task rules", () => {
   });
 });
 
+describe("a write the store refuses", () => {
+  /** A store that refuses to write a task in `state` (a full disk, say); every other write is kept. */
+  class RefusingStore extends MemoryTaskStore {
+    constructor(private readonly state: v1_0.TaskState) {
+      super();
+    }
+    override put(owner: string, t: v1_0.Task): Promise<void> {
+      if (t.status?.state === this.state) return Promise.reject(new Error("disk full"));
+      return super.put(owner, t);
+    }
+  }
+  const runtime = (state: v1_0.TaskState) => {
+    const store = new RefusingStore(state);
+    return { rt: new TaskRuntime({ agent: createFixtureAgent(), store, logger: silent }) };
+  };
+
+  it("a blocking send whose COMPLETED is not written answers InternalError, not the completed task", async () => {
+    const { rt } = runtime(S.COMPLETED);
+    await expect(rt.sendMessage(send("echo hi"), call)).rejects.toMatchObject({ type: "InternalError" });
+    // What is kept (and read back) is the last change written: WORKING.
+    const { tasks } = await rt.listTasks(create(v1_0.ListTasksRequestSchema, {}), call);
+    expect(tasks.map((t) => t.status?.state)).toEqual([S.WORKING]);
+  });
+
+  it("a stream gets the WORKING it was recorded with, then InternalError, and never the unwritten COMPLETED", async () => {
+    const { rt } = runtime(S.COMPLETED);
+    const seen: v1_0.StreamResponse[] = [];
+    const events = await rt.sendStreamingMessage(send("stream 2"), call);
+    await expect(
+      (async () => {
+        for await (const e of events) seen.push(e);
+      })(),
+    ).rejects.toMatchObject({ type: "InternalError" });
+    const states = seen.flatMap((e) => (e.payload.case === "statusUpdate" ? [e.payload.value.status?.state] : []));
+    expect(states).toContain(S.WORKING);
+    expect(states).not.toContain(S.COMPLETED);
+  });
+
+  it("a returnImmediately send whose WORKING is not written is refused", async () => {
+    const { rt } = runtime(S.WORKING);
+    await expect(rt.sendMessage(send("slow", {}, { returnImmediately: true }), call)).rejects.toThrow("disk full");
+  });
+});
+
 describe("task timeout", () => {
   it("a turn that runs too long fails with a generic message and aborts the agent's signal", async () => {
     let aborted = false;
