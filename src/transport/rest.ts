@@ -2,8 +2,7 @@
 // method tables. Generic: it knows routes, path templates, query parameters and bodies, not
 // versions; src/versioning/codec.ts decides which table and which tolerances apply.
 //
-// API
-//   compileRoutes(methods, extra?)           → RestRoute[] (sorted most specific first)
+// API (route tables: compileRoutes in src/runtime/routes.ts)
 //   matchRoute(routes, verb, path)           → {route, params} | {allowed: verbs} | undefined
 //   requestJsonFromHttp(schema, route, params, query, body)
 //                                            → the request message as JSON (path + query + body merged)
@@ -12,51 +11,9 @@
 //                                              whose path variables are all set, tenant form first)
 //   splitUrl(url)                            → {path, query} of a request target ("/a/b?x=1")
 import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
-import type { HttpBinding, HttpVerb, MethodInfo } from "../runtime/methods.js";
+import type { HttpBinding, HttpVerb } from "../runtime/methods.js";
+import type { RestRoute } from "../runtime/routes.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
-
-export interface RestRoute {
-  info: MethodInfo;
-  binding: HttpBinding;
-  regex: RegExp;
-  /** Characters of the template outside variables; more = more specific. */
-  literal: number;
-}
-
-function literalLength(template: string): number {
-  return template.replace(/\{[^}]*\}/g, "").length;
-}
-
-/** Compiles the route table of one version; `extra` adds tolerated bindings per operation. */
-export function compileRoutes(methods: readonly MethodInfo[], extra: Readonly<Record<string, readonly HttpBinding[]>> = {}): RestRoute[] {
-  const routes: RestRoute[] = [];
-  for (const info of methods)
-    for (const binding of [...info.http, ...(extra[info.operation] ?? [])])
-      routes.push({ info, binding, regex: new RegExp(binding.pattern), literal: literalLength(binding.template) });
-  return routes.sort((a, b) => b.literal - a.literal || a.binding.pathParams.length - b.binding.pathParams.length);
-}
-
-/** A binding for `template` (variables `{name}` or `{name=pattern/*}`), for tolerated extra routes. */
-export function bindingFor(verb: HttpVerb, template: string, body: string): HttpBinding {
-  const pathParams: string[] = [];
-  let pattern = "";
-  let last = 0;
-  for (const m of template.matchAll(/\{([^}=]+)(?:=([^}]*))?\}/g)) {
-    pattern += escapeRegex(template.slice(last, m.index));
-    // The name group is not optional: a match has it.
-    const name = m[1] ?? "";
-    pathParams.push(name);
-    const segs = (m[2] ?? "*").split("/").map((s) => (s === "*" ? "[^/]+" : escapeRegex(s)));
-    pattern += `(?<${name}>${segs.join("/")})`;
-    last = m.index + m[0].length;
-  }
-  pattern += escapeRegex(template.slice(last));
-  return { verb, template, body, pathParams, pattern: `^${pattern}$` };
-}
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 export type RouteMatch = { route: RestRoute; params: Record<string, string> } | { allowed: HttpVerb[] };
 

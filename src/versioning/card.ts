@@ -30,7 +30,6 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type * as v0_3 from "../../generated/v0_3/index.js";
-import type { HttpReply } from "../transport/server.js";
 import { decode1_0, encode1_0 } from "./codec.js";
 import { A2AError } from "./errors.js";
 import type { Translated } from "./loss.js";
@@ -98,11 +97,19 @@ export function askedCardVersion(req: CardRequestLike): string {
   return named ? requestedVersion(req.headers, query) : "";
 }
 
+/** The card as an HTTP reply (an HttpReply of src/transport/server.ts: the card has no losses to report). */
+export interface CardReply {
+  kind: "reply";
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export function agentCardReply(
   card: v1_0.AgentCard,
   req: CardRequestLike,
   opts: { versions?: readonly ProtocolVersion[] } = {},
-): HttpReply {
+): CardReply {
   const versions = opts.versions ?? SUPPORTED_VERSIONS;
   const asked = askedCardVersion(req);
   let body: Translated<JsonValue> | undefined;

@@ -40,7 +40,7 @@ import type { ValidateFunction } from "ajv";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { HttpBinding } from "../runtime/methods.js";
-import { bindingFor, compileRoutes, type RestRoute } from "../transport/rest.js";
+import { bindingFor, compileRoutes, type RestRoute } from "../runtime/routes.js";
 import { decode, decodeValidated, encode, ProtoJsonError } from "../runtime/protojson.js";
 import { check, formatIssue } from "../runtime/validation.js";
 import {
