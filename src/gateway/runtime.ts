@@ -52,7 +52,7 @@ import type { A2AHandler } from "../server/handler.js";
 import { DEFAULT_LIMITS, isTerminal, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
 import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
 import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { newId, once, ownerOf, TaskBook, unrecordedError, view, type CallContext } from "../server/tasks.js";
+import { once, ownerOf, TaskBook, unrecordedError, view, type CallContext } from "../server/tasks.js";
 import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
@@ -207,14 +207,14 @@ export class GatewayRuntime implements A2AHandler {
     const { existing, backend } = await this.resolve(req, incoming, owner);
     const callerMs = numberAt(req.metadata, META_CALLER_TIMEOUT);
     const deadlineMs = Math.min(backend.turnTimeoutMs, callerMs && callerMs > 0 ? callerMs : Infinity);
-    const localContextId = existing?.task.contextId ?? (incoming.contextId || newId());
+    const localContextId = existing?.task.contextId ?? (incoming.contextId || this.book.newId());
     const o: Opening = {
       req,
       call,
       owner,
       backend,
       existing,
-      localTaskId: existing?.task.id ?? newId(),
+      localTaskId: existing?.task.id ?? this.book.newId(),
       localContextId,
       contextKey: `${owner}\u001f${backend.name}\u001f${localContextId}`,
       deadlineMs,

@@ -49,7 +49,7 @@ import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { eventBytes } from "./task-size.js";
-import { newId, once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
+import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
@@ -273,7 +273,7 @@ export class TaskRuntime implements A2AHandler {
 
   /** The follow-up's task (now busy; TaskNotFound or the follow-up rule it breaks), else a new task's ids. */
   private async openTask(incoming: v1_0.Message, call: CallContext): Promise<{ existing?: LiveTask; taskId: string; contextId: string }> {
-    if (!incoming.taskId) return { taskId: newId(), contextId: incoming.contextId || newId() };
+    if (!incoming.taskId) return { taskId: this.book.newId(), contextId: incoming.contextId || this.book.newId() };
     const existing = await this.book.continueWith(ownerOf(call), incoming);
     if (this.coordinator) await claimFollowUp(this.coordinator, this.store, existing, incoming, () => release(this.exec, existing, false));
     return { existing, taskId: existing.task.id, contextId: existing.task.contextId };
