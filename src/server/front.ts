@@ -157,7 +157,7 @@ export interface FrontRequest<Req> {
   origin: string;
   /** The client's address: the stream quota's key without authentication. */
   clientAddress: string;
-  /** Aborted when the client goes away before the reply ends. */
+  /** Aborted when the client goes away before the reply ends (may be a getter that makes it when read). */
   signal: AbortSignal;
   /** The framework's request, handed to `authenticate`. */
   raw: Req;
@@ -390,7 +390,16 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     } catch (e) {
       return encodeError(decoded, toA2AError(e));
     }
-    const ctx: HandlerContext = { principal, version: decoded.version, extensions, tenant: decoded.tenant, signal: request.signal };
+    const ctx: HandlerContext = {
+      principal,
+      version: decoded.version,
+      extensions,
+      tenant: decoded.tenant,
+      // Read only by what waits on the client (streams): the adapters make the signal on first read.
+      get signal() {
+        return request.signal;
+      },
+    };
     const failed = (e: unknown, what: string) => {
       if (!(e instanceof A2AError)) log.error({ err: e }, what);
       return encodeError(decoded, toA2AError(e), extensionsHeader(decoded.version, extensions));

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
 import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front.js";
-import { abortOnClose, guard, send } from "./node-http.js";
+import { CloseSignal, guard, send } from "./node-http.js";
 
 export type A2APluginOptions = A2AServeOptions<FastifyRequest>;
 /** The plugin's options for serving an A2AHandler (the gateway's …) rather than an agent. */
@@ -32,6 +32,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
   );
 
   const route = async (request: FastifyRequest, r: FastifyReply) => {
+    const closed = new CloseSignal(r.raw);
     const answer = await front.handle({
       method: request.method,
       url: request.url,
@@ -39,7 +40,10 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
       body: request.body as string | undefined,
       origin: `${request.protocol}://${request.host}`,
       clientAddress: request.ip,
-      signal: abortOnClose(r.raw),
+      // A getter: the signal is made only if something reads it (CloseSignal).
+      get signal() {
+        return closed.signal;
+      },
       raw: request,
     });
     if (answer.kind === "reply") return reply(r, answer);
