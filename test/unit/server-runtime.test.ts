@@ -218,10 +218,11 @@ describe("task rules", () => {
     expect(done.contextId).toBe("ctx-1");
   });
 
-  it("new task and context ids are UUIDs that sort in the order the tasks were made", async () => {
+  it("new task and context ids are version-7 UUIDs that sort by the millisecond they were made in", async () => {
     const rt = fixture();
     const made: v1_0.Task[] = [];
-    // Across milliseconds too (a faked clock): the store's id indexes rely on the order, not only within a burst.
+    // A faked clock, a few ms between tasks (within one ms the order is random): the store's id
+    // indexes rely on ids made close in time sorting next to each other.
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       for (let i = 0; i < 5; i++) {
