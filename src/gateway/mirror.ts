@@ -11,9 +11,9 @@
 // - A snapshot re-publishes only what differs: artifacts not equal to the local copy, a status
 //   whose state or message is new. A poll still showing the interrupted status the turn started
 //   from (`staleStatusId`) is the previous turn's and is ignored; a bare remote WORKING adds nothing.
-// - A status update reaches the task's streams (and other replicas) once its put has settled
-//   (publishInOrder); an artifact update never overtakes it. Remote status messages join the
-//   local history.
+// - A status update reaches the task's streams (and other replicas) once its put is committed
+//   (publishInOrder); an artifact update never overtakes it. A put the store refuses is reported
+//   to nobody (recordTask). Remote status messages join the local history.
 // - Artifacts are bounded as on the reference server (maxArtifactBytes): the chunk that would
 //   exceed it is not kept and TaskTooLargeError is thrown (the follower fails the task).
 import { randomUUID } from "node:crypto";
