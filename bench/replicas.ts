@@ -8,11 +8,12 @@
 // same proxy, so the proxy's cost is in each figure alike. Load runs alternate between targets.
 //
 //   npx tsx bench/replicas.ts [--duration 10] [--runs 3]
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import autocannon, { type Result } from "autocannon";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import type { Result } from "autocannon";
 import { startPostgres } from "../test/support/postgres.js";
 import { startRoundRobin, type RoundRobin } from "../test/support/round-robin.js";
 import { serveChild, type ServeChild } from "../test/support/serve-child.js";
+import { load, sendBody1_0, startTarget, type Target } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -23,38 +24,12 @@ const DURATION = opt("duration", 10);
 const RUNS = opt("runs", 3);
 const CONNECTIONS = 50;
 
-const body = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "SendMessage",
-  params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "echo hello benchmark" }] } },
-});
-async function load(base: string, duration: number): Promise<Result> {
-  const r = await autocannon({
-    url: `${base}/`,
-    method: "POST",
-    connections: CONNECTIONS,
-    duration,
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body,
-  });
-  if (r.errors || r.non2xx || r.timeouts) throw new Error(`load run had ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
-  return r;
-}
+const body = sendBody1_0("echo hello benchmark");
+const loadRun = (base: string, duration: number) => load(base, body, { "A2A-Version": "1.0" }, duration, CONNECTIONS);
 
-async function sdkTarget(url: string): Promise<{ child: ChildProcess; base: string }> {
+async function sdkTarget(url: string): Promise<Target> {
   execFileSync(process.execPath, ["node_modules/@a2a-js/sdk/dist/cli/a2a_db.js", "upgrade", "--url", url], { stdio: "ignore" });
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", "sdk", "postgres", url], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      const m = /READY (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`sdk target exited with ${code}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
+  return startTarget(["sdk", "postgres", url]);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -77,8 +52,8 @@ try {
   proxies.push(...Object.values(targets));
   const names = Object.keys(targets) as (keyof typeof targets)[];
   const results = Object.fromEntries(names.map((n) => [n, [] as Result[]])) as Record<(typeof names)[number], Result[]>;
-  for (const n of names) await load(targets[n].url, 2); // warm-up
-  for (let run = 0; run < RUNS; run++) for (const n of names) results[n].push(await load(targets[n].url, DURATION));
+  for (const n of names) await loadRun(targets[n].url, 2); // warm-up
+  for (let run = 0; run < RUNS; run++) for (const n of names) results[n].push(await loadRun(targets[n].url, DURATION));
   const rps = (n: (typeof names)[number]) => median(results[n].map((r) => r.requests.average));
   const p99 = (n: (typeof names)[number]) => median(results[n].map((r) => r.latency.p99));
   console.log(`blocking SendMessage, ${CONNECTIONS} connections, ${RUNS} × ${DURATION} s, through the round-robin proxy:`);

@@ -11,9 +11,8 @@
 // `cp bench/server-targets.ts <dir>/bench/`). Per server: blocking 1.0 SendMessage and 0.3
 // message/send (autocannon, 50 connections), medians over the rounds; then the ratios new/SDK,
 // old/SDK and new/old, and new/old round by round. Writes nothing.
-import { spawn, type ChildProcess } from "node:child_process";
-import autocannon from "autocannon";
 import { median } from "./stats.js";
+import { load, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -28,69 +27,30 @@ if (!OLD) {
   process.exit(2);
 }
 
-const send1_0 = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "SendMessage",
-  params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello benchmark" }] } },
-});
-const send0_3 = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "message/send",
-  params: {
-    message: { kind: "message", messageId: "bench", role: "user", parts: [{ kind: "text", text: "hello benchmark" }] },
-    configuration: { blocking: true },
-  },
-});
-
-interface Server {
+interface Server extends Target {
   name: string;
-  child: ChildProcess;
-  url: string;
   v1: number[];
   v03: number[];
 }
 
 async function start(name: string, cwd: string, which: "ours" | "sdk"): Promise<Server> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], {
-    cwd,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      const m = /READY (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-  return { name, child, url: `http://127.0.0.1:${port}/`, v1: [], v03: [] };
+  return { name, ...(await startTarget([which], cwd)), v1: [], v03: [] };
 }
 
-async function load(url: string, body: string, headers: Record<string, string>, duration: number): Promise<number> {
-  const r = await autocannon({
-    url,
-    method: "POST",
-    connections: 50,
-    duration,
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (r.errors || r.non2xx || r.timeouts) throw new Error(`load run had ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
-  return Math.round(r.requests.average);
-}
+const rate = async (base: string, body: string, headers: Record<string, string>, duration: number) =>
+  Math.round((await load(base, body, headers, duration)).requests.average);
 
 const servers = [await start("new", process.cwd(), "ours"), await start("old", OLD, "ours"), await start("SDK", process.cwd(), "sdk")];
 try {
   for (const s of servers) {
-    await load(s.url, send1_0, { "A2A-Version": "1.0" }, 2);
-    await load(s.url, send0_3, {}, 2);
+    await load(s.base, send1_0, { "A2A-Version": "1.0" }, 2);
+    await load(s.base, send0_3, {}, 2);
   }
   for (let r = 0; r < RUNS; r++)
     for (const s of servers) {
       process.stderr.write(`round ${r + 1}/${RUNS}: ${s.name} …\n`);
-      s.v1.push(await load(s.url, send1_0, { "A2A-Version": "1.0" }, DURATION));
-      s.v03.push(await load(s.url, send0_3, {}, DURATION));
+      s.v1.push(await rate(s.base, send1_0, { "A2A-Version": "1.0" }, DURATION));
+      s.v03.push(await rate(s.base, send0_3, {}, DURATION));
     }
   const [n, o, sdk] = servers as [Server, Server, Server];
   const f = (x: number) => x.toFixed(2);
@@ -106,5 +66,5 @@ try {
   ];
   process.stdout.write(lines.join("\n") + "\n");
 } finally {
-  for (const s of servers) s.child.kill("SIGTERM");
+  await Promise.all(servers.map(stopTarget));
 }

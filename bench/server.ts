@@ -15,13 +15,13 @@
 // (run 1 of each, run 2 of each, …) so that a change of load on shared cores hits all alike; the
 // table gives req/s and p99 (medians) and our SQLite default's ratios to the issue's targets. Writes
 // only the temporary database files, removed at the end.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import autocannon, { type Result } from "autocannon";
+import type { Result } from "autocannon";
 import { spread } from "./stats.js";
+import { load as loadRun, send0_3, send1_0, startTarget, stopTarget } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -32,59 +32,9 @@ const DURATION = opt("duration", 10);
 const RUNS = opt("runs", 3);
 const CONNECTIONS = 50;
 
-interface Target {
-  child: ChildProcess;
-  base: string;
-}
-
-async function start(which: "ours" | "sdk", sqliteFile?: string): Promise<Target> {
-  const store = sqliteFile ? ["sqlite", sqliteFile] : [];
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which, ...store], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      const m = /READY (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`${which} exited with ${code}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
-
-async function stop(t: Target): Promise<void> {
-  t.child.kill("SIGTERM");
-  if (t.child.exitCode === null) await new Promise((r) => t.child.once("exit", r));
-}
-
-const send1_0 = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "SendMessage",
-  params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello benchmark" }] } },
-});
-const send0_3 = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "message/send",
-  params: {
-    message: { kind: "message", messageId: "bench", role: "user", parts: [{ kind: "text", text: "hello benchmark" }] },
-    configuration: { blocking: true },
-  },
-});
-
-async function load(base: string, body: string, headers: Record<string, string>, duration = DURATION): Promise<Result> {
-  const r = await autocannon({
-    url: `${base}/`,
-    method: "POST",
-    connections: CONNECTIONS,
-    duration,
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (r.errors || r.non2xx || r.timeouts) throw new Error(`load run had ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
-  return r;
-}
+const start = (which: "ours" | "sdk", sqliteFile?: string) => startTarget(sqliteFile ? [which, "sqlite", sqliteFile] : [which]);
+const load = (base: string, body: string, headers: Record<string, string>, duration = DURATION) =>
+  loadRun(base, body, headers, duration, CONNECTIONS);
 
 /** Median and spread of load runs. */
 function summary(rs: Result[]) {
@@ -189,7 +139,7 @@ async function stores(): Promise<void> {
     ];
     process.stdout.write(lines.join("\n") + "\n");
   } finally {
-    await Promise.all(targets.map(stop));
+    await Promise.all(targets.map(stopTarget));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -206,7 +156,7 @@ for (const which of ["sdk", "ours"] as const) {
     const s2000 = which === "sdk" ? await streams(t.base, 2000, 3, 1) : await streams(t.base, 2000, 9);
     results[which] = { v1, v03, s100, s2000 };
   } finally {
-    await stop(t);
+    await stopTarget(t);
   }
 }
 
