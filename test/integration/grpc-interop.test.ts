@@ -21,7 +21,7 @@ import { createA2AClient, type A2AClient } from "../../src/client/index.js";
 import { buildGateway, createGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { decodeErrorInfo } from "../../src/versioning/grpc.js";
-import { asTask, sdkRequest } from "../support/sdk-client.js";
+import { asTask, sdkListRequest, sdkRequest } from "../support/sdk-client.js";
 import { startSdkGrpcEchoTarget, type SdkGrpcTarget } from "../support/sdk-grpc-target.js";
 
 const apps: FastifyInstance[] = [];
@@ -119,16 +119,7 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk gRPC client → %s", (
     it("ListTasks (1.0 only: the 0.3 service has no such rpc)", async (ctx) => {
       if (version !== "1.0") return ctx.skip();
       const t = asTask(await client.sendMessage(sdkRequest("echo listed")));
-      const page = await client.listTasks({
-        tenant: "",
-        contextId: t.contextId,
-        status: TaskState.TASK_STATE_UNSPECIFIED,
-        pageToken: "",
-        statusTimestampAfter: undefined,
-        includeArtifacts: undefined,
-        pageSize: undefined,
-        historyLength: undefined,
-      });
+      const page = await client.listTasks(sdkListRequest(t.contextId));
       expect(page.tasks.map((x) => x.id)).toEqual([t.id]);
     });
 

@@ -7,7 +7,7 @@ import { Message, TaskState, type AgentCard, type StreamResponse, type Task } fr
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
+import { asTask, sdkListRequest, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
 import { serverGroup } from "../support/servers.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
@@ -129,16 +129,7 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
     it("list (1.0): the tasks, including one just created", async (ctx) => {
       if (version !== "1.0") return ctx.skip(); // 0.3 has no ListTasks
       const t = asTask(await client.sendMessage(sdkRequest("echo listed")));
-      const page = await client.listTasks({
-        tenant: "",
-        contextId: t.contextId,
-        status: TaskState.TASK_STATE_UNSPECIFIED,
-        pageToken: "",
-        statusTimestampAfter: undefined,
-        includeArtifacts: undefined,
-        pageSize: undefined,
-        historyLength: undefined,
-      });
+      const page = await client.listTasks(sdkListRequest(t.contextId));
       expect(page.tasks.map((x) => x.id)).toEqual([t.id]);
     });
 

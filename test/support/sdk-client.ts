@@ -1,6 +1,6 @@
 // What the tests that drive the official @a2a-js/sdk client share: a client held to one interface
-// of the card, a SendMessage request in its types, and the check that a result is a Task.
-import { Message, type AgentCard, type SendMessageResult, type Task } from "@a2a-js/sdk";
+// of the card, SendMessage and ListTasks requests in its types, and the check that a result is a Task.
+import { Message, TaskState, type AgentCard, type SendMessageResult, type Task } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { expect } from "vitest";
 
@@ -43,6 +43,20 @@ export function sdkRequest(
         ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true }
         : undefined,
     metadata: undefined,
+  };
+}
+
+/** A ListTasks request in the SDK client's types (every field present, as they require): the tasks of one context. */
+export function sdkListRequest(contextId: string) {
+  return {
+    tenant: "",
+    contextId,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: "",
+    statusTimestampAfter: undefined,
+    includeArtifacts: undefined,
+    pageSize: undefined,
+    historyLength: undefined,
   };
 }
 

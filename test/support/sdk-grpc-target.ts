@@ -11,7 +11,7 @@ import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { agentCardHandler } from "@a2a-js/sdk/server/express";
 import { A2AService, UserBuilder, grpcService } from "@a2a-js/sdk/server/grpc";
 import { LegacyA2AService, legacyGrpcService } from "@a2a-js/sdk/compat/v0_3/server/grpc";
-import { EchoExecutor, type EchoTarget } from "./sdk-echo-target.js";
+import { EchoExecutor, echoCard, type EchoTarget } from "./sdk-echo-target.js";
 
 export interface SdkGrpcTarget extends EchoTarget {
   /** host:port of the gRPC server. */
@@ -19,20 +19,8 @@ export interface SdkGrpcTarget extends EchoTarget {
 }
 
 export async function startSdkGrpcEchoTarget(): Promise<SdkGrpcTarget> {
-  const card: AgentCard = {
-    name: "Echo Agent (gRPC)",
-    description: "Echoes the text of each message (official SDK 1.3.0 gRPC server).",
-    supportedInterfaces: [],
-    provider: undefined,
-    version: "1.0.0",
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-    skills: [],
-    signatures: [],
-  };
+  // The echo card, as the gRPC server's tests have always seen it: its own name, no skills.
+  const card: AgentCard = { ...echoCard("official SDK 1.3.0 gRPC server"), name: "Echo Agent (gRPC)", skills: [] };
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor("task"));
   const server = new grpc.Server();
   server.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
