@@ -18,7 +18,7 @@ import { startRecorder, type Recorder } from "../../src/compliance/record.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import { failuresOf } from "../support/compliance.js";
-import { asTask, sdkClientFor, sdkRequest } from "../support/sdk-client.js";
+import { asTask, sdkClientFor, sdkListRequest, sdkRequest } from "../support/sdk-client.js";
 import { startFaultyServer } from "../support/servers.js";
 import { startSdkTarget, type SdkTarget } from "./compliance-sdk-target.js";
 import { createFixtureAgent } from "../../src/server/index.js";
@@ -62,16 +62,7 @@ describe("a conversation recorded between the official SDK client and server", (
       expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect((await get(done.id)).id).toBe(done.id);
       if (version === "1.0") {
-        const page = await client.listTasks({
-          tenant: "",
-          contextId: done.contextId,
-          status: TaskState.TASK_STATE_UNSPECIFIED,
-          pageToken: "",
-          statusTimestampAfter: undefined,
-          includeArtifacts: undefined,
-          pageSize: undefined,
-          historyLength: undefined,
-        });
+        const page = await client.listTasks(sdkListRequest(done.contextId));
         expect(page.tasks.map((t) => t.id)).toEqual([done.id]);
       }
       // push config: create, get, list, delete (both servers declare push)
