@@ -198,7 +198,7 @@ export class TaskRuntime implements A2AHandler {
     const historyLength = req.configuration?.historyLength;
     if (turn.shown) return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown, historyLength) } });
     await turn.live.turnDone;
-    if (turn.live.unrecorded) throw unrecordedError();
+    if (turn.live.unrecorded) throw unrecordedError(turn.live.unrecorded);
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
   }
 
