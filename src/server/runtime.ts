@@ -249,7 +249,7 @@ export class TaskRuntime implements A2AHandler {
     if (subscription || shown)
       await working.catch((e: unknown) => {
         void subscription?.return();
-        throw e;
+        throw live.unrecorded instanceof Error ? unrecordedError(e) : e;
       });
     // The turn's first events (WORKING) readable by every replica before the caller hears of the task.
     if (this.coordinator) await this.coordinator.settled();
