@@ -17,7 +17,7 @@ const SENDS = 200;
 const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
 const S = v1_0.TaskState;
 const TERMINAL = new Set<number>([S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED]);
-const rank = (s: number) => (s === S.SUBMITTED ? 0 : s === S.WORKING ? 1 : TERMINAL.has(s) ? 3 : 2);
+const rank = (s: number) => (s === Number(S.SUBMITTED) ? 0 : s === Number(S.WORKING) ? 1 : TERMINAL.has(s) ? 3 : 2);
 const stateOf = (name: string) => S[name.replace(/^TASK_STATE_/, "") as keyof typeof S] as number;
 
 type Reply = { result?: { task?: { id: string; status: { state: string } } }; error?: { code: number; data?: unknown } };
