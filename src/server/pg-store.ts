@@ -23,7 +23,18 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { CommitBarrier } from "./commit-barrier.js";
 import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
-import { decodeTask, pushConfigBody, rowOf, storedPushConfig, type PushConfigRow, type TaskRowParams } from "./sqlite-store.js";
+import {
+  decodeRow,
+  decodeRowOrSkip,
+  decodeTask,
+  logDamagedToStderr,
+  pushConfigBody,
+  rowOf,
+  storedPushConfig,
+  type DamagedRowLog,
+  type PushConfigRow,
+  type TaskRowParams,
+} from "./sqlite-store.js";
 import { SQLITE_RETENTION_DEFAULTS, type SqliteRetentionOptions } from "./sqlite-retention.js";
 import { takePage, type TaskPage, type TaskQuery, type TaskStore } from "./store.js";
 
@@ -36,7 +47,12 @@ export interface PgTaskStoreOptions {
   retention?: SqliteRetentionOptions;
   /** Where pool errors go (default console.error). */
   onError?: (e: unknown) => void;
+  /** Where a row that no longer decodes is reported (default: a line on stderr naming the table and the row). */
+  logDamaged?: DamagedRowLog;
 }
+
+// What a damaged-row log line names.
+const PLACE = "PostgreSQL table a2a_tasks";
 
 const S = v1_0.TaskState;
 const BATCH = 500;
@@ -96,6 +112,7 @@ export class PgTaskStore implements TaskStore {
   private written = 0;
   private sweeping = false;
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly logDamaged: DamagedRowLog;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -103,6 +120,7 @@ export class PgTaskStore implements TaskStore {
   ) {
     this.pushConfigs = new PgPushConfigStore(pool);
     this.onError = opts.onError ?? ((e) => console.error("PostgreSQL store", e));
+    this.logDamaged = opts.logDamaged ?? logDamagedToStderr;
     const r = opts.retention ?? {};
     const positive = (v: number | undefined, d: number) => (v !== undefined && v > 0 ? Math.floor(v) : d);
     this.retention = {
@@ -137,7 +155,7 @@ export class PgTaskStore implements TaskStore {
       [id, owner],
     );
     const row = r.rows[0];
-    return row ? decodeTask(row.body, row.artifacts) : undefined;
+    return row ? decodeRow(this.logDamaged, PLACE, id, row.body, row.artifacts) : undefined;
   }
 
   /** Resolves once the COMMIT holding this write is done (group commit; see the header comment). */
@@ -268,7 +286,9 @@ export class PgTaskStore implements TaskStore {
     return {
       tasks: page.flatMap((r) => {
         const b = byId.get(r.id); // gone between the two reads (retention, delete): left out
-        return b ? [decodeTask(b.body, b.artifacts)] : [];
+        // A damaged row is left out too (and logged): the rest of the owner's tasks still list.
+        const task = b && decodeRowOrSkip(this.logDamaged, PLACE, r.id, b.body, b.artifacts);
+        return task ? [task] : [];
       }),
       totalSize: Number(total.rows[0]?.n ?? 0),
       ...(more && last ? { next: { timestampMs: Number(last.status_ms), id: last.id } } : {}),
@@ -290,11 +310,14 @@ export class PgTaskStore implements TaskStore {
   /** The tasks recorded SUBMITTED or WORKING, with their owners (the gateway resumes them on start). */
   async listRunning(): Promise<{ owner: string; task: v1_0.Task }[]> {
     await this.settled();
-    const r = await this.pool.query<{ owner: string; body: string; artifacts: string }>(
-      "SELECT owner, body, artifacts FROM a2a_tasks WHERE state IN ($1, $2)",
+    const r = await this.pool.query<{ id: string; owner: string; body: string; artifacts: string }>(
+      "SELECT id, owner, body, artifacts FROM a2a_tasks WHERE state IN ($1, $2)",
       [S.SUBMITTED, S.WORKING],
     );
-    return r.rows.map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
+    return r.rows.flatMap((row) => {
+      const task = decodeRowOrSkip(this.logDamaged, PLACE, row.id, row.body, row.artifacts);
+      return task ? [{ owner: row.owner, task }] : [];
+    });
   }
 
   private noteWrite(size: number): void {

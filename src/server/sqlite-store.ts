@@ -59,6 +59,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { decode, encode } from "../runtime/protojson.js";
+import { A2AError } from "../versioning/errors.js";
 import { knownVersion } from "../versioning/policy.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
@@ -84,6 +85,8 @@ export interface SqliteTaskStoreOptions {
    * 0.5 s per 100 MB on the development machine).
    */
   checkIntegrity?: boolean;
+  /** Where a row that no longer decodes is reported (default: a line on stderr naming the file and the row). */
+  logDamaged?: DamagedRowLog;
 }
 
 /** The store's file cannot be used: damaged, not a database, unreadable. The message names the file and says what to do. */
@@ -139,6 +142,44 @@ export const decodeTask = (body: string, artifacts?: string | null) => {
   return decode(v1_0.TaskSchema, json);
 };
 
+/**
+ * A stored row that no longer decodes (damaged by hand or by a disk fault the file's integrity
+ * check cannot see). Only that task is affected: GetTask (and every call on the task) answers
+ * InternalError naming its id, since the task exists but cannot be read (TaskNotFound would tell
+ * the client it is gone, and a retry would succeed at nothing); ListTasks leaves the row out and
+ * logs it; recovery on start skips it and logs it.
+ */
+export function damagedTaskError(id: string): A2AError {
+  return new A2AError("InternalError", `Task ${id} is damaged in storage and cannot be read`, { taskId: id });
+}
+
+/** Where damaged rows are reported. */
+export type DamagedRowLog = (line: string) => void;
+/** The default: an error-level JSON line on stderr, in the shape of the server's log lines. */
+export const logDamagedToStderr: DamagedRowLog = (msg) => process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg })}\n`);
+
+/**
+ * decodeTask for a row of `place` (the SQLite file or the PostgreSQL table): a row that does not
+ * decode is logged (place, id, the parser's complaint) and answered with damagedTaskError.
+ */
+export function decodeRow(log: DamagedRowLog, place: string, id: string, body: string, artifacts?: string | null): v1_0.Task {
+  try {
+    return decodeTask(body, artifacts);
+  } catch (e) {
+    log(`damaged task row: ${place}, row id ${JSON.stringify(id)}: ${e instanceof Error ? e.message : String(e)}`);
+    throw damagedTaskError(id);
+  }
+}
+
+/** decodeRow, or undefined for a damaged row (logged): for lists and recovery, which go on. */
+export function decodeRowOrSkip(log: DamagedRowLog, place: string, id: string, body: string, artifacts?: string | null) {
+  try {
+    return decodeRow(log, place, id, body, artifacts);
+  } catch {
+    return undefined;
+  }
+}
+
 interface TaskRow {
   id: string;
   status_ms: number;
@@ -188,6 +229,9 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   private commitScheduled = false;
   readonly retention: RetentionSweeper;
   readonly checkpoints: WalCheckpointer;
+  private readonly logDamaged: DamagedRowLog;
+  // What a damaged-row log line names: the file.
+  private readonly place: string;
 
   /** `file`: a path, or ":memory:" for a private in-memory database. */
   constructor(file: string, opts: SqliteTaskStoreOptions = {}) {
@@ -201,6 +245,8 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
       migrate(db, opts.migrations ?? TASK_STORE_MIGRATIONS);
     });
     const db = this.db;
+    this.logDamaged = opts.logDamaged ?? logDamagedToStderr;
+    this.place = `SQLite file ${file === ":memory:" ? file : resolvePath(file)}, table tasks`;
     this.stmt = {
       get: db.prepare<[string, string], { body: string; artifacts: string | null }>(
         "SELECT body, artifacts FROM tasks WHERE id = ? AND owner = ?",
@@ -229,7 +275,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     const pending = this.pending.get(id);
     if (pending) return pending.owner === owner ? pending.task : undefined;
     const row = this.stmt.get.get(id, owner);
-    return row ? decodeTask(row.body, row.artifacts) : undefined;
+    return row ? decodeRow(this.logDamaged, this.place, id, row.body, row.artifacts) : undefined;
   }
 
   /**
@@ -400,9 +446,11 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     const last = page[page.length - 1];
     const read = q.withArtifacts ? this.stmt.bodyWithArtifacts : this.stmt.body;
     return {
-      tasks: page.map((r) => {
+      // A damaged row is left out (and logged): the rest of the owner's tasks still list.
+      tasks: page.flatMap((r) => {
         const row = read.get(r.id)!;
-        return decodeTask(row.body, row.artifacts);
+        const task = decodeRowOrSkip(this.logDamaged, this.place, r.id, row.body, row.artifacts);
+        return task ? [task] : [];
       }),
       totalSize: total,
       ...(more && last ? { next: { timestampMs: last.status_ms, id: last.id } } : {}),
@@ -422,7 +470,10 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
    */
   listRunning(): { owner: string; task: v1_0.Task }[] {
     this.flush();
-    return this.stmt.running.all().map((row) => ({ owner: row.owner, task: decodeTask(row.body, row.artifacts) }));
+    return this.stmt.running.all().flatMap((row) => {
+      const task = decodeRowOrSkip(this.logDamaged, this.place, row.id, row.body, row.artifacts);
+      return task ? [{ owner: row.owner, task }] : [];
+    });
   }
 
   /**
@@ -435,8 +486,12 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     return this.db
       .transaction(() => {
         const rows = this.stmt.running.all();
+        const done: string[] = [];
         for (const row of rows) {
-          const task = decodeTask(row.body, row.artifacts);
+          // A damaged row is skipped (logged): it stays as it is, and every other task recovers.
+          const task = decodeRowOrSkip(this.logDamaged, this.place, row.id, row.body, row.artifacts);
+          if (!task) continue;
+          done.push(row.id);
           const status = create(v1_0.MessageSchema, {
             messageId: randomUUID(),
             role: v1_0.Role.AGENT,
@@ -448,7 +503,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
           task.history.push(status);
           this.writeTask(row.owner, task);
         }
-        return rows.map((r) => r.id);
+        return done;
       })
       .immediate();
   }

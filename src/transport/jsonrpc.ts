@@ -11,7 +11,8 @@
 // Ids are echoed exactly, 0 and "" included; `null` only when the id cannot be read (parse error,
 // invalid envelope). A request without an id (a JSON-RPC notification) is refused with -32600:
 // every A2A method has a result the caller needs.
-import { A2AError } from "../versioning/errors.js";
+import { jsonLimitIssue } from "../runtime/json-limits.js";
+import { A2AError, invalidParams } from "../versioning/errors.js";
 
 export type JsonRpcId = string | number | null;
 
@@ -90,6 +91,8 @@ export function parseJsonRpcRequest(raw: unknown): JsonRpcCall | JsonRpcEnvelope
   if (typeof o.method !== "string" || o.method === "") return fail('"method" must be a non-empty string');
   if ("params" in o && o.params !== undefined && (o.params === null || typeof o.params !== "object"))
     return fail('"params" must be an object or an array');
+  const issue = jsonLimitIssue(o.params);
+  if (issue) return { kind: "error", id, error: invalidParams(issue.path, issue.message) };
   return { kind: "call", id: o.id as string | number, method: o.method, params: o.params };
 }
 

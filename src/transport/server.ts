@@ -42,7 +42,8 @@ import {
   type ResponseOf,
   type RestErrorReply,
 } from "../versioning/codec.js";
-import { A2AError } from "../versioning/errors.js";
+import { jsonLimitIssue } from "../runtime/json-limits.js";
+import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Loss } from "../versioning/loss.js";
 import {
   extensionsHeader,
@@ -395,14 +396,21 @@ function stripBase(path: string, basePath: string | undefined): string | undefin
   return path.startsWith(base + "/") ? path.slice(base.length) : undefined;
 }
 
+/** `body`, unless it breaks a JSON limit (runtime/json-limits.ts): then InvalidParams with the path. */
+function checkedLimits(body: unknown): unknown {
+  const issue = jsonLimitIssue(body);
+  if (issue) throw invalidParams(issue.path, issue.message);
+  return body;
+}
+
 function readBody(body: unknown): unknown {
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string" || body instanceof Uint8Array) {
     const text = typeof body === "string" ? body : new TextDecoder().decode(body);
     if (text.trim() === "") return undefined;
-    return parseJsonText(text);
+    return checkedLimits(parseJsonText(text));
   }
-  return body;
+  return checkedLimits(body);
 }
 
 function decodeRest(req: HttpRequestLike, options: DecodeOptions): DecodedCall | HttpReply {

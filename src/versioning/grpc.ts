@@ -17,6 +17,7 @@ import { fromJson, toJson, type DescMessage, type DescService, type JsonValue, t
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
+import { jsonLimitIssue } from "../runtime/json-limits.js";
 import type { MethodInfo } from "../runtime/methods.js";
 import { checkRequest1_0, codecFor, OPERATIONS, type Operation, type RequestOf, type ResponseOf } from "./codec.js";
 import {
@@ -27,6 +28,7 @@ import {
   ERRORS,
   errorByReason,
   GRPC_CODES,
+  invalidParams,
   type A2AErrorName,
   type GrpcStatus,
 } from "./errors.js";
@@ -85,16 +87,33 @@ const v1_0_empty = () => OPERATIONS.DeleteTaskPushNotificationConfig.response as
 
 const toProtoJson = (schema: DescMessage, m: Message): JsonValue => toJson(schema, m as never);
 
+/**
+ * A request message as ProtoJSON, judged as the JSON bindings judge theirs: a value ProtoJSON
+ * cannot hold (NaN or ±Infinity in a google.protobuf.Value, a Timestamp outside years 1–9999) and
+ * nesting past MAX_JSON_DEPTH are InvalidParams, not an internal error.
+ */
+function requestJson(schema: DescMessage, m: Message): JsonValue {
+  let json: JsonValue;
+  try {
+    json = toProtoJson(schema, m);
+  } catch (e) {
+    throw invalidParams("", `cannot be represented in ProtoJSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const issue = jsonLimitIssue(json);
+  if (issue) throw invalidParams(issue.path, issue.message);
+  return json;
+}
+
 /** Server: a request message of `version`'s service → the 1.0 request. */
 export function decodeGrpcRequest<O extends Operation>(version: ProtocolVersion, op: O, msg: Message): Translated<RequestOf<O>> {
   // A 1.0 request is judged as its ProtoJSON would be (a REQUIRED field left at its default, such
   // as an empty messageId, is absent in proto3): the same validation, the same InvalidParams.
   if (version === "1.0") {
     const schema = OPERATIONS[op].request;
-    checkRequest1_0(schema, toProtoJson(schema, msg));
+    checkRequest1_0(schema, requestJson(schema, msg));
     return { value: msg as RequestOf<O>, losses: [] };
   }
-  const json = toProtoJson(schema03(method03(op).requestType), msg);
+  const json = requestJson(schema03(method03(op).requestType), msg);
   return codecFor("0.3", "HTTP+JSON").decodeRequest(op, json);
 }
 
@@ -194,15 +213,24 @@ export function grpcStatusOf(version: ProtocolVersion, err: A2AError): GrpcStatu
   if (err.spec.reason)
     details.push({
       type: ERROR_INFO_TYPE.replace("type.googleapis.com/", ""),
-      value: encodeErrorInfo(err.spec.reason, ERROR_DOMAIN, err.metadata),
+      value: encodeErrorInfo(err.spec.reason, ERROR_DOMAIN, Object.fromEntries(Object.entries(err.metadata).map(([k, v]) => [k, clip(v)]))),
     });
   for (const d of err.details) {
     if (d["@type"] !== BAD_REQUEST_TYPE) continue;
     const violations = (d.fieldViolations ?? []) as { field?: string; description?: string }[];
-    details.push({ type: BAD_REQUEST_TYPE.replace("type.googleapis.com/", ""), value: encodeBadRequest(violations) });
+    const clipped = violations.map((v) => ({ field: clip(v.field ?? ""), description: clip(v.description ?? "") }));
+    details.push({ type: BAD_REQUEST_TYPE.replace("type.googleapis.com/", ""), value: encodeBadRequest(clipped) });
   }
-  return { code: GRPC_CODES[name], message: err.message, details };
+  return { code: GRPC_CODES[name], message: clip(err.message), details };
 }
+
+/**
+ * The status travels in HTTP/2 trailers, which peers cap (16 KB is common): a string echoing
+ * the request (a 64 KB task id in "Task … not found") would make the trailers too large and the
+ * stream be reset. Each string is cut to TRAILER_STRING_MAX characters.
+ */
+const TRAILER_STRING_MAX = 1024;
+const clip = (s: string) => (s.length > TRAILER_STRING_MAX ? `${s.slice(0, TRAILER_STRING_MAX)}… (cut)` : s);
 
 /** Without an ErrorInfo reason: the error a bare status code most likely is (1.0.0, 1.0.1 and 0.3 codes). */
 const BY_CODE: Partial<Record<number, A2AErrorName>> = {

@@ -280,6 +280,25 @@ describe("gRPC statuses of buildServer({ grpc: true })", () => {
     });
   });
 
+  it("NaN/Infinity in a Struct, an out-of-range timestamp: INVALID_ARGUMENT with BadRequest; a 64 KB id: NOT_FOUND (issue 28)", async () => {
+    const num = (value: number) => ({ fields: { x: { kind: { case: "numberValue", value } } } });
+    const message = (version: "1.0" | "0.3") =>
+      version === "1.0"
+        ? { messageId: "m-nan", role: v1_0.Role.USER, parts: [{ content: { case: "text", value: "echo x" } }] }
+        : { messageId: "m-nan", role: v0_3.pb.Role.USER, content: [{ part: { case: "text", value: "echo x" } }] };
+    for (const version of ["1.0", "0.3"] as const)
+      for (const value of [NaN, Infinity, -Infinity]) {
+        const input =
+          version === "1.0" ? { message: message(version), metadata: num(value) } : { request: message(version), metadata: num(value) };
+        expect(await status(version, "SendMessage", input)).toMatchObject({ code: Code.InvalidArgument });
+      }
+    expect(await status("1.0", "ListTasks", { statusTimestampAfter: { seconds: BigInt(1e15), nanos: 0 } })).toMatchObject({
+      code: Code.InvalidArgument,
+    });
+    expect(await status("1.0", "GetTask", { id: "x".repeat(64 * 1024) })).toMatchObject({ code: Code.NotFound });
+    expect(await status("0.3", "GetTask", { name: `tasks/${"x".repeat(64 * 1024)}` })).toMatchObject({ code: Code.NotFound });
+  });
+
   it("a deadline ends the wait, not the task: the task runs on and completes", async () => {
     const transport = createGrpcTransport({ baseUrl: urls.serve });
     const method = v1_0.A2AService.methods.find((m) => m.name === "SendMessage")! as DescMethod & { methodKind: "unary" };

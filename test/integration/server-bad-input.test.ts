@@ -74,6 +74,18 @@ describe.each([
 
   // docs/policies.md "Content types": what the official conformance kit sends (a valid request as
   // text/plain) gets ContentTypeNotSupportedError, -32005 in both versions, with the request's id.
+  it("a non-finite number (1e999) or nesting past 100 levels: -32602 with the path and the id (issue 28)", async () => {
+    const message = { messageId: "m", role: version === "1.0" ? "ROLE_USER" : "user", parts: [] };
+    const inf = `{"jsonrpc":"2.0","id":21,"method":"${method}","params":{"message":${JSON.stringify(message)},"metadata":{"x":1e999}}}`;
+    const r = await rpc(inf, headers);
+    expect(r.body).toMatchObject({ id: 21, error: { code: -32602 } });
+    expect(JSON.stringify(r.body)).toContain("/metadata/x");
+    const deep = `{"jsonrpc":"2.0","id":22,"method":"${method}","params":{"metadata":{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}}}`;
+    const d = await rpc(deep, headers);
+    expect(d.body).toMatchObject({ id: 22, error: { code: -32602 } });
+    expect(JSON.stringify(d.body)).toContain("nested deeper than 100 levels");
+  });
+
   it("a valid request sent as text/plain: HTTP 415, ContentTypeNotSupportedError (-32005), nothing executed", async () => {
     const params =
       version === "1.0"
@@ -151,6 +163,15 @@ describe.each([
   it("malformed JSON and invalid params: 400 INVALID_ARGUMENT", async () => {
     expectError(await post("/message:send", "{nope"), 400, "INVALID_ARGUMENT");
     expectError(await post("/message:send", JSON.stringify({ message: { role: 7 } })), 400, "INVALID_ARGUMENT");
+  });
+
+  it("a non-finite number (1e999) or nesting past 100 levels: 400 INVALID_ARGUMENT with the path (issue 28)", async () => {
+    const inf = await post("/message:send", '{"message":{"messageId":"m","parts":[]},"metadata":{"x":-1e999}}');
+    expectError(inf, 400, "INVALID_ARGUMENT");
+    expect(JSON.stringify(inf.body)).toContain("/metadata/x");
+    const deep = await post("/message:send", `{"metadata":{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}}`);
+    expectError(deep, 400, "INVALID_ARGUMENT");
+    expect(JSON.stringify(deep.body)).toContain("nested deeper than 100 levels");
   });
 
   it("wrong content type: 415, ContentTypeNotSupportedError", async () => {

@@ -2,6 +2,7 @@
 // (issue 18, item 5): random bytes in the middle of the file (caught by PRAGMA quick_check), a
 // garbage file and a half-truncated one, for the task store (and the push configs in the same
 // file), `serve` and `gateway`. A store error while serving is logged at error level without --log.
+// A single damaged row (issue 28) harms only its task: serve starts, lists skip it, its error names it.
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -114,4 +115,62 @@ describe("store errors while serving", () => {
     const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(logged.some((l) => l.level === 50)).toBe(true);
   });
+});
+
+describe("a damaged row harms only its task (issue 28, item 5)", () => {
+  /** A file with tasks ok-1, ok-2 and `bad`, all of owner anonymous, then `bad`'s JSON damaged in place. */
+  async function fileWithDamagedRow(state: v1_0.TaskState): Promise<string> {
+    const file = join(dir, `damaged-${++n}.db`);
+    const store = new SqliteTaskStore(file);
+    for (const [id, s] of [
+      ["ok-1", v1_0.TaskState.COMPLETED],
+      ["ok-2", v1_0.TaskState.WORKING],
+      ["bad", state],
+    ] as const)
+      await store.put("anonymous", create(v1_0.TaskSchema, { id, contextId: "c", status: { state: s } }));
+    store.db.prepare("UPDATE tasks SET body = substr(body, 1, 20) WHERE id = 'bad'").run();
+    await store.close();
+    return file;
+  }
+
+  for (const [name, state] of [
+    ["running", v1_0.TaskState.WORKING],
+    ["terminal", v1_0.TaskState.COMPLETED],
+    ["input-required", v1_0.TaskState.INPUT_REQUIRED],
+  ] as const)
+    it(`${name}: serve starts, ListTasks answers the others, the damaged task's error names it, the log names file and row`, async () => {
+      const file = await fileWithDamagedRow(state);
+      const lines: string[] = [];
+      const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+      const server = await startServe({ port: 0, host: "127.0.0.1", agent: "fixture", store: `sqlite:${file}`, versions: ["1.0"] }, quiet);
+      try {
+        const headers = { "A2A-Version": "1.0", "Content-Type": "application/json" };
+        const list = await fetch(`${server.url}/tasks`, { headers });
+        expect(list.status).toBe(200);
+        const ids = ((await list.json()) as { tasks: { id: string }[] }).tasks.map((t) => t.id).sort();
+        expect(ids).toEqual(["ok-1", "ok-2"]);
+        const bad = await fetch(`${server.url}/tasks/bad`, { headers });
+        expect(bad.status).toBe(500);
+        expect(JSON.stringify(await bad.json())).toContain("Task bad is damaged");
+        const rpc = await fetch(`${server.url}/`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "GetTask", params: { id: "bad" } }),
+        });
+        const body = (await rpc.json()) as { id: number; error: { code: number; message: string } };
+        expect(body).toMatchObject({ id: 7, error: { code: -32603 } });
+        expect(body.error.message).toContain("bad");
+        const ok = await fetch(`${server.url}/tasks/ok-1`, { headers });
+        expect(ok.status).toBe(200);
+      } finally {
+        spy.mockRestore();
+        await server.close();
+      }
+      const damaged = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.msg.includes("damaged task row"));
+      expect(damaged.length).toBeGreaterThan(0);
+      expect(damaged.every((l) => l.level === 50 && l.msg.includes(file) && l.msg.includes('row id "bad"'))).toBe(true);
+    });
 });

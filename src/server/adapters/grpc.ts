@@ -29,7 +29,7 @@ import {
 } from "../../versioning/grpc.js";
 import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
-import type { Logger } from "../runtime.js";
+import { consoleLogger, type Logger } from "../runtime.js";
 
 /** The request a gRPC call came in (handed to `authenticate`). */
 export type GrpcRequest = Http2ServerRequest | IncomingMessage;
@@ -55,6 +55,7 @@ const RAW = createContextKey<GrpcRequest | undefined>(undefined, { description: 
  */
 export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<GrpcRequest> }): A2AGrpcHandler {
   const front = options.front ?? createFront<GrpcRequest>(options);
+  const log = options.logger ?? consoleLogger;
   const versions = options.versions?.length ? [...options.versions] : [...SUPPORTED_VERSIONS];
   const routes = (router: ConnectRouter) => {
     for (const version of versions) {
@@ -62,8 +63,9 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
       for (const info of grpcMethods(version)) {
         const method = service.methods.find((m) => m.name === info.rpc)!;
         const op = info.operation as Operation;
-        if (info.streaming) router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op) as never);
-        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op));
+        if (info.streaming)
+          router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op, log) as never);
+        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op, log));
       }
     }
   };
@@ -111,25 +113,25 @@ async function invoke(
   return r;
 }
 
-function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation) {
+function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger) {
   return async (msg: Message, ctx: HandlerContext): Promise<Message> => {
     try {
       const r = await invoke(front, version, op, msg, ctx);
       if (r.kind !== "unary") throw new A2AError("InternalError");
       return encodeGrpcResponse(version, op, r.response as never).value;
     } catch (e) {
-      throw toConnectError(version, e);
+      throw toConnectError(version, e, log);
     }
   };
 }
 
-function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation) {
+function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger) {
   return async function* (msg: Message, ctx: HandlerContext): AsyncGenerator<Message> {
     let r: DirectResult;
     try {
       r = await invoke(front, version, op, msg, ctx);
     } catch (e) {
-      throw toConnectError(version, e);
+      throw toConnectError(version, e, log);
     }
     if (r.kind !== "stream") throw new ConnectError("not a stream", Code.Internal);
     const { events, release } = r;
@@ -152,7 +154,7 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
       }
       if (!ctx.signal.aborted) for (const m of encoder.end()) yield m;
     } catch (e) {
-      throw toConnectError(version, e);
+      throw toConnectError(version, e, log);
     } finally {
       ctx.signal.removeEventListener("abort", stop);
       void events.return?.();
@@ -161,9 +163,10 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
   };
 }
 
-/** An A2AError (or anything thrown) as the ConnectError whose status the adapter writes. */
-function toConnectError(version: ProtocolVersion, e: unknown): ConnectError {
+/** An A2AError (or anything thrown, logged) as the ConnectError whose status the adapter writes. */
+function toConnectError(version: ProtocolVersion, e: unknown, log: Logger): ConnectError {
   if (e instanceof ConnectError) return e;
+  if (!(e instanceof A2AError)) log.error({ err: e }, "unexpected error in an A2A gRPC call");
   const err = e instanceof A2AError ? e : new A2AError("InternalError");
   const s = grpcStatusOf(version, err);
   const out = new ConnectError(s.message, s.code);
