@@ -118,16 +118,24 @@ const KP = PB_FIELDS;
 const TASK_NAME = /^tasks?\/([^/]+)$/;
 const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/;
 
+/** One percent-encoded segment of a resource name; a malformed escape (`%b`) is InvalidParams. */
+function segmentOf(segment: string, name: string, path: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalidParams(path, `"${name}" has a malformed percent-escape`);
+  }
+}
 function taskIdOf(name: string | undefined, path: string): string {
   const id = TASK_NAME.exec(name ?? "")?.[1];
   if (id === undefined) throw invalidParams(path, `"${name ?? ""}" is not a task resource name (tasks/{id})`);
-  return decodeURIComponent(id);
+  return segmentOf(id, name!, path);
 }
 function configIdsOf(name: string | undefined, path: string): { taskId: string; id: string } {
   const [, taskId, id] = CONFIG_NAME.exec(name ?? "") ?? [];
   if (taskId === undefined || id === undefined)
     throw invalidParams(path, `"${name ?? ""}" is not a push config resource name (tasks/{taskId}/pushNotificationConfigs/{id})`);
-  return { taskId: decodeURIComponent(taskId), id: decodeURIComponent(id) };
+  return { taskId: segmentOf(taskId, name!, path), id: segmentOf(id, name!, path) };
 }
 const taskName = (id: string) => `tasks/${encodeURIComponent(id)}`;
 const configName = (taskId: string, id: string) => `tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs/${encodeURIComponent(id)}`;
