@@ -75,6 +75,43 @@ export function redactUrl(url: string): string {
  * Set by the replica's coordinator (cluster.ts): the writes of a task whose turn lease this replica
  * holds commit only while the lease row still names this replica.
  */
+/** SQLSTATE classes and socket codes that say the database cannot be reached now. */
+const OUTAGE_CODES = /^(08...|57P0[123]|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
+
+/**
+ * True for an error that means PostgreSQL is unreachable or restarting (not the request's fault):
+ * a connection exception (SQLSTATE class 08), an administrator shutdown or a database starting
+ * (57P01-57P03), too many connections (53300), a socket error, or the pool's own messages.
+ */
+export function isPgOutage(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === "string" && OUTAGE_CODES.test(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(
+    e.message,
+  );
+}
+
+/**
+ * The pool with its query and connect rejections marked `retryable: true` when they are outages,
+ * so that every caller (store, coordinator) answers them as retryable (transport/server.ts
+ * toA2AError, tasks.ts unrecordedError) instead of as a plain InternalError.
+ */
+function markOutages(pool: pg.Pool): pg.Pool {
+  const mark = (e: unknown) => {
+    if (isPgOutage(e)) Object.assign(e as Error, { retryable: true });
+    throw e;
+  };
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  Object.assign(pool, {
+    query: (...args: unknown[]) => query(...args).catch(mark),
+    // pg-pool's own query() calls connect(callback): that form passes through unchanged.
+    connect: (...args: unknown[]) => (args.length ? connect(...args) : connect()!.catch(mark)),
+  });
+  return pool;
+}
+
 /** A fenced write refused: this replica lost the task's lease (paused or stalled past it). */
 export class LeaseLostError extends Error {
   readonly retryable = true;
@@ -136,7 +173,9 @@ export class PgTaskStore implements TaskStore {
 
   /** Connects, brings the schema up to date (pg-migrations.ts) and returns the store. */
   static async open(url: string, opts: PgTaskStoreOptions = {}): Promise<PgTaskStore> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    // A connection attempt to a database that does not answer fails after 5 s instead of waiting
+    // for the kernel; the request then gets the retryable answer (markOutages).
+    const pool = markOutages(new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5_000 }));
     pool.on("error", opts.onError ?? ((e) => console.error("PostgreSQL pool error", e)));
     try {
       await migratePg(pool, opts.migrations ?? PG_MIGRATIONS);

@@ -17,7 +17,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { randomUUID } from "node:crypto";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError, invalidParams, retryable } from "../versioning/errors.js";
+import { A2AError, invalidParams, isRetryableCause, retryable } from "../versioning/errors.js";
 import { policyOf } from "../versioning/policy.js";
 import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
@@ -55,16 +55,20 @@ export interface LiveEntry {
   endTurn?: () => void;
   /** Events waiting for the COMMIT of a status before them (publishInOrder). */
   held?: Promise<void>;
-  /** A write of the task failed during this turn (recordTask): the caller is not told the task. */
-  /** The last write failed: true, or the retryable error (LeaseLostError) it failed with. */
+  /** The last write failed (recordTask; the caller is not told the task): true, or the retryable error (LeaseLostError, an outage) it failed with. */
   unrecorded?: boolean | Error;
 }
 
 /** What a caller gets instead of a task whose last change could not be written (recordTask). */
 export function unrecordedError(cause?: unknown): A2AError {
   // A replica past its lease (pg-store.ts LeaseLostError): another replica has the task; retry there.
-  if (cause instanceof Error && (cause as { retryable?: unknown }).retryable === true)
+  if (isRetryableCause(cause) && cause.name === "LeaseLostError")
     return retryable(new A2AError("InternalError", "This replica no longer holds the task's lease; retry the request."));
+  // The store could not be reached (pg-store.ts marks an outage retryable).
+  if (isRetryableCause(cause))
+    return retryable(
+      new A2AError("InternalError", "The task store is unavailable, so the task's last change was not recorded; retry the request."),
+    );
   return new A2AError("InternalError", "The server could not record the task's state; its last change may be lost.");
 }
 
@@ -79,7 +83,7 @@ export function recordTask(store: TaskStore, entry: LiveEntry, onError: (err: un
   const put = store.put(entry.owner, entry.task);
   put.catch((err: unknown) => {
     onError(err);
-    entry.unrecorded = err instanceof Error && (err as { retryable?: unknown }).retryable === true ? err : true;
+    entry.unrecorded = isRetryableCause(err) ? err : true;
     entry.channel.fail(unrecordedError(err));
   });
   return put;

@@ -43,7 +43,7 @@ import {
   type RestErrorReply,
 } from "../versioning/codec.js";
 import { jsonLimitIssue } from "../runtime/json-limits.js";
-import { A2AError, invalidParams } from "../versioning/errors.js";
+import { A2AError, invalidParams, isRetryableCause, retryable } from "../versioning/errors.js";
 import type { Loss } from "../versioning/loss.js";
 import {
   extensionsHeader,
@@ -152,9 +152,14 @@ function restMediaType(headers: HeadersLike, version: ProtocolVersion): string {
   return named ? "application/a2a+json" : "application/json";
 }
 
-/** Any thrown value as an A2AError; unexpected ones become InternalError without their details. */
+/**
+ * Any thrown value as an A2AError; unexpected ones become InternalError without their details, and
+ * a cause marked retryable (an unreachable store) the retryable InternalError.
+ */
 export function toA2AError(e: unknown): A2AError {
   if (e instanceof A2AError) return e;
+  if (isRetryableCause(e))
+    return retryable(new A2AError("InternalError", "A service the server depends on is unavailable; retry the request."));
   return new A2AError("InternalError");
 }
 

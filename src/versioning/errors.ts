@@ -211,6 +211,14 @@ export class A2AError extends Error {
   retryAfterSeconds?: number;
 }
 
+/**
+ * A thrown value that says a retry may succeed: an Error with `retryable: true` (pg-store.ts marks
+ * a PostgreSQL outage so, and a replica's LeaseLostError carries it).
+ */
+export function isRetryableCause(e: unknown): e is Error & { retryable: true } {
+  return e instanceof Error && (e as { retryable?: unknown }).retryable === true;
+}
+
 /** `e` marked retryable after `seconds` (A2AError.retryAfterSeconds). */
 export function retryable(e: A2AError, seconds = 1): A2AError {
   e.retryAfterSeconds = seconds;

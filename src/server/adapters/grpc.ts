@@ -28,6 +28,7 @@ import {
   GRPC_VERSION_KEY,
 } from "../../versioning/grpc.js";
 import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
+import { toA2AError } from "../../transport/server.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
 import { consoleLogger, type Logger } from "../runtime.js";
 
@@ -167,7 +168,7 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
 function toConnectError(version: ProtocolVersion, e: unknown, log: Logger): ConnectError {
   if (e instanceof ConnectError) return e;
   if (!(e instanceof A2AError)) log.error({ err: e }, "unexpected error in an A2A gRPC call");
-  const err = e instanceof A2AError ? e : new A2AError("InternalError");
+  const err = toA2AError(e);
   const s = grpcStatusOf(version, err);
   const out = new ConnectError(s.message, s.code);
   out.details.push(...s.details);
