@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ test-replicas: $(STAMP) $(SPEC_STAMP) ## two serve replicas on a throwaway Postg
 
 test-replicas-pause: $(STAMP) $(SPEC_STAMP) ## two serve replicas (--lease 3000) on a throwaway PostgreSQL, 10 runs of 200 sends, one paused past its lease: clients told only what the database holds
 	A2A_REPLICAS_PAUSE=1 $(BIN)/vitest run test/integration/pg-replicas-pause.test.ts
+
+test-outage: $(STAMP) $(SPEC_STAMP) ## serve on a throwaway PostgreSQL under load, the database stopped for 10 s: every answer retryable, nothing lost, recovery without restart
+	A2A_OUTAGE=1 $(BIN)/vitest run test/integration/pg-outage.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)

@@ -29,6 +29,10 @@ export interface Postgres {
   /** A URL of a fresh, empty database of this cluster. */
   createDatabase(name: string): string;
   stop(): Promise<void>;
+  /** Stops the server (immediate shutdown, as a crash would) and keeps its data, for resume(). */
+  halt(): void;
+  /** Starts the halted server again on the same port. */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -73,6 +77,12 @@ export async function startPostgres(): Promise<Postgres> {
     createDatabase(name: string) {
       run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-qc", `CREATE DATABASE "${name}"`]);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    halt() {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    },
+    resume() {
+      run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", opts, "-w", "-t", "30", "start"]);
     },
     async stop() {
       if (stopped) return;
