@@ -406,7 +406,13 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     };
 
     if (isStreaming(decoded)) {
-      const release = await takeStream(principal, request.clientAddress);
+      let release: (() => void) | undefined;
+      try {
+        release = await takeStream(principal, request.clientAddress);
+      } catch (e) {
+        // The replicas' shared count is in the database: an outage is answered as retryable, with the request's id.
+        return failed(e, "A2A stream slot not taken");
+      }
       if (!release) return errorWithStatus(decoded, tooManyStreams(), 429, "RESOURCE_EXHAUSTED");
       let events: EventStream;
       try {

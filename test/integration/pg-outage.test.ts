@@ -1,5 +1,5 @@
 // The store-outage probe (issue 28, "Outages"; `make test-outage`): `serve` on a throwaway
-// PostgreSQL under load (blocking sends over JSON-RPC, GetTask over HTTP+JSON and gRPC), the
+// PostgreSQL under load (blocking and streaming sends over JSON-RPC, GetTask over HTTP+JSON and gRPC), the
 // database stopped for 10 s and started again. Every answer is the result or the retryable error
 // (JSON-RPC data.retryable, HTTP 503 + Retry-After, gRPC UNAVAILABLE), never a plain 500/INTERNAL,
 // a reset or a hang; every task a client was told is in the database afterwards in that state;
@@ -55,7 +55,7 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
     const call = async (i: number): Promise<[Outcome, string]> => {
       const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
       try {
-        if (i % 3 === 0) {
+        if (i % 4 === 0) {
           const res = await fetch(`${serve.url}/`, {
             method: "POST",
             headers: JSON_1_0,
@@ -79,7 +79,29 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
           if (body.error?.data?.retryable && body.id === i && res.headers.get("retry-after")) return ["retryable", ""];
           return ["other", `JSON-RPC ${JSON.stringify(body).slice(0, 200)}`];
         }
-        if (i % 3 === 1) {
+        if (i % 4 === 3) {
+          // A streaming send: its error (before the stream starts) carries the request's own id.
+          const res = await fetch(`${serve.url}/`, {
+            method: "POST",
+            headers: JSON_1_0,
+            signal,
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: i,
+              method: "SendStreamingMessage",
+              params: { message: { messageId: `o-${i}`, role: "ROLE_USER", parts: [{ text: `echo ${i}` }] } },
+            }),
+          });
+          const text = await res.text();
+          if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+            if (text.includes('"error"') && !text.includes('"retryable":true')) return ["other", `stream ${text.slice(-200)}`];
+            return [text.includes('"retryable":true') ? "retryable" : "ok", ""];
+          }
+          const body = JSON.parse(text) as { id: unknown; error?: { data?: { retryable?: boolean } } };
+          if (body.error?.data?.retryable && body.id === i) return ["retryable", ""];
+          return ["other", `JSON-RPC stream ${text.slice(0, 200)}`];
+        }
+        if (i % 4 === 1) {
           const res = await fetch(`${serve.url}/tasks/${known()}`, { headers: { "A2A-Version": "1.0" }, signal });
           await res.arrayBuffer();
           if (res.status === 200 || res.status === 404) return ["ok", ""];

@@ -26,6 +26,11 @@ class FlakyStore extends MemoryTaskStore {
 }
 
 const store = new FlakyStore();
+/** The replicas' stream count lives in the database too (cluster.ts): it fails with the store. */
+const streamSlots = {
+  acquire: () => (store.down ? Promise.reject(refused()) : Promise.resolve(true)),
+  release: () => {},
+};
 let server: RunningServer;
 let taskId: string;
 const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
@@ -34,7 +39,7 @@ const rpc = (method: string, params: unknown, id: number) =>
 const send = (id: number) => rpc("SendMessage", { message: { messageId: `m-${id}`, role: "ROLE_USER", parts: [{ text: "echo hi" }] } }, id);
 
 beforeAll(async () => {
-  server = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0", "0.3"], store, grpc: true }));
+  server = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0", "0.3"], store, grpc: true, streamSlots }));
   taskId = ((await (await send(1)).json()) as { result: { task: { id: string } } }).result.task.id;
   store.down = true;
 });
@@ -49,6 +54,13 @@ describe("the store is unreachable", () => {
       expect([41, 42]).toContain(body.id);
       expect(res.headers.get("retry-after")).toBe("1");
     }
+  });
+
+  it("JSON-RPC streaming send: the error is marked retryable and carries the request's id", async () => {
+    const res = await rpc("SendStreamingMessage", { message: { messageId: "m-44", role: "ROLE_USER", parts: [{ text: "echo hi" }] } }, 44);
+    const text = await res.text();
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(JSON.parse(text)).toMatchObject({ id: 44, error: { code: -32603, data: { retryable: true } } });
   });
 
   it("HTTP+JSON: 503 with Retry-After (1.0 and 0.3)", async () => {
