@@ -7,8 +7,14 @@
 //   (plugin.ts) times the body itself: `bodyTimeoutMs` (default 30 s) after the headers.
 // - idle timeout: node's `keepAliveTimeout`: a keep-alive connection without a request for
 //   `idleTimeoutMs` (default 5 s) is closed (the `Keep-Alive: timeout=5` header says so).
-// - connections per client address: `maxConnectionsPerAddress` (default 256): a connection
-//   beyond it gets HTTP 429 for its first request, with `Connection: close`.
+// - connections per client address: `maxConnectionsPerAddress` (default 256), HTTP/1.1 and HTTP/2
+//   (gRPC) counted together: an HTTP/1.1 connection beyond it gets HTTP 429 for its first request,
+//   with `Connection: close`; an HTTP/2 one is closed before its session starts.
+// - sniff timeout (cleartext, gRPC served on the port): a connection must send its first bytes
+//   within DEFAULT_SNIFF_TIMEOUT_MS (5 s, at most the headers timeout); one that sends nothing, or
+//   half-closes without a byte (a TCP health check), is closed (adapters/shared-port.ts).
+// - HTTP/2 sessions: closed after `idleTimeoutMs` without a frame; at most 100 concurrent streams
+//   each; a request stream whose message has not fully arrived within `bodyTimeoutMs` is cancelled.
 // - malformed HTTP (node's 'clientError': bad chunk framing, duplicate Content-Length, a NUL in a
 //   header, oversized headers, the headers timeout) and a path that is not valid percent-encoding
 //   (fastify's FST_ERR_BAD_URL) get the error body of the binding the request was meant for,
@@ -30,6 +36,8 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+/** Time a cleartext connection has to send its first bytes (HTTP/1.1 or the HTTP/2 preface), capped by the headers timeout. */
+export const DEFAULT_SNIFF_TIMEOUT_MS = 5_000;
 
 export interface HttpLimitOptions {
   /** Time a connection has to deliver a request's headers, in ms (default 30,000; then HTTP 408). */
@@ -53,10 +61,13 @@ export function isOverConnectionLimit(socket: Socket): boolean {
   return overLimit.has(socket);
 }
 
-/** Counts the open connections of each client address and marks those beyond `max`. */
+/** 'connection' listeners that must see every connection, whatever protocol it turns out to speak (shared-port.ts). */
+export const everyConnection = new WeakSet<(socket: Socket) => void>();
+
+/** Counts the open connections of each client address (HTTP/1.1 and HTTP/2 alike) and marks those beyond `max`. */
 export function limitConnectionsPerAddress(server: Server, max: number): void {
   const open = new Map<string, number>();
-  server.on("connection", (socket: Socket) => {
+  const count = (socket: Socket) => {
     const address = socket.remoteAddress ?? "";
     const n = (open.get(address) ?? 0) + 1;
     open.set(address, n);
@@ -66,7 +77,9 @@ export function limitConnectionsPerAddress(server: Server, max: number): void {
       if (left > 0) open.set(address, left);
       else open.delete(address);
     });
-  });
+  };
+  everyConnection.add(count);
+  server.on("connection", count);
 }
 
 /** The version and binding an error is answered in, for a request outside (or before) the routes. */

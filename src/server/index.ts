@@ -77,7 +77,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
  * A2A routes serve (buildServer, buildGateway); its HTTP/2 sessions end when the app closes.
  */
 export function attachGrpc(app: FastifyInstance, options: A2AGrpcHandlerOptions): void {
-  const port = shareWithGrpc(app.server, a2aGrpcHandler(options));
+  const port = shareWithGrpc(app.server, a2aGrpcHandler(options), { bodyTimeoutMs: options.bodyTimeoutMs });
   app.addHook("preClose", () => port.close());
 }
 

@@ -8,10 +8,18 @@
 // Node 20 cannot do this with http2.createServer({ allowHTTP1 }) in cleartext (that needs ALPN);
 // httpolyglot-style libraries replace the listening server, which fastify owns, so the split is
 // done here on the server's own connection event.
+import type * as http from "node:http";
 import http2 from "node:http2";
 import type { Server } from "node:net";
 import type { Socket } from "node:net";
 import tls from "node:tls";
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_SNIFF_TIMEOUT_MS,
+  everyConnection,
+  isOverConnectionLimit,
+} from "../http-limits.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n");
 
@@ -22,25 +30,53 @@ export interface SharedPort {
   close(): Promise<void>;
 }
 
+export interface SharedPortOptions {
+  /** A request stream's message must have arrived this long after the stream opened (ms; default 30,000; 0: no limit). */
+  bodyTimeoutMs?: number;
+}
+
 /**
  * Hands the HTTP/2 connections of `server` (an http.Server or https.Server, listening or about to)
- * to `handler`; HTTP/1.1 connections reach the server's own listeners unchanged.
+ * to `handler`; HTTP/1.1 connections reach the server's own listeners unchanged. The server's
+ * limits (http-limits.ts) hold for both: the per-address connection count, the idle timeout
+ * (`keepAliveTimeout`) for HTTP/2 sessions, a sniff timeout capped by `headersTimeout`.
  */
 export function shareWithGrpc(
   server: Server,
   handler: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  opts: SharedPortOptions = {},
 ): SharedPort {
+  const limits = server as Partial<http.Server>;
+  const idleMs = limits.keepAliveTimeout || DEFAULT_IDLE_TIMEOUT_MS;
+  const sniffMs = Math.min(DEFAULT_SNIFF_TIMEOUT_MS, limits.headersTimeout || DEFAULT_SNIFF_TIMEOUT_MS);
+  const bodyMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
   // At most 100 calls in flight per connection (node's default is 2^32-1), as gRPC servers commonly advertise.
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: 100 } }, handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on("session", (s) => {
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
+    // A session without a frame for the idle timeout is closed (GOAWAY; calls in flight finish).
+    s.setTimeout(idleMs, () => s.close());
   });
+  // A request message that has not fully arrived within the body timeout is cancelled: a client may
+  // not hold a stream's buffered message open for ever.
+  if (bodyMs > 0)
+    h2.on("stream", (stream: http2.ServerHttp2Stream) => {
+      const t = setTimeout(() => {
+        if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      }, bodyMs);
+      t.unref();
+      stream.once("close", () => clearTimeout(t));
+      stream.once("end", () => clearTimeout(t));
+    });
   const secure = server instanceof tls.Server;
   const event = secure ? "secureConnection" : "connection";
-  const http1 = server.listeners(event) as ((socket: Socket) => void)[];
+  const listeners = server.listeners(event) as ((socket: Socket) => void)[];
   server.removeAllListeners(event);
+  // The per-address count sees every connection; the HTTP/1.1 server only its own.
+  const every = listeners.filter((l) => everyConnection.has(l));
+  const http1 = listeners.filter((l) => !everyConnection.has(l));
   const toHttp1 = (socket: Socket) => {
     for (const l of http1) l.call(server, socket);
   };
@@ -52,17 +88,20 @@ export function shareWithGrpc(
   // Node's HTTP/1.1 server turns Nagle's algorithm off on its sockets; the ones handed to HTTP/2 bypass
   // it, and with Nagle on, small gRPC frames wait for delayed ACKs (tens of ms per call).
   const toHttp2 = (socket: Socket) => {
+    // Beyond its address's limit: refused before a session starts (HTTP/1.1 gets a 429 instead).
+    if (isOverConnectionLimit(socket)) return socket.destroy();
     socket.setNoDelay(true);
     h2.emit("connection", socket);
   };
   server.on(event, (socket: Socket) => {
+    for (const l of every) l.call(server, socket);
     if (secure) {
       if ((socket as tls.TLSSocket).alpnProtocol === "h2") toHttp2(socket);
       else toHttp1(socket);
       return;
     }
     // HTTP/2 sessions read what is already in the socket's buffer themselves (node ≥ 15).
-    sniff(socket, (isH2) => (isH2 ? toHttp2(socket) : sniffedToHttp1(socket)));
+    sniff(socket, sniffMs, (isH2) => (isH2 ? toHttp2(socket) : sniffedToHttp1(socket)));
   });
   return {
     http2: h2,
@@ -82,12 +121,27 @@ export function shareWithGrpc(
   };
 }
 
-/** Reads until the first bytes tell HTTP/2's preface from anything else, puts them back, decides. */
-function sniff(socket: Socket, decide: (isH2: boolean) => void): void {
+/**
+ * Reads until the first bytes tell HTTP/2's preface from anything else, puts them back, decides.
+ * A connection that sends nothing within `timeoutMs`, or ends its side before a byte (a TCP health
+ * check: the server's sockets allow half-open, so no 'close' would follow), is destroyed.
+ */
+function sniff(socket: Socket, timeoutMs: number, decide: (isH2: boolean) => void): void {
   let seen = Buffer.alloc(0);
-  const done = (isH2: boolean) => {
+  const drop = () => {
+    stopListening();
+    socket.destroy();
+  };
+  const timer = setTimeout(drop, timeoutMs);
+  timer.unref();
+  const stopListening = () => {
+    clearTimeout(timer);
     socket.off("data", onData);
     socket.off("close", onClose);
+    socket.off("end", onEnd);
+  };
+  const done = (isH2: boolean) => {
+    stopListening();
     socket.pause();
     socket.unshift(seen);
     decide(isH2);
@@ -100,6 +154,9 @@ function sniff(socket: Socket, decide: (isH2: boolean) => void): void {
   };
   // A connection that closes before saying anything goes to HTTP/1.1, which cleans it up.
   const onClose = () => done(false);
+  // Ended after some bytes: HTTP/1.1 answers what it can; before any: nothing to answer.
+  const onEnd = () => (seen.length ? done(false) : drop());
   socket.on("data", onData);
   socket.once("close", onClose);
+  socket.once("end", onEnd);
 }
