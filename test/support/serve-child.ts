@@ -20,8 +20,19 @@ export interface CliChild {
  * `node <nodeArgs> bin/a2a-toolkit.js <args>` with its output read. `stderrTail`: keep only that many
  * characters of stderr (long runs).
  */
-export function spawnCli(args: string[], opts: { cwd?: string; nodeArgs?: string[]; stderrTail?: number } = {}): CliChild {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: opts.cwd });
+export function spawnCli(
+  args: string[],
+  opts: { cwd?: string; nodeArgs?: string[]; stderrTail?: number; maxOpenFiles?: number } = {},
+): CliChild {
+  const argv = [...(opts.nodeArgs ?? []), BIN, ...args];
+  // `maxOpenFiles`: the command runs under `ulimit -n` (sh execs node, so the pid is node's).
+  const child =
+    opts.maxOpenFiles === undefined
+      ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"], cwd: opts.cwd })
+      : spawn("sh", ["-c", `ulimit -n ${opts.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ...argv], {
+          stdio: ["ignore", "pipe", "pipe"],
+          cwd: opts.cwd,
+        });
   let out = "";
   let err = "";
   child.stderr.on("data", (d: Buffer) => {
