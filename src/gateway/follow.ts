@@ -4,8 +4,9 @@
 // backoff (250 ms × 1.5 up to 5 s); a resumed task (after a restart, a lease taken over) is read
 // with GetTask first. The turn ends when the remote task is terminal or interrupted.
 //
-// Failures: a canceled local task (or close()) just releases the turn; artifacts over the limit
-// fail it with tooLargeFailure() and cancel the remote task; a backend that fails or a missed
+// Failures: a canceled local task (or close()) just releases the turn; artifacts over the limit, or
+// a backend answer past a byte limit of http-fetch.ts, fail it with a message naming the limit and
+// cancel the remote task; a backend that fails or a missed
 // deadline fails it with BACKEND_FAILURE or TIMEOUT_FAILURE (details logged only), and after a missed
 // deadline the remote task is canceled, best effort.
 import type { A2AClient } from "../client/index.js";
@@ -14,6 +15,7 @@ import { isTerminal, TaskTooLargeError, TIMEOUT_FAILURE } from "../server/runtim
 import { A2AError } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 import { applyEvent, applySnapshot, endTurn, fail, record, releaseTurn, type GatewayTask, type Mirror } from "./mirror.js";
+import { answerTooLarge } from "./http-fetch.js";
 import type { TaskStart, TurnClock } from "./remote.js";
 
 /** Status message of a local task whose backend failed (details are logged, never sent). */
@@ -71,9 +73,12 @@ async function follow(
     if (isTerminal(g.task.status?.state)) return releaseTurn(m, g); // canceled meanwhile
     // Stopped by close(): the task stays as last recorded (WORKING), for a restarted gateway to resume.
     if (m.book.closed) return releaseTurn(m, g);
-    if (e instanceof TaskTooLargeError) {
-      m.logger.warn({ taskId: g.task.id, backend: backend.name, limit: m.maxArtifactBytes }, "task artifacts over the limit");
-      await fail(m, g, e.message).catch((err: unknown) => m.logger.error({ err, taskId: g.task.id }, "could not record the failure"));
+    const tooLarge = e instanceof TaskTooLargeError ? e : answerTooLarge(e);
+    if (tooLarge) {
+      m.logger.warn({ taskId: g.task.id, backend: backend.name, reason: tooLarge.message }, "task over a byte limit");
+      await fail(m, g, tooLarge.message).catch((err: unknown) =>
+        m.logger.error({ err, taskId: g.task.id }, "could not record the failure"),
+      );
       if (start.task.id) void cancelRemote(m, backend, g.task.id, start.task.id);
       return;
     }

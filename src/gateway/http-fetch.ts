@@ -13,9 +13,52 @@ import { Readable } from "node:stream";
 export interface HttpFetchOptions {
   /** Keep-alive sockets per backend origin (default: unlimited). */
   maxSockets?: number;
+  /** Bytes of one answer read whole (not a stream); more ends the read (default 16 MiB). */
+  maxAnswerBytes?: number;
+  /** Bytes of one SSE event (between blank lines); more ends the stream (default 16 MiB). */
+  maxEventBytes?: number;
+  /** Bytes of one SSE stream in all; more ends it (default 256 MiB). */
+  maxStreamBytes?: number;
+}
+
+export const DEFAULT_BACKEND_LIMITS = { maxAnswerBytes: 16 * 2 ** 20, maxEventBytes: 16 * 2 ** 20, maxStreamBytes: 256 * 2 ** 20 };
+
+/** A backend's answer passed one of the byte limits above: the read was stopped, nothing of it kept. */
+export class BackendAnswerTooLargeError extends Error {
+  constructor(what: string, limit: number, option: keyof HttpFetchOptions) {
+    super(`The backend's ${what} exceeded this gateway's limit of ${limit} bytes (${option}); the rest was not read.`);
+    this.name = "BackendAnswerTooLargeError";
+  }
+}
+
+/** The BackendAnswerTooLargeError behind `e` (the client wraps what fetch throws), if any. */
+export function answerTooLarge(e: unknown): BackendAnswerTooLargeError | undefined {
+  for (let x = e, i = 0; x instanceof Error && i < 5; x = x.cause, i++) if (x instanceof BackendAnswerTooLargeError) return x;
+  return undefined;
+}
+
+/** `res` with its bytes counted: past `maxStreamBytes`, or an event (text between blank lines) past `maxEventBytes`, it is destroyed with the error. */
+function boundedStream(res: IncomingMessage, maxEventBytes: number, maxStreamBytes: number): Readable {
+  let total = 0;
+  // The open event's bytes so far, and its last bytes (a blank line may span two chunks).
+  let open = 0;
+  let tail = "";
+  res.on("data", (c: Buffer) => {
+    total += c.length;
+    const events = (tail + c.toString("latin1")).split(/\r?\n\r?\n/);
+    const longest = Math.max(open + events[0]!.length - tail.length, ...events.slice(1).map((e) => e.length));
+    open = events.length > 1 ? events.at(-1)!.length : open + c.length;
+    tail = events.at(-1)!.slice(-3);
+    if (total > maxStreamBytes) res.destroy(new BackendAnswerTooLargeError("stream", maxStreamBytes, "maxStreamBytes"));
+    else if (longest > maxEventBytes) res.destroy(new BackendAnswerTooLargeError("stream event", maxEventBytes, "maxEventBytes"));
+  });
+  return res;
 }
 
 export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch & { close(): void } {
+  const maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_BACKEND_LIMITS.maxAnswerBytes;
+  const maxEventBytes = opts.maxEventBytes ?? DEFAULT_BACKEND_LIMITS.maxEventBytes;
+  const maxStreamBytes = opts.maxStreamBytes ?? DEFAULT_BACKEND_LIMITS.maxStreamBytes;
   const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? Infinity, scheduling: "lifo" as const };
   const http = new HttpAgent(agentOptions);
   const https = new HttpsAgent(agentOptions);
@@ -61,10 +104,17 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch & { c
           }
           if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) {
             res.on("close", done);
-            return resolve(new Response(Readable.toWeb(res) as ReadableStream, { status, headers: responseHeaders }));
+            const body = Readable.toWeb(boundedStream(res, maxEventBytes, maxStreamBytes)) as ReadableStream;
+            return resolve(new Response(body, { status, headers: responseHeaders }));
           }
           const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
+          let bytes = 0;
+          res.on("data", (c: Buffer) => {
+            bytes += c.length;
+            if (bytes <= maxAnswerBytes) return void chunks.push(c);
+            chunks.length = 0;
+            res.destroy(new BackendAnswerTooLargeError("answer", maxAnswerBytes, "maxAnswerBytes"));
+          });
           res.on("error", (e) => {
             done();
             reject(e);

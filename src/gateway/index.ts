@@ -20,7 +20,7 @@ import type { TurnCoordinator } from "../server/coordinator.js";
 import type { TaskStore } from "../server/store.js";
 import { Backend } from "./backends.js";
 import { checkConfig, type GatewayConfig } from "./config.js";
-import { createHttpFetch } from "./http-fetch.js";
+import { createHttpFetch, type HttpFetchOptions } from "./http-fetch.js";
 import { GatewayRuntime } from "./runtime.js";
 
 export * from "./config.js";
@@ -42,6 +42,13 @@ export interface GatewayOptions {
   logger?: Logger;
   /** fetch used to reach the backends (default: a keep-alive fetch over node:http, http-fetch.ts). */
   fetch?: typeof fetch;
+  /**
+   * Bytes the default fetch reads of a backend's answer (http-fetch.ts; not applied to an own `fetch`):
+   * `maxAnswerBytes` of a whole answer, `maxEventBytes` of one stream event, `maxStreamBytes` of a
+   * stream (16 MiB, 16 MiB, 256 MiB). Past one, the task ends FAILED naming the limit, and the
+   * backend is asked to cancel its task when its id is known.
+   */
+  backendLimits?: Pick<HttpFetchOptions, "maxAnswerBytes" | "maxEventBytes" | "maxStreamBytes">;
   /** Longest wait for one backend's card, per attempt (default 5,000 ms; then it is retried in the background). */
   discoveryTimeoutMs?: number;
   /** How long createGateway waits for the backends' cards before it returns (default 250 ms). */
@@ -78,7 +85,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     warn: (o: unknown, m?: string) => console.warn(m ?? "", o),
   };
   // Node 20's fetch costs ~1 ms of CPU per call; the gateway's own keep-alive fetch a fraction of it.
-  const ownFetch = options.fetch ? undefined : createHttpFetch();
+  const ownFetch = options.fetch ? undefined : createHttpFetch(options.backendLimits);
   const backends = checked.backends.map((b) => new Backend(b, checked.timeoutMs, options.fetch ?? ownFetch, options.discoveryTimeoutMs));
   const reads = backends.map((b) =>
     b
@@ -203,11 +210,13 @@ export interface GatewayPluginOptions extends Omit<
   /** With a configuration: where the gateway's tasks live (default in memory). */
   store?: TaskStore;
   fetch?: typeof fetch;
+  /** With a configuration: GatewayOptions.backendLimits. */
+  backendLimits?: GatewayOptions["backendLimits"];
 }
 
 /** Mounts the gateway's A2A routes (the reference server's) into a fastify app. */
 export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOptions): Promise<void> {
-  const { gateway: given, store, fetch: fetchImpl, ...plugin } = opts;
+  const { gateway: given, store, fetch: fetchImpl, backendLimits, ...plugin } = opts;
   const gateway =
     "runtime" in given
       ? given
@@ -215,6 +224,7 @@ export async function gatewayPlugin(app: FastifyInstance, opts: GatewayPluginOpt
           store,
           logger: app.log,
           fetch: fetchImpl,
+          backendLimits,
           maxHistoryBytes: plugin.maxHistoryBytes,
           maxArtifactBytes: plugin.maxArtifactBytes,
         });
@@ -243,7 +253,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
       "buildGateway: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not",
     );
   await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
-  const { gateway, store: _store, fetch: _fetch, ...serve } = plugin;
+  const { gateway, store: _store, fetch: _fetch, backendLimits: _limits, ...serve } = plugin;
   attachGrpc(app, { ...serve, authenticate: undefined, handler: gateway.runtime, prefix: prefix ?? "" });
   return app;
 }

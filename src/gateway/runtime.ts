@@ -57,6 +57,7 @@ import { eventBytes } from "../server/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 import { BACKEND_FAILURE, cancelRemote, startFollowing } from "./follow.js";
+import { answerTooLarge } from "./http-fetch.js";
 import { endTurn, fail, openTurn, releaseTurn, setLocalStatus, type GatewayTask, type Mirror } from "./mirror.js";
 import { clip, numberAt, openRemote, stringAt, turnClock, type RemoteStart, type TaskStart, type TurnClock } from "./remote.js";
 
@@ -291,7 +292,7 @@ export class GatewayRuntime implements A2AHandler {
       }
       const log = { err: e, backend: o.backend.name, taskId: o.localTaskId, deadlineMs: o.deadlineMs };
       this.logger.error(log, "backend failed before answering");
-      return { failure: o.clock.deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE };
+      return { failure: answerTooLarge(e)?.message ?? (o.clock.deadline.aborted ? TIMEOUT_FAILURE : BACKEND_FAILURE) };
     }
   }
 
