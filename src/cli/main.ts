@@ -1,11 +1,21 @@
 // The a2a-toolkit command line. Each sub-command lives in its own module and is loaded lazily,
 // so `a2a-toolkit --help` stays fast.
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+
+// The package version, read next to the package so it works from the checkout and when installed.
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name("a2a-toolkit")
     .description("Types, translation, reference server/client and compliance suite for A2A 1.0 and 0.3")
+    .version(packageVersion(), "-V, --version", "print the a2a-toolkit version")
+    // `test --version <v>` is the protocol version: sub-command options stay the sub-command's.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 

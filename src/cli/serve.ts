@@ -113,7 +113,15 @@ function isAgent(x: unknown): x is Agent {
 /** `fixture`, or a module whose default export (or `agent` export) is an Agent or a function returning one. */
 export async function loadAgent(spec: string, fixture: { pushNotifications?: boolean } = {}): Promise<Agent> {
   if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent(fixture);
-  const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
+  // tsx's tsImport loads .ts/.mts/.cts/.js/.mjs alike, whatever "type" the agent's project declares.
+  const { tsImport } = await import("tsx/esm/api");
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await tsImport(pathToFileURL(resolve(spec)).href, import.meta.url)) as Record<string, unknown>;
+  } catch (e) {
+    const why = ((e as Error).message ?? String(e)).split("\n")[0];
+    throw new Error(`cannot load agent module ${spec}: ${why} (check the path, and that the module and its imports load with node)`);
+  }
   for (const candidate of [mod.default, mod.agent, mod.createAgent]) {
     const value = typeof candidate === "function" ? await (candidate as () => unknown)() : candidate;
     if (isAgent(value)) return value;
