@@ -52,21 +52,24 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
     const grpc = createClient(v1_0.A2AService, createGrpcTransport({ baseUrl: serve.url }));
     const known = () => [...told.keys()][Math.floor(Math.random() * told.size)] ?? "none";
 
+    /** A JSON-RPC send (blocking or streaming) of `echo i`, with id i. */
+    const send = (method: string, i: number, signal: AbortSignal) =>
+      fetch(`${serve.url}/`, {
+        method: "POST",
+        headers: JSON_1_0,
+        signal,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method,
+          params: { message: { messageId: `o-${i}`, role: "ROLE_USER", parts: [{ text: `echo ${i}` }] } },
+        }),
+      });
     const call = async (i: number): Promise<[Outcome, string]> => {
       const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
       try {
         if (i % 4 === 0) {
-          const res = await fetch(`${serve.url}/`, {
-            method: "POST",
-            headers: JSON_1_0,
-            signal,
-            body: JSON.stringify({
-              jsonrpc: "2.0",
-              id: i,
-              method: "SendMessage",
-              params: { message: { messageId: `o-${i}`, role: "ROLE_USER", parts: [{ text: `echo ${i}` }] } },
-            }),
-          });
+          const res = await send("SendMessage", i, signal);
           const body = (await res.json()) as {
             id: unknown;
             result?: { task?: { id: string; status: { state: string } } };
@@ -81,17 +84,7 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
         }
         if (i % 4 === 3) {
           // A streaming send: its error (before the stream starts) carries the request's own id.
-          const res = await fetch(`${serve.url}/`, {
-            method: "POST",
-            headers: JSON_1_0,
-            signal,
-            body: JSON.stringify({
-              jsonrpc: "2.0",
-              id: i,
-              method: "SendStreamingMessage",
-              params: { message: { messageId: `o-${i}`, role: "ROLE_USER", parts: [{ text: `echo ${i}` }] } },
-            }),
-          });
+          const res = await send("SendStreamingMessage", i, signal);
           const text = await res.text();
           if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
             if (text.includes('"error"') && !text.includes('"retryable":true')) return ["other", `stream ${text.slice(-200)}`];
