@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -71,6 +71,9 @@ test-durability: $(STAMP) $(SPEC_STAMP) ## kill -9 of `serve` mid-burst, six tim
 	A2A_CRASH_SENDS=500 A2A_CRASH_STREAMS=300 A2A_CRASH_RUNS=6 $(BIN)/vitest run test/integration/server-crash.test.ts
 test-replicas: $(STAMP) $(SPEC_STAMP) ## two serve replicas on a throwaway PostgreSQL: the compliance suite through round-robin; 500 sends, one replica killed mid-flight
 	A2A_REPLICAS_FULL=1 $(BIN)/vitest run test/integration/pg-replicas-full.test.ts
+
+test-replicas-pause: $(STAMP) $(SPEC_STAMP) ## two serve replicas (--lease 3000) on a throwaway PostgreSQL, 10 runs of 200 sends, one paused past its lease: clients told only what the database holds
+	A2A_REPLICAS_PAUSE=1 $(BIN)/vitest run test/integration/pg-replicas-pause.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)

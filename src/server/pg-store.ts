@@ -59,6 +59,15 @@ export function redactUrl(url: string): string {
  * Set by the replica's coordinator (cluster.ts): the writes of a task whose turn lease this replica
  * holds commit only while the lease row still names this replica.
  */
+/** A fenced write refused: this replica lost the task's lease (paused or stalled past it). */
+export class LeaseLostError extends Error {
+  readonly retryable = true;
+  constructor(readonly taskId: string) {
+    super(`not recorded: this replica no longer holds the lease of task ${taskId}`);
+    this.name = "LeaseLostError";
+  }
+}
+
 export interface WriteFence {
   replica: string;
   holds(taskId: string): boolean;
@@ -185,15 +194,21 @@ export class PgTaskStore implements TaskStore {
             this.fence?.replica ?? "",
           ],
         );
+        const kept = new Set(written.rows.map((r) => r.id));
         if (written.rowCount !== rows.length) {
-          const kept = new Set(written.rows.map((r) => r.id));
           const refused = rows.filter((r) => !kept.has(r.id)).map((r) => r.id);
           this.fencedOut += refused.length;
           this.onError(
             new Error(`not recorded: another replica holds the lease of task(s) ${refused.join(", ")} (this replica was paused past it)`),
           );
         }
-        for (const p of batch.values()) for (const w of p.waiters) w.resolve();
+        // A refused write rejects: what it reports must reach no client (recordTask answers the
+        // caller with a retryable error instead).
+        for (const p of batch.values())
+          for (const w of p.waiters) {
+            if (kept.has(p.row.id)) w.resolve();
+            else w.reject(new LeaseLostError(p.row.id));
+          }
       } catch (e) {
         for (const p of batch.values()) for (const w of p.waiters) w.reject(e);
       }

@@ -198,7 +198,7 @@ export class TaskRuntime implements A2AHandler {
     const historyLength = req.configuration?.historyLength;
     if (turn.shown) return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.shown, historyLength) } });
     await turn.live.turnDone;
-    if (turn.live.unrecorded) throw unrecordedError();
+    if (turn.live.unrecorded) throw unrecordedError(turn.live.unrecorded);
     return create(v1_0.SendMessageResponseSchema, { payload: { case: "task", value: view(turn.live.task, historyLength) } });
   }
 
@@ -249,7 +249,7 @@ export class TaskRuntime implements A2AHandler {
     if (subscription || shown)
       await working.catch((e: unknown) => {
         void subscription?.return();
-        throw e;
+        throw live.unrecorded instanceof Error ? unrecordedError(e) : e;
       });
     // The turn's first events (WORKING) readable by every replica before the caller hears of the task.
     if (this.coordinator) await this.coordinator.settled();

@@ -17,7 +17,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { randomUUID } from "node:crypto";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError, invalidParams } from "../versioning/errors.js";
+import { A2AError, invalidParams, retryable } from "../versioning/errors.js";
 import { policyOf } from "../versioning/policy.js";
 import { endsStream, isTerminal } from "../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
@@ -56,11 +56,15 @@ export interface LiveEntry {
   /** Events waiting for the COMMIT of a status before them (publishInOrder). */
   held?: Promise<void>;
   /** A write of the task failed during this turn (recordTask): the caller is not told the task. */
-  unrecorded?: boolean;
+  /** The last write failed: true, or the retryable error (LeaseLostError) it failed with. */
+  unrecorded?: boolean | Error;
 }
 
 /** What a caller gets instead of a task whose last change could not be written (recordTask). */
-export function unrecordedError(): A2AError {
+export function unrecordedError(cause?: unknown): A2AError {
+  // A replica past its lease (pg-store.ts LeaseLostError): another replica has the task; retry there.
+  if (cause instanceof Error && (cause as { retryable?: unknown }).retryable === true)
+    return retryable(new A2AError("InternalError", "This replica no longer holds the task's lease; retry the request."));
   return new A2AError("InternalError", "The server could not record the task's state; its last change may be lost.");
 }
 
@@ -75,8 +79,8 @@ export function recordTask(store: TaskStore, entry: LiveEntry, onError: (err: un
   const put = store.put(entry.owner, entry.task);
   put.catch((err: unknown) => {
     onError(err);
-    entry.unrecorded = true;
-    entry.channel.fail(unrecordedError());
+    entry.unrecorded = err instanceof Error && (err as { retryable?: unknown }).retryable === true ? err : true;
+    entry.channel.fail(unrecordedError(err));
   });
   return put;
 }

@@ -173,7 +173,8 @@ export function encodeError(
   override?: StatusOverride,
 ): HttpReply {
   const codec = codecFor(ctx.version, ctx.binding);
-  const headers = { "content-type": jsonContentType(ctx), ...extraHeaders };
+  const retryAfter: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { "retry-after": String(err.retryAfterSeconds) };
+  const headers = { "content-type": jsonContentType(ctx), ...retryAfter, ...extraHeaders };
   const encoded = codec.encodeError(err);
   if (ctx.binding === "JSONRPC") {
     const r: HttpReply = {

@@ -202,6 +202,19 @@ export class A2AError extends Error {
   get code(): number {
     return this.spec.code;
   }
+
+  /**
+   * Seconds after which a retry may succeed: set on an error that is not the request's fault and
+   * passes (a replica past its lease, an unreachable store). HTTP 503 + Retry-After, gRPC
+   * UNAVAILABLE, JSON-RPC `data: {"retryable": true, ...}` (docs/policies.md).
+   */
+  retryAfterSeconds?: number;
+}
+
+/** `e` marked retryable after `seconds` (A2AError.retryAfterSeconds). */
+export function retryable(e: A2AError, seconds = 1): A2AError {
+  e.retryAfterSeconds = seconds;
+  return e;
 }
 
 /** Shorthand for the InvalidParams error of a failed validation, with a BadRequest detail. */
@@ -226,6 +239,8 @@ function errorInfo(e: A2AError): Record<string, unknown>[] {
 /** JSON-RPC `error` member. 1.0: `data` is an array of `@type` objects; 0.3: the same array is a legal `any`. */
 export function toJsonRpcError(e: A2AError): { code: number; message: string; data?: unknown } {
   const data = [...errorInfo(e), ...e.details];
+  if (e.retryAfterSeconds !== undefined)
+    return { code: e.code, message: e.message, data: { retryable: true, retryAfterSeconds: e.retryAfterSeconds, details: data } };
   return { code: e.code, message: e.message, ...(data.length ? { data } : {}) };
 }
 
@@ -234,9 +249,10 @@ export function toRestError(e: A2AError): {
   status: number;
   body: { error: { code: number; status: GrpcStatus; message: string; details: Record<string, unknown>[] } };
 } {
+  const [status, grpc] = e.retryAfterSeconds === undefined ? [e.spec.http, e.spec.grpc] : [503, "UNAVAILABLE" as GrpcStatus];
   return {
-    status: e.spec.http,
-    body: { error: { code: e.spec.http, status: e.spec.grpc, message: e.message, details: [...errorInfo(e), ...e.details] } },
+    status,
+    body: { error: { code: status, status: grpc, message: e.message, details: [...errorInfo(e), ...e.details] } },
   };
 }
 

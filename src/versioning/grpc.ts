@@ -188,7 +188,8 @@ const GRPC_0_3: Partial<Record<A2AErrorName, GrpcStatus>> = {
  * collide, the reason tells the errors apart) with the 0.3 code.
  */
 export function grpcStatusOf(version: ProtocolVersion, err: A2AError): GrpcStatusOf {
-  const name = version === "0.3" ? (GRPC_0_3[err.type] ?? err.spec.grpc) : err.spec.grpc;
+  const name =
+    err.retryAfterSeconds !== undefined ? "UNAVAILABLE" : version === "0.3" ? (GRPC_0_3[err.type] ?? err.spec.grpc) : err.spec.grpc;
   const details: GrpcDetail[] = [];
   if (err.spec.reason)
     details.push({

@@ -2,7 +2,9 @@ import { create, toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { setTimeout as sleep } from "node:timers/promises";
 import { assert, describe, expect, it, vi } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError } from "../../src/versioning/errors.js";
+import { A2AError, toJsonRpcError, toRestError } from "../../src/versioning/errors.js";
+import { grpcStatusOf } from "../../src/versioning/grpc.js";
+import { LeaseLostError } from "../../src/server/pg-store.js";
 import { reply, stream, type Agent } from "../../src/server/agent.js";
 import { ASK_QUESTION, AUTH_PROMPT, createFixtureAgent, FAIL_TEXT } from "../../src/server/fixture-agent.js";
 import { GENERIC_FAILURE, TaskRuntime, TIMEOUT_FAILURE, type CallContext } from "../../src/server/runtime.js";
@@ -383,6 +385,53 @@ describe("a write the store refuses", () => {
   it("a returnImmediately send whose WORKING is not written is refused", async () => {
     const { rt } = runtime(S.WORKING);
     await expect(rt.sendMessage(send("slow", {}, { returnImmediately: true }), call)).rejects.toThrow("disk full");
+  });
+});
+
+describe("a replica past its lease (its write fenced out)", () => {
+  /** A store whose lease check fails after the write (pg-store.ts LeaseLostError) for a task in `state`. */
+  class FencedStore extends MemoryTaskStore {
+    constructor(private readonly state: v1_0.TaskState) {
+      super();
+    }
+    override put(owner: string, t: v1_0.Task): Promise<void> {
+      if (t.status?.state === this.state) return Promise.reject(new LeaseLostError(t.id));
+      return super.put(owner, t);
+    }
+  }
+  const runtime = (state: v1_0.TaskState) =>
+    new TaskRuntime({ agent: createFixtureAgent(), store: new FencedStore(state), logger: silent });
+  const retryableError = { type: "InternalError", retryAfterSeconds: 1 };
+
+  it("a blocking send answers the retryable error, not the COMPLETED it could not record", async () => {
+    const err = await runtime(S.COMPLETED)
+      .sendMessage(send("echo hi"), call)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toMatchObject(retryableError);
+    // Each binding says "retry": JSON-RPC -32603 with data.retryable, HTTP 503, gRPC UNAVAILABLE.
+    const e = err as A2AError;
+    expect(toJsonRpcError(e)).toMatchObject({ code: -32603, data: { retryable: true } });
+    expect(toRestError(e).status).toBe(503);
+    expect(grpcStatusOf("1.0", e).code).toBe(14);
+  });
+
+  it("a stream ends with the retryable error and never shows the unrecorded COMPLETED", async () => {
+    const seen: v1_0.StreamResponse[] = [];
+    const events = await runtime(S.COMPLETED).sendStreamingMessage(send("stream 2"), call);
+    await expect(
+      (async () => {
+        for await (const e of events) seen.push(e);
+      })(),
+    ).rejects.toMatchObject(retryableError);
+    const states = seen.flatMap((e) => (e.payload.case === "statusUpdate" ? [e.payload.value.status?.state] : []));
+    expect(states).not.toContain(S.COMPLETED);
+  });
+
+  it("a returnImmediately send whose WORKING is fenced out gets the retryable error, not a task id", async () => {
+    await expect(runtime(S.WORKING).sendMessage(send("slow", {}, { returnImmediately: true }), call)).rejects.toMatchObject(retryableError);
   });
 });
 
