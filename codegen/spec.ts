@@ -175,7 +175,7 @@ async function tarMembers(tgz: Buffer, wanted: ReadonlySet<string>): Promise<Map
 const offlineAdvice = (sourceDir: string) =>
   `${sourceDir} holds no spec files, so they were downloaded (A2A_SPEC_BASE_URL and A2A_SPEC_NPM_REGISTRY change from where). ` +
   `Offline, set A2A_SPEC_DIR to a directory holding the upstream files at the paths of spec/pins.json ` +
-  `(v1.0/a2a.proto, v0.3/a2a.json, v0.3/a2a.proto, third_party/google/..., text/...): \`make spec A2A_SPEC_DIR=/path/to/spec\`.`;
+  `(v1.0/a2a.proto, v0.3/a2a.json, v0.3/a2a.proto, third_party/google/..., text/..., acts/...): \`make spec A2A_SPEC_DIR=/path/to/spec\`.`;
 
 /**
  * Materialises every pinned file into `targetDir` from the network: files already there with the

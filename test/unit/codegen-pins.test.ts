@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../codegen/main.js";
-import { defaultSpecDir, materialiseSpec, readPins, repin, sha256, SpecPinError, verifySpecDir } from "../../codegen/spec.js";
+import { defaultSpecDir, materialiseSpec, pinSource, readPins, repin, sha256, SpecPinError, verifySpecDir } from "../../codegen/spec.js";
 
 let root: string;
 let n = 0;
@@ -109,6 +109,22 @@ describe("spec pins", () => {
     }
     expect(existsSync(up)).toBe(false);
     expect(existsSync(join(root, "never"))).toBe(false);
+  });
+
+  it("the ACTS corpus is pinned: a missing test file is named, and its download is the raw file at the pinned commit", async () => {
+    const acts = pins.files.filter((p) => p.path.startsWith("acts/"));
+    expect(acts.map((p) => p.path)).toContain("acts/acts-specification.md");
+    expect(acts.filter((p) => p.path.endsWith(".acts.yaml"))).toHaveLength(15);
+    const pin = pinOf("acts/core-operations.acts.yaml");
+    expect(pinSource(pin)).toEqual({
+      kind: "git",
+      url: "https://raw.githubusercontent.com/a2aproject/A2A/dbcabfba4f01cc162c965f0fde5f44fc1f1e70e5/tests/acts/core-operations.acts.yaml",
+    });
+    const dir = specCopy();
+    unlinkSync(join(dir, "acts", "core-operations.acts.yaml"));
+    const r = await runMain(["--materialise-only", "--spec-dir", dir, "--upstream", join(root, "up-acts"), "--out", join(root, "never")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`acts/core-operations.acts.yaml: missing from ${dir} (expected sha256 ${pin.sha256})`);
   });
 
   it("main (make spec / make generate) exits 2 with the message for an altered file", async () => {
