@@ -29,6 +29,10 @@ const A2A_FILES: Record<string, string> = {
   "v1.0.0/docs/specification.md": "text/specification-v1.0.0.md",
   "v1.0.1/docs/specification.md": "text/specification-v1.0.1.md",
 };
+/** The ACTS draft (acts/), pinned at a commit of the same repository: its upstream path is in the pin's URL. */
+const ACTS_FILES: Record<string, string> = Object.fromEntries(
+  pins.files.filter((p) => p.path.startsWith("acts/")).map((p) => [/\/blob\/(.+)$/.exec(p.url)![1]!, p.path]),
+);
 const TARBALL = "/npm/google-proto-files/-/google-proto-files-5.0.3.tgz";
 
 /** The npm tarball's layout: every file under `package/`, the protos at `package/google/...`. */
@@ -61,6 +65,7 @@ const overrides = new Map<string, Buffer>();
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "a2a-spec-download-"));
   const routes = new Map<string, Buffer>(Object.entries(A2A_FILES).map(([url, file]) => [`/a2a/${url}`, readFileSync(join(shared, file))]));
+  for (const [url, file] of Object.entries(ACTS_FILES)) routes.set(`/a2a/${url}`, readFileSync(join(shared, file)));
   routes.set(TARBALL, await protoTarball());
   server = createServer((req, res) => {
     const path = req.url ?? "";
@@ -125,8 +130,9 @@ describe("make spec without ../shared/spec", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`downloaded ${pins.files.length} file(s)`);
     for (const pin of pins.files) expect(sha256(readFileSync(join(up, pin.path))), pin.path).toBe(pin.sha256);
-    // one request per A2A file and one for the whole npm tarball
-    expect(requests.sort()).toEqual([...Object.keys(A2A_FILES).map((u) => `/a2a/${u}`), TARBALL].sort());
+    // one request per A2A file (ACTS included) and one for the whole npm tarball
+    const a2aFiles = [...Object.keys(A2A_FILES), ...Object.keys(ACTS_FILES)];
+    expect(requests.sort()).toEqual([...a2aFiles.map((u) => `/a2a/${u}`), TARBALL].sort());
 
     requests.length = 0;
     const again = await makeSpec(up);
