@@ -28,6 +28,10 @@ export interface GatewayCommandOptions extends HttpLimitFlags {
   timeout?: number;
   /** Longest wait for one backend's card, per attempt (then retried in the background). */
   discoveryTimeout?: number;
+  /** Bytes read of a backend's whole answer, of one stream event, of one stream (createGateway `backendLimits`). */
+  maxBackendAnswerBytes?: number;
+  maxBackendEventBytes?: number;
+  maxBackendStreamBytes?: number;
   publicUrl?: string;
   log?: boolean;
 }
@@ -84,7 +88,12 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   const logger = opts.log
     ? undefined
     : { error: (o: unknown, m?: string) => process.stderr.write(`${m ?? "error"}: ${describe(o)}\n`), warn: () => {} };
-  const gateway = await createGateway(config, { store, coordinator, logger, discoveryTimeoutMs: opts.discoveryTimeout });
+  const backendLimits = {
+    maxAnswerBytes: opts.maxBackendAnswerBytes,
+    maxEventBytes: opts.maxBackendEventBytes,
+    maxStreamBytes: opts.maxBackendStreamBytes,
+  };
+  const gateway = await createGateway(config, { store, coordinator, logger, discoveryTimeoutMs: opts.discoveryTimeout, backendLimits });
   ready(async (owner, task) => {
     const resumed = await gateway.runtime.resume(owner, task);
     if (resumed) out(`following task ${task.id} again: the replica that followed it stopped renewing its lease`);
@@ -161,6 +170,13 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
       "longest wait for one backend's agent card; a backend not read by then is retried in the background (default 5000)",
       parsePositiveInt("milliseconds"),
     )
+    .option(
+      "--max-backend-answer-bytes <n>",
+      "bytes read of a backend's whole answer; past it the task ends FAILED naming the limit (default 16777216)",
+      parsePositiveInt("bytes"),
+    )
+    .option("--max-backend-event-bytes <n>", "bytes read of one event of a backend's stream (default 16777216)", parsePositiveInt("bytes"))
+    .option("--max-backend-stream-bytes <n>", "bytes read of one backend stream in all (default 268435456)", parsePositiveInt("bytes"))
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
     .option("--no-grpc", "no gRPC facade (by default it shares the port: HTTP/2 connections are gRPC)");
