@@ -11,7 +11,10 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { create } from "@bufbuild/protobuf";
+import { PgTaskStore } from "../../src/server/pg-store.js";
 import { SqliteTaskStore, StoreFileError } from "../../src/server/sqlite-store.js";
+import type { TaskStore } from "../../src/server/store.js";
+import { freshDatabase, postgresBinaries, stopSharedPostgres } from "../support/postgres.js";
 import { startServe } from "../../src/cli/serve.js";
 import { startGateway } from "../../src/cli/gateway-command.js";
 
@@ -117,35 +120,57 @@ describe("store errors while serving", () => {
   });
 });
 
-describe("a damaged row harms only its task (issue 28, item 5)", () => {
-  /** A file with tasks ok-1, ok-2 and `bad`, all of owner anonymous, then `bad`'s JSON damaged in place. */
-  async function fileWithDamagedRow(state: v1_0.TaskState): Promise<string> {
-    const file = join(dir, `damaged-${++n}.db`);
-    const store = new SqliteTaskStore(file);
-    for (const [id, s] of [
-      ["ok-1", v1_0.TaskState.COMPLETED],
-      ["ok-2", v1_0.TaskState.WORKING],
-      ["bad", state],
-    ] as const)
-      await store.put("anonymous", create(v1_0.TaskSchema, { id, contextId: "c", status: { state: s } }));
-    store.db.prepare("UPDATE tasks SET body = substr(body, 1, 20) WHERE id = 'bad'").run();
-    await store.close();
-    return file;
-  }
+/** Stores holding tasks ok-1, ok-2 and `bad` of owner anonymous, `bad`'s JSON then damaged in place: the `--store` value and what the log names. */
+const damagedStores: [string, (state: v1_0.TaskState) => Promise<{ store: string; place: string }>][] = [
+  [
+    "SQLite",
+    async (state) => {
+      const file = join(dir, `damaged-${++n}.db`);
+      const store = new SqliteTaskStore(file);
+      await putThree(store, state);
+      store.db.prepare("UPDATE tasks SET body = substr(body, 1, 20) WHERE id = 'bad'").run();
+      await store.close();
+      return { store: `sqlite:${file}`, place: file };
+    },
+  ],
+];
+if (postgresBinaries())
+  damagedStores.push([
+    "PostgreSQL",
+    async (state) => {
+      const url = await freshDatabase();
+      const store = await PgTaskStore.open(url);
+      await putThree(store, state);
+      await store.pool.query("UPDATE a2a_tasks SET body = substr(body, 1, 20) WHERE id = 'bad'");
+      await store.close();
+      return { store: url, place: "a2a_tasks" };
+    },
+  ]);
+afterAll(stopSharedPostgres);
 
+async function putThree(store: TaskStore, state: v1_0.TaskState): Promise<void> {
+  for (const [id, s] of [
+    ["ok-1", v1_0.TaskState.COMPLETED],
+    ["ok-2", v1_0.TaskState.WORKING],
+    ["bad", state],
+  ] as const)
+    await store.put("anonymous", create(v1_0.TaskSchema, { id, contextId: "c", status: { state: s } }));
+}
+
+describe.each(damagedStores)("a damaged row harms only its task (issue 28, item 5): %s", (_name, damaged) => {
   for (const [name, state] of [
     ["running", v1_0.TaskState.WORKING],
     ["terminal", v1_0.TaskState.COMPLETED],
     ["input-required", v1_0.TaskState.INPUT_REQUIRED],
   ] as const)
-    it(`${name}: serve starts, ListTasks answers the others, the damaged task's error names it, the log names file and row`, async () => {
-      const file = await fileWithDamagedRow(state);
+    it(`${name}: serve starts, ListTasks answers the others, the damaged task's error names it, the log names the place and row`, async () => {
+      const { store, place } = await damaged(state);
       const lines: string[] = [];
       const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
         lines.push(String(chunk));
         return true;
       });
-      const server = await startServe({ port: 0, host: "127.0.0.1", agent: "fixture", store: `sqlite:${file}`, versions: ["1.0"] }, quiet);
+      const server = await startServe({ port: 0, host: "127.0.0.1", agent: "fixture", store, versions: ["1.0"] }, quiet);
       try {
         const headers = { "A2A-Version": "1.0", "Content-Type": "application/json" };
         const list = await fetch(`${server.url}/tasks`, { headers });
@@ -169,8 +194,8 @@ describe("a damaged row harms only its task (issue 28, item 5)", () => {
         spy.mockRestore();
         await server.close();
       }
-      const damaged = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.msg.includes("damaged task row"));
-      expect(damaged.length).toBeGreaterThan(0);
-      expect(damaged.every((l) => l.level === 50 && l.msg.includes(file) && l.msg.includes('row id "bad"'))).toBe(true);
+      const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.msg.includes("damaged task row"));
+      expect(logged.length).toBeGreaterThan(0);
+      expect(logged.every((l) => l.level === 50 && l.msg.includes(place) && l.msg.includes('row id "bad"'))).toBe(true);
     });
 });
