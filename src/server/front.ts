@@ -406,19 +406,15 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     };
 
     if (isStreaming(decoded)) {
+      // Taking the slot can fail too (the replicas' count is in the database): answered like the call, with its id.
       let release: (() => void) | undefined;
-      try {
-        release = await takeStream(principal, request.clientAddress);
-      } catch (e) {
-        // The replicas' shared count is in the database: an outage is answered as retryable, with the request's id.
-        return failed(e, "A2A stream slot not taken");
-      }
-      if (!release) return errorWithStatus(decoded, tooManyStreams(), 429, "RESOURCE_EXHAUSTED");
       let events: EventStream;
       try {
+        release = await takeStream(principal, request.clientAddress);
+        if (!release) return errorWithStatus(decoded, tooManyStreams(), 429, "RESOURCE_EXHAUSTED");
         events = await dispatchStream(handler, decoded, ctx);
       } catch (e) {
-        release();
+        release?.();
         return failed(e, "A2A stream failed to start");
       }
       const sse = openStream(decoded, { extensions });
