@@ -114,11 +114,11 @@ describe("runner pacing against an agent that takes time", () => {
     expect(r?.steps[1]?.actual?.json).toMatchObject(COMPLETED);
   });
 
-  it("a task that never ends: SKIP at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
+  it("a task that never ends: inconclusive at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
     const [r] = await run([makeCase("never", [send("never"), poll, { ...poll, name: "after" }, cancel])], { taskTimeoutMs: 300 });
-    expect(r?.status).toBe("skip");
+    expect(r?.status).toBe("inconclusive");
     expect(r?.reason).toMatch(/^the task did not reach .*TASK_STATE_COMPLETED.* within --task-timeout \(300 ms\)$/);
-    expect(r?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll not run", "after not run", "cancel pass"]);
+    expect(r?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll inconclusive", "after not run", "cancel pass"]);
     expect(seen.cancels).toHaveLength(1);
   });
 
