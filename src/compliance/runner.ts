@@ -419,6 +419,8 @@ async function runExchange(
   try {
     request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
   } catch (e) {
+    const missing = /^variable "(.+)" was not captured/.exec((e as Error).message)?.[1];
+    if (missing) return { result: { name, expected: step.expect, diffs: [], status: "inconclusive", reason: notGiven(missing) } };
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
   const notes: string[] = [];
@@ -471,6 +473,13 @@ async function runExchange(
   const diffs = compareResponse(judged, actual, scope, opts.streamTimeoutMs);
   if (untested && !diffs.length)
     return { result: { name, request, expected: step.expect, actual, diffs, status: "inconclusive", notes, reason: untested }, scope };
+  // Only values the agent never gave are missing (a contextId it did not set): nothing was judged.
+  const missing = diffs.length && diffs.every((d) => d.uncaptured) ? diffs[0]?.uncaptured : undefined;
+  if (missing)
+    return {
+      result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason: notGiven(missing) },
+      scope,
+    };
   for (const [k, v] of scope.chosen) chosen[k] = v;
   const variants = Object.keys(chosen).length ? { variants: chosen } : {};
   const noted = notes.length ? { notes } : {};
@@ -480,16 +489,21 @@ async function runExchange(
   };
 }
 
+/** The reason of a step that needs a value the agent's earlier answers did not give. */
+function notGiven(variable: string): string {
+  return `the agent's earlier answers gave no ${variable}, which this step needs`;
+}
+
 /**
  * Why an answer leaves the step untested (undefined: it does not): the agent did not answer
- * within --timeout, or a stream the step expects closed was still open at --stream-timeout with
- * no event that ends it (stream-end.ts). No spec sentence bounds how long an agent may work.
+ * within --timeout, or a stream was still open at --stream-timeout with no event that ends it
+ * (stream-end.ts), so what the step expects of its end (endsAfter, last, counts) has not come yet. No spec sentence bounds how long an agent may work.
  */
 function untestedBy(expect: CaseExpect, res: WireResponse, opts: StepOptions): string | undefined {
   if (!res.timedOut) return undefined;
   if (!res.events) return `the agent did not answer within --timeout (${opts.timeoutMs} ms)`;
   const s = expect.stream;
-  if (!s || s.closes === false || s.stopAfter !== undefined || res.closingAt !== undefined || res.error) return undefined;
+  if (!s || s.stopAfter !== undefined || res.closingAt !== undefined || res.error) return undefined;
   const state = lastState(res.events);
   return `the stream was still open after --stream-timeout (${opts.streamTimeoutMs} ms) with the task ${state ? `still ${state}` : "not ended"}: it must close only once the task ends (1.0.1 §3.1.2)`;
 }
