@@ -1,7 +1,8 @@
 // Runs compliance cases against an agent: selects the cases that apply to what the card
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
-// the differences. Cases run one after another in ID order, so runs are reproducible.
+// the differences. Cases run a few at a time (--concurrency; 1: one after another in ID order);
+// the report lists them in ID order either way, so runs are reproducible.
 import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
@@ -99,6 +100,8 @@ export interface RunOptions extends RunMessage {
   maxMessages?: number;
   /** SHOULD and MAY failures fail the run too (else they are warnings). */
   strict?: boolean;
+  /** Cases run at the same time (default DEFAULT_CONCURRENCY; 1: one after another, in ID order). */
+  concurrency?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
 }
 
@@ -719,13 +722,29 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
   }));
 }
 
+/** Cases run at the same time unless --concurrency says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
+ * independent: each has its own ids, contexts and tasks). Results come back in case order
+ * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
+ * so which case the budget runs out on does not depend on timing.
+ */
 export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
-  const results: CaseResult[] = [];
+  const results: CaseResult[] = new Array<CaseResult>(cases.length);
   const budget: MessageBudget = { left: opts.maxMessages ?? Infinity };
-  for (const [index, c] of cases.entries()) {
-    const result = await runCase(c, d, opts, budget);
-    results.push(result);
-    opts.onProgress?.({ index, total: cases.length, result });
-  }
+  const width = opts.maxMessages === undefined ? Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) : 1;
+  let next = 0;
+  let finished = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const i = next++;
+      const result = await runCase(cases[i]!, d, opts, budget);
+      results[i] = result;
+      opts.onProgress?.({ index: finished++, total: cases.length, result });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
   return results;
 }
