@@ -12,7 +12,7 @@ import { isPlainObject } from "./match.js";
 /** How long a stream may stay open after its closing event before the runner stops reading. */
 export const CLOSE_GRACE_MS = 3_000;
 
-export type Closing = "message" | "terminal" | "interrupted";
+export type Closing = "message" | "terminal" | "interrupted" | "error";
 
 const TERMINAL = new Set(["completed", "failed", "canceled", "cancelled", "rejected"]);
 const INTERRUPTED = new Set(["input-required", "auth-required"]);
@@ -34,10 +34,13 @@ function ofState(state: unknown): Closing | undefined {
 
 /**
  * Whether a decoded stream event (JSON-RPC envelope or not; 1.0 StreamResponse or 0.3 event) ends
- * the stream: a Message, or a Task or status update in a terminal or interrupted state.
+ * the stream: a Message, a Task or status update in a terminal or interrupted state, or a JSON-RPC
+ * error response.
  */
 export function closingEvent(json: unknown): Closing | undefined {
   if (!isPlainObject(json)) return undefined;
+  // A JSON-RPC error answers the request: nothing can follow it.
+  if (json.jsonrpc !== undefined && isPlainObject(json.error)) return "error";
   const body = isPlainObject(json.result) ? json.result : json;
   // 1.0: a StreamResponse has one member (task, message, statusUpdate, artifactUpdate).
   if (isPlainObject(body.message)) return "message";

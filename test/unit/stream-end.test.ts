@@ -14,6 +14,7 @@ describe("closingEvent", () => {
     expect(closingEvent({ task: { status: { state: "TASK_STATE_SUBMITTED" } } })).toBeUndefined();
     expect(closingEvent({ artifactUpdate: { artifact: {} } })).toBeUndefined();
     expect(closingEvent(rpc(undefined))).toBeUndefined();
+    expect(closingEvent({ jsonrpc: "2.0", id: 1, error: { code: -32004, message: "x" } })).toBe("error");
   });
 
   it("0.3: by kind, state and the final flag", () => {
