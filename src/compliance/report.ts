@@ -18,6 +18,8 @@ export interface Summary {
   /** Cases the agent's behaviour left untested (runner.ts CaseStatus); they never fail a run. */
   inconclusive: number;
   knownFailing: number;
+  /** Messages the run sent to the agent (server runs: every SendMessage and streaming send, the probe and 429 re-sends included). */
+  messagesSent?: number;
 }
 
 export interface Report {
@@ -120,6 +122,7 @@ export function buildReport(input: {
   knownFailingFile?: string;
   coverage: CoverageRow[];
   suite: Case[];
+  messagesSent?: number;
   /**
    * Whether a result's case was selected for an interface the agent declares (default: the
    * discovery has an interface of its version and binding, or the case ran on one).
@@ -145,7 +148,10 @@ export function buildReport(input: {
       capabilities: d.capabilities,
     },
     filters: input.filters,
-    summary: summarise(input.results, input.stale),
+    summary: {
+      ...summarise(input.results, input.stale),
+      ...(input.messagesSent !== undefined ? { messagesSent: input.messagesSent } : {}),
+    },
     results: input.results,
     ...(input.knownFailingFile ? { knownFailingFile: input.knownFailingFile } : {}),
     staleKnownFailing: input.stale,
@@ -159,7 +165,8 @@ export function buildReport(input: {
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
   const untested = s.inconclusive ? `, ${s.inconclusive} inconclusive` : "";
-  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${untested}`;
+  const sent = s.messagesSent === undefined ? "" : `; ${s.messagesSent} message${s.messagesSent === 1 ? "" : "s"} sent`;
+  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${untested}${sent}`;
 }
 
 /** The sentences a failure rests on: the failing step's own citations, else the case's. */

@@ -729,11 +729,16 @@ export const DEFAULT_CONCURRENCY = 4;
  * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
  * independent: each has its own ids, contexts and tasks). Results come back in case order
  * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
- * so which case the budget runs out on does not depend on timing.
+ * so which case the budget runs out on does not depend on timing. `budget.sent` counts the
+ * messages sent.
  */
-export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
+export async function runCases(
+  cases: Case[],
+  d: Discovery,
+  opts: RunOptions = {},
+  budget: MessageBudget = { left: opts.maxMessages ?? Infinity },
+): Promise<CaseResult[]> {
   const results: CaseResult[] = new Array<CaseResult>(cases.length);
-  const budget: MessageBudget = { left: opts.maxMessages ?? Infinity };
   const width = opts.maxMessages === undefined ? Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) : 1;
   let next = 0;
   let finished = 0;

@@ -158,8 +158,14 @@ describe("compliance suite against an in-test agent", () => {
       ["v1_0/rest/get-task/unknown-id-returns-task-not-found", "binding not declared: the agent card declares no 1.0 HTTP+JSON interface"],
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe(`${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped`);
-    expect(run.stderr).toMatch(/\[1\/\d+\] PASS v1_0\/card\//);
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe(
+      `${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped; ${run.report.summary.messagesSent} messages sent`,
+    );
+    // One progress line per case, numbered in the order the cases finish.
+    const total = run.report.results.length;
+    const progress = run.stderr.split("\n").filter((l) => l.startsWith("["));
+    expect(progress.map((l) => l.replace(/ .*/, ""))).toEqual(run.report.results.map((_, i) => `[${i + 1}/${total}]`));
+    expect(progress.some((l) => /^\[\d+\/\d+\] PASS v1_0\/card\//.test(l))).toBe(true);
     expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
     // What the run judged: skips one line per reason, and the exercised rules as the JSON report counts them.
@@ -182,7 +188,7 @@ describe("compliance suite against an in-test agent", () => {
     expect(failed[0]?.steps[0]?.diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body/error/code expected -32601, got -32600"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("FAIL v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found");
-    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 0 warnings, 2 skipped$/);
+    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 0 warnings, 2 skipped; \d+ messages sent$/);
   });
 
   it("a SHOULD failure is a warning (exit 0); --strict makes it a failure (exit 1)", async () => {
@@ -194,10 +200,10 @@ describe("compliance suite against an in-test agent", () => {
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toContain("WARN v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info [SHOULD");
     expect(lenient.stdout).toContain('spec 1.0.1 §9.5: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo');
-    expect(lenient.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 1 warnings, 0 skipped");
+    expect(lenient.stdout.trimEnd().split("\n").pop()).toMatch(/^0 passed, 0 failed, 1 warnings, 0 skipped; \d+ messages? sent$/);
     const strict = await runSuite(agent.url, { ...one, strict: true });
     expect(strict.code).toBe(1);
-    expect(strict.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 1 failed, 0 warnings, 0 skipped");
+    expect(strict.stdout.trimEnd().split("\n").pop()).toMatch(/^0 passed, 1 failed, 0 warnings, 0 skipped; \d+ messages? sent$/);
   });
 
   it("fails a stream the server never closes", async () => {
@@ -222,7 +228,7 @@ describe("compliance suite against an in-test agent", () => {
     expect(r?.reason).toBe(
       "the stream was still open after --stream-timeout (400 ms) with the task still working: it must close only once the task ends (1.0.1 §3.1.2)",
     );
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 0 warnings, 0 skipped, 1 inconclusive");
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 0 warnings, 0 skipped, 1 inconclusive; 1 message sent");
   });
 
   it("known-failing: a listed failure keeps the run green; a listed pass or a stale entry fails it", async () => {

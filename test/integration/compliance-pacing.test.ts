@@ -154,14 +154,17 @@ describe("runner pacing against an agent that takes time", () => {
   });
 
   it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count", async () => {
-    const results = await run(
+    const budget = { left: 3 };
+    const results = await runCases(
       [
         makeCase("a", [send("limited")]),
         makeCase("b", [send("echo")]),
         makeCase("c", [send("echo"), poll]),
         makeCase("d", [send("echo"), send("echo")]),
       ],
-      { maxMessages: 3 },
+      d,
+      { taskTimeoutMs: 5000, maxMessages: 3 },
+      budget,
     );
     expect(results.map((r) => `${r.id.split("/").pop()} ${r.status} ${r.reason ?? ""}`.trim())).toEqual([
       "a pass",
@@ -170,6 +173,7 @@ describe("runner pacing against an agent that takes time", () => {
       "d skip needs 2 messages; --max-messages budget left: 0",
     ]);
     expect(seen.sends).toBe(3);
+    expect(budget).toMatchObject({ left: 0, sent: 3 }); // the report's "3 messages sent"
   });
 
   it("CLI: --task-timeout and --max-messages are checked (exit 2 with the flag named)", async () => {

@@ -180,7 +180,7 @@ describe("compliance suite against the reference server", () => {
       const code = await main(["test", url, "--version", "1.0", "--case", "v1_0/json-rpc/get-task/*", "--level", "must"]);
       expect(code).toBe(0);
       const printed = out.mock.calls.map((c) => String(c[0])).join("");
-      expect(printed.trimEnd().split("\n").pop()).toMatch(/^[1-9]\d* passed, 0 failed, 0 warnings, 0 skipped$/);
+      expect(printed.trimEnd().split("\n").pop()).toMatch(/^[1-9]\d* passed, 0 failed, 0 warnings, 0 skipped; \d+ messages sent$/);
     } finally {
       out.mockRestore();
       err.mockRestore();
