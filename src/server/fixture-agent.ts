@@ -94,8 +94,14 @@ function actsBehaviours(longRunningMs: number): [string, Behaviour][] {
   ];
 }
 
-/** Every prefix the fixture answers on the first text part (the card lists them as `acts`). */
+/** Every prefix the fixture answers on the first text part (the card lists them as `acts`), longest first. */
 export const ACTS_PREFIXES = actsBehaviours(0).map(([prefix]) => prefix);
+
+/** The ACTS prefix that `text` (a message's first text part) starts with, if any. */
+export function actsPrefix(text: string): string | undefined {
+  const lead = text.trimStart();
+  return ACTS_PREFIXES.find((prefix) => lead.startsWith(prefix));
+}
 
 /**
  * Marks the card as this fixture's, listing its behaviours, so the compliance suite
@@ -124,10 +130,15 @@ async function* untilCanceled(ms: number, signal: AbortSignal): AsyncGenerator<S
 // A follow-up in a conversation begun by tck-multi-turn: "done" completes it, anything else asks again.
 function multiTurnFollowUp(text: string, ctx: AgentContext): AgentResult | undefined {
   const first = ctx.history.find((m) => m.role === v1_0.Role.USER);
-  if (!firstText(first).trimStart().startsWith("tck-multi-turn")) return undefined;
+  if (actsPrefix(firstText(first)) !== "tck-multi-turn") return undefined;
   const turns = ctx.history.filter((m) => m.role === v1_0.Role.USER).length;
-  if (firstWord(text) === MULTI_TURN_DONE) return reply(`Conversation complete after ${turns} turns.`);
+  if (endsMultiTurn(text)) return reply(`Conversation complete after ${turns} turns.`);
   return inputRequired(MULTI_TURN_PROMPT);
+}
+
+/** Whether a follow-up's text ends a tck-multi-turn conversation (its first word is "done"). */
+export function endsMultiTurn(text: string): boolean {
+  return firstWord(text) === MULTI_TURN_DONE;
 }
 
 function firstWord(text: string): string {
@@ -172,7 +183,7 @@ export interface FixtureOptions {
 
 export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
   const pushNotifications = opts.pushNotifications ?? false;
-  const acts = actsBehaviours(Math.min(opts.longRunningMs ?? ACTS_LONG_RUNNING_MS, FIXTURE_LIMITS.maxSlowMs));
+  const acts = new Map(actsBehaviours(Math.min(opts.longRunningMs ?? ACTS_LONG_RUNNING_MS, FIXTURE_LIMITS.maxSlowMs)));
   return {
     card: {
       name: "a2a-toolkit fixture agent",
@@ -220,8 +231,8 @@ export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
         return (state === v1_0.TaskState.INPUT_REQUIRED && multiTurnFollowUp(text, ctx)) || reply(text);
 
       for (const [prefix, behave] of TCK) if (msg.messageId.startsWith(prefix)) return behave(ctx);
-      const lead = text.trimStart();
-      for (const [prefix, behave] of acts) if (lead.startsWith(prefix)) return behave(ctx);
+      const named = actsPrefix(text);
+      if (named) return acts.get(named)!(ctx);
 
       const trimmed = text.trim();
       const space = trimmed.search(/\s/);

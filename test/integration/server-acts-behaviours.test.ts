@@ -35,7 +35,7 @@ describe.each(matrix)("A2A $version over $binding", ({ version, binding }) => {
     client = await createA2AClient(server.url, { version, bindings: [binding] });
   });
 
-  it.each(ACTS_CHECKED_PREFIXES)("%s", async (prefix) => {
+  it.concurrent.each(ACTS_CHECKED_PREFIXES)("%s", async (prefix) => {
     await ACTS_BEHAVIOUR_CHECKS[prefix]!(client);
   });
 
