@@ -206,6 +206,11 @@ function operator(op: string, arg: unknown, actual: unknown, path: string, vars:
   return undefined;
 }
 
+/** A map asserting an array (`type: array` or a count operator): where the corpus writes `items`. */
+export function isArrayAssertion(map: Record<string, unknown>): boolean {
+  return map.type === "array" || "count" in map || "count_gte" in map || "count_lte" in map;
+}
+
 /**
  * Checks `actual` against an ACTS assertion: a scalar (equality, after variables), a list
  * (element i checked against the i-th assertion; more elements may follow), or a map whose
@@ -237,7 +242,16 @@ export function check(assertion: unknown, actual: unknown, path: string, vars: V
     const f = operator(key, arg, actual, path, vars);
     if (f) return f;
   }
-  const fields = Object.keys(map).filter((k) => !OPERATORS.has(k));
+  // `items` beside array operators: the corpus's JSON Schema spelling (a deviation the loader
+  // reports): a list checks elements by position, a map checks every element.
+  if ("items" in map && Array.isArray(actual) && isArrayAssertion(map)) {
+    const items = map.items;
+    const f = Array.isArray(items)
+      ? check(items, actual, path, vars)
+      : actual.map((a, i) => check(items, a, join(path, i), vars)).find(Boolean);
+    if (f) return f;
+  }
+  const fields = Object.keys(map).filter((k) => !OPERATORS.has(k) && !(k === "items" && isArrayAssertion(map)));
   if (!fields.length) return undefined;
   if (!isPlainObject(actual)) return fail(path, `expected an object with ${fields.join(", ")}, got ${show(actual)}`, "object", actual);
   for (const key of fields) {

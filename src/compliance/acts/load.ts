@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
 import { COMPLIANCE_DIR } from "../cases.js";
+import { isArrayAssertion } from "./assert.js";
 
 /** Corpus operation names that ACTS §4.1 spells differently. */
 export const OPERATION_ALIASES: Readonly<Record<string, string>> = {
@@ -134,6 +135,16 @@ function canonicalise(node: unknown, pointer: string, file: string, out: ActsDev
   }
 }
 
+/** `items` beside array operators (JSON Schema's spelling; §5 has no such operator), reported. */
+function reportItems(node: unknown, pointer: string, file: string, out: ActsDeviation[]): void {
+  if (Array.isArray(node)) return node.forEach((n, i) => reportItems(n, `${pointer}/${i}`, file, out));
+  if (node === null || typeof node !== "object") return;
+  const map = node as Record<string, unknown>;
+  if ("items" in map && isArrayAssertion(map))
+    out.push({ file, path: `${pointer}/items`, used: "assertion operator items", canonical: "§5.5 collection assertion (any/all)" });
+  for (const [k, v] of Object.entries(map)) reportItems(v, `${pointer}/${k}`, file, out);
+}
+
 /** Parses and validates ACTS text; `file` names it in errors and deviations. */
 export function parseActs(text: string, file: string): ActsDocument {
   let data: unknown;
@@ -153,8 +164,10 @@ export function parseActs(text: string, file: string): ActsDocument {
       const tp = `/suites/${si}/tests/${ti}`;
       const steps = Array.isArray(test.steps) ? (test.steps as unknown[]) : [];
       steps.forEach((step, i) => {
-        if (step && typeof step === "object" && !Array.isArray(step))
-          normaliseExpects(step as Record<string, unknown>, `${tp}/steps/${i}`, file, deviations);
+        if (!step || typeof step !== "object" || Array.isArray(step)) return;
+        normaliseExpects(step as Record<string, unknown>, `${tp}/steps/${i}`, file, deviations);
+        for (const k of ["expect", "expect_stream"])
+          reportItems((step as Record<string, unknown>)[k], `${tp}/steps/${i}/${k}`, file, deviations);
       });
       const t = validatorOf("test");
       if (!t(test)) problems.push(...problemsOf(t, tp));
