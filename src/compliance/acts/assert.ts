@@ -206,6 +206,11 @@ function operator(op: string, arg: unknown, actual: unknown, path: string, vars:
   return undefined;
 }
 
+/** `type` is an operator when it names a type; `type: {type: string}` asserts a field named type. */
+function isOperator(key: string, arg: unknown): boolean {
+  return OPERATORS.has(key) && (key !== "type" || typeof arg === "string");
+}
+
 /** A map asserting an array (`type: array` or a count operator): where the corpus writes `items`. */
 export function isArrayAssertion(map: Record<string, unknown>): boolean {
   return map.type === "array" || "count" in map || "count_gte" in map || "count_lte" in map;
@@ -238,7 +243,7 @@ export function check(assertion: unknown, actual: unknown, path: string, vars: V
   }
   const map = assertion as Record<string, unknown>;
   for (const [key, arg] of Object.entries(map)) {
-    if (!OPERATORS.has(key)) continue;
+    if (!isOperator(key, arg)) continue;
     const f = operator(key, arg, actual, path, vars);
     if (f) return f;
   }
@@ -251,7 +256,7 @@ export function check(assertion: unknown, actual: unknown, path: string, vars: V
       : actual.map((a, i) => check(items, a, join(path, i), vars)).find(Boolean);
     if (f) return f;
   }
-  const fields = Object.keys(map).filter((k) => !OPERATORS.has(k) && !(k === "items" && isArrayAssertion(map)));
+  const fields = Object.keys(map).filter((k) => !isOperator(k, map[k]) && !(k === "items" && isArrayAssertion(map)));
   if (!fields.length) return undefined;
   if (!isPlainObject(actual)) return fail(path, `expected an object with ${fields.join(", ")}, got ${show(actual)}`, "object", actual);
   for (const key of fields) {

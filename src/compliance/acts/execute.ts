@@ -388,7 +388,7 @@ function ordering(events: unknown[]): ActsFailure | undefined {
 
 const EVENT_KEYS = new Set(["description", "match", "index"]);
 
-function checkStream(spec: Record<string, unknown>, events: unknown[], vars: Vars): ActsFailure | undefined {
+export function checkStream(spec: Record<string, unknown>, events: unknown[], vars: Vars): ActsFailure | undefined {
   const n = events.length;
   if (typeof spec.min_count === "number" && n < spec.min_count)
     return { path: "events", message: `expected at least ${spec.min_count} event(s), got ${n}`, expected: spec.min_count, actual: n };
@@ -490,7 +490,7 @@ function checkStep(step: Record<string, unknown>, out: Outcome, vars: Vars): Act
 }
 
 /** §5.5 named and inline assertions. */
-function checkNamed(a: Record<string, unknown>, vars: Vars): ActsFailure | undefined {
+export function checkNamed(a: Record<string, unknown>, vars: Vars): ActsFailure | undefined {
   const source = typeof a.source === "string" ? interpolate(a.source, vars) : undefined;
   const base = typeof a.path === "string" ? pathValue(source, a.path) : source;
   const label = typeof a.id === "string" ? `${a.id}: ` : "";
