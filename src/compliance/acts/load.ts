@@ -105,6 +105,18 @@ function normaliseExpects(step: Record<string, unknown>, pointer: string, file: 
       delete e.data;
     }
   }
+  // §4.3 puts a send's task and context on the message; the corpus also writes them beside it.
+  const params = step.params;
+  if ((step.operation === "send_message" || step.operation === "send_streaming_message") && params && typeof params === "object") {
+    const p = params as Record<string, unknown>;
+    const message = p.message;
+    for (const key of ["taskId", "contextId"])
+      if (key in p && message && typeof message === "object" && !Array.isArray(message) && !(key in message)) {
+        out.push({ file, path: `${pointer}/params/${key}`, used: `params.${key}`, canonical: `params.message.${key}` });
+        (message as Record<string, unknown>)[key] = p[key];
+        delete p[key];
+      }
+  }
   const exp = step.expect;
   if (exp && typeof exp === "object" && !Array.isArray(exp)) {
     const x = exp as Record<string, unknown>;
