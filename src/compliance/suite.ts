@@ -9,6 +9,7 @@ import { coverage, loadCatalogue, unknownRequirementIds, type Citing } from "./r
 import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
 import { startWebhookSink } from "./webhook-sink.js";
+import type { ActsSuiteOptions, runActsInSuite } from "./acts/suite.js";
 
 export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">, Pick<BehaviourOptions, "profile" | "behaviours"> {
   /** The agent's base URL (any path prefix), its card URL (any path) or an interface URL (src/transport/card-urls.ts). */
@@ -23,6 +24,8 @@ export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">
   onlyExtraCases?: boolean;
   catalogueFile?: string;
   knownFailingFile?: string;
+  /** `--acts`: run ACTS files (default: the pinned corpus) too, or only them (acts/suite.ts). */
+  acts?: ActsSuiteOptions;
 }
 
 /**
@@ -43,7 +46,9 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const startedAt = new Date();
   if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
   const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
-  const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
+  // --acts with --only-acts: the built-in cases are neither loaded nor run.
+  const builtIn = opts.onlyExtraCases || opts.acts?.only ? [] : loadCases(opts.casesDir ?? CASES_DIR);
+  const all = [...builtIn, ...(opts.acts?.only ? [] : extra)];
   const catalogue = loadCatalogue(opts.catalogueFile);
   const unknown = unknownRequirementIds(catalogue, all);
   if (unknown.length)
@@ -72,9 +77,29 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   } finally {
     await sink?.close();
   }
+  let acts: Awaited<ReturnType<typeof runActsInSuite>> | undefined;
+  if (opts.acts) {
+    const { runActsInSuite } = await import("./acts/suite.js");
+    const total = results.length;
+    let index = total;
+    acts = await runActsInSuite(
+      discovery,
+      {
+        ...opts.acts,
+        strict: opts.strict,
+        headers: opts.headers,
+        timeoutMs: opts.timeoutMs,
+        streamTimeoutMs: opts.streamTimeoutMs,
+        bindings: opts.bindings?.map((b) => (b === "json-rpc" ? "jsonrpc" : b)),
+      },
+      (result) => opts.onProgress?.({ index: index++, total: index, result }),
+    );
+    results = [...results, ...acts.results];
+  }
   let stale: KnownFailingEntry[] = [];
   if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));
-  return buildReport({
+  if (acts) stale = [...stale, ...acts.stale];
+  const report = buildReport({
     target: opts.target,
     startedAt,
     finishedAt: new Date(),
@@ -86,4 +111,5 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     coverage: coverage(catalogue, [...all, ...clientCases(discoveryNotes)]),
     suite: all,
   });
+  return acts ? { ...report, acts: acts.report } : report;
 }
