@@ -1,0 +1,67 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv } from "ajv";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTestCommand } from "../../src/cli/test-command.js";
+import { createFixtureAgent } from "../../src/server/index.js";
+import { serverGroup } from "../support/servers.js";
+
+const addFormats = createRequire(import.meta.url)("ajv-formats").default as typeof import("ajv-formats").default;
+const servers = serverGroup();
+const dir = mkdtempSync(join(tmpdir(), "acts-report-"));
+const fixture = join(import.meta.dirname, "..", "fixtures", "acts", "executor.acts.yaml");
+let code: number;
+let stdout = "";
+
+beforeAll(async () => {
+  const server = await servers.start("fastify", { agent: createFixtureAgent(), grpc: true });
+  code = await runTestCommand(
+    server.url,
+    { acts: fixture, onlyActs: true, report: `acts=${dir},json=${join(dir, "all.json")}` },
+    { stdout: (s) => (stdout += s), stderr: () => {} },
+  );
+}, 60_000);
+afterAll(async () => {
+  await servers.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("test --acts <file> --report acts=<dir>", () => {
+  it("writes one §13 file per binding, each valid against the schema derived from the §13 CDDL", () => {
+    const files = readdirSync(dir)
+      .filter((f) => f !== "all.json")
+      .sort();
+    expect(files).toEqual(["1.0-grpc.json", "1.0-jsonrpc.json", "1.0-rest.json"]);
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    addFormats(ajv);
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "compliance", "acts", "report.schema.json"), "utf8")) as object,
+    );
+    for (const f of files) {
+      const doc = JSON.parse(readFileSync(join(dir, f), "utf8")) as {
+        sdk: unknown;
+        transport: string;
+        summary: { total: number };
+        suites: { tests: { id: string; failure?: unknown }[] }[];
+      };
+      expect(validate(doc) ? [] : validate.errors, f).toEqual([]);
+      expect(doc.sdk).toEqual({ name: "a2a-toolkit fixture agent", version: "1.0.0", language: "unknown" });
+      expect(doc.transport).toBe(f.slice(4, -5));
+      expect(doc.summary.total).toBe(7);
+      const failed = doc.suites[0]!.tests.find((t) => t.id === "EXE-FAIL-001");
+      expect(failed?.failure).toMatchObject({ step_id: "send", assertion_path: "task.status.state" });
+    }
+    const rest = JSON.parse(readFileSync(join(dir, "1.0-rest.json"), "utf8")) as { summary: { by_level: Record<string, unknown> } };
+    expect(rest.summary.by_level.must).toEqual({ total: 4, passed: 4, failed: 0, skipped: 0, errors: 0 });
+  });
+
+  it("shows the ACTS results beside our own in the JSON report and the console; only a MUST failure fails the run", () => {
+    const all = JSON.parse(readFileSync(join(dir, "all.json"), "utf8")) as { results: { id: string; status: string }[] };
+    expect(all.results.map((r) => r.id)).toContain("acts/EXE-CAPTURE-001@grpc");
+    expect(all.results.find((r) => r.id === "acts/EXE-FAIL-001@rest")?.status).toBe("warn");
+    expect(stdout).toMatch(/rest \(http:\/\/127\.0\.0\.1:\d+\): conformant/);
+    expect(code).toBe(0);
+  });
+});
