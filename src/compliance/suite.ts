@@ -1,6 +1,6 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases, type Case } from "./cases.js";
 import { discover } from "./discovery.js";
 import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
@@ -97,7 +97,9 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     results = [...results, ...acts.results];
   }
   let stale: KnownFailingEntry[] = [];
-  if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));
+  // ACTS results are cases a known-failing list may name (acts/<id>@<binding>).
+  const listed = acts ? [...all, ...acts.results.map((r) => ({ id: r.id }) as Case)] : all;
+  if (knownFailing) ({ results, stale } = applyKnownFailing(results, listed, knownFailing));
   if (acts) stale = [...stale, ...acts.stale];
   const report = buildReport({
     target: opts.target,
@@ -108,7 +110,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     results,
     stale,
     knownFailingFile: opts.knownFailingFile,
-    coverage: coverage(catalogue, [...all, ...clientCases(discoveryNotes)]),
+    coverage: coverage(catalogue, [...all, ...(opts.acts?.only ? [] : clientCases(discoveryNotes))]),
     suite: all,
   });
   return acts ? { ...report, acts: acts.report } : report;

@@ -15,7 +15,11 @@ const fixture = join(import.meta.dirname, "..", "fixtures", "acts", "executor.ac
 let code: number;
 let stdout = "";
 
+// A full `test` run in-process (about 3 s cold): `make test-acts` runs it (A2A_ACTS=1), beside the corpus.
+const run = process.env.A2A_ACTS === "1";
+
 beforeAll(async () => {
+  if (!run) return;
   const server = await servers.start("fastify", { agent: createFixtureAgent(), grpc: true });
   code = await runTestCommand(
     server.url,
@@ -28,7 +32,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("test --acts <file> --report acts=<dir>", () => {
+describe.runIf(run)("test --acts <file> --report acts=<dir>", () => {
   it("writes one §13 file per binding, each valid against the schema derived from the §13 CDDL", () => {
     const files = readdirSync(dir)
       .filter((f) => f !== "all.json")
@@ -44,17 +48,43 @@ describe("test --acts <file> --report acts=<dir>", () => {
         sdk: unknown;
         transport: string;
         summary: { total: number };
-        suites: { tests: { id: string; failure?: unknown }[] }[];
       };
       expect(validate(doc) ? [] : validate.errors, f).toEqual([]);
       expect(doc.sdk).toEqual({ name: "a2a-toolkit fixture agent", version: "1.0.0", language: "unknown" });
       expect(doc.transport).toBe(f.slice(4, -5));
       expect(doc.summary.total).toBe(7);
-      const failed = doc.suites[0]!.tests.find((t) => t.id === "EXE-FAIL-001");
-      expect(failed?.failure).toMatchObject({ step_id: "send", assertion_path: "task.status.state" });
     }
     const rest = JSON.parse(readFileSync(join(dir, "1.0-rest.json"), "utf8")) as { summary: { by_level: Record<string, unknown> } };
     expect(rest.summary.by_level.must).toEqual({ total: 4, passed: 4, failed: 0, skipped: 0, errors: 0 });
+  });
+
+  describe.each(["jsonrpc", "rest", "grpc"])("the executor on %s", (binding) => {
+    const doc = () =>
+      JSON.parse(readFileSync(join(dir, `1.0-${binding}.json`), "utf8")) as {
+        suites: { tests: { id: string; result: string; skip_reason?: string; failure?: unknown; steps?: { result: string }[] }[] }[];
+      };
+    const result = (id: string) => doc().suites[0]!.tests.find((t) => t.id === id)!;
+
+    it.each(["EXE-CAPTURE-001", "EXE-POLL-001", "EXE-STREAM-001", "EXE-ERR-001"])("%s passes", (id) => {
+      expect(result(id).failure).toBeUndefined();
+      expect(result(id).result).toBe("pass");
+    });
+
+    it("skips a test whose precondition the card does not meet, naming it; raw steps only where the filter says", () => {
+      expect(result("EXE-PRE-001")).toMatchObject({ result: "skip", skip_reason: expect.stringMatching(/capabilities.pushNotifications/) });
+      expect(result("EXE-RAW-001").result).toBe(binding === "rest" ? "pass" : "skip");
+    });
+
+    it("fails a wrong expectation with step, path, expected and actual; later steps do not run", () => {
+      const r = result("EXE-FAIL-001");
+      expect(r.failure).toMatchObject({
+        step_id: "send",
+        assertion_path: "task.status.state",
+        expected: "TASK_STATE_COMPLETED",
+        actual: "TASK_STATE_INPUT_REQUIRED",
+      });
+      expect(r.steps?.map((s) => s.result)).toEqual(["fail", "skip"]);
+    });
   });
 
   it("shows the ACTS results beside our own in the JSON report and the console; only a MUST failure fails the run", () => {
