@@ -241,7 +241,12 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       for (const path of writeActsReports(actsDir, report.acts)) out.stderr(`a2a-toolkit test: ACTS report ${path}\n`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof CaseLoadError || e instanceof CaseSelectionError) {
+    if (
+      e instanceof UsageError ||
+      e instanceof CaseLoadError ||
+      e instanceof CaseSelectionError ||
+      (e instanceof Error && e.name === "ActsInputError")
+    ) {
       out.stderr(`a2a-toolkit test: ${e.message}\n`);
       return 2;
     }

@@ -87,6 +87,17 @@ describe.runIf(run)("test --acts <file> --report acts=<dir>", () => {
     });
   });
 
+  it("a missing ACTS path is a usage error naming it (exit 2), not a crash", async () => {
+    let err = "";
+    const code = await runTestCommand(
+      "http://127.0.0.1:1",
+      { acts: "/nonexistent/x.acts.yaml", onlyActs: true, timeout: "2000" },
+      { stdout: () => {}, stderr: (s) => (err += s) },
+    );
+    expect(code).toBe(2);
+    expect(err).toMatch(/--acts: \/nonexistent\/x\.acts\.yaml does not exist/);
+  });
+
   it("shows the ACTS results beside our own in the JSON report and the console; only a MUST failure fails the run", () => {
     const all = JSON.parse(readFileSync(join(dir, "all.json"), "utf8")) as { results: { id: string; status: string }[] };
     expect(all.results.map((r) => r.id)).toContain("acts/EXE-CAPTURE-001@grpc");

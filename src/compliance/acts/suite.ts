@@ -9,10 +9,15 @@
 import type { CaseResult } from "../runner.js";
 import type { Discovery } from "../discovery.js";
 import type { KnownFailingEntry } from "../known-failing.js";
-import { adjudicate, loadAdjudications, type StaleAdjudication } from "./adjudicate.js";
+import { adjudicate, loadAdjudications, type Adjudication, type StaleAdjudication } from "./adjudicate.js";
 import type { ActsBinding, ActsTestResult } from "./execute.js";
 import type { ActsDeviation } from "./load.js";
 import { loadActsTests, runActs, type ActsBindingRun } from "./run.js";
+
+/** The ACTS files or the adjudications cannot be used. */
+export class ActsInputError extends Error {
+  override readonly name = "ActsInputError";
+}
 
 export interface ActsSuiteOptions {
   /** Files or directories (default: the pinned corpus). */
@@ -81,10 +86,18 @@ export async function runActsInSuite(
   },
   onResult?: (result: CaseResult) => void,
 ): Promise<{ results: CaseResult[]; stale: KnownFailingEntry[]; report: ActsRunReport }> {
-  const loaded = loadActsTests(opts.paths);
+  let loaded: ReturnType<typeof loadActsTests>;
+  let all: Adjudication[];
+  try {
+    loaded = loadActsTests(opts.paths);
+    all = opts.asPublished ? [] : loadAdjudications(opts.adjudicationsFile);
+  } catch (e) {
+    // A missing path, an invalid ACTS file or adjudication file: a usage problem (exit 2), said plainly.
+    throw new ActsInputError(e instanceof Error ? e.message : String(e));
+  }
   // A record whose test is missing is stale for the pinned corpus; other files simply lack it.
   const ids = new Set(loaded.tests.map((t) => String(t.test.id)));
-  const records = opts.asPublished ? [] : loadAdjudications(opts.adjudicationsFile).filter((r) => !opts.paths || ids.has(r.test));
+  const records = all.filter((r) => !opts.paths || ids.has(r.test));
   const planned = adjudicate(loaded.tests, records);
   const runs = await runActs(planned.tests, discovery, {
     headers: opts.headers,
