@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-acts run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -60,6 +60,10 @@ test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (
 	A2A_PROXY_VARIANTS=full $(BIN)/vitest run test/integration/compliance-proxy-variants.test.ts
 	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
 	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 A2A_SERVER_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts test/integration/compliance-reference-server.test.ts
+
+test-acts: $(STAMP) $(SPEC_STAMP) ## the pinned ACTS corpus (adjudicated) against the embedded reference server on JSON-RPC, HTTP+JSON and gRPC; §13 reports in reports/acts/
+	A2A_ACTS=1 $(BIN)/vitest run test/integration/acts-cli.test.ts
+	node bin/a2a-toolkit.js test --only-acts --known-failing compliance/known-failing/reference-server-acts.json --report acts=reports/acts,json=reports/acts/all.json
 
 test-limits: $(STAMP) $(SPEC_STAMP) ## the resource-limit tests at the issue's full size (200 big streams, 4,000 1 MiB echoes; minutes)
 	A2A_LIMITS_FULL=1 $(BIN)/vitest run test/integration/server-memory-bound.test.ts test/integration/server-list-bound.test.ts

@@ -38,6 +38,43 @@ export interface TestCommandOptions {
   followUp?: string;
   profile?: string;
   behaviours?: string;
+  /** `--acts` (true) or `--acts <file|dir>`. */
+  acts?: string | boolean;
+  actsAsPublished?: boolean;
+  onlyActs?: boolean;
+}
+
+/** A value that is a URL, not a path: `--acts http://…` is the agent's URL, never an ACTS path. */
+function isUrlShaped(v: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^file:/i.test(v);
+}
+
+/**
+ * `--acts` takes an optional path, so `test --acts <url>` would read the URL as the path: a
+ * URL-shaped value is the target instead. --acts-as-published and --only-acts imply --acts.
+ */
+export function resolveActsArgs(url: string | undefined, opts: TestCommandOptions): { url: string | undefined; opts: TestCommandOptions } {
+  let acts = opts.acts;
+  if (typeof acts === "string" && isUrlShaped(acts)) {
+    if (url !== undefined)
+      throw new UsageError(`--acts: "${acts}" is a URL, and the agent's URL is already "${url}"; give an ACTS file or directory`);
+    url = acts;
+    acts = true;
+  }
+  if (acts === undefined && (opts.actsAsPublished || opts.onlyActs)) acts = true;
+  return { url, opts: acts === undefined ? opts : { ...opts, acts } };
+}
+
+/** `--report acts=<dir>` is ACTS's (one §13 file per version and binding); the others go to parseReports. */
+function splitActsReport(spec: string | undefined): { actsDir?: string; rest?: string } {
+  if (!spec) return {};
+  const items = spec.split(",");
+  const acts = items.filter((i) => i.trim().startsWith("acts="));
+  if (acts.length > 1) throw new UsageError("--report: acts=<dir> given twice");
+  const actsDir = acts[0]?.trim().slice("acts=".length).trim();
+  if (acts.length && !actsDir) throw new UsageError("--report: expected acts=<dir>");
+  const rest = items.filter((i) => !i.trim().startsWith("acts=")).join(",");
+  return { ...(actsDir ? { actsDir } : {}), ...(rest ? { rest } : {}) };
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -124,14 +161,23 @@ function parseConcurrency(value: string | undefined): number | undefined {
  * Without a URL, the suite runs against the embedded reference server (embedded-target.ts) with
  * its known-failing list and a webhook receiver on loopback, unless the options say otherwise.
  */
-export async function runTestCommand(url: string | undefined, opts: TestCommandOptions, out: Out = processOut): Promise<number> {
+export async function runTestCommand(urlIn: string | undefined, optsIn: TestCommandOptions, out: Out = processOut): Promise<number> {
+  let url: string | undefined;
+  let opts: TestCommandOptions;
+  try {
+    ({ url, opts } = resolveActsArgs(urlIn, optsIn));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    out.stderr(`a2a-toolkit test: ${e.message}\n`);
+    return 2;
+  }
   if (url !== undefined) return runAgainst(url, opts, out);
   const { startEmbeddedTarget } = await import("./embedded-target.js");
   const target = await startEmbeddedTarget();
   out.stderr(`a2a-toolkit test: no URL given; testing the embedded reference server at ${target.url}\n`);
   try {
-    // Its known-failing list names built-in cases: with --only-cases they are not part of the run.
-    const knownFailing = opts.onlyCases ? {} : { knownFailing: target.knownFailingFile };
+    // Its known-failing list names built-in cases: with --only-cases (or --only-acts) they are not part of the run.
+    const knownFailing = opts.onlyCases || opts.onlyActs ? {} : { knownFailing: target.knownFailingFile };
     return await runAgainst(target.url, { ...knownFailing, webhookListen: "127.0.0.1:0", ...opts }, out);
   } finally {
     await target.close();
@@ -145,8 +191,12 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
   const { consoleReport, jsonReport, junitReport } = await import("../compliance/report.js");
   const { runSuite } = await import("../compliance/suite.js");
   let report: Report;
+  let actsDir: string | undefined;
   try {
-    const reports = parseReports(opts.report);
+    const split = splitActsReport(opts.report);
+    actsDir = split.actsDir;
+    if (actsDir && !opts.acts) throw new UsageError("--report acts=<dir> needs --acts");
+    const reports = parseReports(split.rest);
     const level = opts.level?.toLowerCase();
     if (level !== undefined && !["must", "should", "may"].includes(level))
       throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
@@ -178,6 +228,15 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       concurrency: parseConcurrency(opts.concurrency),
       ...message,
       ...(await parseBehaviourOptions(opts)),
+      ...(opts.acts
+        ? {
+            acts: {
+              ...(typeof opts.acts === "string" ? { paths: [opts.acts] } : {}),
+              asPublished: opts.actsAsPublished === true,
+              only: opts.onlyActs === true,
+            },
+          }
+        : {}),
       onProgress: ({ index, total, result }) => {
         const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
         out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
@@ -187,14 +246,27 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       mkdirSync(dirname(r.path), { recursive: true });
       writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
     }
+    if (actsDir && report.acts) {
+      const { writeActsReports } = await import("../compliance/acts/report.js");
+      for (const path of writeActsReports(actsDir, report.acts)) out.stderr(`a2a-toolkit test: ACTS report ${path}\n`);
+    }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof CaseLoadError || e instanceof CaseSelectionError) {
+    if (
+      e instanceof UsageError ||
+      e instanceof CaseLoadError ||
+      e instanceof CaseSelectionError ||
+      (e instanceof Error && e.name === "ActsInputError")
+    ) {
       out.stderr(`a2a-toolkit test: ${e.message}\n`);
       return 2;
     }
     throw e;
   }
   out.stdout(consoleReport(report, { verbose: opts.verbose }));
+  if (report.acts) {
+    const { actsConsole } = await import("../compliance/acts/suite.js");
+    out.stdout(actsConsole(report.acts));
+  }
   if (!report.discovery.interfaces.length) {
     const tried = report.discovery.notes.find((n) => n.startsWith("no agent card found"));
     out.stderr(`a2a-toolkit test: ${tried ?? `no usable interface found in the card at ${report.discovery.cardUrl}`}\n`);
@@ -228,7 +300,7 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option("--level <level>", "highest level to run: must|should|may (default may: everything)")
     .option("--strict", "SHOULD and MAY failures fail the run too (default: warnings, exit code 0)")
     .option("--known-failing <file>", "JSON list of cases expected to fail; a listed case that passes fails the run")
-    .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>")
+    .option("--report <list>", "report files: json=<path>,junit=<path>,html=<path>,acts=<dir> (ACTS §13: <version>-<binding>.json each)")
     .option(
       "--header <header>",
       'header sent with every request, e.g. "Authorization: Bearer <token>" (repeatable)',
@@ -270,6 +342,13 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
       "--behaviours <list>",
       "fixture behaviours the agent implements, comma-separated (echo,ask,stream,fail,slow,msg,auth,parts,tck); the card is left as it is",
     )
+    .option(
+      "--acts [path]",
+      "run ACTS tests too (ids acts/<test id>@<binding>), on every 1.0 binding the card declares: the pinned corpus, adjudicated " +
+        "(compliance/acts/adjudications.json), or the ACTS file or directory given. A URL after --acts is the agent's URL",
+    )
+    .option("--acts-as-published", "run the ACTS tests as published, without adjudications (implies --acts)")
+    .option("--only-acts", "run only the ACTS tests, not the built-in cases (implies --acts)")
     .option("--verbose", "list passing cases too, and every skipped case with its reason (default: one line per reason)")
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -1,5 +1,6 @@
 // The run report (one object every reporter renders) and the console, JSON and JUnit XML
 // reporters. The HTML reporter lives in html-report.ts.
+import type { ActsRunReport } from "./acts/suite.js";
 import type { Case } from "./cases.js";
 import { PROTOCOL_BINDING, type Discovery } from "./discovery.js";
 import type { KnownFailingEntry } from "./known-failing.js";
@@ -40,6 +41,8 @@ export interface Report {
   suite: string[];
   /** Twins whose outcomes differ: the same scenario passing on one binding or version and failing on another. */
   divergences: Divergence[];
+  /** `test --acts`: the ACTS run behind the `acts/…` results (its §13 files, deviations, adjudications). */
+  acts?: ActsRunReport;
 }
 
 export interface Divergence {

@@ -1,6 +1,6 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases, type Case } from "./cases.js";
 import { discover } from "./discovery.js";
 import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
@@ -10,6 +10,7 @@ import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
 import type { MessageBudget } from "./pacing.js";
 import { startWebhookSink } from "./webhook-sink.js";
+import type { ActsSuiteOptions, runActsInSuite } from "./acts/suite.js";
 
 export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">, Pick<BehaviourOptions, "profile" | "behaviours"> {
   /** The agent's base URL (any path prefix), its card URL (any path) or an interface URL (src/transport/card-urls.ts). */
@@ -24,6 +25,8 @@ export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">
   onlyExtraCases?: boolean;
   catalogueFile?: string;
   knownFailingFile?: string;
+  /** `--acts`: run ACTS files (default: the pinned corpus) too, or only them (acts/suite.ts). */
+  acts?: ActsSuiteOptions;
 }
 
 /**
@@ -44,7 +47,9 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const startedAt = new Date();
   if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
   const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
-  const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
+  // --acts with --only-acts: the built-in cases are neither loaded nor run.
+  const builtIn = opts.onlyExtraCases || opts.acts?.only ? [] : loadCases(opts.casesDir ?? CASES_DIR);
+  const all = [...builtIn, ...(opts.acts?.only ? [] : extra)];
   const catalogue = loadCatalogue(opts.catalogueFile);
   const unknown = unknownRequirementIds(catalogue, all);
   if (unknown.length)
@@ -70,9 +75,31 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   } finally {
     await sink?.close();
   }
+  let acts: Awaited<ReturnType<typeof runActsInSuite>> | undefined;
+  if (opts.acts) {
+    const { runActsInSuite } = await import("./acts/suite.js");
+    const total = results.length;
+    let index = total;
+    acts = await runActsInSuite(
+      discovery,
+      {
+        ...opts.acts,
+        strict: opts.strict,
+        headers: opts.headers,
+        timeoutMs: opts.timeoutMs,
+        streamTimeoutMs: opts.streamTimeoutMs,
+        bindings: opts.bindings?.map((b) => (b === "json-rpc" ? "jsonrpc" : b)),
+      },
+      (result) => opts.onProgress?.({ index: index++, total: index, result }),
+    );
+    results = [...results, ...acts.results];
+  }
   let stale: KnownFailingEntry[] = [];
-  if (knownFailing) ({ results, stale } = applyKnownFailing(results, all, knownFailing));
-  return buildReport({
+  // ACTS results are cases a known-failing list may name (acts/<id>@<binding>).
+  const listed = acts ? [...all, ...acts.results.map((r) => ({ id: r.id }) as Case)] : all;
+  if (knownFailing) ({ results, stale } = applyKnownFailing(results, listed, knownFailing));
+  if (acts) stale = [...stale, ...acts.stale];
+  const report = buildReport({
     target: opts.target,
     startedAt,
     finishedAt: new Date(),
@@ -81,8 +108,9 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     results,
     stale,
     knownFailingFile: opts.knownFailingFile,
-    coverage: coverage(catalogue, [...all, ...clientCases(discoveryNotes)]),
+    coverage: coverage(catalogue, [...all, ...(opts.acts?.only ? [] : clientCases(discoveryNotes))]),
     suite: all,
     messagesSent: budget.sent,
   });
+  return acts ? { ...report, acts: acts.report } : report;
 }

@@ -1,6 +1,8 @@
 // The built-in fixture agent (`a2a-toolkit serve --agent fixture`): deterministic behaviours
 // selected by the first text part of the message, plus the messageId-prefix scenarios of the
-// official conformance kit (a2a-wire reference tck-1.0.md), which take precedence.
+// official conformance kit (a2a-wire reference tck-1.0.md), which take precedence, and the ACTS
+// SUT behaviour contract (ACTS §11.2, plus tck-auth-required, which the corpus uses): the first
+// text part starts with the behaviour's prefix (docs/acts.md lists what each one does).
 //
 //   echo <text>   artifact with <text>; completes (any other text: echo of the whole text)
 //   ask           input-required with a question; the follow-up in the same task completes it with
@@ -24,16 +26,6 @@ import { A2AError } from "../versioning/errors.js";
 
 export const FIXTURE_LIMITS = { maxChunks: 20_000, maxSlowMs: 60_000 };
 
-/**
- * Marks the card as this fixture's, listing its behaviours, so the compliance suite
- * (src/compliance/discovery.ts) knows which fixture-dependent cases it can run.
- */
-export const FIXTURE_EXTENSION = {
-  uri: "urn:a2a-toolkit:fixture-agent:v1",
-  description: "The a2a-toolkit fixture agent: deterministic behaviours chosen by the first word of the message",
-  params: { behaviours: ["echo", "ask", "stream", "fail", "slow", "msg", "auth", "parts", "tck"] },
-};
-
 export const ASK_QUESTION = "What should I echo back?";
 export const AUTH_PROMPT = "Authorization required: send a follow-up message in this task to continue.";
 export const FAIL_TEXT = "The fixture agent failed as requested.";
@@ -43,8 +35,25 @@ function count(arg: string, fallback: number, max: number): number {
   return Number.isFinite(n) && n >= 0 ? Math.min(n, max) : fallback;
 }
 
+type Behaviour = (ctx: AgentContext) => AgentResult;
+
+/**
+ * Scenarios that the kit (keyed on the messageId) and ACTS §11.2 (keyed on the first text part)
+ * name alike, longest prefix first (tck-artifact-file-url before tck-artifact-file).
+ */
+const SHARED: [string, Behaviour][] = [
+  ["tck-artifact-file-url", () => reply({ url: "https://example.com/output.txt", filename: "output.txt", mediaType: "text/plain" })],
+  ["tck-artifact-file", () => reply({ raw: "Generated file content", filename: "output.txt", mediaType: "text/plain" })],
+  ["tck-artifact-text", () => reply("Generated text content")],
+  ["tck-artifact-data", () => reply({ data: { key: "value", count: 42 } })],
+  ["tck-complete-task", () => reply([], { statusMessage: "Hello from TCK" })],
+  ["tck-message-response", () => message("Direct message response")],
+  ["tck-input-required", () => inputRequired("Please provide more input.")],
+  ["tck-reject-task", () => error("rejected", { reject: true })],
+];
+
 /** The kit's scenarios, longest prefix first. */
-const TCK: [string, (ctx: AgentContext) => AgentResult][] = [
+const TCK: [string, Behaviour][] = [
   [
     "tck-stream-artifact-chunked",
     () =>
@@ -59,16 +68,82 @@ const TCK: [string, (ctx: AgentContext) => AgentResult][] = [
   ["tck-stream-001", () => stream(["Stream hello from TCK"])],
   ["tck-stream-002", () => stream([])],
   ["tck-stream-003", () => stream(["Stream task lifecycle"])],
-  ["tck-artifact-file-url", () => reply({ url: "https://example.com/output.txt", filename: "output.txt", mediaType: "text/plain" })],
-  ["tck-artifact-file", () => reply({ raw: "Generated file content", filename: "output.txt", mediaType: "text/plain" })],
-  ["tck-artifact-text", () => reply("Generated text content")],
-  ["tck-artifact-data", () => reply({ data: { key: "value", count: 42 } })],
-  ["tck-complete-task", () => reply([], { statusMessage: "Hello from TCK" })],
-  ["tck-message-response", () => message("Direct message response")],
-  ["tck-input-required", () => inputRequired("Please provide more input.")],
-  ["tck-reject-task", () => error("rejected", { reject: true })],
+  ...SHARED,
   ["test-resubscribe-message-id", (ctx) => stream(sleepThen(4_000, ctx.signal, []))],
 ];
+
+/** The word that ends a tck-multi-turn conversation (the corpus's last turn sends it). */
+export const MULTI_TURN_DONE = "done";
+export const MULTI_TURN_PROMPT = `Send more input, or "${MULTI_TURN_DONE}" to finish.`;
+export const TASK_FAILURE_TEXT = "The task failed as requested by tck-task-failure.";
+export const ACTS_AUTH_PROMPT = "Authentication required: send a follow-up message in this task with credentials.";
+/** How long tck-long-running stays WORKING by default: long enough for a poll to see WORKING. */
+export const ACTS_LONG_RUNNING_MS = 2_000;
+
+/** ACTS §11.2's behaviours (and tck-auth-required), keyed on the first text part; longest prefix first. */
+function actsBehaviours(longRunningMs: number): [string, Behaviour][] {
+  return [
+    ["tck-multi-turn", () => inputRequired(MULTI_TURN_PROMPT)],
+    ["tck-long-running", (ctx) => stream(longRunning(longRunningMs, ctx.signal))],
+    ["tck-cancel", (ctx) => stream(untilCanceled(FIXTURE_LIMITS.maxSlowMs, ctx.signal))],
+    ["tck-stream-basic", () => stream([{ status: "Streaming started." }, "Streamed content"])],
+    ["tck-stream-chunked", () => stream(["chunk 1 ", "chunk 2 ", "chunk 3"])],
+    ["tck-task-failure", () => error(TASK_FAILURE_TEXT)],
+    ["tck-auth-required", () => authRequired(ACTS_AUTH_PROMPT)],
+    ...SHARED,
+  ];
+}
+
+/** Every prefix the fixture answers on the first text part (the card lists them as `acts`), longest first. */
+export const ACTS_PREFIXES = actsBehaviours(0).map(([prefix]) => prefix);
+
+/** The ACTS prefix that `text` (a message's first text part) starts with, if any. */
+export function actsPrefix(text: string): string | undefined {
+  const lead = text.trimStart();
+  return ACTS_PREFIXES.find((prefix) => lead.startsWith(prefix));
+}
+
+/**
+ * Marks the card as this fixture's, listing its behaviours, so the compliance suite
+ * (src/compliance/discovery.ts) knows which fixture-dependent cases it can run; `acts` lists the
+ * ACTS §11 prefixes it answers.
+ */
+export const FIXTURE_EXTENSION = {
+  uri: "urn:a2a-toolkit:fixture-agent:v1",
+  description: "The a2a-toolkit fixture agent: deterministic behaviours chosen by the first word of the message",
+  params: { behaviours: ["echo", "ask", "stream", "fail", "slow", "msg", "auth", "parts", "tck"], acts: ACTS_PREFIXES },
+};
+
+async function* longRunning(ms: number, signal: AbortSignal): AsyncGenerator<StreamItem> {
+  yield { status: "Long-running work started." };
+  await sleep(ms, signal);
+  yield `Long-running work finished after ${ms} ms.`;
+}
+
+// Stays WORKING until the cancel aborts `signal`; a task nobody cancels ends after `ms`, saying so.
+async function* untilCanceled(ms: number, signal: AbortSignal): AsyncGenerator<StreamItem> {
+  yield { status: "Working until canceled." };
+  await sleep(ms, signal);
+  yield `Nobody canceled this task within ${ms} ms.`;
+}
+
+// A follow-up in a conversation begun by tck-multi-turn: "done" completes it, anything else asks again.
+function multiTurnFollowUp(text: string, ctx: AgentContext): AgentResult | undefined {
+  const first = ctx.history.find((m) => m.role === v1_0.Role.USER);
+  if (actsPrefix(firstText(first)) !== "tck-multi-turn") return undefined;
+  const turns = ctx.history.filter((m) => m.role === v1_0.Role.USER).length;
+  if (endsMultiTurn(text)) return reply(`Conversation complete after ${turns} turns.`);
+  return inputRequired(MULTI_TURN_PROMPT);
+}
+
+/** Whether a follow-up's text ends a tck-multi-turn conversation (its first word is "done"). */
+export function endsMultiTurn(text: string): boolean {
+  return firstWord(text) === MULTI_TURN_DONE;
+}
+
+function firstWord(text: string): string {
+  return (text.trim().split(/\s/, 1)[0] ?? "").toLowerCase();
+}
 
 async function* sleepThen(ms: number, signal: AbortSignal, items: StreamItem[]): AsyncGenerator<StreamItem> {
   await sleep(ms, signal);
@@ -102,10 +177,13 @@ function unsupportedPart(msg: v1_0.Message): A2AError | undefined {
 export interface FixtureOptions {
   /** Declare `capabilities.pushNotifications` (default false: the push operations answer PushNotificationNotSupported). */
   pushNotifications?: boolean;
+  /** How long tck-long-running stays WORKING (default ACTS_LONG_RUNNING_MS; at most FIXTURE_LIMITS.maxSlowMs). */
+  longRunningMs?: number;
 }
 
 export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
   const pushNotifications = opts.pushNotifications ?? false;
+  const acts = new Map(actsBehaviours(Math.min(opts.longRunningMs ?? ACTS_LONG_RUNNING_MS, FIXTURE_LIMITS.maxSlowMs)));
   return {
     card: {
       name: "a2a-toolkit fixture agent",
@@ -147,14 +225,18 @@ export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
       if (refused) throw refused;
       const text = firstText(msg);
       const state = ctx.task?.status?.state;
-      // A follow-up to an interrupted task (ask, auth, tck-input-required) completes it.
-      if (state === v1_0.TaskState.INPUT_REQUIRED || state === v1_0.TaskState.AUTH_REQUIRED) return reply(text);
+      // A follow-up to an interrupted task (ask, auth, tck-input-required, tck-auth-required)
+      // completes it; one of a tck-multi-turn conversation continues it.
+      if (state === v1_0.TaskState.INPUT_REQUIRED || state === v1_0.TaskState.AUTH_REQUIRED)
+        return (state === v1_0.TaskState.INPUT_REQUIRED && multiTurnFollowUp(text, ctx)) || reply(text);
 
       for (const [prefix, behave] of TCK) if (msg.messageId.startsWith(prefix)) return behave(ctx);
+      const named = actsPrefix(text);
+      if (named) return acts.get(named)!(ctx);
 
       const trimmed = text.trim();
       const space = trimmed.search(/\s/);
-      const word = (space < 0 ? trimmed : trimmed.slice(0, space)).toLowerCase();
+      const word = firstWord(trimmed);
       const rest = space < 0 ? "" : trimmed.slice(space + 1).trim();
       switch (word) {
         case "echo":

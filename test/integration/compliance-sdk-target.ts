@@ -1,7 +1,9 @@
 // The official @a2a-js/sdk server (1.3.0, express) as a target for the compliance suite: a
 // small agent executor implementing the fixture-agent behaviours the cases rely on (echo, msg,
-// ask, auth, stream, fail, slow, parts), its card declaring the fixture extension, 1.0 JSON-RPC
-// and HTTP+JSON interfaces, and the SDK's 0.3 compatibility layer on both bindings.
+// ask, auth, stream, fail, slow, parts) and the ACTS SUT behaviours (ACTS §11.2 and
+// tck-auth-required, chosen by the first text part; docs/acts.md), its card declaring the
+// fixture extension, 1.0 JSON-RPC and HTTP+JSON interfaces, and the SDK's 0.3 compatibility
+// layer on both bindings.
 import * as grpc from "@grpc/grpc-js";
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from "@a2a-js/sdk/server/grpc";
 import { LegacyA2AService, legacyGrpcService } from "@a2a-js/sdk/compat/v0_3/server/grpc";
@@ -21,6 +23,16 @@ import {
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a-js/sdk/server/express";
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+import {
+  ACTS_AUTH_PROMPT,
+  ACTS_LONG_RUNNING_MS,
+  ACTS_PREFIXES,
+  FIXTURE_LIMITS,
+  MULTI_TURN_PROMPT,
+  TASK_FAILURE_TEXT,
+  actsPrefix,
+  endsMultiTurn,
+} from "../../src/server/fixture-agent.js";
 
 // The SDK's 1.0 task states, by the short names this file uses.
 const STATE = {
@@ -29,6 +41,7 @@ const STATE = {
   COMPLETED: TaskState.TASK_STATE_COMPLETED,
   FAILED: TaskState.TASK_STATE_FAILED,
   CANCELED: TaskState.TASK_STATE_CANCELED,
+  REJECTED: TaskState.TASK_STATE_REJECTED,
   INPUT_REQUIRED: TaskState.TASK_STATE_INPUT_REQUIRED,
   AUTH_REQUIRED: TaskState.TASK_STATE_AUTH_REQUIRED,
 } as const;
@@ -57,14 +70,90 @@ function agentMessage(text: string, taskId: string, contextId: string): Obj {
   };
 }
 
-function firstText(ctx: RequestContext): string {
-  const parts = (ctx.userMessage as unknown as { parts: { content?: { $case: string; value: unknown } }[] }).parts;
+type SdkPart = { content?: { $case: string; value: unknown } };
+
+function textOf(message: unknown): string {
+  const parts = (message as { parts?: SdkPart[] } | undefined)?.parts ?? [];
   const t = parts.find((p) => p.content?.$case === "text");
   return typeof t?.content?.value === "string" ? t.content.value : "";
 }
 
+const firstText = (ctx: RequestContext): string => textOf(ctx.userMessage);
+
+// Whether the task was begun by tck-multi-turn: its first user message names it.
+function isMultiTurn(task: RequestContext["task"]): boolean {
+  const first = (task?.history ?? []).find((m) => (m as { role?: number }).role === 1);
+  return actsPrefix(textOf(first)) === "tck-multi-turn";
+}
+
 class FixtureExecutor implements AgentExecutor {
   private readonly cancels = new Map<string, () => void>();
+
+  constructor(private readonly longRunningMs: number) {}
+
+  // Resolves true when the task is canceled, false after `ms`.
+  private async canceledWithin(taskId: string, ms: number): Promise<boolean> {
+    const canceled = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.cancels.set(taskId, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    this.cancels.delete(taskId);
+    return canceled;
+  }
+
+  /** ACTS §11.2 (and tck-auth-required): the task exists; answer the behaviour `prefix` names. */
+  private async acts(prefix: string, bus: ExecutionEventBus, ctx: RequestContext): Promise<void> {
+    const complete = (parts: Obj[]) => {
+      this.artifact(bus, ctx, parts);
+      this.status(bus, ctx, STATE.COMPLETED);
+    };
+    switch (prefix) {
+      case "tck-complete-task":
+        return this.status(bus, ctx, STATE.COMPLETED, "Hello from TCK");
+      case "tck-artifact-text":
+        return complete([textPart("Generated text content")]);
+      case "tck-artifact-file":
+        return complete([
+          part({ $case: "raw", value: Buffer.from("Generated file content") }, { filename: "output.txt", mediaType: "text/plain" }),
+        ]);
+      case "tck-artifact-file-url":
+        return complete([
+          part({ $case: "url", value: "https://example.com/output.txt" }, { filename: "output.txt", mediaType: "text/plain" }),
+        ]);
+      case "tck-artifact-data":
+        return complete([part({ $case: "data", value: { key: "value", count: 42 } })]);
+      case "tck-task-failure":
+        return this.status(bus, ctx, STATE.FAILED, TASK_FAILURE_TEXT);
+      case "tck-reject-task":
+        return this.status(bus, ctx, STATE.REJECTED, "rejected");
+      case "tck-input-required":
+        return this.status(bus, ctx, STATE.INPUT_REQUIRED, "Please provide more input.");
+      case "tck-multi-turn":
+        return this.status(bus, ctx, STATE.INPUT_REQUIRED, MULTI_TURN_PROMPT);
+      case "tck-auth-required":
+        return this.status(bus, ctx, STATE.AUTH_REQUIRED, ACTS_AUTH_PROMPT);
+      case "tck-stream-basic":
+        this.status(bus, ctx, STATE.WORKING, "Streaming started.");
+        return complete([textPart("Streamed content")]);
+      case "tck-stream-chunked": {
+        const id = crypto.randomUUID();
+        this.status(bus, ctx, STATE.WORKING);
+        ["chunk 1 ", "chunk 2 ", "chunk 3"].forEach((c, i) => this.artifact(bus, ctx, [textPart(c)], id, i > 0, i === 2));
+        return this.status(bus, ctx, STATE.COMPLETED);
+      }
+      case "tck-long-running":
+      case "tck-cancel": {
+        const long = prefix === "tck-long-running";
+        this.status(bus, ctx, STATE.WORKING, long ? "Long-running work started." : "Working until canceled.");
+        const ms = long ? this.longRunningMs : FIXTURE_LIMITS.maxSlowMs;
+        if (await this.canceledWithin(ctx.taskId, ms)) return this.status(bus, ctx, STATE.CANCELED);
+        return complete([textPart(long ? `Long-running work finished after ${ms} ms.` : `Nobody canceled this task within ${ms} ms.`)]);
+      }
+    }
+  }
 
   private status(bus: ExecutionEventBus, ctx: RequestContext, state: number, message?: string): void {
     bus.publish(
@@ -124,6 +213,25 @@ class FixtureExecutor implements AgentExecutor {
     const text = firstText(ctx);
     const [verb, ...rest] = text.split(" ");
     const arg = rest.join(" ");
+    if (ctx.task?.status?.state === STATE.INPUT_REQUIRED && isMultiTurn(ctx.task) && !endsMultiTurn(text)) {
+      // A tck-multi-turn conversation goes on until a turn says "done".
+      this.task(bus, ctx);
+      this.status(bus, ctx, STATE.INPUT_REQUIRED, MULTI_TURN_PROMPT);
+      bus.finished();
+      return;
+    }
+    const acts = ctx.task ? undefined : actsPrefix(text);
+    if (acts === "tck-message-response") {
+      bus.publish(AgentEvent.message(agentMessage("Direct message response", "", ctx.contextId) as never));
+      bus.finished();
+      return;
+    }
+    if (acts) {
+      this.task(bus, ctx);
+      await this.acts(acts, bus, ctx);
+      bus.finished();
+      return;
+    }
     if (
       ctx.task &&
       (verb !== "echo" || ctx.task.status?.state === STATE.INPUT_REQUIRED || ctx.task.status?.state === STATE.AUTH_REQUIRED)
@@ -166,15 +274,7 @@ class FixtureExecutor implements AgentExecutor {
       }
       case "slow": {
         this.status(bus, ctx, STATE.WORKING);
-        const canceled = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), Number(arg) || 1000);
-          this.cancels.set(ctx.taskId, () => {
-            clearTimeout(timer);
-            resolve(true);
-          });
-        });
-        this.cancels.delete(ctx.taskId);
-        if (canceled) this.status(bus, ctx, STATE.CANCELED);
+        if (await this.canceledWithin(ctx.taskId, Number(arg) || 1000)) this.status(bus, ctx, STATE.CANCELED);
         else {
           this.artifact(bus, ctx, [textPart("slow done")]);
           this.status(bus, ctx, STATE.COMPLETED);
@@ -218,7 +318,8 @@ export interface SdkTarget {
 
 /** `push`: declare and serve push notifications (in-memory config store, the SDK's version-aware sender; deliveries time out fast). */
 /** `grpc`: also serve the SDK's gRPC services (1.0 and 0.3) and declare them, and only them, on the card. */
-export async function startSdkTarget(options: { push?: boolean; grpc?: boolean } = {}): Promise<SdkTarget> {
+/** `longRunningMs`: how long tck-long-running stays WORKING (default ACTS_LONG_RUNNING_MS). */
+export async function startSdkTarget(options: { push?: boolean; grpc?: boolean; longRunningMs?: number } = {}): Promise<SdkTarget> {
   const card = {
     name: "compliance fixture agent on @a2a-js/sdk",
     description: "The official SDK's server with the a2a-toolkit fixture behaviours",
@@ -232,7 +333,7 @@ export async function startSdkTarget(options: { push?: boolean; grpc?: boolean }
           uri: FIXTURE_EXTENSION_URI,
           description: "a2a-toolkit compliance fixture behaviours",
           required: false,
-          params: { behaviours: ["echo", "msg", "ask", "auth", "stream", "fail", "slow", "parts"] },
+          params: { behaviours: ["echo", "msg", "ask", "auth", "stream", "fail", "slow", "parts"], acts: ACTS_PREFIXES },
         },
       ],
     },
@@ -260,7 +361,7 @@ export async function startSdkTarget(options: { push?: boolean; grpc?: boolean }
   const handler = new DefaultRequestHandler(
     card as never,
     new InMemoryTaskStore(),
-    new FixtureExecutor(),
+    new FixtureExecutor(options.longRunningMs ?? ACTS_LONG_RUNNING_MS),
     undefined,
     pushStore,
     pushSender,

@@ -8,8 +8,12 @@ suites:
     name: Push configs
     tests:
       - id: t1
+        name: one
+        level: may
         steps:
-          - operation: ${op}
+          - id: s1
+            operation: ${op}
+            params: {}
 `;
 
 describe("ACTS loader", () => {
@@ -34,6 +38,27 @@ describe("ACTS loader", () => {
     const bad = `acts_version: "0.1.0"\nspec_version: "1.0"\nsuites:\n  - id: s\n    tests: []\n`;
     expect(() => parseActs(bad, "bad.acts.yaml")).toThrow(ActsLoadError);
     expect(() => parseActs(bad, "bad.acts.yaml")).toThrow(/bad\.acts\.yaml[\s\S]*\/suites\/0/);
+  });
+
+  it("validates each test and step against its own rule, naming the path", () => {
+    const bad = doc("get_task").replace("params: {}", "params: {}\n            expect: {status: 200, body: {}}\n            surprise: 1");
+    expect(() => parseActs(bad, "s.yaml")).toThrow(/\/suites\/0\/tests\/0\/steps\/0: must NOT have additional properties \(surprise\)/);
+    expect(() => parseActs(doc("get_task").replace("level: may", "level: always"), "l.yaml")).toThrow(/\/suites\/0\/tests\/0\/level/);
+  });
+
+  it("maps the corpus's expect spellings onto §6's and reports each", () => {
+    const d = parseActs(
+      doc("get_task").replace("params: {}", "params: {}\n            expect_error: {code: TaskNotFoundError, data: {type: object}}"),
+      "e.yaml",
+    );
+    expect(d.deviations.map((x) => `${x.path} ${x.used}`)).toEqual([
+      "/suites/0/tests/0/steps/0/expect_error/code expect_error.code",
+      "/suites/0/tests/0/steps/0/expect_error/data expect_error.data",
+    ]);
+    expect(JSON.stringify(d.data)).toContain('"expect_error":{"error_type":"TaskNotFoundError","details":{"type":"object"}}');
+    const bare = parseActs(doc("get_task").replace("params: {}", "params: {}\n            expect: {task: {id: {type: string}}}"), "b.yaml");
+    expect(bare.deviations.map((x) => x.used)).toEqual(["expect.{task}"]);
+    expect(JSON.stringify(bare.data)).toContain('"expect":{"body":{"task":');
   });
 
   it("rejects broken YAML naming the file", () => {

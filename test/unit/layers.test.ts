@@ -97,6 +97,8 @@ const LAYERS: Record<string, Allowed[]> = {
     // The protobuf-es schemas and service descriptors: gRPC cases are sent and read as binary protobuf.
     { to: "generated/v1_0/a2a_pb.ts" },
     { to: "generated/v0_3/a2a_pb.ts" },
+    // ACTS assertions read the decoded 1.0 object as A2A ProtoJSON spells it (always-emitted fields).
+    { to: "generated/v1_0/protojson-overrides.ts" },
     { to: "src/transport/" },
     { to: "src/runtime/" },
   ],
