@@ -68,7 +68,7 @@ describe("ACTS loader", () => {
     const files = readdirSync(dir).filter((f) => f.endsWith(".acts.yaml"));
     expect(files.length).toBe(15);
     const deviations = files.flatMap((f) => loadActsFile(join(dir, f)).deviations);
-    expect(deviations.length).toBe(48);
+    expect(deviations.length).toBe(71);
   });
 
   it("rejects broken YAML naming the file", () => {

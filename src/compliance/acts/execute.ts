@@ -104,6 +104,8 @@ export interface ActsTestSpec {
   test: Record<string, unknown>;
   /** The document's `variables`. */
   variables: Record<string, string>;
+  /** sha256 of the test as published (load.ts canonicalHash). */
+  hash: string;
 }
 
 export type ActsResult = "pass" | "fail" | "skip" | "error";

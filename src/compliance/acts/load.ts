@@ -1,6 +1,7 @@
 // ACTS loader: parses an ACTS YAML document, validates it against our schema
 // (compliance/acts/acts.schema.json, derived from ACTS §12.1 / Appendix A) and
 // maps the corpus's push-config operation names onto §4.1's, reporting each use.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
@@ -28,6 +29,25 @@ export interface ActsDocument {
   file: string;
   data: Record<string, unknown>;
   deviations: ActsDeviation[];
+  /** Per test id, the sha256 of the test as published (before any mapping): adjudications name it. */
+  testHashes: Record<string, string>;
+}
+
+/** sha256 of a value's JSON with sorted keys. */
+export function canonicalHash(value: unknown): string {
+  const canon = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canon)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash("sha256")
+    .update(JSON.stringify(canon(value)))
+    .digest("hex");
 }
 
 export class ActsLoadError extends Error {
@@ -105,6 +125,18 @@ function normaliseExpects(step: Record<string, unknown>, pointer: string, file: 
       delete e.data;
     }
   }
+  // §4.3 puts a send's task and context on the message; the corpus also writes them beside it.
+  const params = step.params;
+  if ((step.operation === "send_message" || step.operation === "send_streaming_message") && params && typeof params === "object") {
+    const p = params as Record<string, unknown>;
+    const message = p.message;
+    for (const key of ["taskId", "contextId"])
+      if (key in p && message && typeof message === "object" && !Array.isArray(message) && !(key in message)) {
+        out.push({ file, path: `${pointer}/params/${key}`, used: `params.${key}`, canonical: `params.message.${key}` });
+        (message as Record<string, unknown>)[key] = p[key];
+        delete p[key];
+      }
+  }
   const exp = step.expect;
   if (exp && typeof exp === "object" && !Array.isArray(exp)) {
     const x = exp as Record<string, unknown>;
@@ -156,6 +188,9 @@ export function parseActs(text: string, file: string): ActsDocument {
   const check = validatorOf("document");
   if (!check(data)) throw new ActsLoadError(file, problemsOf(check, ""));
   const deviations: ActsDeviation[] = [];
+  const testHashes: Record<string, string> = {};
+  for (const suite of (data as { suites?: { tests: { id?: unknown }[] }[] }).suites ?? [])
+    for (const test of suite.tests) testHashes[String(test.id)] = canonicalHash(test);
   canonicalise(data, "", file, deviations);
   const problems: string[] = [];
   const doc = data as { suites?: { tests: Record<string, unknown>[] }[] };
@@ -192,7 +227,7 @@ export function parseActs(text: string, file: string): ActsDocument {
     }),
   );
   if (problems.length) throw new ActsLoadError(file, problems);
-  return { file, data: data as Record<string, unknown>, deviations };
+  return { file, data: data as Record<string, unknown>, deviations, testHashes };
 }
 
 export function loadActsFile(file: string): ActsDocument {

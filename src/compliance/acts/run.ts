@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Discovery } from "../discovery.js";
 import { loadActsFile, type ActsDeviation } from "./load.js";
+import { adjudicationLine, passesBoth, type Adjudication, type PlannedTest } from "./adjudicate.js";
 import { ACTS_BINDINGS, runActsTest, type ActsBinding, type ActsContext, type ActsTestResult, type ActsTestSpec } from "./execute.js";
 
 export const ACTS_CORPUS_DIR = fileURLToPath(new URL("../../../spec/upstream/acts/", import.meta.url));
@@ -56,7 +57,13 @@ export function loadActsTests(paths: string[] = [ACTS_CORPUS_DIR]): ActsTests {
     out.actsVersion ||= data.acts_version;
     for (const suite of data.suites ?? [])
       for (const test of suite.tests)
-        out.tests.push({ file: abs, suite: { id: suite.id, name: suite.name }, test, variables: data.variables ?? {} });
+        out.tests.push({
+          file: abs,
+          suite: { id: suite.id, name: suite.name },
+          test,
+          variables: data.variables ?? {},
+          hash: doc.testHashes[String(test.id)] ?? "",
+        });
     for (const inc of data.include ?? []) load(join(dirname(abs), inc));
   };
   for (const p of paths) for (const f of filesOf(p)) load(f);
@@ -71,10 +78,22 @@ export function loadActsTests(paths: string[] = [ACTS_CORPUS_DIR]): ActsTests {
   return out;
 }
 
+export interface AdjudicatedResult {
+  record: Adjudication;
+  published: ActsTestResult;
+  adjudicated: ActsTestResult;
+  /** Both verdicts and the sentence, for the reports. */
+  line: string;
+  /** The agent passes the test as published too: the record is not needed here. */
+  stale: boolean;
+}
+
 export interface ActsBindingRun {
   binding: ActsBinding;
   url: string;
+  /** The verdicts that count: adjudicated tests corrected (unless run as published). */
   results: ActsTestResult[];
+  adjudicated: AdjudicatedResult[];
   durationMs: number;
 }
 
@@ -107,7 +126,7 @@ export function isClientTest(spec: ActsTestSpec): boolean {
  * Runs every server test on every declared 1.0 binding, one test at a time (§4: tests share no state;
  * sequential keeps the load on the agent predictable).
  */
-export async function runActs(tests: ActsTestSpec[], discovery: Discovery, opts: ActsRunOptions = {}): Promise<ActsBindingRun[]> {
+export async function runActs(tests: PlannedTest[], discovery: Discovery, opts: ActsRunOptions = {}): Promise<ActsBindingRun[]> {
   const card = discovery.card1_0 ?? {};
   const runs: ActsBindingRun[] = [];
   for (const iface of actsInterfaces(discovery)) {
@@ -123,14 +142,26 @@ export async function runActs(tests: ActsTestSpec[], discovery: Discovery, opts:
     };
     const started = Date.now();
     const results: ActsTestResult[] = [];
+    const adjudicated: AdjudicatedResult[] = [];
     for (const spec of tests) {
       if (isClientTest(spec)) continue;
       if (opts.only && !opts.only(String(spec.test.id))) continue;
       const r = await runActsTest(spec, ctx);
+      if (spec.adjudication) {
+        const published = await runActsTest(spec.adjudication.published, ctx);
+        const { record } = spec.adjudication;
+        adjudicated.push({
+          record,
+          published,
+          adjudicated: r,
+          line: adjudicationLine(record, published, r),
+          stale: passesBoth(published, r),
+        });
+      }
       results.push(r);
       opts.onResult?.(iface.binding, r);
     }
-    runs.push({ binding: iface.binding, url: iface.url, results, durationMs: Date.now() - started });
+    runs.push({ binding: iface.binding, url: iface.url, results, adjudicated, durationMs: Date.now() - started });
   }
   return runs;
 }
