@@ -72,7 +72,8 @@ export class SpecText {
       if (/^\s*(```|~~~)/.test(l)) fenced = !fenced;
       const [, hashes, text] = (fenced ? null : /^(#{1,6})\s+(.*)$/.exec(l)) ?? [];
       if (hashes === undefined || text === undefined) return;
-      const n = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(text);
+      // Numbered sections, and the appendix's (A.2.1).
+      const n = /^(\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)\.?\s+(.*)$/.exec(text);
       heads.push({ line: i, depth: hashes.length, number: n?.[1], title: (n?.[2] ?? text).trim() });
     });
     heads.forEach((h, k) => {

@@ -23,6 +23,7 @@ import {
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a-js/sdk/server/express";
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
+import { CancelWaits } from "../support/sdk-echo-target.js";
 import {
   ACTS_AUTH_PROMPT,
   ACTS_LONG_RUNNING_MS,
@@ -87,22 +88,9 @@ function isMultiTurn(task: RequestContext["task"]): boolean {
 }
 
 class FixtureExecutor implements AgentExecutor {
-  private readonly cancels = new Map<string, () => void>();
+  private readonly waits = new CancelWaits();
 
   constructor(private readonly longRunningMs: number) {}
-
-  // Resolves true when the task is canceled, false after `ms`.
-  private async canceledWithin(taskId: string, ms: number): Promise<boolean> {
-    const canceled = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.cancels.set(taskId, () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-    this.cancels.delete(taskId);
-    return canceled;
-  }
 
   /** ACTS §11.2 (and tck-auth-required): the task exists; answer the behaviour `prefix` names. */
   private async acts(prefix: string, bus: ExecutionEventBus, ctx: RequestContext): Promise<void> {
@@ -149,7 +137,7 @@ class FixtureExecutor implements AgentExecutor {
         const long = prefix === "tck-long-running";
         this.status(bus, ctx, STATE.WORKING, long ? "Long-running work started." : "Working until canceled.");
         const ms = long ? this.longRunningMs : FIXTURE_LIMITS.maxSlowMs;
-        if (await this.canceledWithin(ctx.taskId, ms)) return this.status(bus, ctx, STATE.CANCELED);
+        if (await this.waits.canceledWithin(ctx.taskId, ms)) return this.status(bus, ctx, STATE.CANCELED);
         return complete([textPart(long ? `Long-running work finished after ${ms} ms.` : `Nobody canceled this task within ${ms} ms.`)]);
       }
     }
@@ -274,7 +262,7 @@ class FixtureExecutor implements AgentExecutor {
       }
       case "slow": {
         this.status(bus, ctx, STATE.WORKING);
-        if (await this.canceledWithin(ctx.taskId, Number(arg) || 1000)) this.status(bus, ctx, STATE.CANCELED);
+        if (await this.waits.canceledWithin(ctx.taskId, Number(arg) || 1000)) this.status(bus, ctx, STATE.CANCELED);
         else {
           this.artifact(bus, ctx, [textPart("slow done")]);
           this.status(bus, ctx, STATE.COMPLETED);
@@ -297,9 +285,7 @@ class FixtureExecutor implements AgentExecutor {
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    const cancel = this.cancels.get(taskId);
-    if (cancel) cancel();
-    else
+    if (!this.waits.cancel(taskId))
       bus.publish(
         AgentEvent.statusUpdate({
           taskId,

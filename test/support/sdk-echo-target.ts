@@ -228,16 +228,50 @@ export async function startSdk03EchoTarget(options: EchoOptions = {}): Promise<E
     defaultOutputModes: ["text"],
     additionalInterfaces: [],
   };
-  const requestHandler = new DefaultRequestHandler03(card, new InMemoryTaskStore03(), new Echo03Executor(options.reply ?? "task"));
+  return serveSdk03(card, new Echo03Executor(options.reply ?? "task"));
+}
+
+/**
+ * A 0.3.14 server as its README's quick start wires it, around `executor`: the card (its url and
+ * additionalInterfaces filled in here) at the well-known path, JSON-RPC at the card's url,
+ * HTTP+JSON as an additional interface; in-memory tasks.
+ */
+export async function serveSdk03(card: AgentCard03, executor: AgentExecutor03): Promise<EchoTarget> {
+  const requestHandler = new DefaultRequestHandler03(card, new InMemoryTaskStore03(), executor);
   const app = express();
   app.use(`/${AGENT_CARD_PATH_03}`, agentCardHandler03({ agentCardProvider: requestHandler }));
   app.use("/a2a/jsonrpc", jsonRpcHandler03({ requestHandler, userBuilder: UserBuilder03.noAuthentication }));
   app.use("/a2a/rest", restHandler03({ requestHandler, userBuilder: UserBuilder03.noAuthentication }));
   const { server, base } = await listen(app);
   card.url = `${base}/a2a/jsonrpc`;
-  card.additionalInterfaces!.push(
+  card.additionalInterfaces = [
     { url: `${base}/a2a/jsonrpc`, transport: "JSONRPC" },
     { url: `${base}/a2a/rest`, transport: "HTTP+JSON" },
-  );
+  ];
   return { url: base, close: closer(server) };
+}
+
+/** Tasks an executor holds open until a cancel or a timeout (the SDK executors' `slow`, tck-long-running, tck-cancel). */
+export class CancelWaits {
+  private readonly waiting = new Map<string, () => void>();
+
+  /** Resolves true when `cancel(taskId)` comes first, false after `ms`. */
+  async canceledWithin(taskId: string, ms: number): Promise<boolean> {
+    const canceled = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.waiting.set(taskId, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    this.waiting.delete(taskId);
+    return canceled;
+  }
+
+  /** Ends the wait of `taskId`; false when nothing waits for it. */
+  cancel(taskId: string): boolean {
+    const end = this.waiting.get(taskId);
+    end?.();
+    return end !== undefined;
+  }
 }

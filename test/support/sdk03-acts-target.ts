@@ -4,27 +4,10 @@
 // through the translation layer. Wired like its README's quick start (sdk-echo-target.ts (b)):
 // a 0.3.0 card, JSON-RPC at the card's url, HTTP+JSON as an additional interface. Text without a
 // prefix is echoed, as the echo target does.
-import express from "express";
-import { AGENT_CARD_PATH, type AgentCard, type Message, type Part, type TaskState } from "a2a-js-sdk-0.3";
-import {
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from "a2a-js-sdk-0.3/server";
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "a2a-js-sdk-0.3/server/express";
-import {
-  ACTS_AUTH_PROMPT,
-  ACTS_LONG_RUNNING_MS,
-  ACTS_PREFIXES,
-  FIXTURE_LIMITS,
-  MULTI_TURN_PROMPT,
-  TASK_FAILURE_TEXT,
-  actsPrefix,
-  endsMultiTurn,
-} from "../../src/server/fixture-agent.js";
-import { closer, listen, type EchoTarget } from "./sdk-echo-target.js";
+import type { AgentCard, Message, Part, TaskState } from "a2a-js-sdk-0.3";
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "a2a-js-sdk-0.3/server";
+import * as fixture from "../../src/server/fixture-agent.js";
+import { CancelWaits, serveSdk03, type EchoTarget } from "./sdk-echo-target.js";
 
 const now = () => new Date().toISOString();
 
@@ -34,12 +17,12 @@ const textOf = (m: Message | undefined): string => {
 };
 
 class Acts03Executor implements AgentExecutor {
-  private readonly cancels = new Map<string, () => void>();
+  private readonly waits = new CancelWaits();
 
   constructor(private readonly longRunningMs: number) {}
 
   cancelTask = async (taskId: string): Promise<void> => {
-    this.cancels.get(taskId)?.();
+    this.waits.cancel(taskId);
   };
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -68,7 +51,7 @@ class Acts03Executor implements AgentExecutor {
       status("completed");
     };
 
-    const prefix = task ? undefined : actsPrefix(text);
+    const prefix = task ? undefined : fixture.actsPrefix(text);
     if (prefix === "tck-message-response") {
       bus.publish({
         kind: "message",
@@ -90,8 +73,9 @@ class Acts03Executor implements AgentExecutor {
       });
     if (task) {
       // A follow-up: a tck-multi-turn conversation goes on until "done"; anything else completes with its text.
-      const multiTurn = actsPrefix(textOf(task.history?.find((m) => m.role === "user"))) === "tck-multi-turn";
-      if (task.status.state === "input-required" && multiTurn && !endsMultiTurn(text)) status("input-required", MULTI_TURN_PROMPT);
+      const multiTurn = fixture.actsPrefix(textOf(task.history?.find((m) => m.role === "user"))) === "tck-multi-turn";
+      if (task.status.state === "input-required" && multiTurn && !fixture.endsMultiTurn(text))
+        status("input-required", fixture.MULTI_TURN_PROMPT);
       else complete([{ kind: "text", text }]);
     } else await this.behave(prefix, text, taskId, { status, artifact, complete });
     bus.finished();
@@ -125,15 +109,15 @@ class Acts03Executor implements AgentExecutor {
       case "tck-artifact-data":
         return complete([{ kind: "data", data: { key: "value", count: 42 } }]);
       case "tck-task-failure":
-        return status("failed", TASK_FAILURE_TEXT);
+        return status("failed", fixture.TASK_FAILURE_TEXT);
       case "tck-reject-task":
         return status("rejected", "rejected");
       case "tck-input-required":
         return status("input-required", "Please provide more input.");
       case "tck-multi-turn":
-        return status("input-required", MULTI_TURN_PROMPT);
+        return status("input-required", fixture.MULTI_TURN_PROMPT);
       case "tck-auth-required":
-        return status("auth-required", ACTS_AUTH_PROMPT);
+        return status("auth-required", fixture.ACTS_AUTH_PROMPT);
       case "tck-stream-basic":
         status("working", "Streaming started.");
         return complete([{ kind: "text", text: "Streamed content" }]);
@@ -147,8 +131,8 @@ class Acts03Executor implements AgentExecutor {
       case "tck-cancel": {
         const long = prefix === "tck-long-running";
         status("working", long ? "Long-running work started." : "Working until canceled.");
-        const ms = long ? this.longRunningMs : FIXTURE_LIMITS.maxSlowMs;
-        if (await this.canceledWithin(taskId, ms)) return status("canceled");
+        const ms = long ? this.longRunningMs : fixture.FIXTURE_LIMITS.maxSlowMs;
+        if (await this.waits.canceledWithin(taskId, ms)) return status("canceled");
         return complete([
           { kind: "text", text: long ? `Long-running work finished after ${ms} ms.` : `Nobody canceled this task within ${ms} ms.` },
         ]);
@@ -157,19 +141,6 @@ class Acts03Executor implements AgentExecutor {
         status("working");
         return complete([{ kind: "text", text }]);
     }
-  }
-
-  // Resolves true when the task is canceled, false after `ms`.
-  private async canceledWithin(taskId: string, ms: number): Promise<boolean> {
-    const canceled = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.cancels.set(taskId, () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-    this.cancels.delete(taskId);
-    return canceled;
   }
 }
 
@@ -181,23 +152,11 @@ export async function startSdk03ActsTarget(options: { longRunningMs?: number } =
     protocolVersion: "0.3.0",
     version: "0.1.0",
     url: "",
-    skills: [{ id: "acts", name: "ACTS behaviours", description: ACTS_PREFIXES.join(", "), tags: ["acts", "test"] }],
+    skills: [{ id: "acts", name: "ACTS behaviours", description: fixture.ACTS_PREFIXES.join(", "), tags: ["acts", "test"] }],
     capabilities: { streaming: true, pushNotifications: false },
     defaultInputModes: ["text"],
     defaultOutputModes: ["text"],
     additionalInterfaces: [],
   };
-  const executor = new Acts03Executor(options.longRunningMs ?? ACTS_LONG_RUNNING_MS);
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  const app = express();
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  app.use("/a2a/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  const { server, base } = await listen(app);
-  card.url = `${base}/a2a/jsonrpc`;
-  card.additionalInterfaces!.push(
-    { url: `${base}/a2a/jsonrpc`, transport: "JSONRPC" },
-    { url: `${base}/a2a/rest`, transport: "HTTP+JSON" },
-  );
-  return { url: base, close: closer(server) };
+  return serveSdk03(card, new Acts03Executor(options.longRunningMs ?? fixture.ACTS_LONG_RUNNING_MS));
 }
