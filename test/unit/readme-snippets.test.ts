@@ -66,6 +66,21 @@ describe("documentation code blocks", () => {
     expect(await commandProblem("make nosuch")).toMatch(/no make target/);
   });
 
+  it("the README opens for users: make run and make test first (as .ci/run runs them), then Install, test and serve before line 60", () => {
+    const readme = documents().get("README.md")!;
+    const first = codeBlocks("README.md", readme)[0]!;
+    expect(shellCommands(first.code)).toEqual(["make run", "make test"]);
+    const ci = readFileSync(".ci/run", "utf8").split("\n");
+    const firstCommands = ci.filter((l) => l.startsWith("make ")).slice(0, 2);
+    expect(firstCommands).toEqual(first.code.trimEnd().split("\n"));
+    const lines = readme.split("\n");
+    for (const heading of ["## Install", "## Test my agent", "## Serve my agent"]) {
+      const at = lines.indexOf(heading) + 1;
+      expect(at, heading).toBeGreaterThan(first.line);
+      expect(at, heading).toBeLessThan(60);
+    }
+  });
+
   it("yaml and json blocks parse", () => {
     for (const b of blocks.filter((x) => x.lang === "yaml")) expect(() => parseYaml(b.code), `${b.doc}:${b.line}`).not.toThrow();
     for (const b of blocks.filter((x) => x.lang === "json"))
