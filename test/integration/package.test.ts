@@ -8,7 +8,8 @@
 //   - run `npx a2a-toolkit test <its url>`: exit 0, 0 failures, 0 warnings.
 // The tarball's size, file count and each install's time are printed. Skipped unless A2A_PACKAGE=1.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,15 +62,16 @@ describe.skipIf(!process.env.A2A_PACKAGE)("the packed package", () => {
     expect(shipped).toContain("dist/src/cli/main.js");
   }, 5 * MINUTE);
 
-  afterAll(() => {
+  afterAll(async () => {
     for (const c of children)
       try {
         process.kill(-c.pid!, "SIGTERM");
       } catch {
         // already gone
       }
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+    // Two installed projects are tens of thousands of files: removed without blocking, given time.
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }, 5 * MINUTE);
 
   describe.each(["commonjs", "module"])("in an empty %s project", (type) => {
     let dir: string;
