@@ -7,7 +7,16 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   // The README's snippets (test/readme-snippets/extract.ts writes them) keep the README's style; tsc
   // still compiles them.
-  { ignores: ["generated/**", "node_modules/**", "spec/upstream/**", "test/readme-snippets/snippet-*.ts"] },
+  {
+    ignores: [
+      "dist/**",
+      "generated/**",
+      "node_modules/**",
+      "spec/upstream/**",
+      "test/readme-snippets/readme-*.ts",
+      "test/readme-snippets/docs-*.ts",
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

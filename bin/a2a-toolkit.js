@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader, so a checkout works without a build step.
-import { register } from "tsx/esm/api";
+// In a checkout (src/ present) the TypeScript sources run through tsx's loader, so no build step is
+// needed; an installed package has no src/ and runs the compiled dist/ on plain Node.
+import { existsSync } from "node:fs";
 
-register();
-const { main } = await import("../src/cli/main.ts");
+const sources = new URL("../src/cli/main.ts", import.meta.url);
+let main;
+if (existsSync(sources)) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  ({ main } = await import(sources.href));
+} else {
+  ({ main } = await import("../dist/src/cli/main.js"));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../runtime/package-root.js";
 
 export interface EmbeddedTarget {
   url: string;
@@ -14,7 +14,7 @@ export interface EmbeddedTarget {
   close(): Promise<void>;
 }
 
-export const REFERENCE_KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
+export const REFERENCE_KNOWN_FAILING = packagePath("compliance", "known-failing", "reference-server.json");
 
 export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
   const { buildServer, createFixtureAgent } = await import("../server/index.js");

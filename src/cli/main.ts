@@ -1,11 +1,13 @@
 // The a2a-toolkit command line. Each sub-command lives in its own module and is loaded lazily,
 // so `a2a-toolkit --help` stays fast.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { Command, CommanderError } from "commander";
+import { packagePath } from "../runtime/package-root.js";
 
 // The package version, read next to the package so it works from the checkout and when installed.
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   return pkg.version;
 }
 
@@ -31,7 +33,17 @@ export async function main(argv: string[]): Promise<number> {
     .option("--pins <file>", "pins file (default spec/pins.json)")
     .option("--upstream <dir>", "where verified spec files are materialised (default spec/upstream/)")
     .action(async (opts: { specDir?: string; updatePins?: boolean; check?: boolean; out?: string; pins?: string; upstream?: string }) => {
-      const { main: generate } = await import("../../codegen/main.js");
+      // The generator (codegen/) is a contributor's tool and is not in the package: a computed
+      // specifier keeps the build from compiling it into dist/.
+      const generator = packagePath("codegen", "main.ts");
+      if (!existsSync(generator)) {
+        process.stderr.write(
+          "a2a-toolkit generate: works in a checkout of a2a-toolkit (it rewrites generated/), not in an installed package\n",
+        );
+        code = 2;
+        return;
+      }
+      const { main: generate } = (await import(pathToFileURL(generator).href)) as { main(args: string[]): Promise<number> };
       const args: string[] = [];
       if (opts.specDir) args.push("--spec-dir", opts.specDir);
       // A new spec directory means a new revision: re-pin it, as `make update-spec` does.

@@ -1,6 +1,5 @@
 // `a2a-toolkit serve`: runs the reference server until SIGINT or SIGTERM.
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import {
   addHttpLimitFlags,
   httpLimits,
@@ -106,29 +105,10 @@ async function cardSigning(opts: ServeOptions): Promise<import("../server/plugin
   return { key: key as import("../security/card-signing.js").SigningKey, kid: opts.signCardKid, alg };
 }
 
-function isAgent(x: unknown): x is Agent {
-  return typeof x === "object" && x !== null && typeof (x as Agent).handleMessage === "function" && typeof (x as Agent).card === "object";
-}
-
 /** `fixture`, or a module whose default export (or `agent` export) is an Agent or a function returning one. */
 export async function loadAgent(spec: string, fixture: { pushNotifications?: boolean } = {}): Promise<Agent> {
   if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent(fixture);
-  // tsx's tsImport loads .ts/.mts/.cts/.js/.mjs alike, whatever "type" the agent's project declares.
-  const { tsImport } = await import("tsx/esm/api");
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await tsImport(pathToFileURL(resolve(spec)).href, import.meta.url)) as Record<string, unknown>;
-  } catch (e) {
-    const why = ((e as Error).message ?? String(e)).split("\n")[0];
-    throw new Error(`cannot load agent module ${spec}: ${why} (check the path, and that the module and its imports load with node)`);
-  }
-  for (const candidate of [mod.default, mod.agent, mod.createAgent]) {
-    const value = typeof candidate === "function" ? await (candidate as () => unknown)() : candidate;
-    if (isAgent(value)) return value;
-  }
-  throw new Error(
-    `${spec} does not export an agent: export default (or export const agent) an object with "card" and "handleMessage", or a function returning one`,
-  );
+  return (await import("./agent-module.js")).loadAgentModule(spec);
 }
 
 /** Starts the server; resolves with a function that stops it. */

@@ -4,12 +4,12 @@
 // binding). Problems are reported per file with a JSON Pointer, all at once.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { Citation } from "./citations.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
+import { packagePath } from "../runtime/package-root.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 export type Version = "1.0" | "0.3";
@@ -139,7 +139,7 @@ export interface Case {
   steps: CaseStep[];
 }
 
-export const COMPLIANCE_DIR = fileURLToPath(new URL("../../compliance/", import.meta.url));
+export const COMPLIANCE_DIR = packagePath("compliance");
 export const CASES_DIR = join(COMPLIANCE_DIR, "cases");
 
 export class CaseLoadError extends Error {

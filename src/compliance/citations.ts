@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Level } from "./cases.js";
+import { packageRoot } from "../runtime/package-root.js";
 
 export type SpecVersion = "0.3.0" | "1.0.0" | "1.0.1";
 export const SPEC_VERSIONS: readonly SpecVersion[] = ["0.3.0", "1.0.0", "1.0.1"];
@@ -27,7 +28,7 @@ export interface Cited {
   spec?: Citation[];
 }
 
-const PROJECT_ROOT = resolve(new URL("../../", import.meta.url).pathname);
+const PROJECT_ROOT = packageRoot();
 
 /**
  * The directory holding specification-v<version>.md: `$A2A_SPEC_DIR/text/` when the variable is

@@ -9,6 +9,7 @@
 // members are left alone (receivers ignore them, 1.0 §5.7), except snake_case ones in 1.0.
 import { readFileSync } from "node:fs";
 import type { ValidationIssue } from "../runtime/validation.js";
+import { packagePath } from "../runtime/package-root.js";
 import { isPlainObject } from "./match.js";
 
 type Schema = {
@@ -30,8 +31,7 @@ interface Flavour {
   v1: boolean;
 }
 
-const readJson = (rel: string) =>
-  JSON.parse(readFileSync(new URL(`../../generated/${rel}`, import.meta.url), "utf8")) as Record<string, unknown>;
+const readJson = (rel: string) => JSON.parse(readFileSync(packagePath("generated", rel), "utf8")) as Record<string, unknown>;
 const flavours = new Map<string, Flavour>();
 
 function flavour(prefix: "v1_0." | "v0_3.rest."): Flavour {

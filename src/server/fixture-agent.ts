@@ -17,12 +17,11 @@
 //   auth          auth-required; the follow-up completes it
 //   parts         an artifact with a text, a file-by-url, a file-by-bytes and a data part
 // A message part whose mediaType the card's defaultInputModes do not cover is refused with
-// ContentTypeNotSupportedError (1.0 §3.1.1), before any behaviour runs.
+// ContentTypeNotSupportedError (1.0 §3.1.1) by the runtime, before any behaviour runs.
 import type { Agent, AgentContext, AgentResult, StreamItem } from "./agent.js";
 import { authRequired, error, inputRequired, message, reply, sleep, stream } from "./agent.js";
 import { firstText } from "./parts.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError } from "../versioning/errors.js";
 
 export const FIXTURE_LIMITS = { maxChunks: 20_000, maxSlowMs: 60_000 };
 
@@ -157,23 +156,6 @@ async function* chunks(n: number): AsyncGenerator<StreamItem> {
 /** The media types the fixture reads: its card's defaultInputModes. */
 export const FIXTURE_INPUT_MODES = ["text/plain"];
 
-// Whether `modes` (exact media types, or wildcards such as text/* and the any-type one) cover
-// `mediaType`; parameters and case are ignored.
-export function coversMediaType(modes: readonly string[], mediaType: string): boolean {
-  const bare = (t: string) => (t.split(";")[0] ?? "").trim().toLowerCase();
-  const [type] = bare(mediaType).split("/");
-  return modes.map(bare).some((m) => m === bare(mediaType) || m === "*/*" || m === `${type}/*`);
-}
-
-function unsupportedPart(msg: v1_0.Message): A2AError | undefined {
-  const part = msg.parts.find((p) => p.mediaType !== "" && !coversMediaType(FIXTURE_INPUT_MODES, p.mediaType));
-  if (!part) return undefined;
-  return new A2AError(
-    "ContentTypeNotSupportedError",
-    `This agent reads ${FIXTURE_INPUT_MODES.join(", ")}; a message part has media type ${part.mediaType}`,
-  );
-}
-
 export interface FixtureOptions {
   /** Declare `capabilities.pushNotifications` (default false: the push operations answer PushNotificationNotSupported). */
   pushNotifications?: boolean;
@@ -221,8 +203,6 @@ export function createFixtureAgent(opts: FixtureOptions = {}): Agent {
       ],
     },
     handleMessage(msg: v1_0.Message, ctx: AgentContext): AgentResult {
-      const refused = unsupportedPart(msg);
-      if (refused) throw refused;
       const text = firstText(msg);
       const state = ctx.task?.status?.state;
       // A follow-up to an interrupted task (ask, auth, tck-input-required, tck-auth-required)

@@ -56,3 +56,19 @@ export function firstText(message: v1_0.Message | undefined): string {
   for (const p of message?.parts ?? []) if (p.content.case === "text") return p.content.value;
   return "";
 }
+
+// Whether `modes` (exact media types, or wildcards such as text/* and the any-type one) cover
+// `mediaType`; parameters and case are ignored.
+export function coversMediaType(modes: readonly string[], mediaType: string): boolean {
+  const bare = (t: string) => (t.split(";")[0] ?? "").trim().toLowerCase();
+  const [type] = bare(mediaType).split("/");
+  return modes.map(bare).some((m) => m === bare(mediaType) || m === "*/*" || m === `${type}/*`);
+}
+
+/**
+ * The media types an agent's card says it reads: its defaultInputModes (text/plain when it declares
+ * none, as on the published card, card.ts) and every skill's inputModes.
+ */
+export function acceptedInputModes(card: Pick<v1_0.AgentCardJson, "defaultInputModes" | "skills">): string[] {
+  return [...(card.defaultInputModes ?? ["text/plain"]), ...(card.skills ?? []).flatMap((s) => s.inputModes ?? [])];
+}

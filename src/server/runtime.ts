@@ -47,6 +47,7 @@ import type { Subscription } from "./channel.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
 import { MemoryTaskStore, type TaskStore } from "./store.js";
+import { acceptedInputModes, coversMediaType } from "./parts.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { eventBytes } from "./task-size.js";
 import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
@@ -137,6 +138,8 @@ export class TaskRuntime implements A2AHandler {
   /** Registration, reads and lists of push configs, and which tasks have webhooks (push-configs.ts). */
   private readonly push: PushRegistry;
   private readonly maxParts: number;
+  /** The media types the card declares (parts.ts acceptedInputModes); other parts are refused. */
+  private readonly inputModes: string[];
   /** What carrying out a result (execute.ts) uses of this runtime. */
   private readonly exec: Execution;
   private readonly coordinator: TurnCoordinator | undefined;
@@ -145,6 +148,7 @@ export class TaskRuntime implements A2AHandler {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
     this.agent = opts.agent;
+    this.inputModes = acceptedInputModes(opts.agent.card);
     this.store = opts.store ?? new MemoryTaskStore();
     this.log = opts.logger ?? consoleLogger;
     this.book = new TaskBook<LiveTask>({
@@ -262,6 +266,14 @@ export class TaskRuntime implements A2AHandler {
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
     if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
+    // The card's input modes are a promise the runtime keeps for the agent (1.0 §3.1.1); a part
+    // without a media type is taken.
+    const refused = incoming.parts.find((p) => p.mediaType !== "" && !coversMediaType(this.inputModes, p.mediaType));
+    if (refused)
+      throw new A2AError(
+        "ContentTypeNotSupportedError",
+        `This agent reads ${this.inputModes.join(", ")}; a message part has media type ${refused.mediaType}`,
+      );
     const pushConfig = req.configuration?.taskPushNotificationConfig;
     if (pushConfig && !this.pushNotifications)
       throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");

@@ -199,6 +199,30 @@ describe("fixture behaviours through the runtime", () => {
     expect((await task(rt, withPart("Text/Plain; charset=utf-8"))).status?.state).toBe(S.COMPLETED);
     expect((await task(rt, withPart(""))).status?.state).toBe(S.COMPLETED);
   });
+
+  it("keeps any agent's card: default text/plain, declared modes and skills' modes, wildcards (no task for a refusal)", async () => {
+    const agent = (card: Partial<Agent["card"]>): TaskRuntime =>
+      new TaskRuntime({
+        agent: { card: { name: "a", description: "d", version: "1", ...card }, handleMessage: () => reply("ok") },
+        logger: silent,
+      });
+    const withPart = (mediaType: string) => {
+      const req = send("hi");
+      req.message!.parts.push(create(v1_0.PartSchema, { mediaType, content: { case: "raw", value: new Uint8Array([1]) } }));
+      return req;
+    };
+    const plain = agent({});
+    await expect(plain.sendMessage(withPart("image/png"), call)).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+    expect((await plain.listTasks(create(v1_0.ListTasksRequestSchema, {}), call)).tasks).toEqual([]);
+    expect((await task(plain, withPart("text/plain"))).status?.state).toBe(S.COMPLETED);
+    const images = agent({
+      defaultInputModes: ["text/plain"],
+      skills: [{ id: "s", name: "s", description: "d", tags: [], inputModes: ["image/*"] }],
+    });
+    expect((await task(images, withPart("image/png"))).status?.state).toBe(S.COMPLETED);
+    await expect(images.sendMessage(withPart("application/pdf"), call)).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+    expect((await task(agent({ defaultInputModes: ["*/*"] }), withPart("application/pdf"))).status?.state).toBe(S.COMPLETED);
+  });
 });
 
 describe("task rules", () => {
