@@ -1,6 +1,6 @@
 // One call for a whole run: load and validate the cases and the catalogue, read the agent card,
 // run the selected cases, apply a known-failing list and build the report.
-import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases } from "./cases.js";
+import { assertGlobsMatch, CASES_DIR, CaseLoadError, loadCases, loadExtraCases, type Case } from "./cases.js";
 import { discover } from "./discovery.js";
 import { resolveBehaviours, type BehaviourOptions } from "./profiles.js";
 import { applyKnownFailing, loadKnownFailing, type KnownFailingEntry } from "./known-failing.js";
@@ -39,8 +39,15 @@ function clientCases(notes: string[]): Citing[] {
   }
 }
 
-export async function runSuite(opts: SuiteOptions): Promise<Report> {
-  const startedAt = new Date();
+/**
+ * The cases a run with these options selects (`test --list`), loaded and checked as runSuite
+ * loads them: a case file that does not load or a --case glob that matches nothing throws.
+ */
+export function selectedCases(opts: Omit<SuiteOptions, "target">): Case[] {
+  return loadSuite(opts).selected;
+}
+
+function loadSuite(opts: Omit<SuiteOptions, "target">) {
   if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
   const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
   const all = [...(opts.onlyExtraCases ? [] : loadCases(opts.casesDir ?? CASES_DIR)), ...extra];
@@ -55,7 +62,12 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     all.map((c) => c.id),
     opts.caseGlobs,
   );
-  const selected = selectCases(all, opts);
+  return { all, catalogue, knownFailing, selected: selectCases(all, opts) };
+}
+
+export async function runSuite(opts: SuiteOptions): Promise<Report> {
+  const startedAt = new Date();
+  const { all, catalogue, knownFailing, selected } = loadSuite(opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
   // The probe is a message too: it is sent only when a tck case is selected and the budget allows one.
   const probeAllowed = selected.some((c) => c.behaviours.includes("tck")) && (opts.maxMessages ?? Infinity) > 0;

@@ -6,7 +6,7 @@ import { htmlReport } from "../../src/compliance/html-report.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
-import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup } from "../../src/compliance/report.js";
+import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup, skipGroups } from "../../src/compliance/report.js";
 import { coverage, tallyRules, type Catalogue } from "../../src/compliance/requirements.js";
 import { applicability, compareResponse, selectCases, verdict, type CaseResult, type StepResult } from "../../src/compliance/runner.js";
 
@@ -332,16 +332,36 @@ describe("reporters", () => {
     suite,
   });
 
-  it("console: failures with diffs and expected/actual side by side, not-covered rules, and the exact last line", () => {
+  it("console: the verdict first, each failure in a few lines, the exact last line; --verbose: diffs and expected/actual side by side", () => {
     const text = consoleReport(report);
     const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toBe("FAILED  2 MUST failures, 0 warnings: agent http://127.0.0.1:1/");
+    expect(lines.slice(1, 4)).toEqual(["  MUST   1 failed  1 passed  1 skipped", "       JSONRPC", "  1.0  1/2 ok, 1 failed"]);
     expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 0 warnings, 1 skipped");
-    expect(text).toContain("✗ /body/error/code: expected -32001, got -32002");
-    expect(text).toMatch(/expected\s+│ actual/);
-    expect(text).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
+    expect(lines.slice(5, 9)).toEqual([
+      "FAIL v1_0/json-rpc/get-task/x<&> [MUST]",
+      "  title of v1_0/json-rpc/get-task/x<&>",
+      "  get: /body/error/code: expected -32001, got -32002",
+      '  1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."',
+    ]);
     expect(text).toContain('known-failing entry "v9/gone" in k.json matches no case');
-    expect(text).toContain("not covered: S-39");
+    expect(text).toContain("1 catalogued rule without a case");
+    expect(text).not.toMatch(/│|\x1b\[/);
     expect(text).not.toContain("PASS v1_0/json-rpc/get-task/unknown");
+    const verbose = consoleReport(report, { verbose: true });
+    expect(verbose).toContain("✗ /body/error/code: expected -32001, got -32002");
+    expect(verbose).toMatch(/expected\s+│ actual/);
+    expect(verbose).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
+    expect(verbose).toContain("not covered: S-39");
+    expect(verbose).toContain("PASS v1_0/json-rpc/get-task/unknown");
+  });
+
+  it("console: colour only when asked, on the verdict and the failures", () => {
+    const text = consoleReport(report, { color: true });
+    expect(text.split("\n")[0]).toBe("\x1b[31m\x1b[1mFAILED\x1b[22m\x1b[39m  2 MUST failures, 0 warnings: agent http://127.0.0.1:1/");
+    expect(text).toContain("\x1b[31mFAIL\x1b[39m \x1b[1mv1_0/json-rpc/get-task/x<&>\x1b[22m [MUST]");
+    // Without colour the same text, byte for byte.
+    expect(text.replace(/\x1b\[\d+m/g, "")).toBe(consoleReport(report));
   });
 
   it("JSON: summary, results with expected and actual wire, coverage", () => {
@@ -451,7 +471,8 @@ describe("how much was judged", () => {
       report.exercised.byInterface.map((t) => `${t.version} ${t.binding} ${t.declared ? `${t.exercised}/${t.applicable}` : "undeclared"}`),
     ).toEqual(["1.0 json-rpc 4/5", "1.0 rest undeclared", "1.0 any 1/1"]);
     expect(JSON.parse(jsonReport(report)).exercised.overall).toMatchObject({ exercised: 4, applicable: 5 });
-    const text = consoleReport(report);
+    expect(consoleReport(report)).toContain("rules exercised on this agent: 4 of 5 applicable; 5 catalogued rules without a case\n");
+    const text = consoleReport(report, { verbose: true });
     expect(text).toContain(
       [
         "rules exercised on this agent: 4 of 5 applicable",
@@ -463,13 +484,15 @@ describe("how much was judged", () => {
     );
   });
 
-  it("console: one SKIP line per reason with the count, case-specific details grouped by their stable prefix", () => {
+  it("console: the skips in one line, their reasons grouped by their stable prefix", () => {
     const lines = consoleReport(report).trimEnd().split("\n");
-    const at = lines.indexOf("skipped cases by reason (--verbose lists each case):");
-    expect(lines.slice(at + 1, at + 4)).toEqual([
-      "  SKIP (3 cases) fixture behaviour not declared by the agent",
-      "  SKIP (3 cases) binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
-      "  SKIP (1 case) the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
+    expect(lines.filter((l) => l.startsWith("skipped"))).toEqual([
+      "skipped: 7 cases, 3 reasons; most: fixture behaviour not declared by the agent (3)",
+    ]);
+    expect(skipGroups(report.results).map((g) => `${g.cases.length} ${g.reason}`)).toEqual([
+      "3 fixture behaviour not declared by the agent",
+      "3 binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
+      "1 the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
     ]);
     expect(lines.filter((l) => l.startsWith("SKIP "))).toEqual([]);
     expect(lines[lines.length - 1]).toBe("3 passed, 1 failed, 1 warnings, 7 skipped");
