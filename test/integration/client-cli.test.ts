@@ -211,3 +211,68 @@ describe("a2a-toolkit client commands", () => {
     }
   });
 });
+
+describe("send --data and --metadata", () => {
+  let agent: Server;
+  let at: string;
+  let sent: { parts: unknown[]; metadata?: unknown }[] = [];
+  beforeAll(async () => {
+    // A 1.0 agent by hand: records each message and answers with a text part and a data part.
+    agent = createServer((req, res) => {
+      const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (req.method === "GET")
+        return json({
+          name: "data agent",
+          description: "answers with data",
+          version: "1",
+          supportedInterfaces: [{ url: `${at}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+          capabilities: {},
+          defaultInputModes: ["text/plain", "application/json"],
+          defaultOutputModes: ["application/json"],
+          skills: [],
+        });
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const rpc = JSON.parse(body) as { id: unknown; params: { message: { parts: unknown[]; metadata?: unknown } } };
+        sent.push(rpc.params.message);
+        json({
+          jsonrpc: "2.0",
+          id: rpc.id,
+          result: { message: { messageId: "m-1", role: "ROLE_AGENT", parts: [{ text: "here" }, { data: { n: 1, list: ["a", null] } }] } },
+        });
+      });
+    });
+    at = await listenHttp(agent);
+  });
+  afterAll(() => agent.close());
+
+  it("sends data parts and metadata as given; prints each part on its line, data as JSON", async () => {
+    sent = [];
+    const r = await cli("send", at, "hi", "--data", '{"q":[1,2]}', "--data", "7", "--metadata", '{"backend":"b2"}');
+    expect(r.err).toBe("");
+    expect(r.code).toBe(EXIT.ok);
+    expect(sent[0]).toMatchObject({ parts: [{ text: "hi" }, { data: { q: [1, 2] } }, { data: 7 }], metadata: { backend: "b2" } });
+    expect(r.out).toBe('agent:\n  here\n  {"n":1,"list":["a",null]}\n');
+    // Data alone: no text part.
+    sent = [];
+    expect((await cli("send", at, "--data", '{"only":true}')).code).toBe(EXIT.ok);
+    expect(sent[0]?.parts).toEqual([{ data: { only: true } }]);
+  });
+
+  it("bad JSON, metadata that is no object, or nothing to send: usage errors (exit 2), nothing sent", async () => {
+    sent = [];
+    for (const [args, message] of [
+      [["--data", "{nope"], "--data expects JSON"],
+      [["x", "--metadata", "[1]"], "--metadata expects a JSON object"],
+      [["x", "--metadata", "nope"], "--metadata expects JSON"],
+      [[], "send needs a text or at least one --data"],
+    ] as const) {
+      const r = await cli("send", at, ...args);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.err).toContain(message);
+      expect(r.err.trim().split("\n")).toHaveLength(1);
+    }
+    expect(sent).toEqual([]);
+  });
+});
