@@ -319,7 +319,7 @@ const CELL_WORD: Record<string, string> = { fail: "failed", warn: "warn", "known
 const kindOf = (status: string) => KINDS.find((k) => k.status === status) ?? { status, label: status };
 
 /** The kinds present in `results`, in KINDS order, later kinds after. */
-function kindsIn(results: readonly CaseResult[]): { status: string; label: string; tone?: Tone }[] {
+export function kindsIn(results: readonly CaseResult[]): { status: string; label: string; tone?: Tone }[] {
   const seen = new Set<string>(results.map((r) => r.status));
   return [...KINDS.filter((k) => seen.has(k.status)), ...[...seen].filter((s) => !KINDS.some((k) => k.status === s)).map(kindOf)];
 }
@@ -338,77 +338,114 @@ export function verdictOf(s: Summary): "PASSED" | "FAILED" {
   return s.failed > 0 ? "FAILED" : "PASSED";
 }
 
+/** Results per level, counted by kind (levels without results left out): the counts by level of the console and HTML. */
+export function levelCounts(results: readonly CaseResult[]): { level: string; counts: Map<string, number> }[] {
+  return (["MUST", "SHOULD", "MAY"] as const)
+    .map((level) => ({
+      level,
+      counts: countBy(
+        results.filter((r) => levelOf(r) === level),
+        (r) => r.status,
+      ),
+    }))
+    .filter((r) => r.counts.size);
+}
+
 /** Counts by level: one line per level, one column per result kind (kinds no result has are left out). */
 function levelLines(results: readonly CaseResult[], paint: ReturnType<typeof painter>): string[] {
   const kinds = kindsIn(results);
-  const rows = (["MUST", "SHOULD", "MAY"] as const).map((level) => {
-    const counts = countBy(
-      results.filter((r) => levelOf(r) === level),
-      (r) => r.status,
-    );
-    return { level, counts };
-  });
+  const rows = levelCounts(results);
   const width = (k: { status: string; label: string }) =>
     Math.max(...rows.map((r) => String(r.counts.get(k.status) ?? 0).length + 1 + k.label.length));
-  return rows
-    .filter((r) => r.counts.size)
-    .map(
-      ({ level, counts }) =>
-        `  ${level.padEnd(7)}` +
-        kinds
-          .map((k) => {
-            const n = counts.get(k.status) ?? 0;
-            const cell = `${n} ${k.label}`.padEnd(width(k));
-            return n && k.tone ? paint(k.tone, cell) : n ? cell : paint("dim", cell);
-          })
-          .join("  ")
-          .trimEnd(),
-    );
+  return rows.map(
+    ({ level, counts }) =>
+      `  ${level.padEnd(7)}` +
+      kinds
+        .map((k) => {
+          const n = counts.get(k.status) ?? 0;
+          const cell = `${n} ${k.label}`.padEnd(width(k));
+          return n && k.tone ? paint(k.tone, cell) : n ? cell : paint("dim", cell);
+        })
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+/** A cell of the version × binding matrix. */
+export interface MatrixCell {
+  /** "1/3 ok, 1 failed, 1 warn"; "all skipped"; "not declared"; "" when no case is of this version and binding. */
+  text: string;
+  /** The worst outcome: "fail", "warn" (a warning or another kind), "pass", "skip" (none ran). */
+  tone: "fail" | "warn" | "pass" | "skip" | "none";
+  /** The cell's failed cases, then its warnings. */
+  failing: string[];
 }
 
 /**
- * The version × binding matrix: a row per version, a column per binding; a cell gives the cases
- * that ran and how many passed, then the failures and warnings. Skips are left to the skip line.
+ * The version × binding matrix: a row per version (1.0 first), a column per binding ("any", the
+ * card, last); a cell gives the cases that ran and how many passed, then the other kinds. Skips
+ * are left to the skip line.
  */
-function matrixLines(report: Pick<Report, "results" | "discovery">, paint: ReturnType<typeof painter>): string[] {
+export function versionBindingMatrix(report: Pick<Report, "results" | "discovery">): {
+  versions: string[];
+  bindings: { binding: string; label: string }[];
+  cells: MatrixCell[][];
+} {
   const results = report.results;
-  if (!results.length) return [];
   const versions = [...new Set(results.map((r) => r.version))].sort((a, b) => b.localeCompare(a));
   const order = ["json-rpc", "rest", "grpc", "any"];
   const bindings = [...new Set(results.map((r) => r.binding))].sort(
     (a, b) => (order.indexOf(a) + 1 || 9) - (order.indexOf(b) + 1 || 9) || a.localeCompare(b),
   );
-  const label = (b: string) => PROTOCOL_BINDING[b as keyof typeof PROTOCOL_BINDING] ?? (b === "any" ? "card" : b);
-  const cell = (v: string, b: string): { text: string; tone?: Tone } => {
+  const cell = (v: string, b: string): MatrixCell => {
     const rs = results.filter((r) => r.version === v && r.binding === b);
-    if (!rs.length) return { text: "" };
+    if (!rs.length) return { text: "", tone: "none", failing: [] };
     const ran = rs.filter((r) => r.status !== "skip");
     if (!ran.length) {
       const declared = b === "any" || report.discovery.interfaces.some((i) => i.version === v && i.binding === b);
-      return { text: declared ? "all skipped" : "not declared", tone: "dim" };
+      return { text: declared ? "all skipped" : "not declared", tone: "skip", failing: [] };
     }
     const c = countBy(ran, (r) => r.status);
     const extra = kindsIn(ran)
       .filter((k) => k.status !== "pass")
       .map((k) => `${c.get(k.status)} ${CELL_WORD[k.status] ?? k.label}`);
-    const tone: Tone = c.get("fail") ? "red" : extra.length ? "yellow" : "green";
-    return { text: [`${c.get("pass") ?? 0}/${ran.length} ok`, ...extra].join(", "), tone };
+    const failing = [...ran.filter((r) => r.status === "fail"), ...ran.filter((r) => r.status === "warn")].map((r) => r.id);
+    return {
+      text: [`${c.get("pass") ?? 0}/${ran.length} ok`, ...extra].join(", "),
+      tone: c.get("fail") ? "fail" : extra.length ? "warn" : "pass",
+      failing,
+    };
   };
-  const cells = versions.map((v) => bindings.map((b) => cell(v, b)));
-  const widths = bindings.map((b, j) => Math.max(label(b).length, ...cells.map((row) => row[j]!.text.length)));
-  const head = `  ${"".padEnd(5)}${bindings.map((b, j) => label(b).padEnd(widths[j]!)).join("   ")}`;
+  return {
+    versions,
+    bindings: bindings.map((b) => ({
+      binding: b,
+      label: PROTOCOL_BINDING[b as keyof typeof PROTOCOL_BINDING] ?? (b === "any" ? "card" : b),
+    })),
+    cells: versions.map((v) => bindings.map((b) => cell(v, b))),
+  };
+}
+
+const TONE: Record<MatrixCell["tone"], Tone | undefined> = { fail: "red", warn: "yellow", pass: "green", skip: "dim", none: undefined };
+
+function matrixLines(report: Pick<Report, "results" | "discovery">, paint: ReturnType<typeof painter>): string[] {
+  if (!report.results.length) return [];
+  const { versions, bindings, cells } = versionBindingMatrix(report);
+  const widths = bindings.map((b, j) => Math.max(b.label.length, ...cells.map((row) => row[j]!.text.length)));
+  const head = `  ${"".padEnd(5)}${bindings.map((b, j) => b.label.padEnd(widths[j]!)).join("   ")}`;
   const rows = versions.map(
     (v, i) =>
       `  ${v.padEnd(5)}${cells[i]!.map((c, j) => {
         const t = c.text.padEnd(widths[j]!);
-        return c.tone ? paint(c.tone, t) : t;
+        const tone = TONE[c.tone];
+        return tone ? paint(tone, t) : t;
       }).join("   ")}`,
   );
   return [head.trimEnd(), ...rows.map((r) => r.trimEnd())];
 }
 
 /** Cuts a line to `n` characters. */
-function clip(s: string, n = 160): string {
+export function clip(s: string, n = 160): string {
   const one = s.replace(/\s*\n\s*/g, " ");
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
@@ -418,24 +455,41 @@ function plainQuote(c: string): string {
   return c.replace(/\*\*(.+?)\*\*/g, "$1").replace(/`([^`]+)`/g, "$1");
 }
 
+/** A failure or warning in short: its failing step, the first difference, the sentence of its level. */
+export interface FailureGist {
+  step?: string;
+  /** The first difference (else the error, else the reason), and how many more there are. */
+  what: string;
+  more: number;
+  /** The sentence shown: the first that says the failure's own level (a SHOULD for a warning), else the first (Markdown). */
+  quote?: string;
+  /** Every sentence the failure rests on. */
+  quotes: string[];
+}
+
+export function failureGist(r: CaseResult): FailureGist {
+  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
+  if (!step) return { what: r.reason ?? "", more: 0, quotes: failureCitations(r) };
+  const what = step.diffs.length ? formatDiff(step.diffs[0]!) : (step.error ?? r.reason ?? "failed");
+  const quotes = failureCitations(r, step);
+  const quote = quotes.find((c) => new RegExp(`\\b${levelOf(r)}\\b`).test(plainQuote(c))) ?? quotes[0];
+  return { step: step.name, what, more: Math.max(0, step.diffs.length - 1), ...(quote ? { quote } : {}), quotes };
+}
+
+/** "MUST", or "SHOULD step of a MUST case". */
+export function failureLevelLabel(r: CaseResult): string {
+  return r.failureLevel && r.failureLevel !== r.level ? `${r.failureLevel} step of a ${r.level} case` : r.level;
+}
+
 /** A failure or warning in at most four lines: the case, its title, what was expected and what came, the rule. */
 function compactCase(r: CaseResult, paint: ReturnType<typeof painter>): string[] {
   const tag = r.status === "fail" ? paint("red", "FAIL") : r.status === "warn" ? paint("yellow", "WARN") : r.status.toUpperCase();
-  const level = r.failureLevel && r.failureLevel !== r.level ? `${r.failureLevel} step of a ${r.level} case` : r.level;
-  const out = [`${tag} ${paint("bold", r.id)} [${level}]`, `  ${clip(r.title)}`];
-  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
-  if (!step) {
-    // No failing step (a client driver's crash, a stream that never ended): the reason, as it is.
-    out.push(...(r.reason ?? "").split("\n").map((l) => `  ${l}`));
-    return out;
-  }
-  const what = step.diffs.length ? formatDiff(step.diffs[0]!) : (step.error ?? r.reason ?? "failed");
-  const more = step.diffs.length > 1 ? ` (+${step.diffs.length - 1} more)` : "";
-  out.push(`  ${step.name}: ${clip(what, 150)}${more}`);
-  // The sentence shown: the first that says the failure's own level (a SHOULD for a warning), else the first.
-  const cites = failureCitations(r, step).map(plainQuote);
-  const cite = cites.find((c) => new RegExp(`\\b${levelOf(r)}\\b`).test(c)) ?? cites[0];
-  if (cite) out.push(paint("dim", `  ${clip(cite, 200)}${cites.length > 1 ? ` (+${cites.length - 1})` : ""}`));
+  const out = [`${tag} ${paint("bold", r.id)} [${failureLevelLabel(r)}]`, `  ${clip(r.title)}`];
+  const g = failureGist(r);
+  // No failing step (a client driver's crash, a stream that never ended): the reason, as it is.
+  if (g.step === undefined) return [...out, ...g.what.split("\n").map((l) => `  ${l}`)];
+  out.push(`  ${g.step}: ${clip(g.what, 150)}${g.more ? ` (+${g.more} more)` : ""}`);
+  if (g.quote) out.push(paint("dim", `  ${clip(plainQuote(g.quote), 200)}${g.quotes.length > 1 ? ` (+${g.quotes.length - 1})` : ""}`));
   return out;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Case } from "../../src/compliance/cases.js";
 import type { Discovery } from "../../src/compliance/discovery.js";
 import { interfacesFromCards } from "../../src/compliance/discovery.js";
-import { htmlReport } from "../../src/compliance/html-report.js";
+import { htmlReport, quoteHtml } from "../../src/compliance/html-report.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
@@ -396,14 +396,22 @@ describe("reporters", () => {
     expect(opens).toBe(closes);
   });
 
-  it("HTML: self-contained, escaped, with the failing step open and the coverage table", () => {
+  it("HTML: self-contained, escaped, a verdict banner, collapsed blocks each quote once, links only within the page", () => {
     const html = htmlReport(report);
-    expect(html).not.toMatch(/<script|<link|src=|href=/);
+    expect(html).not.toMatch(/<script|<link|src=/);
+    // Every link points into the page, at an element that exists.
+    const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const h of hrefs) {
+      expect(h).toMatch(/^#/);
+      expect(html).toContain(`id="${h.slice(1)}"`);
+    }
+    expect(html).toContain('<header class="banner failed" id="verdict"><strong>FAILED</strong>2 MUST failures, 0 warnings');
     expect(html).toContain("x&lt;&amp;&gt;");
-    expect(html).toContain("<details open>");
-    expect(html).toContain(
-      '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>',
-    );
+    expect(html).not.toContain("<details open");
+    expect(html).toContain('<a href="#case-v1_0/json-rpc/get-task/x&lt;&amp;&gt;">');
+    const quote = '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>';
+    expect(html.split(quote)).toHaveLength(2);
     expect(html).toContain('class="not-covered">not covered');
     expect(html).toContain("1 passed, 2 failed, 0 warnings, 1 skipped");
   });
@@ -522,11 +530,20 @@ describe("how much was judged", () => {
     });
     const partly = [mkResult("v1_0/json-rpc/list-tasks/a", "pass"), mkResult("v1_0/json-rpc/list-tasks/b", "skip", { reason: "r" })];
     const html = htmlReport({ ...report, results: [...report.results, quoted, ...partly] });
-    expect(html).not.toMatch(/<script|<link|src=|href=|<area|<i>/);
+    expect(html).not.toMatch(/<script|<link|src=|<area|<i>/);
     const pos = (s: string) => {
       expect(html).toContain(s);
       return html.indexOf(s);
     };
+    // The first screen: a line per failure, then per warning, linking to the blocks; the level and version × binding tables above them.
+    expect(pos('<table class="levels">')).toBeLessThan(pos('<table class="matrix vb">'));
+    expect(pos('<table class="matrix vb">')).toBeLessThan(pos('<ul class="gist">'));
+    expect(html).toContain(
+      '<li><a href="#case-v1_0/json-rpc/get-task/f"><span class="fail">FAIL</span> v1_0/json-rpc/get-task/f</a> <span class="muted">[MUST]</span> get: /status expected 404, got 500</li>',
+    );
+    expect(pos('<ul class="gist">')).toBeLessThan(pos('<h2 id="failures">'));
+    // Markdown in a quote is rendered, once.
+    expect(quoteHtml("Servers **MUST** use `x` ([3.2](#32-y))")).toBe("Servers <strong>MUST</strong> use <code>x</code> (3.2)");
     // Failures first (in result order), then warnings, then the matrix, then the passing and skipped cases.
     expect(pos("FAIL</span> v1_0/json-rpc/get-task/f")).toBeLessThan(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x"));
     expect(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x")).toBeLessThan(pos("WARN</span> v1_0/json-rpc/streaming/w"));
