@@ -18,7 +18,7 @@
 // ContentTypeNotSupportedError (1.0 §3.1.1), before any behaviour runs.
 import type { Agent, AgentContext, AgentResult, StreamItem } from "./agent.js";
 import { authRequired, error, inputRequired, message, reply, sleep, stream } from "./agent.js";
-import { firstText } from "./parts.js";
+import { firstText, unacceptedPart } from "./parts.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError } from "../versioning/errors.js";
 
@@ -82,16 +82,8 @@ async function* chunks(n: number): AsyncGenerator<StreamItem> {
 /** The media types the fixture reads: its card's defaultInputModes. */
 export const FIXTURE_INPUT_MODES = ["text/plain"];
 
-// Whether `modes` (exact media types, or wildcards such as text/* and the any-type one) cover
-// `mediaType`; parameters and case are ignored.
-export function coversMediaType(modes: readonly string[], mediaType: string): boolean {
-  const bare = (t: string) => (t.split(";")[0] ?? "").trim().toLowerCase();
-  const [type] = bare(mediaType).split("/");
-  return modes.map(bare).some((m) => m === bare(mediaType) || m === "*/*" || m === `${type}/*`);
-}
-
 function unsupportedPart(msg: v1_0.Message): A2AError | undefined {
-  const part = msg.parts.find((p) => p.mediaType !== "" && !coversMediaType(FIXTURE_INPUT_MODES, p.mediaType));
+  const part = unacceptedPart(msg, FIXTURE_INPUT_MODES);
   if (!part) return undefined;
   return new A2AError(
     "ContentTypeNotSupportedError",

@@ -56,3 +56,20 @@ export function firstText(message: v1_0.Message | undefined): string {
   for (const p of message?.parts ?? []) if (p.content.case === "text") return p.content.value;
   return "";
 }
+
+// Whether `modes` (exact media types, or wildcards such as text/* and the any-type one) cover
+// `mediaType`; parameters and case are ignored.
+export function coversMediaType(modes: readonly string[], mediaType: string): boolean {
+  const bare = (t: string) => (t.split(";")[0] ?? "").trim().toLowerCase();
+  const [type] = bare(mediaType).split("/");
+  return modes.map(bare).some((m) => m === bare(mediaType) || m === "*/*" || m === `${type}/*`);
+}
+
+/**
+ * The first part of `message` whose declared media type `modes` do not cover, with its index
+ * (parts without a media type pass: their kind says what they are).
+ */
+export function unacceptedPart(message: v1_0.Message, modes: readonly string[]): { index: number; mediaType: string } | undefined {
+  const index = message.parts.findIndex((p) => p.mediaType !== "" && !coversMediaType(modes, p.mediaType));
+  return index < 0 ? undefined : { index, mediaType: message.parts[index]!.mediaType };
+}

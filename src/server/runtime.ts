@@ -51,6 +51,8 @@ import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { eventBytes } from "./task-size.js";
 import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
+import { unacceptedPart } from "./parts.js";
+import { DEFAULT_INPUT_MODES } from "./card.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
 
@@ -262,6 +264,14 @@ export class TaskRuntime implements A2AHandler {
     const incoming = req.message;
     if (!incoming) throw invalidParams("/message", 'required field "message" is missing');
     if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
+    // The card's input modes are a promise: a part of a media type neither the default modes nor
+    // any skill's modes cover is refused before the agent sees it (docs/agents.md, "Input modes").
+    const unaccepted = unacceptedPart(incoming, this.inputModes);
+    if (unaccepted)
+      throw new A2AError(
+        "ContentTypeNotSupportedError",
+        `This agent accepts ${this.inputModes.join(", ")} (its card's input modes); part ${unaccepted.index} has media type ${unaccepted.mediaType}`,
+      );
     const pushConfig = req.configuration?.taskPushNotificationConfig;
     if (pushConfig && !this.pushNotifications)
       throw new A2AError("PushNotificationNotSupportedError", "This agent does not support push notifications");
@@ -487,6 +497,12 @@ export class TaskRuntime implements A2AHandler {
   /** @deprecated the A2AHandler name is deleteTaskPushNotificationConfig */
   deletePushConfig(req: v1_0.DeleteTaskPushNotificationConfigRequest, call: CallContext): Promise<Empty> {
     return this.deleteTaskPushNotificationConfig(req, call);
+  }
+
+  /** The media types the card says the agent accepts: its default input modes (text/plain unless declared) and every skill's. */
+  private get inputModes(): string[] {
+    const card = this.agent.card;
+    return [...new Set([...(card.defaultInputModes ?? DEFAULT_INPUT_MODES), ...(card.skills ?? []).flatMap((s) => s.inputModes ?? [])])];
   }
 
   /** The agent's public card declaration, and whether it has an extended one (the front publishes both). */
