@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { htmlReport } from "../../src/compliance/html-report.js";
-import type { Report } from "../../src/compliance/report.js";
+import { consoleReport, type Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import { startSdkTarget, type SdkTarget } from "../integration/compliance-sdk-target.js";
 
@@ -55,9 +55,24 @@ async function box(page: Page, selector: string) {
 }
 
 describe("the HTML report in headless Chromium", () => {
-  it("the run has failures and warnings to show", () => {
+  it("the run has failures and warnings to show; the console shows them at a glance", () => {
     expect(report.summary.failed).toBeGreaterThan(0);
     expect(report.summary.warnings).toBeGreaterThan(0);
+    // The same run on the console (docs/cli.md): verdict, counts and matrix in the first 15 lines,
+    // each failure in at most 5, the whole default output under 80.
+    const lines = consoleReport(report).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^FAILED  \d+ MUST failures?, \d+ warnings?: agent /);
+    const matrixEnd = lines.findIndex((l) => l.startsWith("  0.3 "));
+    expect(matrixEnd).toBeGreaterThan(0);
+    expect(matrixEnd).toBeLessThan(15);
+    const starts = lines.map((l, i) => (/^(FAIL|WARN) /.test(l) ? i : -1)).filter((i) => i >= 0);
+    expect(starts).toHaveLength(report.summary.failed + report.summary.warnings);
+    for (const [k, at] of starts.entries()) {
+      const end = starts[k + 1] ?? lines.indexOf("", at);
+      expect(end - at, lines[at]).toBeLessThanOrEqual(5);
+    }
+    expect(lines.length).toBeLessThan(80);
+    writeFileSync(resolve(OUT, "compliance-sdk-console.txt"), lines.join("\n") + "\n");
   });
 
   it("verdict, counts by level and the version × binding matrix in the first screen at 1280×800", async () => {

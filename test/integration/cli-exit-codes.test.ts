@@ -121,6 +121,13 @@ describe("a2a-toolkit test: exit codes", () => {
     // (A base URL still walks up to the root card: test/unit/card-urls.test.ts.)
   });
 
+  it("the --case hint's example is an ID of the suite", async () => {
+    const r = await run("test", "--case", "v1_0/nothing/*", agentUrl);
+    const example = /IDs look like (\S+);/.exec(r.err)?.[1];
+    expect(example).toBeDefined();
+    expect((await run("test", "--list", "--case", example!)).out).toMatch(new RegExp(`^${example} `));
+  });
+
   it("--list: ID, level and title of each selected case; --version still means the protocol version", async () => {
     const r = await run("test", "--list", "--version", "0.3", "--binding", "rest", "--case", "*/*/get-task/*");
     expect(r.code).toBe(0);

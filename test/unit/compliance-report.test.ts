@@ -3,6 +3,7 @@ import type { Case } from "../../src/compliance/cases.js";
 import type { Discovery } from "../../src/compliance/discovery.js";
 import { interfacesFromCards } from "../../src/compliance/discovery.js";
 import { htmlReport, quoteHtml } from "../../src/compliance/html-report.js";
+import { progressLine } from "../../src/cli/test-command.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
@@ -354,6 +355,14 @@ describe("reporters", () => {
     expect(verbose).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
     expect(verbose).toContain("not covered: S-39");
     expect(verbose).toContain("PASS v1_0/json-rpc/get-task/unknown");
+  });
+
+  it("console: the progress bar fills with the count and fits the terminal", () => {
+    expect(progressLine(0, 4, "a/b")).toBe("\r\x1b[K[....................] 0/4 a/b");
+    expect(progressLine(2, 4, "a/b")).toBe("\r\x1b[K[##########..........] 2/4 a/b");
+    const long = progressLine(3, 4, `v1_0/json-rpc/${"x".repeat(200)}`, 60);
+    expect(long.length - "\r\x1b[K".length).toBeLessThan(60);
+    expect(long).toMatch(/\] 3\/4 …x+$/);
   });
 
   it("console: colour only when asked, on the verdict and the failures", () => {
