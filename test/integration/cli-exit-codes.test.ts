@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { listenHttp } from "../support/servers.js";
+import { listenHttp, startRpcAgent, type RunningServer } from "../support/servers.js";
 
 // `test` without a URL would run the whole suite against the embedded server: here it meets a closed port.
 vi.mock("../../src/cli/embedded-target.js", () => ({
@@ -16,40 +16,20 @@ const CASE = "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found";
 
 /** A 1.0 JSON-RPC agent whose every call fails with `errorCode` (-32001 is right for an unknown task). */
 let errorCode = -32001;
-let agent: Server;
+let agent: RunningServer;
 let agentUrl: string;
 /** Answers every request with 200 and a JSON object that is no agent card. */
 let notA2a: Server;
 let notA2aUrl: string;
 
 beforeAll(async () => {
-  agent = createServer((req, res) => {
-    const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.method === "GET" && req.url !== "/.well-known/agent-card.json") return res.writeHead(404).end();
-    if (req.method === "GET")
-      return json({
-        name: "exit-code agent",
-        description: "answers errors",
-        version: "1",
-        supportedInterfaces: [{ url: `${agentUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-        capabilities: {},
-        defaultInputModes: ["text/plain"],
-        defaultOutputModes: ["text/plain"],
-        skills: [],
-      });
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      const id = (JSON.parse(body) as { id: unknown }).id;
-      json({ jsonrpc: "2.0", id, error: { code: errorCode, message: "no such task" } });
-    });
-  });
-  agentUrl = await listenHttp(agent);
+  agent = await startRpcAgent(() => ({ error: { code: errorCode, message: "no such task" } }), { name: "exit-code agent" });
+  agentUrl = agent.url;
   notA2a = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}'));
   notA2aUrl = await listenHttp(notA2a);
 });
-afterAll(() => {
-  agent.close();
+afterAll(async () => {
+  await agent.close();
   notA2a.close();
 });
 afterEach(() => vi.restoreAllMocks());

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { listenHttp, serverGroup } from "../support/servers.js";
+import { listenHttp, serverGroup, startRpcAgent, type RunningServer } from "../support/servers.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -213,37 +213,21 @@ describe("a2a-toolkit client commands", () => {
 });
 
 describe("send --data and --metadata", () => {
-  let agent: Server;
+  let agent: RunningServer;
   let at: string;
   let sent: { parts: unknown[]; metadata?: unknown }[] = [];
   beforeAll(async () => {
-    // A 1.0 agent by hand: records each message and answers with a text part and a data part.
-    agent = createServer((req, res) => {
-      const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-      if (req.method === "GET")
-        return json({
-          name: "data agent",
-          description: "answers with data",
-          version: "1",
-          supportedInterfaces: [{ url: `${at}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-          capabilities: {},
-          defaultInputModes: ["text/plain", "application/json"],
-          defaultOutputModes: ["application/json"],
-          skills: [],
-        });
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => {
-        const rpc = JSON.parse(body) as { id: unknown; params: { message: { parts: unknown[]; metadata?: unknown } } };
-        sent.push(rpc.params.message);
-        json({
-          jsonrpc: "2.0",
-          id: rpc.id,
+    // Records each message and answers with a text part and a data part.
+    agent = await startRpcAgent(
+      (rpc) => {
+        sent.push(rpc.params.message as (typeof sent)[number]);
+        return {
           result: { message: { messageId: "m-1", role: "ROLE_AGENT", parts: [{ text: "here" }, { data: { n: 1, list: ["a", null] } }] } },
-        });
-      });
-    });
-    at = await listenHttp(agent);
+        };
+      },
+      { defaultInputModes: ["text/plain", "application/json"], defaultOutputModes: ["application/json"] },
+    );
+    at = agent.url;
   });
   afterAll(() => agent.close());
 
