@@ -200,8 +200,14 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
   }
   out.stdout(consoleReport(report, { verbose: opts.verbose, color: out.color }));
   for (const r of reports) {
-    mkdirSync(dirname(r.path), { recursive: true });
-    writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
+    try {
+      mkdirSync(dirname(r.path), { recursive: true });
+      writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
+    } catch (e) {
+      // A path that cannot be written is a mistake in --report: the run's verdict is on stdout already.
+      out.stderr(`a2a-toolkit test: --report: cannot write ${r.path}: ${(e as Error).message}\n`);
+      return 2;
+    }
   }
   if (reports.length) out.stderr(`a2a-toolkit test: wrote ${reports.map((r) => `${r.path} (${r.kind})`).join(", ")}\n`);
   return report.summary.failed > 0 ? 1 : 0;

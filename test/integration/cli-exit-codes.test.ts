@@ -81,6 +81,14 @@ describe("a2a-toolkit test: exit codes", () => {
     }
   });
 
+  it("2: a report file that cannot be written, after the verdict", async () => {
+    errorCode = -32001;
+    const r = await run("test", agentUrl, "--case", CASE, "--report", "html=/dev/null/x.html");
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^PASSED /);
+    expect(r.err).toMatch(/^a2a-toolkit test: --report: cannot write \/dev\/null\/x\.html: .+\n$/);
+  });
+
   it("3: nothing listens, or it answers but is no A2A agent: one line, no report", async () => {
     const closed = await run("test", "http://127.0.0.1:1");
     expect(closed.code).toBe(3);
