@@ -47,11 +47,15 @@ const processOut: Out = {
   get progress() {
     return process.stderr.isTTY === true;
   },
-  // https://no-color.org: a NO_COLOR that is set and not empty turns colour off.
   get color() {
-    return process.stdout.isTTY === true && !process.env.NO_COLOR;
+    return colorWanted(process.stdout.isTTY === true, process.env);
   },
 };
+
+/** Colour on a terminal only, and not when NO_COLOR is set to a non-empty value (https://no-color.org). */
+export function colorWanted(tty: boolean, env: Record<string, string | undefined>): boolean {
+  return tty && !env.NO_COLOR;
+}
 
 /** The progress of a run on a terminal: a bar, the count and the case, redrawn in place. */
 export function progressLine(done: number, total: number, id: string, columns = 80): string {

@@ -3,7 +3,7 @@ import type { Case } from "../../src/compliance/cases.js";
 import type { Discovery } from "../../src/compliance/discovery.js";
 import { interfacesFromCards } from "../../src/compliance/discovery.js";
 import { htmlReport, quoteHtml } from "../../src/compliance/html-report.js";
-import { progressLine } from "../../src/cli/test-command.js";
+import { colorWanted, progressLine } from "../../src/cli/test-command.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
@@ -363,6 +363,13 @@ describe("reporters", () => {
     const long = progressLine(3, 4, `v1_0/json-rpc/${"x".repeat(200)}`, 60);
     expect(long.length - "\r\x1b[K".length).toBeLessThan(60);
     expect(long).toMatch(/\] 3\/4 …x+$/);
+  });
+
+  it("console: colour on a terminal unless NO_COLOR is set and not empty", () => {
+    expect(colorWanted(true, {})).toBe(true);
+    expect(colorWanted(true, { NO_COLOR: "" })).toBe(true);
+    expect(colorWanted(true, { NO_COLOR: "1" })).toBe(false);
+    expect(colorWanted(false, {})).toBe(false);
   });
 
   it("console: colour only when asked, on the verdict and the failures", () => {
