@@ -50,9 +50,7 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
     // matrix in the first 15 lines, the whole default report under 80.
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^PASSED  no MUST failure, 0 warnings: agent http:/);
-    expect(lines.slice(0, 15).join("\n")).toMatch(
-      /\n {2}MUST +\d+ [^\n]*\n[\s\S]*\n {7}JSONRPC +HTTP\+JSON +card\n {2}1\.0 .*\n {2}0\.3 /,
-    );
+    expect(lines.slice(0, 15).join("\n")).toMatch(/\n {2}MUST +\d+ [^\n]*\n[\s\S]*\n {7}JSONRPC +HTTP\+JSON +card\n {2}1\.0 .*\n {2}0\.3 /);
     expect(lines.length).toBeLessThan(80);
   });
 
