@@ -15,6 +15,8 @@ export interface Summary {
   /** SHOULD and MAY failures that do not fail the run (none with --strict). */
   warnings: number;
   skipped: number;
+  /** Cases the agent's behaviour left untested (runner.ts CaseStatus); they never fail a run. */
+  inconclusive: number;
   knownFailing: number;
 }
 
@@ -91,6 +93,7 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     failed: count("fail") + stale.length,
     warnings: count("warn"),
     skipped: count("skip"),
+    inconclusive: count("inconclusive"),
     knownFailing: count("known-failing"),
   };
 }
@@ -155,7 +158,8 @@ export function buildReport(input: {
 
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
-  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped`;
+  const untested = s.inconclusive ? `, ${s.inconclusive} inconclusive` : "";
+  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${untested}`;
 }
 
 /** The sentences a failure rests on: the failing step's own citations, else the case's. */
@@ -232,11 +236,11 @@ export interface SkipGroup {
   cases: string[];
 }
 
-/** Skipped cases grouped by the stable part of their reason, largest group first. */
-export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
+/** Skipped (or inconclusive) cases grouped by the stable part of their reason, largest group first. */
+export function skipGroups(results: readonly CaseResult[], status: "skip" | "inconclusive" = "skip"): SkipGroup[] {
   const groups = new Map<string, { cases: string[]; reasons: Set<string> }>();
   for (const r of results) {
-    if (r.status !== "skip") continue;
+    if (r.status !== status) continue;
     const reason = r.reason ?? "no reason given";
     const key = skipGroup(reason);
     const g = groups.get(key) ?? { cases: [], reasons: new Set<string>() };
@@ -312,6 +316,7 @@ const KINDS: { status: string; label: string; tone?: Tone }[] = [
   { status: "warn", label: "warnings", tone: "yellow" },
   { status: "known-failing", label: "known failing", tone: "yellow" },
   { status: "pass", label: "passed", tone: "green" },
+  { status: "inconclusive", label: "inconclusive", tone: "dim" },
   { status: "skip", label: "skipped", tone: "dim" },
 ];
 /** Shorter words for a matrix cell. */
@@ -412,7 +417,8 @@ export function versionBindingMatrix(report: Pick<Report, "results" | "discovery
     const failing = [...ran.filter((r) => r.status === "fail"), ...ran.filter((r) => r.status === "warn")].map((r) => r.id);
     return {
       text: [`${c.get("pass") ?? 0}/${ran.length} ok`, ...extra].join(", "),
-      tone: c.get("fail") ? "fail" : extra.length ? "warn" : "pass",
+      // Inconclusive cases do not fail a run: they leave a cell green.
+      tone: c.get("fail") ? "fail" : ran.some((r) => r.status !== "pass" && r.status !== "inconclusive") ? "warn" : "pass",
       failing,
     };
   };
@@ -529,6 +535,14 @@ function glanceReport(report: Report, opts: ConsoleOptions): string[] {
       `skipped: ${s.skipped} case${s.skipped === 1 ? "" : "s"}, ${skips.length} reason${skips.length === 1 ? "" : "s"}; most: ${clip(top.reason, 90)} (${top.cases.length})`,
     );
   }
+  const untested = skipGroups(report.results, "inconclusive");
+  if (untested.length) {
+    const top = untested[0]!;
+    const n = untested.reduce((a, g) => a + g.cases.length, 0);
+    lines.push(
+      `inconclusive (the agent's answers left the rule untested; not a failure): ${n} case${n === 1 ? "" : "s"}; most: ${clip(top.reason, 80)} (${top.cases.length})`,
+    );
+  }
   if (report.divergences.length)
     lines.push(
       `twins that disagree: ${report.divergences.map((d) => `${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"})`).join("; ")}`,
@@ -574,11 +588,13 @@ function verboseLines(report: Report, opts: ConsoleOptions): string[] {
   lines.push(`a2a-toolkit ${report.tool === "a2a-toolkit test-client" ? "test-client --" : "test"} ${report.target}`);
   lines.push("");
   for (const r of report.results) {
-    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status] ?? r.status.toUpperCase();
+    const tag =
+      { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", inconclusive: "INCONCLUSIVE", "known-failing": "XFAIL" }[r.status] ??
+      String(r.status).toUpperCase();
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
-    if (r.status === "skip" || r.status === "known-failing") {
+    if (r.status === "skip" || r.status === "inconclusive" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
@@ -661,12 +677,12 @@ export function junitReport(report: Report): string {
   const total = report.results.reduce((a, r) => a + r.durationMs, 0);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
-    `<testsuites name="a2a-toolkit compliance" tests="${report.summary.total + report.staleKnownFailing.length}" failures="${report.summary.failed}" skipped="${report.summary.skipped + report.summary.knownFailing}" time="${secs(total)}">`,
+    `<testsuites name="a2a-toolkit compliance" tests="${report.summary.total + report.staleKnownFailing.length}" failures="${report.summary.failed}" skipped="${report.summary.skipped + report.summary.inconclusive + report.summary.knownFailing}" time="${secs(total)}">`,
   );
   for (const [suite, results] of groups) {
     const failures = results.filter((r) => r.status === "fail").length;
     // JUnit has no warnings: a SHOULD/MAY failure is a passing test case that says so.
-    const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
+    const skipped = results.filter((r) => r.status === "skip" || r.status === "inconclusive" || r.status === "known-failing").length;
     const time = results.reduce((a, r) => a + r.durationMs, 0);
     out.push(
       `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`,
@@ -686,6 +702,7 @@ export function junitReport(report: Report): string {
       else if (r.status === "warn")
         out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
+      else if (r.status === "inconclusive") out.push(`      <skipped message="${xmlEscape(`inconclusive: ${r.reason ?? ""}`)}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
       const na = notApplicableSteps(r);
       if (na.length) out.push(`      <system-out>${xmlEscape(na.join("\n"))}</system-out>`);

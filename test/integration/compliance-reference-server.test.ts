@@ -96,7 +96,8 @@ describe("compliance suite against the reference server", () => {
     const ran = (id: string) => report.results.find((r) => r.id === id)?.status;
     for (const i of ["v1_0/json-rpc", "v1_0/rest", "v0_3/json-rpc", "v0_3/rest"]) {
       expect(ran(`${i}/streaming/subscribe-to-interrupted-task-starts-with-task`), text).toBe("pass");
-      expect(ran(`${i}/cancel-task/ended-task-is-not-cancelable`), text).toBe("skip");
+      // The agent asked for input: the task never ended, so "ended" was not checked.
+      expect(ran(`${i}/cancel-task/ended-task-is-not-cancelable`), text).toBe("inconclusive");
     }
     expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
   });

@@ -93,7 +93,7 @@ describe("stream expectations", () => {
     expect(compareResponse(exp, sse(extra), new Scope(new Map()))[0]?.message).toMatch(/expected 2 event\(s\) matching .*, got 3/);
     const d = compareResponse(exp, sse(good.slice(0, 4), false), new Scope(new Map()), 500);
     expect(d.map((x) => x.path)).toEqual(["/events", "/events/3/statusUpdate"]);
-    expect(d[0]?.message).toMatch(/not closed by the server within 500 ms/);
+    expect(d[0]?.message).toMatch(/not closed by the server \(waited 500 ms\)/);
   });
 
   it("wants an SSE response when a stream is expected, and says what came instead", () => {
@@ -382,7 +382,7 @@ describe("reporters", () => {
 
   it("JSON: summary, results with expected and actual wire, coverage", () => {
     const j = JSON.parse(jsonReport(report));
-    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, warnings: 0, skipped: 1, knownFailing: 0 });
+    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, warnings: 0, skipped: 1, inconclusive: 0, knownFailing: 0 });
     expect(j.results[1].steps[0].diffs[0].path).toBe("/body/error/code");
     expect(j.results[1].steps[0].actual.json).toEqual({ error: { code: -32002 } });
     expect(j.coverage.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
@@ -506,6 +506,32 @@ describe("how much was judged", () => {
         "  not exercised (every case skipped): S-04",
       ].join("\n"),
     );
+  });
+
+  it("console: inconclusive cases are a kind of their own, in the counts, the matrix and one line", () => {
+    const results = [
+      mkResult("v1_0/json-rpc/get-task/p", "pass"),
+      mkResult("v1_0/json-rpc/get-task/i", "inconclusive", { reason: "the agent answered with a bare Message" }),
+    ];
+    const r = buildReport({
+      target: "t",
+      startedAt: new Date(0),
+      finishedAt: new Date(0),
+      discovery,
+      filters: {},
+      results,
+      stale: [],
+      coverage: [],
+      suite: [],
+    });
+    const lines = consoleReport(r).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^PASSED /);
+    expect(lines[1]).toBe("  MUST   1 passed  1 inconclusive");
+    expect(lines[3]).toBe("  1.0  1/2 ok, 1 inconclusive");
+    expect(lines).toContain(
+      "inconclusive (the agent's answers left the rule untested; not a failure): 1 case; most: the agent answered with a bare Message (1)",
+    );
+    expect(consoleReport(r, { color: true }).split("\n")[3]).toContain("\x1b[32m1/2 ok, 1 inconclusive");
   });
 
   it("console: the skips in one line, their reasons grouped by their stable prefix", () => {
