@@ -54,6 +54,22 @@ const discovery: Discovery = {
   notes: [],
 };
 
+/** A report of these results on the discovery above, with no coverage. */
+function reportOf(results: CaseResult[], over: Partial<Parameters<typeof buildReport>[0]> = {}) {
+  return buildReport({
+    target: "t",
+    startedAt: new Date(0),
+    finishedAt: new Date(0),
+    discovery,
+    filters: {},
+    results,
+    stale: [],
+    coverage: [],
+    suite: [],
+    ...over,
+  });
+}
+
 const sse = (events: unknown[], closed = true): WireResponse => ({
   status: 200,
   headers: { "content-type": "text/event-stream" },
@@ -249,17 +265,7 @@ describe("levels decide the verdict", () => {
   });
   it("warnings count on their own, and a known-failing list covers them too", () => {
     const results = [mkResult("v1_0/json-rpc/a/w", "warn"), mkResult("v1_0/json-rpc/a/f", "fail"), mkResult("v1_0/json-rpc/a/p", "pass")];
-    const r = buildReport({
-      target: "t",
-      startedAt: new Date(0),
-      finishedAt: new Date(0),
-      discovery,
-      filters: {},
-      results,
-      stale: [],
-      coverage: [],
-      suite: [],
-    });
+    const r = reportOf(results);
     expect(r.summary).toMatchObject({ passed: 1, failed: 1, warnings: 1, skipped: 0 });
     expect(consoleReport(r).trimEnd().split("\n").pop()).toBe("1 passed, 1 failed, 1 warnings, 0 skipped");
     expect(consoleReport(r)).toContain("WARN v1_0/json-rpc/a/w");
@@ -471,17 +477,7 @@ describe("how much was judged", () => {
       reason: "the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
     }),
   ];
-  const report = buildReport({
-    target: "http://127.0.0.1:1/",
-    startedAt: new Date(0),
-    finishedAt: new Date(0),
-    discovery,
-    filters: {},
-    results,
-    stale: [],
-    coverage: coverage(catalogue, []),
-    suite: [],
-  });
+  const report = reportOf(results, { target: "http://127.0.0.1:1/", coverage: coverage(catalogue, []) });
 
   it("counts a rule exercised only when one of its cases ran, of the rules cited on declared interfaces", () => {
     // S-04 was only skipped; S-05's skip on undeclared HTTP+JSON does not make it less exercised; V-09 is not applicable; CORE-X is no catalogue rule.
@@ -513,17 +509,7 @@ describe("how much was judged", () => {
       mkResult("v1_0/json-rpc/get-task/p", "pass"),
       mkResult("v1_0/json-rpc/get-task/i", "inconclusive", { reason: "the agent answered with a bare Message" }),
     ];
-    const r = buildReport({
-      target: "t",
-      startedAt: new Date(0),
-      finishedAt: new Date(0),
-      discovery,
-      filters: {},
-      results,
-      stale: [],
-      coverage: [],
-      suite: [],
-    });
+    const r = reportOf(results);
     const lines = consoleReport(r).trimEnd().split("\n");
     expect(lines[0]).toMatch(/^PASSED /);
     expect(lines[1]).toBe("  MUST   1 passed  1 inconclusive");
