@@ -176,21 +176,22 @@ export function registerClientCommands(program: Command, setCode: (code: number)
     common(
       program
         .command("send")
-        .description("send a text message; waits for the task unless --no-wait")
+        .description("send a message (a text part, data parts, metadata); waits for the task unless --no-wait")
         .argument("<url>", URL_HELP)
-        .argument("<text>")
+        .argument("[text]", "the text part (needed unless --data is given)")
+        .option("--data <json>", "add a data part holding this JSON value (repeatable)", collect, [])
+        .option("--metadata <json>", "the message's metadata: a JSON object (e.g. a gateway's backend choice)")
         .option("--stream", "stream events as they arrive")
         .option("--task <id>", "continue this task (multi-turn)")
         .option("--context <id>", "send within this context")
         .option("--no-wait", "return at once (returnImmediately) with the task as it is"),
     ),
-  ).action((url: string, text: string, o: CommonOpts & { stream?: boolean; task?: string; context?: string; wait: boolean }) =>
+  ).action((url: string, text: string | undefined, o: SendOpts) =>
     run(async () => {
-      const { textMessage } = await import("../client/index.js");
+      const message = await messageOf(text, o);
       const { formatMessage, formatTask, StreamPrinter, toJson } = await import("../client/format.js");
       const v1_0 = await import("../../generated/v1_0/index.js");
       const client = await connect(url, o);
-      const message = textMessage(text, { taskId: o.task, contextId: o.context });
       if (o.stream) {
         const printer = new StreamPrinter(io.out);
         let last: import("../../generated/v1_0/index.js").TaskState | undefined;
@@ -323,6 +324,34 @@ export function registerClientCommands(program: Command, setCode: (code: number)
       return failedState(v1_0, last) ? EXIT.taskFailed : EXIT.ok;
     })(),
   );
+}
+
+type SendOpts = CommonOpts & { stream?: boolean; task?: string; context?: string; wait: boolean; data: string[]; metadata?: string };
+
+/** `send`'s message: the text part, then a data part per --data, and --metadata; bad JSON is a usage error. */
+async function messageOf(
+  text: string | undefined,
+  o: SendOpts,
+): Promise<import("@bufbuild/protobuf").MessageInitShape<typeof import("../../generated/v1_0/index.js").MessageSchema>> {
+  const { textMessage } = await import("../client/index.js");
+  const { fromJson } = await import("@bufbuild/protobuf");
+  const { ValueSchema } = await import("@bufbuild/protobuf/wkt");
+  const json = (flag: string, v: string): unknown => {
+    try {
+      return JSON.parse(v);
+    } catch (e) {
+      throw new CommanderError(EXIT.usage, "a2a.json", `--${flag} expects JSON: ${(e as Error).message}`);
+    }
+  };
+  if (text === undefined && !o.data.length) throw new CommanderError(EXIT.usage, "a2a.text", "send needs a text or at least one --data");
+  const metadata = o.metadata === undefined ? undefined : json("metadata", o.metadata);
+  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)))
+    throw new CommanderError(EXIT.usage, "a2a.metadata", `--metadata expects a JSON object, got ${o.metadata}`);
+  const message = textMessage(text ?? "", { taskId: o.task, contextId: o.context });
+  const data = o.data.map((d) => ({ content: { case: "data" as const, value: fromJson(ValueSchema, json("data", d) as never) } }));
+  message.parts = [...(text === undefined ? [] : (message.parts ?? [])), ...data];
+  if (metadata) message.metadata = metadata as Record<string, never>;
+  return message;
 }
 
 function failedState(v1_0: typeof import("../../generated/v1_0/index.js"), s: number | undefined): boolean {

@@ -63,8 +63,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    throw e;
+    // commander's own errors (unknown option or command, missing argument) are usage errors: 2;
+    // --help and --version end with 0. A sub-command's CommanderError carries its own code.
+    if (e instanceof CommanderError) return e.exitCode === 1 && e.code.startsWith("commander.") ? 2 : e.exitCode;
+    // A fault of the toolkit itself: one line, not a stack trace (A2A_DEBUG=1 prints it).
+    process.stderr.write(
+      process.env.A2A_DEBUG
+        ? `${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`
+        : `a2a-toolkit: internal error: ${e instanceof Error ? e.message : String(e)} (A2A_DEBUG=1 prints the stack)\n`,
+    );
+    return 4;
   }
   return code;
 }

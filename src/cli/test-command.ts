@@ -29,6 +29,7 @@ export interface TestCommandOptions {
   maxMessages?: string;
   concurrency?: string;
   verbose?: boolean;
+  list?: boolean;
   header?: string[];
   otherHeader?: string[];
   webhookListen?: string;
@@ -77,8 +78,35 @@ function splitActsReport(spec: string | undefined): { actsDir?: string; rest?: s
   return { ...(actsDir ? { actsDir } : {}), ...(rest ? { rest } : {}) };
 }
 
-type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
-const processOut: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
+/** Where the command writes; `progress`: stderr is a terminal (a progress bar); `color`: colour the report. */
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void; progress?: boolean; color?: boolean };
+const processOut: Out = {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  get progress() {
+    return process.stderr.isTTY === true;
+  },
+  get color() {
+    return colorWanted(process.stdout.isTTY === true, process.env);
+  },
+};
+
+/** Colour on a terminal only, and not when NO_COLOR is set to a non-empty value (https://no-color.org). */
+export function colorWanted(tty: boolean, env: Record<string, string | undefined>): boolean {
+  return tty && !env.NO_COLOR;
+}
+
+/** The progress of a run on a terminal: a bar, the count and the case, redrawn in place. */
+export function progressLine(done: number, total: number, id: string, columns = 80): string {
+  const width = 20;
+  const filled = total ? Math.round((done / total) * width) : width;
+  const head = `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} `;
+  const room = Math.max(0, columns - head.length - 1);
+  return `\r\x1b[K${head}${id.length > room ? `…${id.slice(id.length - room + 1)}` : id}`;
+}
+
+/** The agent could not be reached, or answered with no usable A2A card: exit 3. */
+const EXIT_UNREACHABLE = 3;
 
 function parseHeaders(list: string[] | undefined): Record<string, string> | undefined {
   if (!list?.length) return undefined;
@@ -167,10 +195,9 @@ export async function runTestCommand(urlIn: string | undefined, optsIn: TestComm
   try {
     ({ url, opts } = resolveActsArgs(urlIn, optsIn));
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    out.stderr(`a2a-toolkit test: ${e.message}\n`);
-    return 2;
+    return usageError(e, out);
   }
+  if (opts.list) return listCases(opts, out);
   if (url !== undefined) return runAgainst(url, opts, out);
   const { startEmbeddedTarget } = await import("./embedded-target.js");
   const target = await startEmbeddedTarget();
@@ -186,36 +213,23 @@ export async function runTestCommand(urlIn: string | undefined, optsIn: TestComm
 
 async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Promise<number> {
   // Loaded here, not at the top, so `a2a-toolkit --help` does not load the validators.
-  const { CaseLoadError, CaseSelectionError } = await import("../compliance/cases.js");
   const { htmlReport } = await import("../compliance/html-report.js");
-  const { consoleReport, jsonReport, junitReport } = await import("../compliance/report.js");
+  const { consoleReport, jsonReport, junitReport, summaryLine } = await import("../compliance/report.js");
   const { runSuite } = await import("../compliance/suite.js");
   let report: Report;
+  let reports: ReturnType<typeof parseReports>;
   let actsDir: string | undefined;
   try {
     const split = splitActsReport(opts.report);
     actsDir = split.actsDir;
     if (actsDir && !opts.acts) throw new UsageError("--report acts=<dir> needs --acts");
-    const reports = parseReports(split.rest);
-    const level = opts.level?.toLowerCase();
-    if (level !== undefined && !["must", "should", "may"].includes(level))
-      throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
-    try {
-      new URL(url);
-    } catch {
-      throw new UsageError(`not a URL: "${url}"`);
-    }
+    reports = parseReports(split.rest);
+    const selected = selection(opts);
+    checkAgentUrl(url);
     const message = await parseMessage(opts);
-    if (opts.onlyCases && !opts.cases?.length) throw new UsageError("--only-cases needs at least one --cases <dir>");
-    const tty = process.stderr.isTTY;
     report = await runSuite({
       target: url,
-      versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
-      bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest", "grpc"] as const),
-      caseGlobs: opts.case?.length ? opts.case : undefined,
-      extraCasesDirs: opts.cases,
-      onlyExtraCases: opts.onlyCases === true,
-      level: level as "must" | "should" | "may" | undefined,
+      ...selected,
       strict: opts.strict === true,
       knownFailingFile: opts.knownFailing,
       headers: parseHeaders(opts.header),
@@ -237,42 +251,107 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
             },
           }
         : {}),
+      // A bar on a terminal; elsewhere a line per case only with --verbose (CI logs stay short).
       onProgress: ({ index, total, result }) => {
-        const line = `[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}`;
-        out.stderr(tty ? `\r\x1b[K${line}${index + 1 === total ? "\n" : ""}` : `${line}\n`);
+        if (out.progress)
+          out.stderr(index + 1 === total ? "\r\x1b[K" : progressLine(index + 1, total, result.id, process.stderr.columns || 80));
+        else if (opts.verbose) out.stderr(`[${index + 1}/${total}] ${result.status.toUpperCase().padEnd(4)} ${result.id}\n`);
       },
     });
-    for (const r of reports) {
-      mkdirSync(dirname(r.path), { recursive: true });
-      writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
-    }
-    if (actsDir && report.acts) {
-      const { writeActsReports } = await import("../compliance/acts/report.js");
-      for (const path of writeActsReports(actsDir, report.acts)) out.stderr(`a2a-toolkit test: ACTS report ${path}\n`);
-    }
   } catch (e) {
-    if (
-      e instanceof UsageError ||
-      e instanceof CaseLoadError ||
-      e instanceof CaseSelectionError ||
-      (e instanceof Error && e.name === "ActsInputError")
-    ) {
-      out.stderr(`a2a-toolkit test: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  out.stdout(consoleReport(report, { verbose: opts.verbose }));
-  if (report.acts) {
-    const { actsConsole } = await import("../compliance/acts/suite.js");
-    out.stdout(actsConsole(report.acts));
+    return usageError(e, out);
   }
   if (!report.discovery.interfaces.length) {
+    // Nothing was judged: one line, no report (every case would only say it was skipped).
     const tried = report.discovery.notes.find((n) => n.startsWith("no agent card found"));
-    out.stderr(`a2a-toolkit test: ${tried ?? `no usable interface found in the card at ${report.discovery.cardUrl}`}\n`);
-    return 2;
+    out.stderr(
+      `a2a-toolkit test: ${tried ?? `no usable A2A interface in the card at ${report.discovery.cardUrl} (${report.discovery.notes.at(-1) ?? "no interface declared"})`}\n`,
+    );
+    return EXIT_UNREACHABLE;
   }
+  out.stdout(consoleReport(report, { verbose: opts.verbose, color: out.color }));
+  if (report.acts) {
+    // The ACTS section (adjudications with both verdicts), then the counts again: the last line stays the verdict.
+    const { actsConsole } = await import("../compliance/acts/suite.js");
+    out.stdout(`${actsConsole(report.acts).trimEnd()}\n${summaryLine(report.summary)}\n`);
+  }
+  for (const r of reports) {
+    try {
+      mkdirSync(dirname(r.path), { recursive: true });
+      writeFileSync(r.path, r.kind === "json" ? jsonReport(report) : r.kind === "junit" ? junitReport(report) : htmlReport(report));
+    } catch (e) {
+      // A path that cannot be written is a mistake in --report: the run's verdict is on stdout already.
+      out.stderr(`a2a-toolkit test: --report: cannot write ${r.path}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  const written = reports.map((r) => `${r.path} (${r.kind})`);
+  if (actsDir && report.acts) {
+    const { writeActsReports } = await import("../compliance/acts/report.js");
+    try {
+      written.push(...writeActsReports(actsDir, report.acts).map((path) => `${path} (ACTS §13)`));
+    } catch (e) {
+      out.stderr(`a2a-toolkit test: --report: cannot write ACTS reports in ${actsDir}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  if (written.length) out.stderr(`a2a-toolkit test: wrote ${written.join(", ")}\n`);
   return report.summary.failed > 0 ? 1 : 0;
+}
+
+/**
+ * The agent's URL: http or https with a host. `localhost:23100` parses as a URL of scheme
+ * "localhost:", so the scheme is checked, and the likely URL suggested.
+ */
+function checkAgentUrl(url: string): void {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (u && (u.protocol === "http:" || u.protocol === "https:") && u.hostname) return;
+  const guess = /^[\w.-]+:\d+(\/|$)/.test(url) || /^[\w.-]+(\/|$)/.test(url) ? ` (did you mean http://${url}?)` : "";
+  throw new UsageError(`not an http(s) URL: "${url}"${guess}`);
+}
+
+/** A mistake in the command line or the case files: one line on stderr, exit 2; anything else is thrown on. */
+async function usageError(e: unknown, out: Out): Promise<number> {
+  const { CaseLoadError, CaseSelectionError } = await import("../compliance/cases.js");
+  const actsInput = e instanceof Error && e.name === "ActsInputError";
+  if (!(e instanceof UsageError || e instanceof CaseLoadError || e instanceof CaseSelectionError || actsInput)) throw e;
+  out.stderr(`a2a-toolkit test: ${e.message}\n`);
+  return 2;
+}
+
+/** --level, --version, --binding, --case, --cases, --only-cases: which cases run. */
+function selection(opts: TestCommandOptions) {
+  const level = opts.level?.toLowerCase();
+  if (level !== undefined && !["must", "should", "may"].includes(level))
+    throw new UsageError(`--level: expected must|should|may, got "${opts.level}"`);
+  if (opts.onlyCases && !opts.cases?.length) throw new UsageError("--only-cases needs at least one --cases <dir>");
+  return {
+    versions: parseChoice<Version>("version", opts.version, ["1.0", "0.3"]),
+    bindings: parseChoice("binding", opts.binding, ["json-rpc", "rest", "grpc"] as const),
+    caseGlobs: opts.case?.length ? opts.case : undefined,
+    extraCasesDirs: opts.cases,
+    onlyExtraCases: opts.onlyCases === true,
+    level: level as "must" | "should" | "may" | undefined,
+  };
+}
+
+/** `test --list`: the selected cases, one per line (ID, level, title), without contacting the agent. */
+async function listCases(opts: TestCommandOptions, out: Out): Promise<number> {
+  try {
+    const { selectedCases } = await import("../compliance/suite.js");
+    const cases = selectedCases(selection(opts));
+    const width = Math.max(0, ...cases.map((c) => c.id.length));
+    for (const c of cases) out.stdout(`${c.id.padEnd(width)}  ${c.level.padEnd(6)}  ${c.title}\n`);
+    out.stderr(`a2a-toolkit test: ${cases.length} case${cases.length === 1 ? "" : "s"}\n`);
+    return 0;
+  } catch (e) {
+    return usageError(e, out);
+  }
 }
 
 /** Registers the command on the CLI; `setCode` receives the exit code. */
@@ -349,6 +428,10 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     )
     .option("--acts-as-published", "run the ACTS tests as published, without adjudications (implies --acts)")
     .option("--only-acts", "run only the ACTS tests, not the built-in cases (implies --acts)")
-    .option("--verbose", "list passing cases too, and every skipped case with its reason (default: one line per reason)")
+    .option("--list", "list the cases the other options select (ID, level, title) and exit, without contacting the agent")
+    .option(
+      "--verbose",
+      "the full report: every case with its result, each failure's request and expected/actual, every skip and allowed choice",
+    )
     .action(async (url: string | undefined, opts: TestCommandOptions) => setCode(await runTestCommand(url, opts)));
 }

@@ -1,5 +1,6 @@
 // Human-readable rendering of A2A 1.0 values, for the command line.
-import type { JsonValue } from "@bufbuild/protobuf";
+import { toJson as valueToJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { encode } from "../runtime/protojson.js";
 import { describeSecurity } from "./auth.js";
@@ -16,7 +17,8 @@ export function partText(p: v1_0.Part): string {
     case "text":
       return p.content.value;
     case "data":
-      return JSON.stringify(p.content.value);
+      // The JSON the part carries, not the google.protobuf.Value message that holds it.
+      return JSON.stringify(valueToJson(ValueSchema, p.content.value));
     case "url":
       return `[file ${p.filename || ""}${p.filename ? " " : ""}${p.content.value}${p.mediaType ? ` (${p.mediaType})` : ""}]`;
     case "raw":
@@ -26,8 +28,13 @@ export function partText(p: v1_0.Part): string {
   }
 }
 
+/** The parts of a message or artifact for a reader: one part per line. */
+export function partsText(parts: readonly v1_0.Part[]): string {
+  return parts.map(partText).join("\n");
+}
+
 export function messageText(m: v1_0.Message | undefined): string {
-  return m ? m.parts.map(partText).join("") : "";
+  return m ? partsText(m.parts) : "";
 }
 
 function indent(text: string, by = "  "): string {
@@ -45,7 +52,7 @@ export function formatMessage(m: v1_0.Message): string {
 
 export function formatArtifact(a: v1_0.Artifact): string {
   const title = a.name || a.artifactId;
-  return `artifact ${title}${a.description ? ` — ${a.description}` : ""}:\n${indent(a.parts.map(partText).join(""))}`;
+  return `artifact ${title}${a.description ? ` — ${a.description}` : ""}:\n${indent(partsText(a.parts))}`;
 }
 
 export function formatTask(t: v1_0.Task): string {
@@ -124,7 +131,8 @@ export class StreamPrinter {
       }
       case "artifactUpdate": {
         const a = ev.payload.value;
-        const text = (a.artifact?.parts ?? []).map(partText).join("");
+        // Chunks of one part continue a line; a data or file part is a line of its own.
+        const text = partsText(a.artifact?.parts ?? []);
         if (!a.append || !this.open) {
           this.end();
           this.write(`${a.artifact?.name || a.artifact?.artifactId || "artifact"}: `);

@@ -491,9 +491,13 @@ export function loadExtraCases(dirs: string[]): Case[] {
 
 /** A `--case` glob that matches no case of the suite (a usage error: exit code 2). */
 export class CaseSelectionError extends Error {
-  constructor(readonly globs: string[]) {
+  /** `example`: a case ID of the suite searched, shown as the shape IDs have. */
+  constructor(
+    readonly globs: string[],
+    example?: string,
+  ) {
     super(
-      `${globs.map((g) => `--case "${g}"`).join(", ")} matches no case ID (IDs look like v1_0/json-rpc/send/blocking-send-returns-task; * stays within one path segment, ** crosses them)`,
+      `${globs.map((g) => `--case "${g}"`).join(", ")} matches no case ID (${example ? `IDs look like ${example}; ` : ""}* stays within one path segment, ** crosses them; --list shows them)`,
     );
     this.name = "CaseSelectionError";
   }
@@ -505,7 +509,11 @@ export function assertGlobsMatch(ids: string[], globs: string[] | undefined): vo
     const re = globToRegExp(g);
     return !ids.some((id) => re.test(id));
   });
-  if (unmatched.length) throw new CaseSelectionError(unmatched);
+  if (unmatched.length) {
+    // An ID of this suite as the example: one that shares the glob's first segment when there is one.
+    const first = unmatched[0]!.split("/")[0] ?? "";
+    throw new CaseSelectionError(unmatched, ids.find((id) => id.startsWith(`${first}/`)) ?? ids[0]);
+  }
 }
 
 /** Glob over case IDs: `*` within a segment, `**` across segments, `?` one character. */

@@ -294,9 +294,14 @@ function sideBySide(left: string[], right: string[], width = 70): string[] {
 }
 
 export interface ConsoleOptions {
-  /** Lines of the expected/actual columns shown per failing step. */
+  /** Lines of the expected/actual columns shown per failing step (--verbose). */
   maxLines?: number;
+  /** The full report: every case, each failure with its request, diffs and expected/actual side by side, every list. */
   verbose?: boolean;
+  /** ANSI colours (the CLI sets it on a TTY unless NO_COLOR is set). */
+  color?: boolean;
+  /** Lines that say what was tested, in place of the agent's interfaces and card notes (test-client's fixture server). */
+  about?: string[];
 }
 
 /** One line per step that did not run because its `when` did not hold. */
@@ -306,22 +311,296 @@ export function notApplicableSteps(r: CaseResult): string[] {
     .map((s) => `${s.name}: not applicable (${s.reason ?? "its condition did not hold"})`);
 }
 
+type Tone = "red" | "yellow" | "green" | "dim" | "bold";
+const ANSI: Record<Tone, [number, number]> = { red: [31, 39], yellow: [33, 39], green: [32, 39], dim: [2, 22], bold: [1, 22] };
+function painter(on: boolean | undefined): (tone: Tone, s: string) => string {
+  return (tone, s) => (on && s ? `\x1b[${ANSI[tone][0]}m${s}\x1b[${ANSI[tone][1]}m` : s);
+}
+
+/**
+ * The result kinds the console counts, in the order it lists them, with their column title and
+ * tone. A kind not listed here (a later result kind) is counted after these under its own name.
+ */
+const KINDS: { status: string; label: string; tone?: Tone }[] = [
+  { status: "fail", label: "failed", tone: "red" },
+  { status: "warn", label: "warnings", tone: "yellow" },
+  { status: "known-failing", label: "known failing", tone: "yellow" },
+  { status: "pass", label: "passed", tone: "green" },
+  { status: "inconclusive", label: "inconclusive", tone: "dim" },
+  { status: "skip", label: "skipped", tone: "dim" },
+];
+/** Shorter words for a matrix cell. */
+const CELL_WORD: Record<string, string> = { fail: "failed", warn: "warn", "known-failing": "known" };
+const kindOf = (status: string) => KINDS.find((k) => k.status === status) ?? { status, label: status };
+
+/** The kinds present in `results`, in KINDS order, later kinds after. */
+export function kindsIn(results: readonly CaseResult[]): { status: string; label: string; tone?: Tone }[] {
+  const seen = new Set<string>(results.map((r) => r.status));
+  return [...KINDS.filter((k) => seen.has(k.status)), ...[...seen].filter((s) => !KINDS.some((k) => k.status === s)).map(kindOf)];
+}
+
+function countBy<T>(items: readonly T[], key: (t: T) => string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const t of items) m.set(key(t), (m.get(key(t)) ?? 0) + 1);
+  return m;
+}
+
+/** The level a result counts under: a failure's own level (a failing SHOULD step of a MUST case is SHOULD), else the case's. */
+const levelOf = (r: CaseResult) => ((r.status === "fail" || r.status === "warn") && r.failureLevel) || r.level;
+
+/** The verdict: FAILED when a case failed (a MUST failure, or any with --strict) or a known-failing entry is stale. */
+export function verdictOf(s: Summary): "PASSED" | "FAILED" {
+  return s.failed > 0 ? "FAILED" : "PASSED";
+}
+
+/** Results per level, counted by kind (levels without results left out): the counts by level of the console and HTML. */
+export function levelCounts(results: readonly CaseResult[]): { level: string; counts: Map<string, number> }[] {
+  return (["MUST", "SHOULD", "MAY"] as const)
+    .map((level) => ({
+      level,
+      counts: countBy(
+        results.filter((r) => levelOf(r) === level),
+        (r) => r.status,
+      ),
+    }))
+    .filter((r) => r.counts.size);
+}
+
+/** Counts by level: one line per level, one column per result kind (kinds no result has are left out). */
+function levelLines(results: readonly CaseResult[], paint: ReturnType<typeof painter>): string[] {
+  const kinds = kindsIn(results);
+  const rows = levelCounts(results);
+  const width = (k: { status: string; label: string }) =>
+    Math.max(...rows.map((r) => String(r.counts.get(k.status) ?? 0).length + 1 + k.label.length));
+  return rows.map(
+    ({ level, counts }) =>
+      `  ${level.padEnd(7)}` +
+      kinds
+        .map((k) => {
+          const n = counts.get(k.status) ?? 0;
+          const cell = `${n} ${k.label}`.padEnd(width(k));
+          return n && k.tone ? paint(k.tone, cell) : n ? cell : paint("dim", cell);
+        })
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+/** A cell of the version × binding matrix. */
+export interface MatrixCell {
+  /** "1/3 ok, 1 failed, 1 warn"; "all skipped"; "not declared"; "" when no case is of this version and binding. */
+  text: string;
+  /** The worst outcome: "fail", "warn" (a warning or another kind), "pass", "skip" (none ran). */
+  tone: "fail" | "warn" | "pass" | "skip" | "none";
+  /** The cell's failed cases, then its warnings. */
+  failing: string[];
+}
+
+/**
+ * The version × binding matrix: a row per version (1.0 first), a column per binding ("any", the
+ * card, last); a cell gives the cases that ran and how many passed, then the other kinds. Skips
+ * are left to the skip line.
+ */
+export function versionBindingMatrix(report: Pick<Report, "results" | "discovery">): {
+  versions: string[];
+  bindings: { binding: string; label: string }[];
+  cells: MatrixCell[][];
+} {
+  const results = report.results;
+  const versions = [...new Set(results.map((r) => r.version))].sort((a, b) => b.localeCompare(a));
+  const order = ["json-rpc", "rest", "grpc", "any"];
+  const bindings = [...new Set(results.map((r) => r.binding))].sort(
+    (a, b) => (order.indexOf(a) + 1 || 9) - (order.indexOf(b) + 1 || 9) || a.localeCompare(b),
+  );
+  const cell = (v: string, b: string): MatrixCell => {
+    const rs = results.filter((r) => r.version === v && r.binding === b);
+    if (!rs.length) return { text: "", tone: "none", failing: [] };
+    const ran = rs.filter((r) => r.status !== "skip");
+    if (!ran.length) {
+      const declared = b === "any" || report.discovery.interfaces.some((i) => i.version === v && i.binding === b);
+      return { text: declared ? "all skipped" : "not declared", tone: "skip", failing: [] };
+    }
+    const c = countBy(ran, (r) => r.status);
+    const extra = kindsIn(ran)
+      .filter((k) => k.status !== "pass")
+      .map((k) => `${c.get(k.status)} ${CELL_WORD[k.status] ?? k.label}`);
+    const failing = [...ran.filter((r) => r.status === "fail"), ...ran.filter((r) => r.status === "warn")].map((r) => r.id);
+    return {
+      text: [`${c.get("pass") ?? 0}/${ran.length} ok`, ...extra].join(", "),
+      // Inconclusive cases do not fail a run: they leave a cell green.
+      tone: c.get("fail") ? "fail" : ran.some((r) => r.status !== "pass" && r.status !== "inconclusive") ? "warn" : "pass",
+      failing,
+    };
+  };
+  return {
+    versions,
+    bindings: bindings.map((b) => ({
+      binding: b,
+      label: PROTOCOL_BINDING[b as keyof typeof PROTOCOL_BINDING] ?? (b === "any" ? "card" : b),
+    })),
+    cells: versions.map((v) => bindings.map((b) => cell(v, b))),
+  };
+}
+
+const TONE: Record<MatrixCell["tone"], Tone | undefined> = { fail: "red", warn: "yellow", pass: "green", skip: "dim", none: undefined };
+
+function matrixLines(report: Pick<Report, "results" | "discovery">, paint: ReturnType<typeof painter>): string[] {
+  if (!report.results.length) return [];
+  const { versions, bindings, cells } = versionBindingMatrix(report);
+  const widths = bindings.map((b, j) => Math.max(b.label.length, ...cells.map((row) => row[j]!.text.length)));
+  const head = `  ${"".padEnd(5)}${bindings.map((b, j) => b.label.padEnd(widths[j]!)).join("   ")}`;
+  const rows = versions.map(
+    (v, i) =>
+      `  ${v.padEnd(5)}${cells[i]!.map((c, j) => {
+        const t = c.text.padEnd(widths[j]!);
+        const tone = TONE[c.tone];
+        return tone ? paint(tone, t) : t;
+      }).join("   ")}`,
+  );
+  return [head.trimEnd(), ...rows.map((r) => r.trimEnd())];
+}
+
+/** Cuts a line to `n` characters. */
+export function clip(s: string, n = 160): string {
+  const one = s.replace(/\s*\n\s*/g, " ");
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+/** A spec quote for a terminal: Markdown emphasis dropped. */
+function plainQuote(c: string): string {
+  return c.replace(/\*\*(.+?)\*\*/g, "$1").replace(/`([^`]+)`/g, "$1");
+}
+
+/** A failure or warning in short: its failing step, the first difference, the sentence of its level. */
+export interface FailureGist {
+  step?: string;
+  /** The first difference (else the error, else the reason), and how many more there are. */
+  what: string;
+  more: number;
+  /** The sentence shown: the first that says the failure's own level (a SHOULD for a warning), else the first (Markdown). */
+  quote?: string;
+  /** Every sentence the failure rests on. */
+  quotes: string[];
+}
+
+export function failureGist(r: CaseResult): FailureGist {
+  const step = r.steps.find((s) => s.status === "fail" && !s.cleanup);
+  if (!step) return { what: r.reason ?? "", more: 0, quotes: failureCitations(r) };
+  const what = step.diffs.length ? formatDiff(step.diffs[0]!) : (step.error ?? r.reason ?? "failed");
+  const quotes = failureCitations(r, step);
+  const quote = quotes.find((c) => new RegExp(`\\b${levelOf(r)}\\b`).test(plainQuote(c))) ?? quotes[0];
+  return { step: step.name, what, more: Math.max(0, step.diffs.length - 1), ...(quote ? { quote } : {}), quotes };
+}
+
+/** "MUST", or "SHOULD step of a MUST case". */
+export function failureLevelLabel(r: CaseResult): string {
+  return r.failureLevel && r.failureLevel !== r.level ? `${r.failureLevel} step of a ${r.level} case` : r.level;
+}
+
+/** A failure or warning in at most four lines: the case, its title, what was expected and what came, the rule. */
+function compactCase(r: CaseResult, paint: ReturnType<typeof painter>): string[] {
+  const tag = r.status === "fail" ? paint("red", "FAIL") : r.status === "warn" ? paint("yellow", "WARN") : r.status.toUpperCase();
+  const out = [`${tag} ${paint("bold", r.id)} [${failureLevelLabel(r)}]`, `  ${clip(r.title)}`];
+  const g = failureGist(r);
+  // No failing step (a client driver's crash, a stream that never ended): the reason, as it is.
+  if (g.step === undefined) return [...out, ...g.what.split("\n").map((l) => `  ${l}`)];
+  out.push(`  ${g.step}: ${clip(g.what, 150)}${g.more ? ` (+${g.more} more)` : ""}`);
+  if (g.quote) out.push(paint("dim", `  ${clip(plainQuote(g.quote), 200)}${g.quotes.length > 1 ? ` (+${g.quotes.length - 1})` : ""}`));
+  return out;
+}
+
+/** The default console report: the verdict at a glance, each failure compactly, the rest summarised. */
+function glanceReport(report: Report, opts: ConsoleOptions): string[] {
+  const paint = painter(opts.color);
+  const s = report.summary;
+  const verdict = verdictOf(s);
+  const why = s.failed
+    ? `${s.failed} ${report.filters.strict ? "failure" : "MUST failure"}${s.failed === 1 ? "" : "s"}`
+    : `no MUST failure`;
+  const lines = [
+    `${paint(verdict === "PASSED" ? "green" : "red", paint("bold", verdict))}  ${why}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"}: ${subjectOf(report)} ${report.target}`,
+    ...levelLines(report.results, paint),
+    ...matrixLines(report, paint),
+  ];
+  const failures = report.results.filter((r) => r.status === "fail");
+  const warnings = report.results.filter((r) => r.status === "warn");
+  if (failures.length || report.staleKnownFailing.length) lines.push("");
+  for (const r of failures) lines.push(...compactCase(r, paint));
+  for (const st of report.staleKnownFailing)
+    lines.push(
+      `${paint("red", "FAIL")} known-failing entry "${st.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`,
+    );
+  if (warnings.length) lines.push("");
+  for (const r of warnings) lines.push(...compactCase(r, paint));
+  lines.push("");
+  const known = report.results.filter((r) => r.status === "known-failing");
+  if (known.length)
+    lines.push(
+      `known failing: ${known.length} case${known.length === 1 ? "" : "s"} listed in ${report.knownFailingFile ?? "the list"} (expected, not counted below)`,
+    );
+  const skips = skipGroups(report.results);
+  if (skips.length) {
+    const top = skips[0]!;
+    lines.push(
+      `skipped: ${s.skipped} case${s.skipped === 1 ? "" : "s"}, ${skips.length} reason${skips.length === 1 ? "" : "s"}; most: ${clip(top.reason, 90)} (${top.cases.length})`,
+    );
+  }
+  const untested = skipGroups(report.results, "inconclusive");
+  if (untested.length) {
+    const top = untested[0]!;
+    const n = untested.reduce((a, g) => a + g.cases.length, 0);
+    lines.push(
+      `inconclusive (the agent's answers left the rule untested; not a failure): ${n} case${n === 1 ? "" : "s"}; most: ${clip(top.reason, 80)} (${top.cases.length})`,
+    );
+  }
+  if (report.divergences.length)
+    lines.push(
+      `twins that disagree: ${report.divergences.map((d) => `${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"})`).join("; ")}`,
+    );
+  const chose = report.results.filter((r) => r.variants?.length).length;
+  if (chose) lines.push(`choices the spec allows: ${chose} case${chose === 1 ? "" : "s"} took one of several allowed answers`);
+  const { overall } = report.exercised;
+  const notCovered = report.coverage.filter((c) => c.status === "not covered").length;
+  lines.push(
+    `rules exercised on this ${subjectOf(report)}: ${overall.exercised} of ${overall.applicable} applicable; ${notCovered} catalogued rule${notCovered === 1 ? "" : "s"} without a case`,
+  );
+  lines.push(...(opts.about ?? aboutLines(report)));
+  lines.push(paint("dim", "--verbose: every case, the skips and choices by case, each failure's request and expected/actual"));
+  return lines;
+}
+
+/** What was tested: the interfaces used, the fixture behaviours and the card notes. */
+function aboutLines(report: Report): string[] {
+  return [
+    ...report.discovery.interfaces.map((i) => `interface ${i.version} ${PROTOCOL_BINDING[i.binding]} ${i.url}  (${i.source})`),
+    `fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`,
+    ...report.discovery.notes.map((n) => `note: ${n}`),
+  ];
+}
+
+/**
+ * The console report. By default the verdict (PASSED/FAILED), the counts by level and the version ×
+ * binding matrix come first, then each failure and warning in a few lines, then one line each for
+ * the skips, the allowed choices and the rules exercised. `verbose` adds the full report below:
+ * every case, each failure with its request and expected/actual side by side, every list. The last
+ * line is always `N passed, N failed, N warnings, N skipped`.
+ */
 export function consoleReport(report: Report, opts: ConsoleOptions = {}): string {
+  const lines = glanceReport(report, opts);
+  if (opts.verbose) lines.push("", ...verboseLines(report, opts));
+  lines.push(summaryLine(report.summary));
+  return lines.join("\n") + "\n";
+}
+
+function verboseLines(report: Report, opts: ConsoleOptions): string[] {
   const max = opts.maxLines ?? 40;
   const lines: string[] = [];
-  lines.push(`a2a-toolkit test ${report.target}`);
-  for (const i of report.discovery.interfaces)
-    lines.push(`  interface ${i.version} ${PROTOCOL_BINDING[i.binding]} ${i.url}  (${i.source})`);
-  lines.push(
-    `  fixture agent: ${report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no (fixture-dependent cases are skipped)"}`,
-  );
-  for (const n of report.discovery.notes) lines.push(`  note: ${n}`);
+  lines.push(`a2a-toolkit ${report.tool === "a2a-toolkit test-client" ? "test-client --" : "test"} ${report.target}`);
   lines.push("");
   for (const r of report.results) {
-    if ((r.status === "pass" || r.status === "skip" || r.status === "inconclusive") && !opts.verbose) continue;
-    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", inconclusive: "INCONCLUSIVE", "known-failing": "XFAIL" }[
-      r.status
-    ];
+    const tag =
+      { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", inconclusive: "INCONCLUSIVE", "known-failing": "XFAIL" }[r.status] ??
+      String(r.status).toUpperCase();
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
@@ -345,16 +624,6 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
     const left = JSON.stringify(step.expected, null, 2).split("\n").slice(0, max);
     const right = (JSON.stringify(actualView(step), null, 2) ?? "").split("\n").slice(0, max);
     lines.push(...sideBySide(["expected", ...left], ["actual", ...right]));
-  }
-  const skips = skipGroups(report.results);
-  if (skips.length && !opts.verbose) {
-    lines.push("", "skipped cases by reason (--verbose lists each case):");
-    for (const g of skips) lines.push(`  SKIP (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
-  }
-  const untested = skipGroups(report.results, "inconclusive");
-  if (untested.length && !opts.verbose) {
-    lines.push("", "inconclusive cases by reason: the agent's answers left these rules untested (--verbose lists each case):");
-    for (const g of untested) lines.push(`  INCONCLUSIVE (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
   }
   for (const s of report.staleKnownFailing)
     lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
@@ -382,8 +651,7 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   );
   if (notCovered.length) lines.push(`  not covered: ${notCovered.map((c) => c.id).join(", ")}`);
   if (report.summary.knownFailing) lines.push(`${report.summary.knownFailing} known failing (expected, not counted below)`);
-  lines.push(summaryLine(report.summary));
-  return lines.join("\n") + "\n";
+  return lines;
 }
 
 export function jsonReport(report: Report): string {

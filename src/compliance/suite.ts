@@ -43,8 +43,15 @@ function clientCases(notes: string[]): Citing[] {
   }
 }
 
-export async function runSuite(opts: SuiteOptions): Promise<Report> {
-  const startedAt = new Date();
+/**
+ * The cases a run with these options selects (`test --list`), loaded and checked as runSuite
+ * loads them: a case file that does not load or a --case glob that matches nothing throws.
+ */
+export function selectedCases(opts: Omit<SuiteOptions, "target">): Case[] {
+  return loadSuite(opts).selected;
+}
+
+function loadSuite(opts: Omit<SuiteOptions, "target">) {
   if (opts.onlyExtraCases && !opts.extraCasesDirs?.length) throw new Error("SuiteOptions.onlyExtraCases needs extraCasesDirs");
   const extra = opts.extraCasesDirs?.length ? loadExtraCases(opts.extraCasesDirs) : [];
   // --acts with --only-acts: the built-in cases are neither loaded nor run.
@@ -61,7 +68,12 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     all.map((c) => c.id),
     opts.caseGlobs,
   );
-  const selected = selectCases(all, opts);
+  return { all, catalogue, knownFailing, selected: selectCases(all, opts) };
+}
+
+export async function runSuite(opts: SuiteOptions): Promise<Report> {
+  const startedAt = new Date();
+  const { all, catalogue, knownFailing, selected } = loadSuite(opts);
   const discovery = await discover(opts.target, opts.timeoutMs, opts.headers);
   // The probe is a message too: it is sent only when a tck case is selected and the budget allows one.
   const probeAllowed = selected.some((c) => c.behaviours.includes("tck")) && (opts.maxMessages ?? Infinity) > 0;

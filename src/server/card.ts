@@ -33,6 +33,9 @@ export function grpcAddressOf(url: string): string {
   return u.port ? u.host : `${u.host}:${u.protocol === "https:" ? 443 : 80}`;
 }
 
+/** What a card that declares no input modes says the agent accepts (the runtime holds the agent to it). */
+export const DEFAULT_INPUT_MODES = ["text/plain"];
+
 /**
  * The 1.0 card: `init` with its defaults filled in (input/output modes text/plain, no skills) and
  * `capabilities.extendedAgentCard` set when an extended card exists.
@@ -48,7 +51,7 @@ export function buildCard(
   if (hasExtendedCard) capabilities.extendedAgentCard = true;
   const json: v1_0.AgentCardJson = {
     ...init,
-    defaultInputModes: init.defaultInputModes ?? ["text/plain"],
+    defaultInputModes: init.defaultInputModes ?? DEFAULT_INPUT_MODES,
     defaultOutputModes: init.defaultOutputModes ?? ["text/plain"],
     skills: init.skills ?? [],
     capabilities,

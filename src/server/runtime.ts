@@ -268,11 +268,11 @@ export class TaskRuntime implements A2AHandler {
     if (incoming.parts.length > this.maxParts) throw invalidParams("/message/parts", `at most ${this.maxParts} parts per message`);
     // The card's input modes are a promise the runtime keeps for the agent (1.0 §3.1.1); a part
     // without a media type is taken.
-    const refused = incoming.parts.find((p) => p.mediaType !== "" && !coversMediaType(this.inputModes, p.mediaType));
-    if (refused)
+    const refused = incoming.parts.findIndex((p) => p.mediaType !== "" && !coversMediaType(this.inputModes, p.mediaType));
+    if (refused >= 0)
       throw new A2AError(
         "ContentTypeNotSupportedError",
-        `This agent reads ${this.inputModes.join(", ")}; a message part has media type ${refused.mediaType}`,
+        `This agent accepts ${this.inputModes.join(", ")} (its card's input modes); part ${refused} has media type ${incoming.parts[refused]!.mediaType}`,
       );
     const pushConfig = req.configuration?.taskPushNotificationConfig;
     if (pushConfig && !this.pushNotifications)

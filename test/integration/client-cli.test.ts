@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { listenHttp, serverGroup } from "../support/servers.js";
+import { listenHttp, serverGroup, startRpcAgent, type RunningServer } from "../support/servers.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -209,5 +209,54 @@ describe("a2a-toolkit client commands", () => {
     } finally {
       err.mockRestore();
     }
+  });
+});
+
+describe("send --data and --metadata", () => {
+  let agent: RunningServer;
+  let at: string;
+  let sent: { parts: unknown[]; metadata?: unknown }[] = [];
+  beforeAll(async () => {
+    // Records each message and answers with a text part and a data part.
+    agent = await startRpcAgent(
+      (rpc) => {
+        sent.push(rpc.params.message as (typeof sent)[number]);
+        return {
+          result: { message: { messageId: "m-1", role: "ROLE_AGENT", parts: [{ text: "here" }, { data: { n: 1, list: ["a", null] } }] } },
+        };
+      },
+      { defaultInputModes: ["text/plain", "application/json"], defaultOutputModes: ["application/json"] },
+    );
+    at = agent.url;
+  });
+  afterAll(() => agent.close());
+
+  it("sends data parts and metadata as given; prints each part on its line, data as JSON", async () => {
+    sent = [];
+    const r = await cli("send", at, "hi", "--data", '{"q":[1,2]}', "--data", "7", "--metadata", '{"backend":"b2"}');
+    expect(r.err).toBe("");
+    expect(r.code).toBe(EXIT.ok);
+    expect(sent[0]).toMatchObject({ parts: [{ text: "hi" }, { data: { q: [1, 2] } }, { data: 7 }], metadata: { backend: "b2" } });
+    expect(r.out).toBe('agent:\n  here\n  {"n":1,"list":["a",null]}\n');
+    // Data alone: no text part.
+    sent = [];
+    expect((await cli("send", at, "--data", '{"only":true}')).code).toBe(EXIT.ok);
+    expect(sent[0]?.parts).toEqual([{ data: { only: true } }]);
+  });
+
+  it("bad JSON, metadata that is no object, or nothing to send: usage errors (exit 2), nothing sent", async () => {
+    sent = [];
+    for (const [args, message] of [
+      [["--data", "{nope"], "--data expects JSON"],
+      [["x", "--metadata", "[1]"], "--metadata expects a JSON object"],
+      [["x", "--metadata", "nope"], "--metadata expects JSON"],
+      [[], "send needs a text or at least one --data"],
+    ] as const) {
+      const r = await cli("send", at, ...args);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.err).toContain(message);
+      expect(r.err.trim().split("\n")).toHaveLength(1);
+    }
+    expect(sent).toEqual([]);
   });
 });

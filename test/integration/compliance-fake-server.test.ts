@@ -1,14 +1,20 @@
 // The suite end to end over real sockets: a small in-test agent (fastify, 127.0.0.1, port 0)
 // that follows the spec for a handful of cases, and can be switched to break one rule at a time;
-// the suite must pass the correct agent and fail exactly the broken case.
+// the suite must pass the correct agent and fail exactly the broken case. Then the exit codes of
+// `a2a-toolkit test` (docs/cli.md): 0 passed, 1 a MUST failure, 2 a usage error, 3 the agent
+// unreachable or not A2A; each in one line on stderr, never a stack trace, which a small fuzz over
+// argument lists checks for every command that ends by itself. (One file: the suite loads once.)
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer, type Server } from "node:http";
+import fc from "fast-check";
 import Fastify, { type FastifyInstance } from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { runTestCommand } from "../../src/cli/test-command.js";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
-import { listen } from "../support/servers.js";
+import { listen, listenHttp, startRpcAgent, type RunningServer } from "../support/servers.js";
 
 type Fault = "method-not-found-code" | "stream-never-ends" | "stream-stays-working";
 
@@ -161,21 +167,19 @@ describe("compliance suite against an in-test agent", () => {
     expect(run.stdout.trimEnd().split("\n").pop()).toBe(
       `${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped; ${run.report.summary.messagesSent} messages sent`,
     );
-    // One progress line per case, numbered in the order the cases finish.
-    const total = run.report.results.length;
-    const progress = run.stderr.split("\n").filter((l) => l.startsWith("["));
-    expect(progress.map((l) => l.replace(/ .*/, ""))).toEqual(run.report.results.map((_, i) => `[${i + 1}/${total}]`));
-    expect(progress.some((l) => /^\[\d+\/\d+\] PASS v1_0\/card\//.test(l))).toBe(true);
+    // No terminal: no per-case progress lines; the report files it wrote, named.
+    expect(run.stderr).toBe(`a2a-toolkit test: wrote ${run.dir}/r.json (json), ${run.dir}/r.xml (junit), ${run.dir}/r.html (html)\n`);
+    expect(run.stdout.split("\n")[0]).toBe(`PASSED  no MUST failure, 0 warnings: agent ${agent.url}`);
     expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
-    // What the run judged: skips one line per reason, and the exercised rules as the JSON report counts them.
-    expect(run.stdout).toContain("  SKIP (1 case) fixture behaviour not declared by the agent: slow\n");
-    expect(run.stdout).toContain("  SKIP (1 case) binding not declared: the agent card declares no 1.0 HTTP+JSON interface\n");
+    // What the run judged: the skips in a line, and the exercised rules as the JSON report counts them.
+    expect(run.stdout).toContain("\nskipped: 2 cases, 2 reasons; most: ");
     expect(run.stdout).not.toMatch(/^SKIP /m);
     const { exercised, applicable } = run.report.exercised.overall;
     expect(exercised).toBeGreaterThan(0);
-    expect(run.stdout).toContain(`rules exercised on this agent: ${exercised} of ${applicable} applicable\n  1.0 JSONRPC: `);
-    expect(run.stdout).toContain("  1.0 HTTP+JSON: not declared by the agent\n");
+    expect(run.stdout).toContain(`rules exercised on this agent: ${exercised} of ${applicable} applicable;`);
+    // The matrix: 1.0 HTTP+JSON is not declared.
+    expect(run.stdout.split("\n").slice(0, 6).join("\n")).toMatch(/^ {7}JSONRPC +HTTP\+JSON +card\n {2}1\.0 +\d+\/\d+ ok +not declared +/m);
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain('<table class="matrix">');
   });
 
@@ -199,7 +203,7 @@ describe("compliance suite against an in-test agent", () => {
     expect(statusOf(lenient)["v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info"]).toBe("warn");
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toContain("WARN v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info [SHOULD");
-    expect(lenient.stdout).toContain('spec 1.0.1 §9.5: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo');
+    expect(lenient.stdout).toContain('  1.0.1 §9.5: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo');
     expect(lenient.stdout.trimEnd().split("\n").pop()).toMatch(/^0 passed, 0 failed, 1 warnings, 0 skipped; \d+ messages? sent$/);
     const strict = await runSuite(agent.url, { ...one, strict: true });
     expect(strict.code).toBe(1);
@@ -265,13 +269,16 @@ describe("compliance suite against an in-test agent", () => {
     expect(stale.stdout).toContain('known-failing entry "v1_0/nothing/here"');
   });
 
-  it("exits 2 with a message when no agent card can be read", async () => {
+  it("exits 3 with one line when no agent card can be read", async () => {
     const agent = await startFakeAgent();
     const url = agent.url;
     await agent.app.close();
     let stderr = "";
-    const code = await runTestCommand(url, { case: ["v1_0/card/*"] }, { stdout: () => undefined, stderr: (s) => (stderr += s) });
-    expect(code).toBe(2);
+    let stdout = "";
+    const code = await runTestCommand(url, { case: ["v1_0/card/*"] }, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+    expect(code).toBe(3);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")).toHaveLength(2);
     expect(stderr).toMatch(/no agent card found; tried: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json \(.*ECONNREFUSED/);
   });
 
@@ -295,5 +302,174 @@ describe("compliance suite against an in-test agent", () => {
       expect(await runTestCommand("http://127.0.0.1:9", opts, { stdout: () => undefined, stderr: (s) => (err += s) })).toBe(2);
       expect(err).toContain(message);
     }
+  });
+});
+
+// `test` without a URL would run the whole suite against the embedded server: here it meets a closed port.
+vi.mock("../../src/cli/embedded-target.js", () => ({
+  startEmbeddedTarget: async () => ({ url: "http://127.0.0.1:1", knownFailingFile: "/nonexistent.json", close: async () => undefined }),
+}));
+
+const CASE = "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found";
+
+/** A 1.0 JSON-RPC agent whose every call fails with `errorCode` (-32001 is right for an unknown task). */
+let errorCode = -32001;
+let agent: RunningServer;
+let agentUrl: string;
+/** Answers every request with 200 and a JSON object that is no agent card. */
+let notA2a: Server;
+let notA2aUrl: string;
+
+beforeAll(async () => {
+  agent = await startRpcAgent(() => ({ error: { code: errorCode, message: "no such task" } }), { name: "exit-code agent" });
+  agentUrl = agent.url;
+  notA2a = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}'));
+  notA2aUrl = await listenHttp(notA2a);
+});
+afterAll(async () => {
+  await agent.close();
+  notA2a.close();
+});
+afterEach(() => vi.restoreAllMocks());
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+  try {
+    const code = await main(argv);
+    const text = (m: typeof out) => m.mock.calls.map((c) => String(c[0])).join("");
+    return { code, out: text(out), err: text(err) };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+/** A line of a V8 stack trace. */
+const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;
+
+describe("a2a-toolkit test: exit codes", () => {
+  it("0: no MUST case failed; the first line says PASSED", async () => {
+    errorCode = -32001;
+    const r = await run("test", agentUrl, "--case", CASE);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toMatch(/^PASSED /);
+  });
+
+  it("1: a MUST case failed; the first line says FAILED", async () => {
+    errorCode = -32603;
+    const r = await run("test", agentUrl, "--case", CASE);
+    expect(r.code).toBe(1);
+    expect(r.out.split("\n")[0]).toMatch(/^FAILED  1 MUST failure/);
+    expect(r.out).toContain(`FAIL ${CASE} [MUST]`);
+  });
+
+  it("2: a usage error, in one line: unknown option, a URL without its scheme, a --case glob matching nothing", async () => {
+    for (const [argv, message] of [
+      [["test", "--no-such-option", agentUrl], "unknown option '--no-such-option'"],
+      [["test", "localhost:23100"], 'not an http(s) URL: "localhost:23100" (did you mean http://localhost:23100?)'],
+      [["test", "--case", "v1_0/no-such-area/*", agentUrl], '--case "v1_0/no-such-area/*" matches no case ID (IDs look like v1_0/'],
+      [["test", "--list", "--case", "nothing*"], '--case "nothing*" matches no case ID'],
+    ] as const) {
+      const r = await run(...argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.err).toContain(message);
+      expect(r.err.trimEnd().split("\n"), r.err).toHaveLength(1);
+      expect(r.out).toBe("");
+    }
+  });
+
+  it("2: a report file that cannot be written, after the verdict", async () => {
+    errorCode = -32001;
+    const r = await run("test", agentUrl, "--case", CASE, "--report", "html=/dev/null/x.html");
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^PASSED /);
+    expect(r.err).toMatch(/^a2a-toolkit test: --report: cannot write \/dev\/null\/x\.html: .+\n$/);
+  });
+
+  it("3: nothing listens, or it answers but is no A2A agent: one line, no report", async () => {
+    const closed = await run("test", "http://127.0.0.1:1");
+    expect(closed.code).toBe(3);
+    expect(closed.err).toMatch(/^a2a-toolkit test: no agent card found; tried: http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json \(/);
+    expect(closed.err.trimEnd().split("\n")).toHaveLength(1);
+    expect(closed.out).toBe("");
+    const other = await run("test", notA2aUrl);
+    expect(other.code).toBe(3);
+    expect(other.err.trimEnd().split("\n")).toHaveLength(1);
+    expect(other.out).toBe("");
+  });
+
+  it("3: a card URL ending in .json that answers 404 is not replaced by the host's root card", async () => {
+    errorCode = -32001;
+    const r = await run("test", `${agentUrl}/cards/missing.json`, "--case", CASE);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain(`${agentUrl}/cards/missing.json (HTTP 404)`);
+    // (A base URL still walks up to the root card: test/unit/card-urls.test.ts.)
+  });
+
+  it("the --case hint's example is an ID of the suite", async () => {
+    const r = await run("test", "--case", "v1_0/nothing/*", agentUrl);
+    const example = /IDs look like (\S+);/.exec(r.err)?.[1];
+    expect(example).toBeDefined();
+    expect((await run("test", "--list", "--case", example!)).out).toMatch(new RegExp(`^${example} `));
+  });
+
+  it("--list: ID, level and title of each selected case; --version still means the protocol version", async () => {
+    const r = await run("test", "--list", "--version", "0.3", "--binding", "rest", "--case", "*/*/get-task/*");
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(l).toMatch(/^v0_3\/rest\/get-task\/\S+ +(MUST|SHOULD|MAY) +0\.3 HTTP\+JSON: /);
+  });
+});
+
+describe("no input prints a stack trace", () => {
+  it("a fuzz over argument lists of the commands that end by themselves", { timeout: 60_000 }, async () => {
+    const word = fc.constantFrom(
+      "localhost:23100",
+      "http://127.0.0.1:1",
+      "http://[::1",
+      "ftp://x",
+      "",
+      "{",
+      "[1]",
+      "1.0",
+      "0.3",
+      "all",
+      "**",
+      "-1",
+      "json=",
+      "html=/dev/null/x.html",
+      "x:y",
+      "\u0000",
+    );
+    const option = fc.constantFrom(
+      "--version",
+      "--binding",
+      "--case",
+      "--level",
+      "--report",
+      "--timeout",
+      "--header",
+      "--data",
+      "--metadata",
+      "--max-messages",
+      "--list",
+      "--nope",
+      "-V",
+      "--json",
+    );
+    const command = fc.constantFrom("test", "card", "send", "get", "cancel", "list", "subscribe", "no-such-command");
+    await fc.assert(
+      fc.asyncProperty(command, fc.array(fc.oneof(word, option), { maxLength: 5 }), async (cmd, rest) => {
+        const r = await run(cmd, ...rest);
+        const all = r.out + r.err;
+        expect(all, `${cmd} ${JSON.stringify(rest)}`).not.toMatch(STACK_FRAME);
+        expect(all).not.toContain("internal error");
+        expect(r.code).toBeGreaterThanOrEqual(0);
+        expect(r.code).toBeLessThanOrEqual(6);
+      }),
+      { seed: 29, numRuns: 40 },
+    );
   });
 });

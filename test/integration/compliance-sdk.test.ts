@@ -46,6 +46,12 @@ describe("compliance suite against @a2a-js/sdk 1.3.0", () => {
         /^(capability absent: capabilities\.(pushNotifications|extendedAgentCard)|capability present: the case checks an agent without capabilities\.streaming|fixture behaviour not declared by the agent: tck$|the card does not declare what the case checks: |needs a second principal|needs a webhook receiver|the agent did not answer with a task)/,
       );
     expect(report.summary.passed).toBeGreaterThan(100);
+    // The console at a glance (docs/cli.md): verdict, counts by level and the version × binding
+    // matrix in the first 15 lines, the whole default report under 80.
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^PASSED  no MUST failure, 0 warnings: agent http:/);
+    expect(lines.slice(0, 15).join("\n")).toMatch(/\n {2}MUST +\d+ [^\n]*\n[\s\S]*\n {7}JSONRPC +HTTP\+JSON +card\n {2}1\.0 .*\n {2}0\.3 /);
+    expect(lines.length).toBeLessThan(80);
   });
 
   it(

@@ -2,7 +2,7 @@
 // each HTTP adapter (scenarios run over both with describe.each(ADAPTERS)), an app a test built,
 // the reference server behind the rewriting proxy (JSON-RPC calls: rpc.ts).
 import type { AddressInfo, Server as NetServer } from "node:net";
-import type { IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createA2AHttpServer, type BuildServerOptions } from "../../src/server/index.js";
@@ -28,6 +28,45 @@ export type ServerOptions = Omit<BuildServerOptions, "authenticate"> & {
 export async function listenHttp(server: NetServer): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A 1.0 agent written by hand on node:http: its card (one JSON-RPC interface at <url>/rpc; `card`
+ * overrides members) at /.well-known/agent-card.json, 404 for any other GET, and every POST's
+ * JSON-RPC request answered with `answer(request)`'s result or error member.
+ */
+export async function startRpcAgent(
+  answer: (rpc: { id: unknown; method: string; params: Record<string, unknown> }) => { result: unknown } | { error: unknown },
+  card: Record<string, unknown> = {},
+): Promise<RunningServer> {
+  const server = createServer((req, res) => {
+    const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url !== "/.well-known/agent-card.json") return res.writeHead(404).end();
+    if (req.method === "GET")
+      return json({
+        name: "hand-written agent",
+        description: "a test's agent",
+        version: "1",
+        supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+        capabilities: {},
+        defaultInputModes: ["text/plain"],
+        defaultOutputModes: ["text/plain"],
+        skills: [],
+        ...card,
+      });
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      const rpc = JSON.parse(body) as { id: unknown; method: string; params: Record<string, unknown> };
+      json({ jsonrpc: "2.0", id: rpc.id, ...answer(rpc) });
+    });
+  });
+  const url = await listenHttp(server);
+  return {
+    url,
+    port: Number(new URL(url).port),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** An app the test built (buildServer, buildGateway, Fastify()) listening on 127.0.0.1 port 0; close() closes the app. */

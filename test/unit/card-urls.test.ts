@@ -16,13 +16,15 @@ describe("cardCandidates", () => {
     expect(c.at(-1)).toBe("http://h/.well-known/agent.json");
   });
 
-  it("a card at a custom path, .json or not, is tried first, query kept", () => {
+  it("a card at a custom path without .json is tried first, query kept", () => {
     expect(cardCandidates("http://h/cards/my-agent?v=2")[0]).toBe("http://h/cards/my-agent?v=2");
-    const json = cardCandidates("http://h/cards/agent.json");
-    expect(json[0]).toBe("http://h/cards/agent.json");
-    // A card file's directory is the base, not the file.
-    expect(json).toContain("http://h/cards/.well-known/agent-card.json");
-    expect(json.some((u) => u.includes("agent.json/.well-known"))).toBe(false);
+    expect(cardCandidates("http://h/cards/my-agent?v=2")).toContain("http://h/cards/.well-known/agent-card.json");
+  });
+
+  it("a card file named by its .json URL is the only candidate: a 404 there is the answer", () => {
+    expect(cardCandidates("http://h/cards/agent.json")).toEqual(["http://h/cards/agent.json"]);
+    expect(cardCandidates("http://h/p/.well-known/agent-card.json?x=1")).toEqual(["http://h/p/.well-known/agent-card.json?x=1"]);
+    expect(cardCandidates("http://h/.well-known/agent.json")).toEqual(["http://h/.well-known/agent.json"]);
   });
 
   it("an interface URL: itself, then each parent path's well-known card, then the origin's", () => {
@@ -32,15 +34,5 @@ describe("cardCandidates", () => {
       "http://h/a2a/.well-known/agent-card.json",
       "http://h/.well-known/agent-card.json",
     ]);
-  });
-
-  it("a well-known card URL comes first and stands for its base", () => {
-    expect(cardCandidates("http://h/p/.well-known/agent-card.json")).toEqual([
-      "http://h/p/.well-known/agent-card.json",
-      "http://h/.well-known/agent-card.json",
-      "http://h/p/.well-known/agent.json",
-      "http://h/.well-known/agent.json",
-    ]);
-    expect(cardCandidates("http://h/.well-known/agent.json")[0]).toBe("http://h/.well-known/agent.json");
   });
 });

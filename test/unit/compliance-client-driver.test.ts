@@ -68,7 +68,8 @@ describe("driver failures are reported with their real cause", () => {
     expect(r.reason).not.toContain("agent card");
     const report = reportOf(r);
     expect(JSON.parse(jsonReport(report)).results[0].reason).toBe(r.reason);
-    const text = consoleReport(report);
+    expect(consoleReport(report)).toContain("the driver exited with code 3");
+    const text = consoleReport(report, { verbose: true });
     expect(text).toContain("the driver exited with code 3");
     expect(text).toContain("      trace line 7");
     // The failure shown is the driver's, not the requests it never got to send.
@@ -116,7 +117,7 @@ console.log(JSON.stringify({ ok: true, response: {} }));`,
     const card = r.steps.find((s) => s.name === "agent card")!;
     expect(actualView(card)).toMatchObject({ method: "GET", path: "/.well-known/agent-card.json" });
     const report = reportOf(r);
-    expect(clientConsoleReport(report)).toMatch(/│ .*"method": "(GET|POST)"/);
+    expect(clientConsoleReport(report, { verbose: true })).toMatch(/│ .*"method": "(GET|POST)"/);
     expect(htmlReport(report)).toContain("&quot;path&quot;: &quot;/somewhere/else?x=1&quot;");
   });
 });

@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Case } from "../../src/compliance/cases.js";
 import type { Discovery } from "../../src/compliance/discovery.js";
 import { interfacesFromCards } from "../../src/compliance/discovery.js";
-import { htmlReport } from "../../src/compliance/html-report.js";
+import { htmlReport, quoteHtml } from "../../src/compliance/html-report.js";
+import { colorWanted, progressLine } from "../../src/cli/test-command.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { applyKnownFailing, parseKnownFailing } from "../../src/compliance/known-failing.js";
 import { Scope } from "../../src/compliance/match.js";
-import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup } from "../../src/compliance/report.js";
+import { buildReport, consoleReport, divergences, jsonReport, junitReport, skipGroup, skipGroups } from "../../src/compliance/report.js";
 import { coverage, tallyRules, type Catalogue } from "../../src/compliance/requirements.js";
 import { applicability, compareResponse, selectCases, verdict, type CaseResult, type StepResult } from "../../src/compliance/runner.js";
 
@@ -52,6 +53,22 @@ const discovery: Discovery = {
   behaviours: ["echo"],
   notes: [],
 };
+
+/** A report of these results on the discovery above, with no coverage. */
+function reportOf(results: CaseResult[], over: Partial<Parameters<typeof buildReport>[0]> = {}) {
+  return buildReport({
+    target: "t",
+    startedAt: new Date(0),
+    finishedAt: new Date(0),
+    discovery,
+    filters: {},
+    results,
+    stale: [],
+    coverage: [],
+    suite: [],
+    ...over,
+  });
+}
 
 const sse = (events: unknown[], closed = true): WireResponse => ({
   status: 200,
@@ -248,17 +265,7 @@ describe("levels decide the verdict", () => {
   });
   it("warnings count on their own, and a known-failing list covers them too", () => {
     const results = [mkResult("v1_0/json-rpc/a/w", "warn"), mkResult("v1_0/json-rpc/a/f", "fail"), mkResult("v1_0/json-rpc/a/p", "pass")];
-    const r = buildReport({
-      target: "t",
-      startedAt: new Date(0),
-      finishedAt: new Date(0),
-      discovery,
-      filters: {},
-      results,
-      stale: [],
-      coverage: [],
-      suite: [],
-    });
+    const r = reportOf(results);
     expect(r.summary).toMatchObject({ passed: 1, failed: 1, warnings: 1, skipped: 0 });
     expect(consoleReport(r).trimEnd().split("\n").pop()).toBe("1 passed, 1 failed, 1 warnings, 0 skipped");
     expect(consoleReport(r)).toContain("WARN v1_0/json-rpc/a/w");
@@ -332,16 +339,51 @@ describe("reporters", () => {
     suite,
   });
 
-  it("console: failures with diffs and expected/actual side by side, not-covered rules, and the exact last line", () => {
+  it("console: the verdict first, each failure in a few lines, the exact last line; --verbose: diffs and expected/actual side by side", () => {
     const text = consoleReport(report);
     const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toBe("FAILED  2 MUST failures, 0 warnings: agent http://127.0.0.1:1/");
+    expect(lines.slice(1, 4)).toEqual(["  MUST   1 failed  1 passed  1 skipped", "       JSONRPC", "  1.0  1/2 ok, 1 failed"]);
     expect(lines[lines.length - 1]).toBe("1 passed, 2 failed, 0 warnings, 1 skipped");
-    expect(text).toContain("✗ /body/error/code: expected -32001, got -32002");
-    expect(text).toMatch(/expected\s+│ actual/);
-    expect(text).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
+    expect(lines.slice(5, 9)).toEqual([
+      "FAIL v1_0/json-rpc/get-task/x<&> [MUST]",
+      "  title of v1_0/json-rpc/get-task/x<&>",
+      "  get: /body/error/code: expected -32001, got -32002",
+      '  1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."',
+    ]);
     expect(text).toContain('known-failing entry "v9/gone" in k.json matches no case');
-    expect(text).toContain("not covered: S-39");
+    expect(text).toContain("1 catalogued rule without a case");
+    expect(text).not.toMatch(/│|\x1b\[/);
     expect(text).not.toContain("PASS v1_0/json-rpc/get-task/unknown");
+    const verbose = consoleReport(report, { verbose: true });
+    expect(verbose).toContain("✗ /body/error/code: expected -32001, got -32002");
+    expect(verbose).toMatch(/expected\s+│ actual/);
+    expect(verbose).toContain('spec 1.0.1 §3.1.3: "The server MUST return a <TaskNotFoundError>."');
+    expect(verbose).toContain("not covered: S-39");
+    expect(verbose).toContain("PASS v1_0/json-rpc/get-task/unknown");
+  });
+
+  it("console: the progress bar fills with the count and fits the terminal", () => {
+    expect(progressLine(0, 4, "a/b")).toBe("\r\x1b[K[....................] 0/4 a/b");
+    expect(progressLine(2, 4, "a/b")).toBe("\r\x1b[K[##########..........] 2/4 a/b");
+    const long = progressLine(3, 4, `v1_0/json-rpc/${"x".repeat(200)}`, 60);
+    expect(long.length - "\r\x1b[K".length).toBeLessThan(60);
+    expect(long).toMatch(/\] 3\/4 …x+$/);
+  });
+
+  it("console: colour on a terminal unless NO_COLOR is set and not empty", () => {
+    expect(colorWanted(true, {})).toBe(true);
+    expect(colorWanted(true, { NO_COLOR: "" })).toBe(true);
+    expect(colorWanted(true, { NO_COLOR: "1" })).toBe(false);
+    expect(colorWanted(false, {})).toBe(false);
+  });
+
+  it("console: colour only when asked, on the verdict and the failures", () => {
+    const text = consoleReport(report, { color: true });
+    expect(text.split("\n")[0]).toBe("\x1b[31m\x1b[1mFAILED\x1b[22m\x1b[39m  2 MUST failures, 0 warnings: agent http://127.0.0.1:1/");
+    expect(text).toContain("\x1b[31mFAIL\x1b[39m \x1b[1mv1_0/json-rpc/get-task/x<&>\x1b[22m [MUST]");
+    // Without colour the same text, byte for byte.
+    expect(text.replace(/\x1b\[\d+m/g, "")).toBe(consoleReport(report));
   });
 
   it("JSON: summary, results with expected and actual wire, coverage", () => {
@@ -376,14 +418,22 @@ describe("reporters", () => {
     expect(opens).toBe(closes);
   });
 
-  it("HTML: self-contained, escaped, with the failing step open and the coverage table", () => {
+  it("HTML: self-contained, escaped, a verdict banner, collapsed blocks each quote once, links only within the page", () => {
     const html = htmlReport(report);
-    expect(html).not.toMatch(/<script|<link|src=|href=/);
+    expect(html).not.toMatch(/<script|<link|src=/);
+    // Every link points into the page, at an element that exists.
+    const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const h of hrefs) {
+      expect(h).toMatch(/^#/);
+      expect(html).toContain(`id="${h.slice(1)}"`);
+    }
+    expect(html).toContain('<header class="banner failed" id="verdict"><strong>FAILED</strong>2 MUST failures, 0 warnings');
     expect(html).toContain("x&lt;&amp;&gt;");
-    expect(html).toContain("<details open>");
-    expect(html).toContain(
-      '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>',
-    );
+    expect(html).not.toContain("<details open");
+    expect(html).toContain('<a href="#case-v1_0/json-rpc/get-task/x&lt;&amp;&gt;">');
+    const quote = '<blockquote class="spec">1.0.1 §3.1.3: &quot;The server MUST return a &lt;TaskNotFoundError&gt;.&quot;</blockquote>';
+    expect(html.split(quote)).toHaveLength(2);
     expect(html).toContain('class="not-covered">not covered');
     expect(html).toContain("1 passed, 2 failed, 0 warnings, 1 skipped");
   });
@@ -427,17 +477,7 @@ describe("how much was judged", () => {
       reason: "the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
     }),
   ];
-  const report = buildReport({
-    target: "http://127.0.0.1:1/",
-    startedAt: new Date(0),
-    finishedAt: new Date(0),
-    discovery,
-    filters: {},
-    results,
-    stale: [],
-    coverage: coverage(catalogue, []),
-    suite: [],
-  });
+  const report = reportOf(results, { target: "http://127.0.0.1:1/", coverage: coverage(catalogue, []) });
 
   it("counts a rule exercised only when one of its cases ran, of the rules cited on declared interfaces", () => {
     // S-04 was only skipped; S-05's skip on undeclared HTTP+JSON does not make it less exercised; V-09 is not applicable; CORE-X is no catalogue rule.
@@ -451,7 +491,8 @@ describe("how much was judged", () => {
       report.exercised.byInterface.map((t) => `${t.version} ${t.binding} ${t.declared ? `${t.exercised}/${t.applicable}` : "undeclared"}`),
     ).toEqual(["1.0 json-rpc 4/5", "1.0 rest undeclared", "1.0 any 1/1"]);
     expect(JSON.parse(jsonReport(report)).exercised.overall).toMatchObject({ exercised: 4, applicable: 5 });
-    const text = consoleReport(report);
+    expect(consoleReport(report)).toContain("rules exercised on this agent: 4 of 5 applicable; 5 catalogued rules without a case\n");
+    const text = consoleReport(report, { verbose: true });
     expect(text).toContain(
       [
         "rules exercised on this agent: 4 of 5 applicable",
@@ -463,13 +504,31 @@ describe("how much was judged", () => {
     );
   });
 
-  it("console: one SKIP line per reason with the count, case-specific details grouped by their stable prefix", () => {
+  it("console: inconclusive cases are a kind of their own, in the counts, the matrix and one line", () => {
+    const results = [
+      mkResult("v1_0/json-rpc/get-task/p", "pass"),
+      mkResult("v1_0/json-rpc/get-task/i", "inconclusive", { reason: "the agent answered with a bare Message" }),
+    ];
+    const r = reportOf(results);
+    const lines = consoleReport(r).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^PASSED /);
+    expect(lines[1]).toBe("  MUST   1 passed  1 inconclusive");
+    expect(lines[3]).toBe("  1.0  1/2 ok, 1 inconclusive");
+    expect(lines).toContain(
+      "inconclusive (the agent's answers left the rule untested; not a failure): 1 case; most: the agent answered with a bare Message (1)",
+    );
+    expect(consoleReport(r, { color: true }).split("\n")[3]).toContain("\x1b[32m1/2 ok, 1 inconclusive");
+  });
+
+  it("console: the skips in one line, their reasons grouped by their stable prefix", () => {
     const lines = consoleReport(report).trimEnd().split("\n");
-    const at = lines.indexOf("skipped cases by reason (--verbose lists each case):");
-    expect(lines.slice(at + 1, at + 4)).toEqual([
-      "  SKIP (3 cases) fixture behaviour not declared by the agent",
-      "  SKIP (3 cases) binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
-      "  SKIP (1 case) the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
+    expect(lines.filter((l) => l.startsWith("skipped"))).toEqual([
+      "skipped: 7 cases, 3 reasons; most: fixture behaviour not declared by the agent (3)",
+    ]);
+    expect(skipGroups(report.results).map((g) => `${g.cases.length} ${g.reason}`)).toEqual([
+      "3 fixture behaviour not declared by the agent",
+      "3 binding not declared: the agent card declares no 1.0 HTTP+JSON interface",
+      "1 the card does not declare what the case checks: /securitySchemes expected a value, got undefined",
     ]);
     expect(lines.filter((l) => l.startsWith("SKIP "))).toEqual([]);
     expect(lines[lines.length - 1]).toBe("3 passed, 1 failed, 1 warnings, 7 skipped");
@@ -499,11 +558,20 @@ describe("how much was judged", () => {
     });
     const partly = [mkResult("v1_0/json-rpc/list-tasks/a", "pass"), mkResult("v1_0/json-rpc/list-tasks/b", "skip", { reason: "r" })];
     const html = htmlReport({ ...report, results: [...report.results, quoted, ...partly] });
-    expect(html).not.toMatch(/<script|<link|src=|href=|<area|<i>/);
+    expect(html).not.toMatch(/<script|<link|src=|<area|<i>/);
     const pos = (s: string) => {
       expect(html).toContain(s);
       return html.indexOf(s);
     };
+    // The first screen: a line per failure, then per warning, linking to the blocks; the level and version × binding tables above them.
+    expect(pos('<table class="levels">')).toBeLessThan(pos('<table class="matrix vb">'));
+    expect(pos('<table class="matrix vb">')).toBeLessThan(pos('<ul class="gist">'));
+    expect(html).toContain(
+      '<li><a href="#case-v1_0/json-rpc/get-task/f"><span class="fail">FAIL</span> v1_0/json-rpc/get-task/f</a> <span class="muted">[MUST]</span> get: /status expected 404, got 500</li>',
+    );
+    expect(pos('<ul class="gist">')).toBeLessThan(pos('<h2 id="failures">'));
+    // Markdown in a quote is rendered, once.
+    expect(quoteHtml("Servers **MUST** use `x` ([3.2](#32-y))")).toBe("Servers <strong>MUST</strong> use <code>x</code> (3.2)");
     // Failures first (in result order), then warnings, then the matrix, then the passing and skipped cases.
     expect(pos("FAIL</span> v1_0/json-rpc/get-task/f")).toBeLessThan(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x"));
     expect(pos("FAIL</span> v1_0/json-rpc/&lt;area&amp;&gt;/x")).toBeLessThan(pos("WARN</span> v1_0/json-rpc/streaming/w"));

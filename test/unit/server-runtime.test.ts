@@ -225,6 +225,44 @@ describe("fixture behaviours through the runtime", () => {
   });
 });
 
+describe("input modes: the runtime holds any agent to its card", () => {
+  const withPart = (mediaType: string) => {
+    const req = send("hello");
+    req.message!.parts.push(create(v1_0.PartSchema, { mediaType, content: { case: "raw", value: new Uint8Array([1]) } }));
+    return req;
+  };
+  const seen: string[] = [];
+  const agentWith = (card: Agent["card"]): TaskRuntime =>
+    new TaskRuntime({
+      agent: { card, handleMessage: (m) => (seen.push(m.messageId), reply("ok")) },
+      logger: silent,
+    });
+
+  it("a card that declares no input modes (text/plain by default): another media type is refused before the agent sees it", async () => {
+    seen.length = 0;
+    const rt = agentWith({ name: "plain", description: "declares nothing", version: "1" });
+    const refused = rt.sendMessage(withPart("image/png"), call);
+    await expect(refused).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+    await expect(refused).rejects.toThrow("This agent accepts text/plain (its card's input modes); part 1 has media type image/png");
+    expect(seen).toEqual([]);
+    expect((await task(rt, withPart("text/plain"))).status?.state).toBe(S.COMPLETED);
+  });
+
+  it("declared modes, wildcards and a skill's own modes widen what is accepted", async () => {
+    const rt = agentWith({
+      name: "wide",
+      description: "images and a skill for PDFs",
+      version: "1",
+      defaultInputModes: ["text/plain", "image/*"],
+      skills: [{ id: "pdf", name: "pdf", description: "reads PDFs", tags: [], inputModes: ["application/pdf"] }],
+    });
+    for (const ok of ["image/png", "application/pdf", "text/plain"]) expect((await task(rt, withPart(ok))).status?.state).toBe(S.COMPLETED);
+    await expect(rt.sendMessage(withPart("audio/ogg"), call)).rejects.toMatchObject({ type: "ContentTypeNotSupportedError" });
+    const any = agentWith({ name: "any", description: "takes anything", version: "1", defaultInputModes: ["*/*"] });
+    expect((await task(any, withPart("audio/ogg"))).status?.state).toBe(S.COMPLETED);
+  });
+});
+
 describe("task rules", () => {
   it("a message to a terminal task is UnsupportedOperation; to an unknown task TaskNotFound", async () => {
     const rt = fixture();

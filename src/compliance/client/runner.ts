@@ -293,11 +293,7 @@ export async function runClientSuite(opts: ClientSuiteOptions): Promise<Report> 
   return report;
 }
 
-/** The server suite's console report with a header that names the client under test. */
+/** The server suite's console report, saying what the client was tested against. */
 export function clientConsoleReport(report: Report, opts: ConsoleOptions = {}): string {
-  const body = consoleReport(report, opts).split("\n");
-  const firstBlank = body.indexOf("");
-  return [`a2a-toolkit test-client -- ${report.target}`, "  fixture server: one per scenario on 127.0.0.1", ...body.slice(firstBlank)].join(
-    "\n",
-  );
+  return consoleReport(report, { ...opts, about: ["fixture server: one per scenario on 127.0.0.1"] });
 }
