@@ -465,7 +465,19 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
   }
   if (problems.length) throw new CaseLoadError(problems);
   if (resolve(dir) !== resolve(CASES_DIR)) return cases;
-  return [...cases, ...loadScenarioCases()].sort((a, b) => pathOrder(a.id, b.id));
+  const projected = loadScenarioCases();
+  const twice = writtenTwice(cases, projected);
+  if (twice.length) throw new CaseLoadError(twice);
+  return [...cases, ...projected].sort((a, b) => pathOrder(a.id, b.id));
+}
+
+/** A scenario exists once: a case file of its name for any version or binding is a second copy (one problem each). */
+export function writtenTwice(files: Pick<Case, "id">[], projected: Pick<Case, "scenario">[]): string[] {
+  const scenarios = new Set(projected.map((c) => c.scenario));
+  return files
+    .map((c) => [c.id, c.id.split("/").slice(2).join("/")] as const)
+    .filter(([, name]) => scenarios.has(name))
+    .map(([id, name]) => `${id}: also written as the scenario compliance/scenarios/${name}.yaml; delete one`);
 }
 
 /** The order of readCaseFiles (each directory's entries sorted by name), over IDs. */
