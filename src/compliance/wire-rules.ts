@@ -83,6 +83,13 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
   errorSpec,
 });
 
+/** 1.0's answers are the messages of its proto (checked as `$valid: v1_0.<Message>`). */
+const PROTO_1_0 = cite(
+  "1.0.1",
+  "1.4",
+  "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
+);
+
 const SPEC_1_0_ERRORS = [
   cite(
     "1.0.1",
@@ -112,18 +119,7 @@ const REST_STATUS_0_3 = cite(
 
 export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
   "1.0": {
-    "json-rpc": jsonRpc(
-      "1.0",
-      [
-        cite(
-          "1.0.1",
-          "1.4",
-          "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
-        ),
-      ],
-      SPEC_1_0_ERRORS,
-      true,
-    ),
+    "json-rpc": jsonRpc("1.0", [PROTO_1_0], SPEC_1_0_ERRORS, true),
     rest: {
       headers: (withBody) => ({ "A2A-Version": "1.0", ...(withBody ? { "Content-Type": "application/json" } : {}) }),
       success: (op) => ({
@@ -148,13 +144,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
           },
         },
       ],
-      spec: [
-        cite(
-          "1.0.1",
-          "1.4",
-          "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
-        ),
-      ],
+      spec: [PROTO_1_0],
       errorSpec: [
         ...SPEC_1_0_ERRORS,
         cite("1.0.1", "11.6", "**Error Code**: Mapped to the HTTP status code and the `error.code` field"),
@@ -185,13 +175,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
           },
         },
       ],
-      spec: [
-        cite(
-          "1.0.1",
-          "1.4",
-          "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
-        ),
-      ],
+      spec: [PROTO_1_0],
       errorSpec: [
         ...SPEC_1_0_ERRORS,
         cite(
