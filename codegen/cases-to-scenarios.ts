@@ -71,7 +71,12 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     if (JSON.stringify(step).includes("camelCaseKeys")) return { why: "a wire-level check (member spelling)" };
     const op = OPERATIONS[body.method];
     if (!op) return { why: `method ${body.method}` };
-    const answer = expect.body as Json;
+    if (op === "send_streaming_message" || op === "subscribe_to_task")
+      return { why: "a streaming operation (no wire rule judges SSE yet)" };
+    const answer = expect.body as Json | undefined;
+    if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
+    if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
+    if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
     const error = answer.error as Json | undefined;
     const isError = error !== undefined && typeof error.code === "number";
     let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
@@ -89,6 +94,7 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     if (isError) {
       const type = ERRORS[error.code as number];
       if (!type) return { why: `error code ${String(error.code)}` };
+      if (type === "InvalidParamsError") return { why: "an invalid request (the codecs encode valid ones only)" };
       converted.expect_error = { error_type: type };
     } else converted.expect = { body: answer.result };
     if (Object.keys(extras).length) converted["x-a2a-toolkit"] = extras;
@@ -117,8 +123,15 @@ export function convert(op: string, name: string): { yaml?: string; files?: stri
   const twins = PAIRS.map((p): [string, Json | undefined] => [p, read(p, op, name)]).filter((t): t is [string, Json] => !!t[1]);
   const source = twins.find(([p]) => p === "v1_0/json-rpc")?.[1];
   if (!source) return { why: "no 1.0 JSON-RPC twin to take the 1.0 view from" };
-  const levels = new Set(twins.map(([, c]) => c.level));
-  if (levels.size > 1) return { why: `its twins are at different levels (${[...levels].join(", ")}): decide by hand` };
+  // One level per version: 0.3's text is often weaker than 1.0's (a SHOULD where 1.0 says MUST).
+  const levelOf = (v: string) => new Set(twins.filter(([p]) => p.startsWith(v)).map(([, c]) => c.level as string));
+  const [l10, l03] = [levelOf("v1_0"), levelOf("v0_3")];
+  if (l10.size > 1 || l03.size > 1)
+    return {
+      why: `its twins of one version are at different levels (1.0: ${[...l10].join(", ")}; 0.3: ${[...l03].join(", ")}): decide by hand`,
+    };
+  const level03 = [...l03][0];
+  if (twins.some(([, c]) => c.when !== undefined)) return { why: "a precondition on the card (no scenario key carries it yet)" };
   const s = steps(source);
   if (!s.steps) return { why: s.why };
   const versions = [...new Set(twins.map(([p]) => VERSION[p.split("/")[0]!]))];
@@ -126,6 +139,7 @@ export function convert(op: string, name: string): { yaml?: string; files?: stri
   const full = versions.flatMap((v) => bindings.map((b) => `${v === "1.0" ? "v1_0" : "v0_3"}/${b}`));
   if (full.some((p) => !twins.some(([q]) => q === p))) return { why: `its twins (${twins.map(([p]) => p).join(", ")}) are no full grid` };
   const extras: Json = {
+    ...(level03 && level03 !== source.level ? { levels: { "0.3": level03.toLowerCase() } } : {}),
     ...(source.agent !== "any" ? { agent: source.agent } : {}),
     ...(versions.length < 2 ? { versions } : {}),
     ...(bindings.length < 3 ? { bindings } : {}),

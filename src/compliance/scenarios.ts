@@ -76,6 +76,8 @@ interface ScenarioStep {
 }
 
 interface ScenarioExtras {
+  /** The level on one version where it differs from the test's (0.3's text is often weaker). */
+  levels?: Partial<Record<Version, "must" | "should" | "may">>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -271,7 +273,7 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     title: `${version} ${BINDING_TITLE[binding]}: ${t.name}`,
     ...(x.description ? { description: x.description } : {}),
     requirements: [...new Set(scoped(x.requirements, version, binding))],
-    level: t.level.toUpperCase() as Level,
+    level: (x.levels?.[version] ?? t.level).toUpperCase() as Level,
     spec: dedupCitations([...scoped(x.spec, version, binding), ...rule.spec, ...(hasError ? rule.errorSpec : [])]),
     version,
     binding,

@@ -22,9 +22,15 @@ import { startSdk03EchoTarget, startSdkEchoTarget } from "../support/sdk-echo-ta
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Cases whose verdict may differ: the twins disagreed and the scenario decided, for this reason. */
-export const DECIDED: Record<string, string> = {};
+export const DECIDED: Record<string, string> = {
+  // The old gRPC twin captured the `artifacts: []` that gRPC's decoded form always writes and ran its
+  // check on an empty list; its JSON-RPC and HTTP+JSON twins skip the same task. On the 1.0 view an
+  // empty repeated field is no field (binary protobuf cannot tell them apart), so all three skip.
+  "v1_0/grpc/list-tasks/include-artifacts-returns-them": "an empty artifacts list is no artifacts, as on the JSON twins",
+};
 
-const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
+const git = (...args: string[]) =>
+  execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
 
 /** The commit whose tree still holds a case file: the parent of the commit that deleted it. */
 function holding(file: string): string | undefined {
@@ -79,8 +85,11 @@ async function main(): Promise<number> {
   const ids = new Set(projected.map((c) => c.id));
   const { dir, missing } = oldCases(base, ids);
   // A scenario case without an old copy (a new scenario, or a shallow clone) has nothing to compare with.
-  if (missing.length) console.log(`no old copy in git (not compared): ${missing.join(", ")}`);
-  const globs = [...ids];
+  if (missing.length)
+    console.log(
+      `${missing.length} case(s) without an old copy in git, not compared: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? " …" : ""}`,
+    );
+  const globs = [...ids].filter((id) => !missing.includes(id));
   // The SDK logs every error it answers with.
   console.error = () => undefined;
   let differences = 0;
@@ -92,10 +101,9 @@ async function main(): Promise<number> {
         const run = (casesDir?: string) =>
           runSuite({ target: target.url, casesDir, caseGlobs: globs, streamTimeoutMs: 10_000, bindings: agent.bindings });
         const before = new Map((await run(dir)).results.map((r) => [r.id, r]));
-        const after = (await run()).results;
+        const after = (await run()).results.filter((r) => !missing.includes(r.id));
         for (const r of after) {
           const old = before.get(r.id);
-          if (missing.includes(r.id)) continue;
           compared++;
           const [was, now] = [old ? verdictOf(old) : "absent", verdictOf(r)];
           if (was === now) continue;
