@@ -5,7 +5,10 @@
 // twins give the pairs the scenario applies to and their requirement IDs and citations. A scenario
 // that is not an exchange of abstract operations (raw bodies, streams, parallel or webhook steps,
 // wire-level checks such as member spelling) or has no 1.0 JSON-RPC twin is left as it is, named
-// with the reason; so is one whose twins are at different levels (decide it by hand).
+// with the reason; so is one whose twins are at different levels (decide it by hand). The 1.0 view
+// cannot tell an empty list from an absent one, nor see unknown request members, member spelling or
+// the error's `data`: a check of those stays a case file even when this script converts it, which
+// `make test-verdict-diff` and the fault tests (compliance-mutation, compliance-fake-server) catch.
 //
 //   npx tsx codegen/cases-to-scenarios.ts <operation> [--write]
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -68,6 +71,10 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     if (req.rawBody !== undefined || !body || typeof body.method !== "string") return { why: "a raw request body" };
     if (req.path !== "" || req.base || req.as || req.withoutCredentials) return { why: "a request beside the interface's operations" };
     if (expect.stream) return { why: "a stream expectation" };
+    const headers = Object.keys((req.headers as Json | undefined) ?? {}).map((h) => h.toLowerCase());
+    if (headers.some((h) => h !== "content-type" && h !== "a2a-version")) return { why: "request headers the wire rules do not send" };
+    if (typeof body.id === "number" || JSON.stringify(body.params ?? {}).includes('"kind"'))
+      return { why: "a wire-level check (request id or member spelling)" };
     if (JSON.stringify(step).includes("camelCaseKeys")) return { why: "a wire-level check (member spelling)" };
     const op = OPERATIONS[body.method];
     if (!op) return { why: `method ${body.method}` };
