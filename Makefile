@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-verdict-diff run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-verdict-diff run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -80,6 +80,9 @@ test-outage: $(STAMP) $(SPEC_STAMP) ## serve on a throwaway PostgreSQL under loa
 
 test-sockets: $(STAMP) $(SPEC_STAMP) ## serve and gateway under ulimit -n 1024: 10,000 health checks, 10,000 silent connections, 3,000 HTTP/2 sessions from one address
 	A2A_SOCKETS=1 $(BIN)/vitest run test/integration/sockets-probe.test.ts
+
+test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, never-ending, no contextId, Message/Task by turns, input-required first
+	A2A_UNSCRIPTED=1 $(BIN)/vitest run test/integration/compliance-unscripted.test.ts
 
 test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers: every verdict the same
 	$(BIN)/tsx test/verdict-diff/run.ts $${BASE:+--base $$BASE}

@@ -11,6 +11,7 @@ import type { RunMessage } from "../compliance/message.js";
 import type { Behaviour, Version } from "../compliance/cases.js";
 import type { Profile } from "../compliance/profiles.js";
 import type { Report } from "../compliance/report.js";
+import { DEFAULT_CONCURRENCY } from "../compliance/runner.js";
 
 export interface TestCommandOptions {
   version?: string;
@@ -26,6 +27,7 @@ export interface TestCommandOptions {
   streamTimeout?: string;
   taskTimeout?: string;
   maxMessages?: string;
+  concurrency?: string;
   verbose?: boolean;
   header?: string[];
   otherHeader?: string[];
@@ -111,6 +113,13 @@ function parseCount(name: string, value: string | undefined): number | undefined
   return n;
 }
 
+/** --concurrency: 1..16, as `test-client --concurrency`. */
+function parseConcurrency(value: string | undefined): number | undefined {
+  const n = parseCount("concurrency", value);
+  if (n !== undefined && (n < 1 || n > 16)) throw new UsageError(`--concurrency: expected 1..16, got "${value}"`);
+  return n;
+}
+
 /**
  * Without a URL, the suite runs against the embedded reference server (embedded-target.ts) with
  * its known-failing list and a webhook receiver on loopback, unless the options say otherwise.
@@ -166,6 +175,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       streamTimeoutMs: parseMs("stream-timeout", opts.streamTimeout),
       taskTimeoutMs: parseMs("task-timeout", opts.taskTimeout),
       maxMessages: parseCount("max-messages", opts.maxMessages),
+      concurrency: parseConcurrency(opts.concurrency),
       ...message,
       ...(await parseBehaviourOptions(opts)),
       onProgress: ({ index, total, result }) => {
@@ -240,6 +250,10 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option(
       "--max-messages <n>",
       "send at most n messages in the whole run; a case that needs more than is left is skipped (default: unlimited)",
+    )
+    .option(
+      "--concurrency <n>",
+      `cases run at the same time, 1..16 (default ${DEFAULT_CONCURRENCY}; 1: one after another in ID order; with --max-messages: 1)`,
     )
     .option("--message <text>", "text of the message the agent-agnostic cases send (default: hello)")
     .option(

@@ -11,6 +11,7 @@ import { A2AService as Service1_0 } from "../../generated/v1_0/a2a_pb.js";
 import { A2AService as Service0_3 } from "../../generated/v0_3/a2a_pb.js";
 import type { Version } from "./cases.js";
 import type { SseEventRecord, WireResponse } from "./http.js";
+import { CLOSE_GRACE_MS, closingEvent } from "./stream-end.js";
 
 /** google.rpc.Code names by number (the gRPC status codes). */
 export const GRPC_CODES = [
@@ -353,9 +354,9 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
     const timeoutFor = () => (res.status && streaming ? opts.streamTimeoutMs : opts.timeoutMs);
     let timer = setTimeout(() => onTimeout(), opts.timeoutMs);
     const onTimeout = () => {
-      if (!res.status) finish({ status: 0, error: `no response within ${opts.timeoutMs} ms` });
-      else if (streaming) finish({ closed: false });
-      else finish({ error: `the call did not end within ${opts.timeoutMs} ms` });
+      if (!res.status) finish({ status: 0, error: `no response within ${opts.timeoutMs} ms`, timedOut: true });
+      else if (streaming) finish({ closed: false, timedOut: true });
+      else finish({ error: `the call did not end within ${opts.timeoutMs} ms`, timedOut: true });
       stream.close(http2.constants.NGHTTP2_CANCEL);
     };
     session.on("error", (e: Error) => finish(res.status ? { error: e.message } : { status: 0, error: e.message }));
@@ -399,6 +400,12 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
             ev.parseError = `not a ${call.method.output.typeName}: ${(e as Error).message}`;
           }
         events.push(ev);
+        if (streaming && res.closingAt === undefined && closingEvent(ev.json)) {
+          // The stream must end now: wait a little for it, not the whole stream bound.
+          res.closingAt = events.length - 1;
+          clearTimeout(timer);
+          timer = setTimeout(() => onTimeout(), Math.min(CLOSE_GRACE_MS, opts.streamTimeoutMs));
+        }
         if (opts.stopAfter !== undefined && events.length >= opts.stopAfter) {
           finish({ closed: false });
           stream.close(http2.constants.NGHTTP2_CANCEL);

@@ -80,12 +80,12 @@ ${stepHtml(r)}</details>`;
 
 /** Cases per status; statuses listed worst first. */
 type Counts = Partial<Record<string, number>>;
-const COUNTED = ["fail", "warn", "known-failing", "pass", "skip"];
+const COUNTED = ["fail", "warn", "known-failing", "pass", "inconclusive", "skip"];
 
 function cellHtml(c: Counts | undefined): string {
   if (!c) return '<td class="muted">–</td>';
   // Red: a failure; amber: a warning or known failure; green: everything ran and passed; pale: some skipped; grey: none ran.
-  const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? (c.skip ? "partial" : "pass") : "skip";
+  const tone = c.fail ? "fail" : c.warn || c["known-failing"] ? "warn" : c.pass ? (c.skip || c.inconclusive ? "partial" : "pass") : "skip";
   const statuses = [...COUNTED.filter((k) => c[k]), ...Object.keys(c).filter((k) => !COUNTED.includes(k))];
   return `<td class="cell-${tone}">${statuses.map((k) => `${c[k]} ${esc(k.replace("-", " "))}`).join("<br>")}</td>`;
 }
@@ -136,9 +136,12 @@ export function htmlReport(report: Report): string {
         `<li class="fail">known-failing entry ${esc(e.case)} matches no case: remove it from ${esc(report.knownFailingFile ?? "the list")}</li>`,
     )
     .join("");
-  const skips = skipGroups(report.results)
-    .map((g) => `<tr><td>${g.cases.length}</td><td>${esc(g.reason)}</td></tr>`)
-    .join("");
+  const grouped = (status: "skip" | "inconclusive") =>
+    skipGroups(report.results, status)
+      .map((g) => `<tr><td>${g.cases.length}</td><td>${esc(g.reason)}</td></tr>`)
+      .join("");
+  const skips = grouped("skip");
+  const untested = grouped("inconclusive");
   const exercisedRule = new Set(report.exercised.overall.exercisedRules);
   const onAgent = new Set(report.exercised.overall.notExercised);
   const coverage = report.coverage
@@ -168,6 +171,7 @@ ${exercisedHtml(report)}
 <table><tr><th>Version</th><th>Binding</th><th>URL</th><th>Declared by</th></tr>${ifaces}</table>
 <p class="muted">Fixture agent: ${esc(report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no")}</p>
 ${report.discovery.notes.map((n) => `<p class="muted">note: ${esc(n)}</p>`).join("")}
+${untested ? `<h2>Inconclusive, by reason</h2><p class="muted">The agent's answers left these rules untested; they do not fail the run.</p><table><tr><th>Cases</th><th>Reason</th></tr>${untested}</table>` : ""}
 ${skips ? `<h2>Skipped, by reason</h2><table><tr><th>Cases</th><th>Reason</th></tr>${skips}</table>` : ""}
 <h2>Other cases</h2>
 ${others.map((r) => caseHtml(r, false)).join("\n")}

@@ -3,6 +3,7 @@
 // the body parsed as JSON when it is JSON, or the list of SSE events. Every read is bounded.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { GrpcOutcome } from "./grpc.js";
+import { CLOSE_GRACE_MS, closingEvent } from "./stream-end.js";
 
 export interface WireRequest {
   method: string;
@@ -33,6 +34,10 @@ export interface WireResponse {
   events?: SseEventRecord[];
   /** SSE only: did the server end the stream before the read timed out? */
   closed?: boolean;
+  /** Streams: the index of the first event after which the stream must close (stream-end.ts closingEvent). */
+  closingAt?: number;
+  /** The read gave up waiting: no answer within the timeout, or a stream still open at its bound. */
+  timedOut?: boolean;
   /** Why the exchange could not complete (connection refused, timeout before headers, …). */
   error?: string;
   /** gRPC calls: the status (grpc-status, grpc-message, grpc-status-details-bin) and trailers. */
@@ -60,7 +65,7 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
     res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: controller.signal, redirect: "manual" });
   } catch (e) {
     clearTimeout(timer);
-    return { status: 0, headers: {}, error: describeFetchError(e, controller) };
+    return { status: 0, headers: {}, error: describeFetchError(e, controller), ...(controller.signal.aborted ? { timedOut: true } : {}) };
   }
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
@@ -80,16 +85,24 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
       return out;
     } catch (e) {
       clearTimeout(timer);
-      return { status: res.status, headers, error: describeFetchError(e, controller) };
+      return {
+        status: res.status,
+        headers,
+        error: describeFetchError(e, controller),
+        ...(controller.signal.aborted ? { timedOut: true } : {}),
+      };
     }
   }
   // A stream: switch to the longer stream bound, read until the server closes it.
   clearTimeout(timer);
   let timedOut = false;
-  timer = setTimeout(() => {
+  const giveUp = (after: string) => {
     timedOut = true;
-    controller.abort(new Error(`stream still open after ${opts.streamTimeoutMs} ms`));
-  }, opts.streamTimeoutMs);
+    controller.abort(new Error(`stream still open ${after}`));
+  };
+  timer = setTimeout(() => giveUp(`after ${opts.streamTimeoutMs} ms`), opts.streamTimeoutMs);
+  const deadline = Date.now() + opts.streamTimeoutMs;
+  let closingAt: number | undefined;
   const events: SseEventRecord[] = [];
   const max = opts.maxEvents ?? 1000;
   const parser = createParser({
@@ -102,6 +115,13 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
         rec.parseError = (e as Error).message;
       }
       events.push(rec);
+      if (closingAt === undefined && closingEvent(rec.json)) {
+        // The stream must end now: wait a little for it, not the whole stream bound.
+        closingAt = events.length - 1;
+        clearTimeout(timer);
+        const grace = Math.min(CLOSE_GRACE_MS, Math.max(0, deadline - Date.now()));
+        timer = setTimeout(() => giveUp(`${grace} ms after event ${closingAt} ended the task's stream`), grace);
+      }
     },
   });
   let closed = false;
@@ -134,7 +154,15 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
   } finally {
     clearTimeout(timer);
   }
-  return { status: res.status, headers, events, closed, ...(error ? { error } : {}) };
+  return {
+    status: res.status,
+    headers,
+    events,
+    closed,
+    ...(closingAt !== undefined ? { closingAt } : {}),
+    ...(timedOut ? { timedOut } : {}),
+    ...(error ? { error } : {}),
+  };
 }
 
 async function readText(res: Response, limit: number): Promise<string> {

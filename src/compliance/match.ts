@@ -43,6 +43,8 @@ export interface Diff {
   /** What was on the wire (undefined = absent). */
   actual: unknown;
   message: string;
+  /** The expectation names a variable no earlier step captured: the agent did not give it (nothing is judged here). */
+  uncaptured?: string;
 }
 
 export const MATCH_KINDS = [
@@ -250,7 +252,7 @@ function acceptsAbsent(expected: unknown): boolean {
 export function match(expected: unknown, actual: unknown, path = "", scope: Scope = new Scope(new Map())): Diff[] {
   if (typeof expected === "string" && expected.includes("{{")) {
     const r = resolveTemplate(expected, scope);
-    if (!r.ok) return [{ path, expected, actual, message: `variable "${r.name}" was not captured by an earlier step` }];
+    if (!r.ok) return [{ path, expected, actual, message: `variable "${r.name}" was not captured by an earlier step`, uncaptured: r.name }];
     // A captured value is compared as a whole: it must be the same value again.
     return deepEqual(r.value, actual)
       ? []

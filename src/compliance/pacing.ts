@@ -53,6 +53,8 @@ export interface MessageBudget {
   left: number;
   /** First sends the running case still has to make (counted statically): a 429 re-send may not take them. */
   reserved?: number;
+  /** Message-sending requests sent so far, 429 re-sends included (the report's "messages sent"). */
+  sent?: number;
 }
 
 export interface PacedOptions {
@@ -75,6 +77,7 @@ export async function sendPaced(
   const b = opts.budget;
   if (b) {
     b.left--;
+    b.sent = (b.sent ?? 0) + 1;
     b.reserved = Math.max(0, (b.reserved ?? 0) - 1);
   }
   let response = await send(request);
@@ -91,7 +94,10 @@ export async function sendPaced(
       break;
     }
     await sleep(wait);
-    if (b) b.left--;
+    if (b) {
+      b.left--;
+      b.sent = (b.sent ?? 0) + 1;
+    }
     response = await send(request);
     notes.push(`HTTP 429 (${why}): re-sent after ${wait} ms, answered ${response.status}`);
   }

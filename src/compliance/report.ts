@@ -15,7 +15,11 @@ export interface Summary {
   /** SHOULD and MAY failures that do not fail the run (none with --strict). */
   warnings: number;
   skipped: number;
+  /** Cases the agent's behaviour left untested (runner.ts CaseStatus); they never fail a run. */
+  inconclusive: number;
   knownFailing: number;
+  /** Messages the run sent to the agent (server runs: every SendMessage and streaming send, the probe and 429 re-sends included). */
+  messagesSent?: number;
 }
 
 export interface Report {
@@ -91,6 +95,7 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     failed: count("fail") + stale.length,
     warnings: count("warn"),
     skipped: count("skip"),
+    inconclusive: count("inconclusive"),
     knownFailing: count("known-failing"),
   };
 }
@@ -117,6 +122,7 @@ export function buildReport(input: {
   knownFailingFile?: string;
   coverage: CoverageRow[];
   suite: Case[];
+  messagesSent?: number;
   /**
    * Whether a result's case was selected for an interface the agent declares (default: the
    * discovery has an interface of its version and binding, or the case ran on one).
@@ -142,7 +148,10 @@ export function buildReport(input: {
       capabilities: d.capabilities,
     },
     filters: input.filters,
-    summary: summarise(input.results, input.stale),
+    summary: {
+      ...summarise(input.results, input.stale),
+      ...(input.messagesSent !== undefined ? { messagesSent: input.messagesSent } : {}),
+    },
     results: input.results,
     ...(input.knownFailingFile ? { knownFailingFile: input.knownFailingFile } : {}),
     staleKnownFailing: input.stale,
@@ -155,7 +164,9 @@ export function buildReport(input: {
 
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
-  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped`;
+  const untested = s.inconclusive ? `, ${s.inconclusive} inconclusive` : "";
+  const sent = s.messagesSent === undefined ? "" : `; ${s.messagesSent} message${s.messagesSent === 1 ? "" : "s"} sent`;
+  return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${untested}${sent}`;
 }
 
 /** The sentences a failure rests on: the failing step's own citations, else the case's. */
@@ -232,11 +243,11 @@ export interface SkipGroup {
   cases: string[];
 }
 
-/** Skipped cases grouped by the stable part of their reason, largest group first. */
-export function skipGroups(results: readonly CaseResult[]): SkipGroup[] {
+/** Skipped (or inconclusive) cases grouped by the stable part of their reason, largest group first. */
+export function skipGroups(results: readonly CaseResult[], status: "skip" | "inconclusive" = "skip"): SkipGroup[] {
   const groups = new Map<string, { cases: string[]; reasons: Set<string> }>();
   for (const r of results) {
-    if (r.status !== "skip") continue;
+    if (r.status !== status) continue;
     const reason = r.reason ?? "no reason given";
     const key = skipGroup(reason);
     const g = groups.get(key) ?? { cases: [], reasons: new Set<string>() };
@@ -304,12 +315,14 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   for (const n of report.discovery.notes) lines.push(`  note: ${n}`);
   lines.push("");
   for (const r of report.results) {
-    if ((r.status === "pass" || r.status === "skip") && !opts.verbose) continue;
-    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", "known-failing": "XFAIL" }[r.status];
+    if ((r.status === "pass" || r.status === "skip" || r.status === "inconclusive") && !opts.verbose) continue;
+    const tag = { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", inconclusive: "INCONCLUSIVE", "known-failing": "XFAIL" }[
+      r.status
+    ];
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
-    if (r.status === "skip" || r.status === "known-failing") {
+    if (r.status === "skip" || r.status === "inconclusive" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
@@ -334,6 +347,11 @@ export function consoleReport(report: Report, opts: ConsoleOptions = {}): string
   if (skips.length && !opts.verbose) {
     lines.push("", "skipped cases by reason (--verbose lists each case):");
     for (const g of skips) lines.push(`  SKIP (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
+  }
+  const untested = skipGroups(report.results, "inconclusive");
+  if (untested.length && !opts.verbose) {
+    lines.push("", "inconclusive cases by reason: the agent's answers left these rules untested (--verbose lists each case):");
+    for (const g of untested) lines.push(`  INCONCLUSIVE (${g.cases.length} case${g.cases.length === 1 ? "" : "s"}) ${g.reason}`);
   }
   for (const s of report.staleKnownFailing)
     lines.push(`FAIL known-failing entry "${s.case}" in ${report.knownFailingFile ?? "the list"} matches no case: remove it`);
@@ -398,12 +416,12 @@ export function junitReport(report: Report): string {
   const total = report.results.reduce((a, r) => a + r.durationMs, 0);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
-    `<testsuites name="a2a-toolkit compliance" tests="${report.summary.total + report.staleKnownFailing.length}" failures="${report.summary.failed}" skipped="${report.summary.skipped + report.summary.knownFailing}" time="${secs(total)}">`,
+    `<testsuites name="a2a-toolkit compliance" tests="${report.summary.total + report.staleKnownFailing.length}" failures="${report.summary.failed}" skipped="${report.summary.skipped + report.summary.inconclusive + report.summary.knownFailing}" time="${secs(total)}">`,
   );
   for (const [suite, results] of groups) {
     const failures = results.filter((r) => r.status === "fail").length;
     // JUnit has no warnings: a SHOULD/MAY failure is a passing test case that says so.
-    const skipped = results.filter((r) => r.status === "skip" || r.status === "known-failing").length;
+    const skipped = results.filter((r) => r.status === "skip" || r.status === "inconclusive" || r.status === "known-failing").length;
     const time = results.reduce((a, r) => a + r.durationMs, 0);
     out.push(
       `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`,
@@ -423,6 +441,7 @@ export function junitReport(report: Report): string {
       else if (r.status === "warn")
         out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
+      else if (r.status === "inconclusive") out.push(`      <skipped message="${xmlEscape(`inconclusive: ${r.reason ?? ""}`)}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);
       const na = notApplicableSteps(r);
       if (na.length) out.push(`      <system-out>${xmlEscape(na.join("\n"))}</system-out>`);

@@ -1,7 +1,8 @@
 // Runs compliance cases against an agent: selects the cases that apply to what the card
 // declares (skipping the rest with the reason), executes each step over raw HTTP, matches the
 // response with the case's expectations and records expected and actual wire side by side with
-// the differences. Cases run one after another in ID order, so runs are reproducible.
+// the differences. Cases run a few at a time (--concurrency; 1: one after another in ID order);
+// the report lists them in ID order either way, so runs are reproducible.
 import type { Citation } from "./citations.js";
 import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
 import { exchangesOf } from "./cases.js";
@@ -11,12 +12,18 @@ import { exchange, type WireRequest, type WireResponse } from "./http.js";
 import { grpcExchange, grpcMethod, grpcOrigin, type GrpcCall } from "./grpc.js";
 import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
 import { messageVars, type RunMessage } from "./message.js";
+import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, viewOf } from "./projection.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
-/** warn: a SHOULD or MAY failure (without --strict); it does not fail the run. */
-export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "known-failing";
+/**
+ * warn: a SHOULD or MAY failure (without --strict); it does not fail the run. inconclusive: the case
+ * ran, but what the agent did left its rule untested (it answered with a Message where the case
+ * needs a Task, its task did not end within the runner's patience, ...): never a failure, since
+ * the spec bounds neither.
+ */
+export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "inconclusive" | "known-failing";
 
 export interface StepResult {
   name: string;
@@ -31,8 +38,11 @@ export interface StepResult {
   /** Webhook calls received (webhook steps). */
   deliveries?: Delivery[];
   diffs: Diff[];
-  /** "not run" when an earlier step failed; "not applicable" when its `when` did not hold (`reason` says why). */
-  status: "pass" | "fail" | "not run" | "not applicable";
+  /**
+   * "not run" when an earlier step failed; "not applicable" when its `when` did not hold;
+   * "inconclusive" when the agent's answer leaves the step's rule untested (`reason` says why).
+   */
+  status: "pass" | "fail" | "not run" | "not applicable" | "inconclusive";
   reason?: string;
   error?: string;
   /** The step's own level and citations, when it rests on another sentence than the case. */
@@ -44,8 +54,6 @@ export interface StepResult {
   cleanup?: boolean;
   /** What the runner did beyond one exchange: 429 re-sends, polls of `repeatUntil`. */
   notes?: string[];
-  /** The case ends as SKIP with this reason (`repeatUntil` not reached within --task-timeout). */
-  skipCase?: string;
 }
 
 export interface CaseResult {
@@ -93,6 +101,8 @@ export interface RunOptions extends RunMessage {
   maxMessages?: number;
   /** SHOULD and MAY failures fail the run too (else they are warnings). */
   strict?: boolean;
+  /** Cases run at the same time (default DEFAULT_CONCURRENCY; 1: one after another, in ID order). */
+  concurrency?: number;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
 }
 
@@ -274,13 +284,16 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
       diffs.push({ path: `/events/${i}`, expected: "JSON data", actual: e.data, message: `event data is not JSON: ${e.parseError}` });
   });
   if (res.error) diffs.push({ path: "/events", expected: "a complete stream", actual: `${events.length} event(s)`, message: res.error });
-  if ((s.closes ?? true) && s.stopAfter === undefined && !res.closed && !res.error)
+  if ((s.closes ?? true) && s.stopAfter === undefined && !res.closed && !res.error) {
+    const waited = res.closingAt === undefined ? streamTimeoutMs : Math.min(CLOSE_GRACE_MS, streamTimeoutMs);
+    const after = res.closingAt === undefined ? "" : ` after event ${res.closingAt} ended the task's stream`;
     diffs.push({
       path: "/events",
       expected: "the server closes the stream",
-      actual: `still open after ${streamTimeoutMs} ms (${events.length} event(s))`,
-      message: `the stream was not closed by the server within ${streamTimeoutMs} ms`,
+      actual: `still open${after} (waited ${waited} ms; ${events.length} event(s))`,
+      message: `the stream was not closed by the server${after} (waited ${waited} ms)`,
     });
+  }
   const data = events.map((e) => e.json);
   if (!events.length) {
     if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length || s.endsAfter !== undefined)
@@ -427,6 +440,8 @@ async function runExchange(
   try {
     request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
   } catch (e) {
+    const missing = /^variable "(.+)" was not captured/.exec((e as Error).message)?.[1];
+    if (missing) return { result: { name, expected: step.expect, diffs: [], status: "inconclusive", reason: notGiven(missing) } };
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
   const notes: string[] = [];
@@ -463,12 +478,29 @@ async function runExchange(
     if (polled.polls) notes.push(`re-sent ${polled.polls} time(s) until the body matched repeatUntil`);
     if (polled.timedOut) {
       const what = describe(until);
-      const skipCase = `the task did not reach ${typeof what === "string" ? what : JSON.stringify(what)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
-      return { result: { name, request, expected: step.expect, actual, diffs: [], status: "not run", notes, skipCase } };
+      const reason = `the task did not reach ${typeof what === "string" ? what : JSON.stringify(what)} within --task-timeout (${opts.taskTimeoutMs} ms)`;
+      return { result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason } };
     }
   }
+  const untested = untestedBy(step.expect, actual, opts);
+  if (untested && !actual.events?.length)
+    return { result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason: untested } };
   const scope = new Scope(vars);
-  const diffs = compareResponse(step.expect, actual, scope, opts.streamTimeoutMs);
+  // A stream still open on a running task: what arrived is judged (its first event, each event),
+  // what did not arrive yet (the last event, the order up to the end, counts) is not missing.
+  const judged = untested
+    ? { ...step.expect, stream: { first: step.expect.stream?.first, each: step.expect.stream?.each, closes: false } }
+    : step.expect;
+  const diffs = compareResponse(judged, actual, scope, opts.streamTimeoutMs);
+  if (untested && !diffs.length)
+    return { result: { name, request, expected: step.expect, actual, diffs, status: "inconclusive", notes, reason: untested }, scope };
+  // Only values the agent never gave are missing (a contextId it did not set): nothing was judged.
+  const missing = diffs.length && diffs.every((d) => d.uncaptured) ? diffs[0]?.uncaptured : undefined;
+  if (missing)
+    return {
+      result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason: notGiven(missing) },
+      scope,
+    };
   for (const [k, v] of scope.chosen) chosen[k] = v;
   const variants = Object.keys(chosen).length ? { variants: chosen } : {};
   const noted = notes.length ? { notes } : {};
@@ -476,6 +508,25 @@ async function runExchange(
     result: { name, request, expected: step.expect, actual, diffs, status: diffs.length ? "fail" : "pass", ...variants, ...noted },
     scope,
   };
+}
+
+/** The reason of a step that needs a value the agent's earlier answers did not give. */
+function notGiven(variable: string): string {
+  return `the agent's earlier answers gave no ${variable}, which this step needs`;
+}
+
+/**
+ * Why an answer leaves the step untested (undefined: it does not): the agent did not answer
+ * within --timeout, or a stream was still open at --stream-timeout with no event that ends it
+ * (stream-end.ts), so what the step expects of its end (endsAfter, last, counts) has not come yet. No spec sentence bounds how long an agent may work.
+ */
+function untestedBy(expect: CaseExpect, res: WireResponse, opts: StepOptions): string | undefined {
+  if (!res.timedOut) return undefined;
+  if (!res.events) return `the agent did not answer within --timeout (${opts.timeoutMs} ms)`;
+  const s = expect.stream;
+  if (!s || s.stopAfter !== undefined || res.closingAt !== undefined || res.error) return undefined;
+  const state = lastState(res.events);
+  return `the stream was still open after --stream-timeout (${opts.streamTimeoutMs} ms) with the task ${state ? `still ${state}` : "not ended"}: it must close only once the task ends (1.0.1 §3.1.2)`;
 }
 
 /** The gRPC call a built request stands for: its headers are the metadata, its body the ProtoJSON (or base64) message. */
@@ -602,9 +653,10 @@ export async function runCase(
     version: c.version,
   };
   let failed: StepResult | undefined;
-  let skipped: string | undefined;
+  // The agent's answer left the rule untested (inconclusive): later steps do not run.
+  let untested: string | undefined;
   for (const [i, step] of c.steps.entries()) {
-    if ((failed || skipped) && !step.cleanup) {
+    if ((failed || untested) && !step.cleanup) {
       if ("awaitWebhook" in step)
         steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
       for (const x of exchangesOf(step))
@@ -613,9 +665,9 @@ export async function runCase(
     }
     const unmet = step.when && unmetCondition(step.when, vars);
     if (unmet) {
-      // otherwise.skip ends the case as SKIP (its cleanup steps still run); else the step does not apply.
+      // otherwise.skip ends the case as inconclusive (its cleanup steps still run); else the step does not apply.
       const reason = !step.cleanup && step.otherwise ? renderReason(step.otherwise.skip, vars) : undefined;
-      if (reason) skipped = reason;
+      if (reason) untested = reason;
       else steps.push(...notApplicable(step, i, unmet));
       continue;
     }
@@ -631,9 +683,10 @@ export async function runCase(
     steps.push(...rs);
     if (step.cleanup) continue;
     failed ??= rs.find((r) => r.status === "fail");
-    skipped ??= rs.find((r) => r.skipCase)?.skipCase;
+    untested ??= rs.find((r) => r.status === "inconclusive")?.reason;
   }
-  if (skipped && !failed) return { ...base, status: "skip", reason: skipped, interface: iface, steps, durationMs: Date.now() - started };
+  if (untested && !failed)
+    return { ...base, status: "inconclusive", reason: untested, interface: iface, steps, durationMs: Date.now() - started };
   const variants = steps.flatMap((st) => Object.entries(st.variants ?? {}).map(([at, name]) => `${st.name} ${at}: ${name}`));
   const checks = steps.filter((st) => !st.cleanup);
   if (checks.every((st) => st.status === "not applicable"))
@@ -689,13 +742,34 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
   }));
 }
 
-export async function runCases(cases: Case[], d: Discovery, opts: RunOptions = {}): Promise<CaseResult[]> {
-  const results: CaseResult[] = [];
-  const budget: MessageBudget = { left: opts.maxMessages ?? Infinity };
-  for (const [index, c] of cases.entries()) {
-    const result = await runCase(c, d, opts, budget);
-    results.push(result);
-    opts.onProgress?.({ index, total: cases.length, result });
-  }
+/** Cases run at the same time unless --concurrency says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
+ * independent: each has its own ids, contexts and tasks). Results come back in case order
+ * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
+ * so which case the budget runs out on does not depend on timing. `budget.sent` counts the
+ * messages sent.
+ */
+export async function runCases(
+  cases: Case[],
+  d: Discovery,
+  opts: RunOptions = {},
+  budget: MessageBudget = { left: opts.maxMessages ?? Infinity },
+): Promise<CaseResult[]> {
+  const results: CaseResult[] = new Array<CaseResult>(cases.length);
+  const width = opts.maxMessages === undefined ? Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) : 1;
+  let next = 0;
+  let finished = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const i = next++;
+      const result = await runCase(cases[i]!, d, opts, budget);
+      results[i] = result;
+      opts.onProgress?.({ index: finished++, total: cases.length, result });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
   return results;
 }

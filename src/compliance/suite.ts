@@ -8,6 +8,7 @@ import { buildReport, runFilters, type Report } from "./report.js";
 import { coverage, loadCatalogue, unknownRequirementIds, type Citing } from "./requirements.js";
 import { loadClientCases } from "./client/cases.js";
 import { runCases, selectCases, type CaseResult, type RunOptions, type SelectOptions } from "./runner.js";
+import type { MessageBudget } from "./pacing.js";
 import { startWebhookSink } from "./webhook-sink.js";
 
 export interface SuiteOptions extends SelectOptions, Omit<RunOptions, "webhook">, Pick<BehaviourOptions, "profile" | "behaviours"> {
@@ -63,12 +64,9 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
   const discoveryNotes = discovery.notes;
   const sink = opts.webhook ? await startWebhookSink(opts.webhook, opts.webhook.publicUrl) : undefined;
   let results: CaseResult[];
+  const budget: MessageBudget = { left: (opts.maxMessages ?? Infinity) - (probed ? 1 : 0), sent: probed ? 1 : 0 };
   try {
-    results = await runCases(selected, discovery, {
-      ...opts,
-      webhook: sink,
-      ...(probed && opts.maxMessages !== undefined ? { maxMessages: opts.maxMessages - 1 } : {}),
-    });
+    results = await runCases(selected, discovery, { ...opts, webhook: sink }, budget);
   } finally {
     await sink?.close();
   }
@@ -85,5 +83,6 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     knownFailingFile: opts.knownFailingFile,
     coverage: coverage(catalogue, [...all, ...clientCases(discoveryNotes)]),
     suite: all,
+    messagesSent: budget.sent,
   });
 }

@@ -10,7 +10,7 @@ import { runTestCommand } from "../../src/cli/test-command.js";
 import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 import { listen } from "../support/servers.js";
 
-type Fault = "method-not-found-code" | "stream-never-ends";
+type Fault = "method-not-found-code" | "stream-never-ends" | "stream-stays-working";
 
 async function startFakeAgent(fault?: Fault): Promise<{ url: string; app: FastifyInstance }> {
   const app = Fastify();
@@ -80,8 +80,10 @@ async function startFakeAgent(fault?: Fault): Promise<{ url: string; app: Fastif
           { artifactUpdate: { taskId, contextId, artifact } },
           { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_COMPLETED" } } },
         ];
+        // A task that is still working: the stream legally stays open.
+        if (fault === "stream-stays-working") events.splice(2);
         for (const e of events) reply.raw.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result: e })}\n\n`);
-        if (fault !== "stream-never-ends") reply.raw.end();
+        if (fault === undefined || fault === "method-not-found-code") reply.raw.end();
         return reply;
       }
       default:
@@ -156,8 +158,14 @@ describe("compliance suite against an in-test agent", () => {
       ["v1_0/rest/get-task/unknown-id-returns-task-not-found", "binding not declared: the agent card declares no 1.0 HTTP+JSON interface"],
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split("\n").pop()).toBe(`${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped`);
-    expect(run.stderr).toMatch(/\[1\/\d+\] PASS v1_0\/card\//);
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe(
+      `${run.report.summary.passed} passed, 0 failed, 0 warnings, 2 skipped; ${run.report.summary.messagesSent} messages sent`,
+    );
+    // One progress line per case, numbered in the order the cases finish.
+    const total = run.report.results.length;
+    const progress = run.stderr.split("\n").filter((l) => l.startsWith("["));
+    expect(progress.map((l) => l.replace(/ .*/, ""))).toEqual(run.report.results.map((_, i) => `[${i + 1}/${total}]`));
+    expect(progress.some((l) => /^\[\d+\/\d+\] PASS v1_0\/card\//.test(l))).toBe(true);
     expect(readFileSync(join(run.dir, "r.xml"), "utf8")).toContain("<testsuites");
     expect(readFileSync(join(run.dir, "r.html"), "utf8")).toContain("<!doctype html>");
     // What the run judged: skips one line per reason, and the exercised rules as the JSON report counts them.
@@ -180,7 +188,7 @@ describe("compliance suite against an in-test agent", () => {
     expect(failed[0]?.steps[0]?.diffs.map((d) => `${d.path} ${d.message}`)).toEqual(["/body/error/code expected -32601, got -32600"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("FAIL v1_0/json-rpc/json-rpc-errors/unknown-method-returns-method-not-found");
-    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 0 warnings, 2 skipped$/);
+    expect(run.stdout.trimEnd().split("\n").pop()).toMatch(/^\d+ passed, 1 failed, 0 warnings, 2 skipped; \d+ messages sent$/);
   });
 
   it("a SHOULD failure is a warning (exit 0); --strict makes it a failure (exit 1)", async () => {
@@ -192,10 +200,10 @@ describe("compliance suite against an in-test agent", () => {
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toContain("WARN v1_0/json-rpc/json-rpc-errors/task-not-found-carries-error-info [SHOULD");
     expect(lenient.stdout).toContain('spec 1.0.1 §9.5: "Implementations SHOULD use well-known types such as google.rpc.ErrorInfo');
-    expect(lenient.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 1 warnings, 0 skipped");
+    expect(lenient.stdout.trimEnd().split("\n").pop()).toMatch(/^0 passed, 0 failed, 1 warnings, 0 skipped; \d+ messages? sent$/);
     const strict = await runSuite(agent.url, { ...one, strict: true });
     expect(strict.code).toBe(1);
-    expect(strict.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 1 failed, 0 warnings, 0 skipped");
+    expect(strict.stdout.trimEnd().split("\n").pop()).toMatch(/^0 passed, 1 failed, 0 warnings, 0 skipped; \d+ messages? sent$/);
   });
 
   it("fails a stream the server never closes", async () => {
@@ -205,7 +213,22 @@ describe("compliance suite against an in-test agent", () => {
     expect(run.code).toBe(1);
     const r = run.report.results[0];
     expect(r?.status).toBe("fail");
-    expect(r?.steps[0]?.diffs.map((d) => d.message)).toEqual(["the stream was not closed by the server within 400 ms"]);
+    expect(r?.steps[0]?.diffs.map((d) => d.message)).toEqual([
+      "the stream was not closed by the server after event 3 ended the task's stream (waited 400 ms)",
+    ]);
+  });
+
+  it("a stream left open on a task that is still working is inconclusive, not a failure", async () => {
+    const agent = await startFakeAgent("stream-stays-working");
+    app = agent.app;
+    const run = await runSuite(agent.url, { case: ["v1_0/json-rpc/streaming/echo-stream-starts-with-task-and-ends-at-completion"] });
+    expect(run.code, run.stdout).toBe(0);
+    const r = run.report.results[0];
+    expect(r?.status).toBe("inconclusive");
+    expect(r?.reason).toBe(
+      "the stream was still open after --stream-timeout (400 ms) with the task still working: it must close only once the task ends (1.0.1 §3.1.2)",
+    );
+    expect(run.stdout.trimEnd().split("\n").pop()).toBe("0 passed, 0 failed, 0 warnings, 0 skipped, 1 inconclusive; 1 message sent");
   });
 
   it("known-failing: a listed failure keeps the run green; a listed pass or a stale entry fails it", async () => {

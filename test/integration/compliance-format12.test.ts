@@ -142,7 +142,7 @@ describe("issue 12 primitives against an in-test agent", () => {
     expect(received[0]).toMatchObject({ message: { parts: [{ text: "hello" }], metadata: {} } });
   });
 
-  it("a Message reply: the GetTask step is not applicable (and the reports say so), or the case skips with its reason", async () => {
+  it("a Message reply: the GetTask step is not applicable (and the reports say so), or the case is inconclusive with its reason", async () => {
     const report = await run({ message: "reply please" });
     const r = byId(report.results);
     expect(r.branch?.status).toBe("pass");
@@ -151,7 +151,7 @@ describe("issue 12 primitives against an in-test agent", () => {
       ["pass", undefined],
       ["not applicable", 'when: "taskId" was not captured'],
     ]);
-    expect(r.skips?.status).toBe("skip");
+    expect(r.skips?.status).toBe("inconclusive");
     expect(r.skips?.reason).toBe("the agent answered with message m-1, not a task");
     const line = 'get: not applicable (when: "taskId" was not captured)';
     expect(consoleReport(report, { verbose: true })).toContain(`  ${line}`);

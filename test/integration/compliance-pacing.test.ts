@@ -114,12 +114,27 @@ describe("runner pacing against an agent that takes time", () => {
     expect(r?.steps[1]?.actual?.json).toMatchObject(COMPLETED);
   });
 
-  it("a task that never ends: SKIP at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
+  it("a task that never ends: inconclusive at --task-timeout with the reason, and the cleanup step still cancels it", async () => {
     const [r] = await run([makeCase("never", [send("never"), poll, { ...poll, name: "after" }, cancel])], { taskTimeoutMs: 300 });
-    expect(r?.status).toBe("skip");
+    expect(r?.status).toBe("inconclusive");
     expect(r?.reason).toMatch(/^the task did not reach .*TASK_STATE_COMPLETED.* within --task-timeout \(300 ms\)$/);
-    expect(r?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll not run", "after not run", "cancel pass"]);
+    expect(r?.steps.map((s) => `${s.name} ${s.status}`)).toEqual(["send pass", "poll inconclusive", "after not run", "cancel pass"]);
     expect(seen.cancels).toHaveLength(1);
+  });
+
+  it("--concurrency: cases overlap, and the results come back in case order whatever order they finish in", async () => {
+    // The first case polls a task that takes time; the second is done at once.
+    const cases = [makeCase("a-takes-time", [send("takes-time"), poll]), makeCase("b-quick", [send("quick")])];
+    const done: string[] = [];
+    const results = await run(cases, { concurrency: 2, onProgress: ({ result }) => done.push(result.id) });
+    expect(results.map((r) => `${r.id} ${r.status}`)).toEqual([
+      "v1_0/json-rpc/pacing/a-takes-time pass",
+      "v1_0/json-rpc/pacing/b-quick pass",
+    ]);
+    expect(done).toEqual(["v1_0/json-rpc/pacing/b-quick", "v1_0/json-rpc/pacing/a-takes-time"]);
+    const serial: string[] = [];
+    await run(cases, { concurrency: 1, onProgress: ({ result }) => serial.push(result.id) });
+    expect(serial).toEqual(["v1_0/json-rpc/pacing/a-takes-time", "v1_0/json-rpc/pacing/b-quick"]);
   });
 
   it("a failing step: the cleanup step runs, its own failure does not change the verdict", async () => {
@@ -139,14 +154,17 @@ describe("runner pacing against an agent that takes time", () => {
   });
 
   it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count", async () => {
-    const results = await run(
+    const budget = { left: 3 };
+    const results = await runCases(
       [
         makeCase("a", [send("limited")]),
         makeCase("b", [send("echo")]),
         makeCase("c", [send("echo"), poll]),
         makeCase("d", [send("echo"), send("echo")]),
       ],
-      { maxMessages: 3 },
+      d,
+      { taskTimeoutMs: 5000, maxMessages: 3 },
+      budget,
     );
     expect(results.map((r) => `${r.id.split("/").pop()} ${r.status} ${r.reason ?? ""}`.trim())).toEqual([
       "a pass",
@@ -155,6 +173,7 @@ describe("runner pacing against an agent that takes time", () => {
       "d skip needs 2 messages; --max-messages budget left: 0",
     ]);
     expect(seen.sends).toBe(3);
+    expect(budget).toMatchObject({ left: 0, sent: 3 }); // the report's "3 messages sent"
   });
 
   it("CLI: --task-timeout and --max-messages are checked (exit 2 with the flag named)", async () => {

@@ -42,12 +42,31 @@ const NOT_OBSERVED: Record<string, string> = {
 };
 
 /**
- * Cases a fault makes skip instead of fail: with lower-case states the task found by GetTask never
+ * Cases a fault makes skip or inconclusive instead of fail: with lower-case states the task found by GetTask never
  * reads as ended, so the case polls it until --task-timeout and skips (the other cases of the
  * fault fail on the spelling); likewise with one id for every task.
  */
 const TURNS_TO_SKIP: Record<string, string[]> = {
   "state-lower-case": ["v1_0/json-rpc/streaming/streamed-task-is-found-by-get", "v1_0/rest/streaming/streamed-task-is-found-by-get"],
+  // Without a contextId on any task, the list and follow-up cases have no context to use: inconclusive.
+  "context-id-missing": [
+    "v1_0/json-rpc/list-tasks/finds-the-task-in-its-context",
+    "v1_0/json-rpc/list-tasks/history-length-zero-leaves-history-out",
+    "v1_0/json-rpc/list-tasks/include-artifacts-returns-them",
+    "v1_0/json-rpc/list-tasks/last-page-token-is-empty",
+    "v1_0/json-rpc/list-tasks/newest-first",
+    "v1_0/json-rpc/list-tasks/omits-artifacts-unless-asked",
+    "v1_0/json-rpc/list-tasks/page-size-one-pages",
+    "v1_0/json-rpc/send-message/message-to-ended-task-is-refused",
+    "v1_0/rest/list-tasks/finds-the-task-in-its-context",
+    "v1_0/rest/list-tasks/history-length-zero-leaves-history-out",
+    "v1_0/rest/list-tasks/include-artifacts-returns-them",
+    "v1_0/rest/list-tasks/last-page-token-is-empty",
+    "v1_0/rest/list-tasks/newest-first",
+    "v1_0/rest/list-tasks/omits-artifacts-unless-asked",
+    "v1_0/rest/list-tasks/page-size-one-pages",
+    "v1_0/rest/send-message/message-to-ended-task-is-refused",
+  ],
   // With one id for every task, the task a case polls is never the one it started, so it never ends.
   "task-id-reused": [
     "v0_3/json-rpc/streaming/streamed-task-is-found-by-get",
@@ -138,12 +157,13 @@ describe.concurrent("each fault of the rewriting proxy in front of the official 
       const why = `${text}\n---- baseline ----\n${baselineText}`;
       expect(changed.map((r) => r.id).sort(), why).toEqual([...red, ...skipped].sort());
       // Red: pass -> warn or fail; warn -> fail (a SHOULD the agent already missed, now a MUST too);
-      // skip -> warn or fail (a case that applies only to an interrupted task misreads the faulty
-      // reply as one, runs, and fails on it).
+      // skip or inconclusive -> warn or fail (a case that applies only to an interrupted task
+      // misreads the faulty reply as one, runs, and fails on it).
       for (const r of changed.filter((x) => red.includes(x.id)))
-        expect(`${baseline.get(r.id)?.status} -> ${r.status}`, r.id).toMatch(/^((pass|skip) -> (warn|fail)|warn -> fail)$/);
+        expect(`${baseline.get(r.id)?.status} -> ${r.status}`, r.id).toMatch(/^((pass|skip|inconclusive) -> (warn|fail)|warn -> fail)$/);
+      // The fault hides what the case needs (a task where there was one): no longer judged.
       for (const id of skipped)
-        expect(`${baseline.get(id)?.status} -> ${results.find((r) => r.id === id)?.status}`, id).toBe("pass -> skip");
+        expect(`${baseline.get(id)?.status} -> ${results.find((r) => r.id === id)?.status}`, id).toMatch(/^pass -> (skip|inconclusive)$/);
       expect(results.length, "every case of the run was judged").toBe(groupsOf(fault).flat().length);
       const changes = runs.reduce((n, r) => n + (r.changes[fault] ?? 0), 0);
       // A fault the echo target gives no occasion to (NOT_OBSERVED: no input asked, no credential) may change nothing.
