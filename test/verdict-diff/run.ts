@@ -35,7 +35,17 @@ const git = (...args: string[]) =>
 /** The commit whose tree still holds a case file: the parent of the commit that deleted it. */
 function holding(file: string): string | undefined {
   const deleter = git("log", "--diff-filter=D", "-1", "--format=%H", "--", file).trim();
-  return deleter ? `${deleter}^` : undefined;
+  if (!deleter) return undefined;
+  // A merge deletes a file its other parent still changed: the parent that has it.
+  const parents = git("rev-list", "--parents", "-n", "1", deleter).trim().split(" ").slice(1);
+  return parents.find((p) => {
+    try {
+      git("cat-file", "-e", `${p}:${file}`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The old copies of the scenarios' cases, written below a fresh directory (their IDs as paths). */
