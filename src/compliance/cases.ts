@@ -10,6 +10,8 @@ import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { packagePath } from "../runtime/package-root.js";
+import type { AbstractCall } from "./projection.js";
+import { loadScenarioCases } from "./scenarios.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 export type Version = "1.0" | "0.3";
@@ -33,6 +35,8 @@ export interface CaseRequest {
   as?: "main" | "other";
   /** Sent with this method instead when `method` finds no route (405, or a 404 that is no A2A error). */
   fallbackMethod?: "GET" | "POST";
+  /** A projected scenario step (src/compliance/scenarios.ts): sent as this abstract call, rendered and encoded at run time. */
+  operation?: AbstractCall;
 }
 
 export interface StreamExpect {
@@ -62,6 +66,8 @@ export interface CaseExpect {
   acceptSingleEventStream?: boolean;
   /** gRPC steps: matched against WireResponse.grpc (default {"status": "OK"}). */
   grpc?: unknown;
+  /** A projected scenario step: `body` is matched against the 1.0 view of the answer (src/compliance/projection.ts). */
+  view?: Omit<AbstractCall, "params"> & { body?: unknown };
 }
 
 /** A step's condition on the captures of earlier steps: every key given must hold. */
@@ -119,6 +125,8 @@ export interface Case {
   /** Path below the cases directory without .json, with forward slashes. */
   id: string;
   file: string;
+  /** Set when the case is a projection of compliance/scenarios/<scenario>.yaml. */
+  scenario?: string;
   title: string;
   description?: string;
   requirements: string[];
@@ -186,7 +194,7 @@ function schemaProblems(errors: ErrorObject[]): string[] {
 }
 
 /** Walks expected values for operators and names a schema cannot check. */
-function checkMatchers(value: unknown, at: string, problems: string[]): void {
+export function checkMatchers(value: unknown, at: string, problems: string[]): void {
   if (Array.isArray(value)) {
     value.forEach((v, i) => checkMatchers(v, `${at}/${i}`, problems));
     return;
@@ -263,7 +271,7 @@ function captureNames(value: unknown, into: Set<string>): Set<string> {
 const RUN_VARIABLES = ["message", "followUp", "parts:message", "parts:followUp", "metadata:message", "webhookUrl"];
 
 /** A step's `when` may only name variables that the card precondition or an earlier step can capture. */
-function checkStepConditions(raw: { when?: { card?: unknown }; steps: CaseStep[] }, problems: string[]): void {
+export function checkStepConditions(raw: { when?: { card?: unknown }; steps: CaseStep[] }, problems: string[]): void {
   const known = captureNames(raw.when?.card, new Set(RUN_VARIABLES));
   raw.steps.forEach((s, i) => {
     for (const [key, name] of Object.entries(s.when ?? {}))
@@ -439,7 +447,10 @@ export function readCaseFiles(dir: string): ({ id: string; file: string; data: u
   });
 }
 
-/** Loads and validates every case below `dir`; throws CaseLoadError listing every problem. */
+/**
+ * Loads and validates every case below `dir`; throws CaseLoadError listing every problem. The
+ * built-in set (`dir` = CASES_DIR) also holds the projections of compliance/scenarios/, in ID order.
+ */
 export function loadCases(dir: string = CASES_DIR): Case[] {
   const problems: string[] = [];
   const cases: Case[] = [];
@@ -453,7 +464,31 @@ export function loadCases(dir: string = CASES_DIR): Case[] {
     if (r.case) cases.push(r.case);
   }
   if (problems.length) throw new CaseLoadError(problems);
-  return cases;
+  if (resolve(dir) !== resolve(CASES_DIR)) return cases;
+  const projected = loadScenarioCases();
+  const twice = writtenTwice(cases, projected);
+  if (twice.length) throw new CaseLoadError(twice);
+  return [...cases, ...projected].sort((a, b) => pathOrder(a.id, b.id));
+}
+
+/** A scenario exists once: a case file of its name for any version or binding is a second copy (one problem each). */
+export function writtenTwice(files: Pick<Case, "id">[], projected: Pick<Case, "scenario">[]): string[] {
+  const scenarios = new Set(projected.map((c) => c.scenario));
+  return files
+    .map((c) => [c.id, c.id.split("/").slice(2).join("/")] as const)
+    .filter(([, name]) => scenarios.has(name))
+    .map(([id, name]) => `${id}: also written as the scenario compliance/scenarios/${name}.yaml; delete one`);
+}
+
+/** The order of readCaseFiles (each directory's entries sorted by name), over IDs. */
+function pathOrder(a: string, b: string): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const [p, q] = [i === x.length - 1 ? `${x[i]}.json` : x[i]!, i === y.length - 1 ? `${y[i]}.json` : y[i]!];
+    if (p !== q) return p < q ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 /**

@@ -14,6 +14,7 @@ import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, val
 import { messageVars, type RunMessage } from "./message.js";
 import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
+import { projectCall, viewOf } from "./projection.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -210,9 +211,17 @@ function buildRequest(
   const added = req.withoutCredentials ? {} : Object.fromEntries(Object.entries(extra).filter(([k]) => !ownNames.has(k.toLowerCase())));
   const headers = { ...added, ...own };
   let body: string | undefined;
-  if (req.rawBody !== undefined) body = render(req.rawBody, vars) as string;
+  let method = req.method;
+  let at = path;
+  if (req.operation) {
+    // A scenario step: its 1.0 params rendered, then projected onto the case's version and binding.
+    const wire = projectCall({ ...req.operation, params: render(req.operation.params, vars) });
+    method = wire.method;
+    if (req.rpc === undefined) at = wire.path;
+    if (wire.body !== undefined) body = JSON.stringify(wire.body);
+  } else if (req.rawBody !== undefined) body = render(req.rawBody, vars) as string;
   else if (req.body !== undefined) body = JSON.stringify(render(req.body, vars));
-  return { method: req.method, url: joinUrl(baseUrl, path, req.rpc !== undefined), headers, ...(body !== undefined ? { body } : {}) };
+  return { method, url: joinUrl(baseUrl, at, req.rpc !== undefined), headers, ...(body !== undefined ? { body } : {}) };
 }
 
 /** Compares one response with a step's expectation; captures go into scope. */
@@ -244,7 +253,16 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
     else diffs.push(...match(expect.body, res.json, "/body", scope));
   }
   if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
+  if (expect.view) diffs.push(...compareView(expect.view, res, scope));
   return diffs;
+}
+
+/** A scenario step: its expectation matched against the 1.0 view of the answer (ACTS §4.2), at /view. */
+function compareView(view: NonNullable<CaseExpect["view"]>, res: WireResponse, scope: Scope): Diff[] {
+  if (view.body === undefined) return [];
+  const decoded = viewOf(view, res);
+  if ("problem" in decoded) return [{ path: "/view", expected: describe(view.body), actual: undefined, message: decoded.problem }];
+  return match(view.body, decoded.view, "/view", scope);
 }
 
 function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {
@@ -617,7 +635,9 @@ export async function runCase(
     };
   budget.reserved = needed;
   const vars = seeded ?? new Map<string, unknown>();
-  for (const [k, v] of messageVars(opts, c.version, iface.binding)) if (!vars.has(k)) vars.set(k, v);
+  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
+  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
+  for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();
   if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));

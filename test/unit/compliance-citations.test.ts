@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { CASES_DIR, readCaseFiles, type Level } from "../../src/compliance/cases.js";
 import { CLIENT_CASES_DIR } from "../../src/compliance/client/cases.js";
+import { loadScenarioCases } from "../../src/compliance/scenarios.js";
 import {
   SpecText,
   citationLevel,
@@ -23,7 +24,9 @@ function allCases(): { id: string; data: RawCase }[] {
       if ("problem" in e) throw new Error(e.problem);
       return { id: prefix + e.id, data: e.data as RawCase };
     });
-  return [...read(CASES_DIR, ""), ...read(CLIENT_CASES_DIR, "client:")];
+  // Scenarios are checked as each of their projections: the scenario's sentences plus the wire rules'.
+  const projected = loadScenarioCases().map((c) => ({ id: `${c.id} (scenario ${c.scenario})`, data: c }));
+  return [...read(CASES_DIR, ""), ...projected, ...read(CLIENT_CASES_DIR, "client:")];
 }
 
 describe("citation checks", () => {

@@ -1,0 +1,206 @@
+// Converts the hand-projected server cases of one operation folder (compliance/cases/<v>/<binding>/<op>/)
+// into scenarios (compliance/scenarios/<op>/<scenario>.yaml, src/compliance/scenarios.ts), one per
+// scenario name, and deletes the copies it replaced. The 1.0 JSON-RPC twin is the source of the
+// steps (its `params` are 1.0 ProtoJSON and its `result` expectations are the 1.0 view); the other
+// twins give the pairs the scenario applies to and their requirement IDs and citations. A scenario
+// that is not an exchange of abstract operations (raw bodies, streams, parallel or webhook steps,
+// wire-level checks such as member spelling) or has no 1.0 JSON-RPC twin is left as it is, named
+// with the reason; so is one whose twins are at different levels (decide it by hand). The 1.0 view
+// cannot tell an empty list from an absent one, nor see unknown request members, member spelling or
+// the error's `data`: a check of those stays a case file even when this script converts it, which
+// `make test-verdict-diff` and the fault tests (compliance-mutation, compliance-fake-server) catch.
+//
+//   npx tsx codegen/cases-to-scenarios.ts <operation> [--write]
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stringify } from "yaml";
+
+const ROOT = fileURLToPath(new URL("../compliance/", import.meta.url));
+const PAIRS = ["v1_0/json-rpc", "v1_0/rest", "v1_0/grpc", "v0_3/json-rpc", "v0_3/rest", "v0_3/grpc"] as const;
+const VERSION: Record<string, string> = { v1_0: "1.0", v0_3: "0.3" };
+
+/** 1.0 JSON-RPC method → ACTS §4.1 abstract operation. */
+const OPERATIONS: Record<string, string> = {
+  SendMessage: "send_message",
+  SendStreamingMessage: "send_streaming_message",
+  GetTask: "get_task",
+  ListTasks: "list_tasks",
+  CancelTask: "cancel_task",
+  SubscribeToTask: "subscribe_to_task",
+  GetExtendedAgentCard: "get_extended_agent_card",
+  CreateTaskPushNotificationConfig: "create_push_config",
+  GetTaskPushNotificationConfig: "get_push_config",
+  ListTaskPushNotificationConfigs: "list_push_configs",
+  DeleteTaskPushNotificationConfig: "delete_push_config",
+};
+
+/** JSON-RPC error code → ACTS §6.2 abstract error. */
+const ERRORS: Record<number, string> = {
+  [-32001]: "TaskNotFoundError",
+  [-32002]: "TaskNotCancelableError",
+  [-32003]: "PushNotificationNotSupportedError",
+  [-32004]: "UnsupportedOperationError",
+  [-32005]: "ContentTypeNotSupportedError",
+  [-32602]: "InvalidParamsError",
+};
+
+type Json = Record<string, unknown>;
+interface Citation {
+  version: string;
+  section: string;
+  quote: string;
+}
+
+const key = (c: Citation) => `${c.version}|${c.section}|${c.quote}`;
+
+function read(pair: string, op: string, name: string): Json | undefined {
+  const file = join(ROOT, "cases", pair, op, `${name}.json`);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Json) : undefined;
+}
+
+/** The steps of the 1.0 JSON-RPC twin as scenario steps, or why they cannot be. */
+function steps(source: Json): { steps?: Json[]; why?: string } {
+  const out: Json[] = [];
+  const ids = new Set<string>();
+  for (const [i, step] of (source.steps as Json[]).entries()) {
+    if (!("request" in step)) return { why: "a parallel or webhook step" };
+    const req = step.request as Json;
+    const expect = step.expect as Json;
+    const body = req.body as Json | undefined;
+    if (req.rawBody !== undefined || !body || typeof body.method !== "string") return { why: "a raw request body" };
+    if (req.path !== "" || req.base || req.as || req.withoutCredentials) return { why: "a request beside the interface's operations" };
+    if (expect.stream) return { why: "a stream expectation" };
+    const headers = Object.keys((req.headers as Json | undefined) ?? {}).map((h) => h.toLowerCase());
+    if (headers.some((h) => h !== "content-type" && h !== "a2a-version")) return { why: "request headers the wire rules do not send" };
+    if (typeof body.id === "number" || JSON.stringify(body.params ?? {}).includes('"kind"'))
+      return { why: "a wire-level check (request id or member spelling)" };
+    if (JSON.stringify(step).includes("camelCaseKeys")) return { why: "a wire-level check (member spelling)" };
+    const op = OPERATIONS[body.method];
+    if (!op) return { why: `method ${body.method}` };
+    if (op === "send_streaming_message" || op === "subscribe_to_task")
+      return { why: "a streaming operation (no wire rule judges SSE yet)" };
+    const answer = expect.body as Json | undefined;
+    if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
+    if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
+    if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
+    const error = answer.error as Json | undefined;
+    const isError = error !== undefined && typeof error.code === "number";
+    let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
+    while (ids.has(id)) id += "-b";
+    ids.add(id);
+    const extras = Object.fromEntries(
+      ["when", "otherwise", "level", "spec", "cleanup", "repeatUntil"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
+    );
+    const converted: Json = {
+      id,
+      ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
+      operation: op,
+      params: body.params ?? {},
+    };
+    if (isError) {
+      const type = ERRORS[error.code as number];
+      if (!type) return { why: `error code ${String(error.code)}` };
+      if (type === "InvalidParamsError") return { why: "an invalid request (the codecs encode valid ones only)" };
+      converted.expect_error = { error_type: type };
+    } else converted.expect = { body: answer.result };
+    if (Object.keys(extras).length) converted["x-a2a-toolkit"] = extras;
+    out.push(converted);
+  }
+  return { steps: out };
+}
+
+/** Per version the citations (or IDs) every twin of it has; per pair what only that twin adds. */
+function scoped<T>(twins: [string, Json][], of: (c: Json) => T[], k: (t: T) => string): Record<string, T[]> {
+  const out: Record<string, T[]> = {};
+  for (const v of ["v1_0", "v0_3"]) {
+    const mine = twins.filter(([p]) => p.startsWith(v));
+    if (!mine.length) continue;
+    const common = of(mine[0]![1]).filter((t) => mine.every(([, c]) => of(c).some((u) => k(u) === k(t))));
+    out[VERSION[v]!] = common;
+    for (const [p, c] of mine) {
+      const extra = of(c).filter((t) => !common.some((u) => k(u) === k(t)));
+      if (extra.length) out[`${VERSION[v]}/${p.split("/")[1]}`] = extra;
+    }
+  }
+  return out;
+}
+
+export function convert(op: string, name: string): { yaml?: string; files?: string[]; why?: string } {
+  const twins = PAIRS.map((p): [string, Json | undefined] => [p, read(p, op, name)]).filter((t): t is [string, Json] => !!t[1]);
+  const source = twins.find(([p]) => p === "v1_0/json-rpc")?.[1];
+  if (!source) return { why: "no 1.0 JSON-RPC twin to take the 1.0 view from" };
+  // One level per version: 0.3's text is often weaker than 1.0's (a SHOULD where 1.0 says MUST).
+  const levelOf = (v: string) => new Set(twins.filter(([p]) => p.startsWith(v)).map(([, c]) => c.level as string));
+  const [l10, l03] = [levelOf("v1_0"), levelOf("v0_3")];
+  if (l10.size > 1 || l03.size > 1)
+    return {
+      why: `its twins of one version are at different levels (1.0: ${[...l10].join(", ")}; 0.3: ${[...l03].join(", ")}): decide by hand`,
+    };
+  const level03 = [...l03][0];
+  if (twins.some(([, c]) => c.when !== undefined)) return { why: "a precondition on the card (no scenario key carries it yet)" };
+  const s = steps(source);
+  if (!s.steps) return { why: s.why };
+  const versions = [...new Set(twins.map(([p]) => VERSION[p.split("/")[0]!]))];
+  const bindings = [...new Set(twins.map(([p]) => p.split("/")[1]))];
+  const full = versions.flatMap((v) => bindings.map((b) => `${v === "1.0" ? "v1_0" : "v0_3"}/${b}`));
+  if (full.some((p) => !twins.some(([q]) => q === p))) return { why: `its twins (${twins.map(([p]) => p).join(", ")}) are no full grid` };
+  const extras: Json = {
+    ...(level03 && level03 !== source.level ? { levels: { "0.3": level03.toLowerCase() } } : {}),
+    ...(source.agent !== "any" ? { agent: source.agent } : {}),
+    ...(versions.length < 2 ? { versions } : {}),
+    ...(bindings.length < 3 ? { bindings } : {}),
+    ...(source.capabilities ? { capabilities: source.capabilities } : {}),
+    requirements: scoped(
+      twins,
+      (c) => c.requirements as string[],
+      (r) => r,
+    ),
+    spec: scoped(twins, (c) => (c.spec as Citation[] | undefined) ?? [], key),
+    ...(source.description ? { description: source.description } : {}),
+  };
+  const doc = {
+    acts_version: "1.0",
+    spec_version: "1.0",
+    suites: [
+      {
+        id: op,
+        name: op,
+        tests: [
+          {
+            id: name,
+            name: (source.title as string).replace(/^1\.0 JSON-RPC: /, ""),
+            level: (source.level as string).toLowerCase(),
+            steps: s.steps,
+            "x-a2a-toolkit": extras,
+          },
+        ],
+      },
+    ],
+  };
+  return { yaml: stringify(doc, { lineWidth: 0 }), files: twins.map(([p]) => join(ROOT, "cases", p, op, `${name}.json`)) };
+}
+
+function main(): void {
+  const [op, flag] = process.argv.slice(2);
+  if (!op) throw new Error("usage: cases-to-scenarios.ts <operation> [--write]");
+  const names = new Set<string>();
+  for (const p of PAIRS) {
+    const dir = join(ROOT, "cases", p, op);
+    if (existsSync(dir)) for (const f of readdirSync(dir)) if (f.endsWith(".json")) names.add(f.replace(/\.json$/, ""));
+  }
+  for (const name of [...names].sort()) {
+    const r = convert(op, name);
+    if (!r.yaml) {
+      console.log(`kept   ${op}/${name}: ${r.why}`);
+      continue;
+    }
+    console.log(`${flag === "--write" ? "wrote" : "would write"} ${op}/${name}.yaml (replaces ${r.files!.length} files)`);
+    if (flag !== "--write") continue;
+    mkdirSync(join(ROOT, "scenarios", op), { recursive: true });
+    writeFileSync(join(ROOT, "scenarios", op, `${name}.yaml`), r.yaml);
+    for (const f of r.files!) rmSync(f);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -1,0 +1,315 @@
+// Scenarios: a server case written once (compliance/scenarios/<operation>/<scenario>.yaml, an ACTS
+// document of one suite and one test, our extras under `x-a2a-toolkit`) and projected onto every
+// (version, binding) it applies to. Each projection is an ordinary Case whose ID is the one the
+// hand-projected copies had (`v1_0/json-rpc/get-task/returns-completed-task`), so --case globs,
+// known-failing lists and reports see no difference. A step is an ACTS abstract operation (§4.1)
+// with 1.0 ProtoJSON params; its `expect.body` (our matchers) is matched against the 1.0 view of
+// the answer (§4.2; src/compliance/projection.ts), its `expect_error` and the envelope of every
+// answer against the binding's wire rules (src/compliance/wire-rules.ts).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import type { Citation } from "./citations.js";
+import {
+  checkMatchers,
+  checkStepConditions,
+  restErrorShapes,
+  type Behaviour,
+  type Case,
+  type CaseExchange,
+  type CaseStep,
+  type Level,
+  type StepWhen,
+  type Version,
+} from "./cases.js";
+import { grpcMethod, grpcPath } from "./grpc.js";
+import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
+import { isErrorName, WIRE_RULES } from "./wire-rules.js";
+
+export const SCENARIOS_DIR = fileURLToPath(new URL("../../compliance/scenarios/", import.meta.url));
+
+/** ACTS §4.1 abstract operations → the 1.0 operation each stands for. */
+export const ABSTRACT_OPERATIONS: Readonly<Record<string, Operation>> = {
+  send_message: "SendMessage",
+  send_streaming_message: "SendStreamingMessage",
+  get_task: "GetTask",
+  list_tasks: "ListTasks",
+  cancel_task: "CancelTask",
+  subscribe_to_task: "SubscribeToTask",
+  get_extended_agent_card: "GetExtendedAgentCard",
+  create_push_config: "CreateTaskPushNotificationConfig",
+  get_push_config: "GetTaskPushNotificationConfig",
+  list_push_configs: "ListTaskPushNotificationConfigs",
+  delete_push_config: "DeleteTaskPushNotificationConfig",
+};
+
+const VERSIONS: Version[] = ["1.0", "0.3"];
+const WIRE_BINDINGS: WireBinding[] = ["json-rpc", "rest", "grpc"];
+const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
+const BINDING_TITLE: Record<WireBinding, string> = { "json-rpc": "JSON-RPC", rest: "HTTP+JSON", grpc: "gRPC" };
+const EXTRA = "x-a2a-toolkit";
+
+/** Per version, or per "<version>/<binding>" for what only one binding adds. */
+type Scoped<T> = Partial<Record<string, T[]>>;
+
+/** A step's extras: our step conditions, its own level and sentences, the pairs it applies to. */
+interface StepExtras {
+  when?: StepWhen;
+  otherwise?: { skip: string };
+  level?: Level;
+  spec?: Citation[];
+  cleanup?: boolean;
+  repeatUntil?: unknown;
+  /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
+  only?: string[];
+}
+
+interface ScenarioStep {
+  id: string;
+  description?: string;
+  operation: string;
+  params?: unknown;
+  expect?: { body?: unknown };
+  expect_error?: { error_type: string };
+  [EXTRA]?: StepExtras;
+}
+
+interface ScenarioExtras {
+  /** The level on one version where it differs from the test's (0.3's text is often weaker). */
+  levels?: Partial<Record<Version, "must" | "should" | "may">>;
+  agent?: string | string[];
+  versions?: Version[];
+  bindings?: WireBinding[];
+  capabilities?: string[];
+  requirements: Scoped<string>;
+  spec: Scoped<Citation>;
+  description?: string;
+}
+
+interface ScenarioTest {
+  id: string;
+  name: string;
+  level: "must" | "should" | "may";
+  steps: ScenarioStep[];
+  [EXTRA]: ScenarioExtras;
+}
+
+/** A scenario as loaded: where it lives, its operation folder and name, the test. */
+export interface Scenario {
+  file: string;
+  /** `<operation>/<scenario>`: the tail of every projected ID. */
+  name: string;
+  test: ScenarioTest;
+}
+
+export class ScenarioLoadError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`${problems.length} problem(s) in compliance scenarios:\n  ${problems.join("\n  ")}`);
+    this.name = "ScenarioLoadError";
+  }
+}
+
+function listYaml(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listYaml(full));
+    else if (name.endsWith(".yaml")) out.push(full);
+  }
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Reads one scenario file: an ACTS document with one suite named after the folder and one test named after the file. */
+export function readScenario(dir: string, file: string): { scenario?: Scenario; problems: string[] } {
+  const name = relative(dir, file)
+    .split(sep)
+    .join("/")
+    .replace(/\.yaml$/, "");
+  const [folder, base, ...rest] = name.split("/");
+  const problems: string[] = [];
+  const fail = (p: string) => ({ problems: [`${name}: ${p}`] });
+  if (!folder || !base || rest.length) return fail("a scenario lives at <operation>/<scenario>.yaml");
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    return fail(`not valid YAML: ${(e as Error).message}`);
+  }
+  const suite = isObject(doc) && Array.isArray(doc.suites) && doc.suites.length === 1 ? (doc.suites[0] as unknown) : undefined;
+  if (!isObject(doc) || doc.acts_version === undefined || !isObject(suite) || !Array.isArray(suite.tests) || suite.tests.length !== 1)
+    return fail("must be an ACTS document (acts_version, spec_version) with one suite of one test");
+  if (suite.id !== folder) problems.push(`/suites/0/id: ${JSON.stringify(suite.id)} but the scenario lives under ${folder}/`);
+  const test = suite.tests[0] as ScenarioTest;
+  const at = "/suites/0/tests/0";
+  if (test.id !== base) problems.push(`${at}/id: ${JSON.stringify(test.id)} but the file is ${base}.yaml`);
+  if (typeof test.name !== "string" || !test.name) problems.push(`${at}/name: required`);
+  if (!["must", "should", "may"].includes(test.level)) problems.push(`${at}/level: must be must, should or may`);
+  const extras = test[EXTRA];
+  if (!isObject(extras) || !isObject(extras.requirements) || !isObject(extras.spec))
+    problems.push(`${at}/${EXTRA}: needs requirements and spec (per version)`);
+  if (!Array.isArray(test.steps) || !test.steps.length) problems.push(`${at}/steps: at least one step`);
+  else
+    test.steps.forEach((s, i) => {
+      const sat = `${at}/steps/${i}`;
+      if (!(s.operation in ABSTRACT_OPERATIONS))
+        problems.push(`${sat}/operation: ${JSON.stringify(s.operation)} is no ACTS §4.1 operation this runner projects`);
+      if ((s.expect === undefined) === (s.expect_error === undefined)) problems.push(`${sat}: exactly one of expect and expect_error`);
+      if (s.expect_error && !isErrorName(s.expect_error.error_type))
+        problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
+      if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
+      const x = s[EXTRA];
+      if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
+    });
+  if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
+  return { scenario: { file, name, test }, problems: [] };
+}
+
+/** The (version, binding) pairs a scenario is projected onto. */
+export function pairsOf(s: Scenario): [Version, WireBinding][] {
+  const x = s.test[EXTRA];
+  return (x.versions ?? VERSIONS).flatMap((v) => (x.bindings ?? WIRE_BINDINGS).map((b): [Version, WireBinding] => [v, b]));
+}
+
+const scoped = <T>(s: Scoped<T>, version: Version, binding: WireBinding): T[] => [
+  ...(s[version] ?? []),
+  ...(s[`${version}/${binding}`] ?? []),
+];
+
+function dedupCitations(cs: Citation[]): Citation[] {
+  const seen = new Set<string>();
+  return cs.filter((c) => {
+    const k = `${c.version}|${c.section}|${c.quote}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A placeholder value for each template, so a request can be projected before the run (pacing, listings). */
+function placeholders(v: unknown): unknown {
+  if (v === "{{parts:message}}" || v === "{{parts:followUp}}") return [{ text: "x" }];
+  if (typeof v === "string") return v.replace(/\{\{[^}]*\}\}/g, "x");
+  if (Array.isArray(v)) return v.map(placeholders);
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, placeholders(x)]));
+  return v;
+}
+
+function projectStep(step: ScenarioStep, version: Version, binding: WireBinding): CaseExchange[] {
+  const op = ABSTRACT_OPERATIONS[step.operation]!;
+  const rule = WIRE_RULES[version][binding];
+  const x = step[EXTRA] ?? {};
+  const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId: step.id };
+  let shape: { method: string; path: string; body?: unknown };
+  try {
+    shape = projectCall({ ...call, params: placeholders(call.params) });
+  } catch {
+    shape = { method: "POST", path: "" };
+  }
+  const grpc = binding === "grpc" ? grpcMethod(version, op) : undefined;
+  const request = {
+    method: shape.method,
+    path: grpc ? grpcPath(grpc) : shape.path,
+    headers: rule.headers(shape.body !== undefined && binding === "rest"),
+    ...(grpc ? { rpc: op } : {}),
+    ...(shape.body !== undefined ? { body: shape.body } : {}),
+    operation: call,
+  };
+  const name = step.description ?? step.id;
+  const common = {
+    ...(x.when ? { when: x.when } : {}),
+    ...(x.cleanup ? { cleanup: true } : {}),
+  };
+  if (step.expect_error) {
+    return rule.error(step.expect_error.error_type, step.id).map((check, i) => {
+      const level = check.level ?? x.level;
+      const spec = check.spec ?? x.spec;
+      const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
+      return {
+        name: name + (check.suffix ?? ""),
+        request,
+        expect: { ...check.expect, ...(body !== undefined ? { body } : {}) },
+        ...common,
+        ...(i === 0 && x.otherwise ? { otherwise: x.otherwise } : {}),
+        ...(level ? { level } : {}),
+        ...(spec ? { spec } : {}),
+      };
+    });
+  }
+  return [
+    {
+      name,
+      request,
+      ...(x.repeatUntil !== undefined ? { repeatUntil: x.repeatUntil } : {}),
+      expect: { ...rule.success(op, step.id), view: { operation: op, version, binding, rpcId: step.id, body: step.expect?.body } },
+      ...common,
+      ...(x.otherwise ? { otherwise: x.otherwise } : {}),
+      ...(x.level ? { level: x.level } : {}),
+      ...(x.spec ? { spec: x.spec } : {}),
+    },
+  ];
+}
+
+function applies(only: string[] | undefined, version: Version, binding: WireBinding): boolean {
+  return !only || only.includes(version) || only.includes(`${version}/${binding}`);
+}
+
+/** The case a scenario becomes on one (version, binding). */
+export function projectScenario(s: Scenario, version: Version, binding: WireBinding): Case {
+  const t = s.test;
+  const x = t[EXTRA];
+  const rule = WIRE_RULES[version][binding];
+  const steps: CaseStep[] = t.steps
+    .filter((st) => applies(st[EXTRA]?.only, version, binding))
+    .flatMap((st) => projectStep(st, version, binding));
+  const hasError = t.steps.some((st) => st.expect_error);
+  const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
+  return {
+    id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
+    file: s.file,
+    scenario: s.name,
+    title: `${version} ${BINDING_TITLE[binding]}: ${t.name}`,
+    ...(x.description ? { description: x.description } : {}),
+    requirements: [...new Set(scoped(x.requirements, version, binding))],
+    level: (x.levels?.[version] ?? t.level).toUpperCase() as Level,
+    spec: dedupCitations([...scoped(x.spec, version, binding), ...rule.spec, ...(hasError ? rule.errorSpec : [])]),
+    version,
+    binding,
+    capabilities: x.capabilities ?? [],
+    behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
+    needsOtherPrincipal: false,
+    needsWebhook: JSON.stringify(t.steps).includes("{{webhookUrl}}"),
+    steps,
+  };
+}
+
+/** Every scenario below `dir`; throws ScenarioLoadError listing every problem. */
+export function loadScenarios(dir: string = SCENARIOS_DIR): Scenario[] {
+  const problems: string[] = [];
+  const out: Scenario[] = [];
+  for (const file of listYaml(dir)) {
+    const r = readScenario(dir, file);
+    problems.push(...r.problems);
+    if (r.scenario) out.push(r.scenario);
+  }
+  if (problems.length) throw new ScenarioLoadError(problems);
+  return out;
+}
+
+/** The cases of every scenario below `dir`, one per (version, binding) it applies to. */
+export function loadScenarioCases(dir: string = SCENARIOS_DIR): Case[] {
+  const problems: string[] = [];
+  const cases = loadScenarios(dir).flatMap((s) =>
+    pairsOf(s).map(([v, b]) => {
+      const c = projectScenario(s, v, b);
+      const own: string[] = [];
+      checkStepConditions(c, own);
+      problems.push(...own.map((p) => `${c.id} (${s.name}.yaml): ${p}`));
+      return c;
+    }),
+  );
+  if (problems.length) throw new ScenarioLoadError(problems);
+  return cases;
+}

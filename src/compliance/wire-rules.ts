@@ -1,0 +1,274 @@
+// What each (version, binding) must look like on the wire, written once for every projected
+// scenario step (compliance/scenarios/, src/compliance/scenarios.ts): the headers a request
+// carries, the envelope, status and content type of a successful answer (and that it is a valid
+// message of the version's own schema), and how each A2A error is represented. A scenario says
+// only what the 1.0 view must hold; these rules are checked on every projected step beside it.
+// Each rule carries the sentences it rests on; they join the citations of the projected case.
+import { ERRORS, ERROR_DOMAIN, ERROR_INFO_TYPE, type A2AErrorName } from "../versioning/errors.js";
+import { OPERATIONS, type Operation } from "../versioning/codec.js";
+import type { Citation, SpecVersion } from "./citations.js";
+import type { CaseExpect, Level, Version } from "./cases.js";
+import type { WireBinding } from "./projection.js";
+
+/** One check of an error step: its expectation and, when it rests on another sentence, its own level. */
+export interface ErrorCheck {
+  /** Appended to the step's name when a rule splits an error step into several checks. */
+  suffix?: string;
+  expect: CaseExpect;
+  level?: Level;
+  spec?: Citation[];
+}
+
+export interface WireRule {
+  /** Headers of every request (Content-Type only on requests with a body). */
+  headers(withBody: boolean): Record<string, string>;
+  /** A successful answer of `op` (JSON-RPC: with this id echoed). */
+  success(op: Operation, rpcId: string | number): CaseExpect;
+  /** The checks an answer carrying `error` (an ACTS §6.2 error type, isErrorName) must pass, in order; each is one exchange. */
+  error(error: string, rpcId: string | number): ErrorCheck[];
+  /** The sentences the success and envelope rules rest on (added to every projected case). */
+  spec: Citation[];
+  /** The sentences the error rules rest on (added to a case with an error step). */
+  errorSpec: Citation[];
+}
+
+const JSON_CT = { "content-type": { $regex: "^application/json" } };
+const OK_STATUS = { $range: [200, 299] };
+const ABSENT = { $match: "absent" };
+
+/** An A2A error the rules know (the names of src/versioning/errors.ts, ACTS §6.2's among them). */
+export function isErrorName(name: string): name is A2AErrorName {
+  return Object.prototype.hasOwnProperty.call(ERRORS, name);
+}
+
+const spec0 = (error: string) => ERRORS[error as A2AErrorName];
+
+const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
+
+/** The generated validator a successful answer must pass, per dialect (`v1_0.*`, `v0_3.*` JSON-RPC, `v0_3.rest.*`). */
+function validFor(version: Version, binding: WireBinding, op: Operation): unknown {
+  const type = OPERATIONS[op].response.name;
+  if (version === "1.0") return { $valid: `v1_0.${type}` };
+  if (binding !== "json-rpc") return { $valid: `v0_3.rest.${type}` };
+  // 0.3 JSON-RPC: message/send answers a Task or a Message, told apart by `kind`.
+  if (op === "SendMessage") return { $oneOf: [{ $valid: "v0_3.Task" }, { $valid: "v0_3.Message" }] };
+  return { $valid: `v0_3.${type}` };
+}
+
+const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], errorData: boolean): WireRule => ({
+  headers: () => ({ "Content-Type": "application/json", ...(version === "1.0" ? { "A2A-Version": "1.0" } : {}) }),
+  success: (op, id) => ({
+    status: OK_STATUS,
+    headers: JSON_CT,
+    body: { jsonrpc: "2.0", id, result: validFor(version, "json-rpc", op), error: ABSENT },
+  }),
+  error: (error, id) => [
+    {
+      expect: {
+        headers: JSON_CT,
+        body: {
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: spec0(error).code,
+            message: { $match: "string" },
+            ...(errorData ? { data: { $optional: { $each: { "@type": { $match: "nonEmptyString" } } } } } : {}),
+          },
+          result: ABSENT,
+        },
+      },
+    },
+  ],
+  spec,
+  errorSpec,
+});
+
+/** 1.0's answers are the messages of its proto (checked as `$valid: v1_0.<Message>`). */
+const PROTO_1_0 = cite(
+  "1.0.1",
+  "1.4",
+  "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
+);
+
+const SPEC_1_0_ERRORS = [
+  cite(
+    "1.0.1",
+    "3.3.2",
+    "Servers **MUST** return appropriate errors and **SHOULD** provide actionable information to help clients resolve issues.",
+  ),
+  cite(
+    "1.0.1",
+    "5.4",
+    "All A2A-specific errors defined in [Section 3.3.2](#332-error-handling) **MUST** be mapped to binding-specific error representations.",
+  ),
+];
+
+const SPEC_0_3_DATA = [
+  cite(
+    "0.3.0",
+    "11.1.5",
+    "**A2A data objects**: **MUST** use the data structures defined in [Section 6](#6-protocol-data-objects) for all protocol entities.",
+  ),
+];
+
+const REST_STATUS_0_3 = cite(
+  "0.3.0",
+  "3.2.3",
+  "HTTP Status Codes: MUST use appropriate HTTP status codes (200, 400, 401, 403, 404, 500, etc.) that correspond to A2A error types.",
+);
+
+export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
+  "1.0": {
+    "json-rpc": jsonRpc("1.0", [PROTO_1_0], SPEC_1_0_ERRORS, true),
+    rest: {
+      headers: (withBody) => ({ "A2A-Version": "1.0", ...(withBody ? { "Content-Type": "application/json" } : {}) }),
+      success: (op) => ({
+        status: OK_STATUS,
+        headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
+        body: validFor("1.0", "rest", op),
+      }),
+      error: (error) => [
+        {
+          expect: {
+            status: spec0(error).http,
+            headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
+            // The loader's restErrorShapes turns this into the two §11.6 shapes (AIP-193, google.rpc.Status).
+            body: {
+              error: {
+                code: spec0(error).http,
+                status: spec0(error).grpc,
+                message: { $match: "string" },
+                details: { $some: { "@type": ERROR_INFO_TYPE, reason: spec0(error).reason, domain: ERROR_DOMAIN } },
+              },
+            },
+          },
+        },
+      ],
+      spec: [PROTO_1_0],
+      errorSpec: [
+        ...SPEC_1_0_ERRORS,
+        cite("1.0.1", "11.6", "**Error Code**: Mapped to the HTTP status code and the `error.code` field"),
+        cite(
+          "1.0.1",
+          "11.6",
+          "implementations **MUST** include a `google.rpc.ErrorInfo` object in the `details` array for A2A-specific errors with:",
+        ),
+        cite("1.0.1", "11.6", '`domain`: Set to `"a2a-protocol.org"`'),
+        cite(
+          "1.0.0",
+          "11.6",
+          "For A2A-specific errors, implementations **MUST** include a `google.rpc.ErrorInfo` message in the `details` array with:",
+        ),
+      ],
+    },
+    grpc: {
+      headers: () => ({ "a2a-version": "1.0" }),
+      success: (op) => ({ body: validFor("1.0", "grpc", op) }),
+      error: (error) => [
+        {
+          expect: {
+            grpc: {
+              status: spec0(error).grpc,
+              message: { $match: "string" },
+              errorInfo: { reason: spec0(error).reason, domain: ERROR_DOMAIN },
+            },
+          },
+        },
+      ],
+      spec: [PROTO_1_0],
+      errorSpec: [
+        ...SPEC_1_0_ERRORS,
+        cite(
+          "1.0.1",
+          "10.6",
+          "For A2A-specific errors, implementations **MUST** include a `google.rpc.ErrorInfo` message in the `status.details` array with:",
+        ),
+      ],
+    },
+  },
+  "0.3": {
+    "json-rpc": jsonRpc(
+      "0.3",
+      [
+        ...SPEC_0_3_DATA,
+        cite(
+          "0.3.0",
+          "7",
+          "The A2A Server's HTTP response body **MUST** be a `JSONRPCResponse` object (or, for streaming methods, an SSE stream where each event's data is a `JSONRPCResponse`).",
+        ),
+      ],
+      [cite("0.3.0", "11.1.5", "**Error handling**: **MUST** use the error codes defined in [Section 8](#8-error-handling).")],
+      false,
+    ),
+    rest: {
+      headers: (withBody): Record<string, string> => (withBody ? { "Content-Type": "application/json" } : {}),
+      success: (op) => ({ status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) }),
+      // 0.3 has no status table: at MUST a client-error status that is no authentication refusal,
+      // with a JSON body in a known error shape; the exact status at SHOULD.
+      error: (error) => [
+        {
+          expect: {
+            status: { $range: [400, 499], $not: { $oneOf: [401, 403] } },
+            headers: JSON_CT,
+            body: {
+              $variants: {
+                "AIP-193 error object": {
+                  error: { code: { $match: "integer" }, status: { $match: "string" }, message: { $match: "string" } },
+                },
+                "top-level code and message": { code: { $match: "nonNull" }, message: { $match: "string" } },
+                "message only": { message: { $match: "string" } },
+              },
+            },
+          },
+        },
+        { suffix: " (exact status)", expect: { status: spec0(error).http }, level: "SHOULD", spec: [REST_STATUS_0_3] },
+      ],
+      spec: [
+        ...SPEC_0_3_DATA,
+        cite(
+          "0.3.0",
+          "3.2.3",
+          "**Request/Response Format**: **MUST** use JSON objects that are structurally equivalent to the core A2A data structures.",
+        ),
+      ],
+      errorSpec: [
+        REST_STATUS_0_3,
+        cite("0.3.0", "3.2.3", "Error Format: MUST return error responses in a consistent JSON format that maps to A2A error types."),
+      ],
+    },
+    grpc: {
+      headers: () => ({}),
+      success: (op) => ({ body: validFor("0.3", "grpc", op) }),
+      // 0.3 asks only for "appropriate gRPC status codes": an error status at MUST, the de-facto code at SHOULD.
+      error: (error) => [
+        { expect: { grpc: { status: { $match: "nonEmptyString", $not: "OK" } } } },
+        {
+          suffix: " (status code)",
+          expect: { grpc: { status: spec0(error).grpc } },
+          level: "SHOULD",
+          spec: [
+            cite(
+              "0.3.0",
+              "3.2.2",
+              "**Error Handling**: **MUST** map A2A error codes to appropriate gRPC status codes as defined in the proto annotations.",
+            ),
+            cite(
+              "0.3.0",
+              "3.4.1",
+              "**Same Error Handling**: Map errors consistently across transports using the error codes defined in [Section 8](#8-error-handling).",
+            ),
+          ],
+        },
+      ],
+      spec: [
+        ...SPEC_0_3_DATA,
+        cite(
+          "0.3.0",
+          "3.2.2",
+          "**Method Coverage**: **MUST** provide all methods with functionally equivalent behavior to other supported transports.",
+        ),
+      ],
+      errorSpec: [],
+    },
+  },
+};

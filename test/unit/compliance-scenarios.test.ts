@@ -1,0 +1,144 @@
+// Scenarios (compliance/scenarios/, src/compliance/scenarios.ts): written once, projected onto every
+// (version, binding) under the IDs the hand-projected copies had, each step's request encoded by the
+// codecs of its pair; every scenario is an ACTS document once our `x-a2a-toolkit` extras are removed;
+// and no scenario exists both as a scenario and as case files.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv } from "ajv";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { COMPLIANCE_DIR, exchangesOf, loadCases, writtenTwice } from "../../src/compliance/cases.js";
+import { projectCall } from "../../src/compliance/projection.js";
+import { loadScenarioCases, loadScenarios, pairsOf, ScenarioLoadError, SCENARIOS_DIR } from "../../src/compliance/scenarios.js";
+
+/** The document without our extension keys. */
+function withoutExtras(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutExtras);
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (k.startsWith("x-") ? [] : [[k, withoutExtras(x)]])));
+  return v;
+}
+
+describe("scenarios", () => {
+  const scenarios = loadScenarios();
+  const projected = loadScenarioCases();
+
+  it("project get-task onto all six pairs under the IDs of the copies they replaced", () => {
+    const ids = projected.filter((c) => c.scenario === "get-task/returns-completed-task").map((c) => c.id);
+    expect(ids.sort()).toEqual(
+      ["v0_3/grpc", "v0_3/json-rpc", "v0_3/rest", "v1_0/grpc", "v1_0/json-rpc", "v1_0/rest"].map(
+        (p) => `${p}/get-task/returns-completed-task`,
+      ),
+    );
+    // A 1.0-only scenario stays on 1.0.
+    expect(projected.filter((c) => c.scenario === "get-task/history-length-zero-omits-history").map((c) => c.version)).toEqual([
+      "1.0",
+      "1.0",
+      "1.0",
+    ]);
+    expect(projected.length).toBe(scenarios.reduce((n, s) => n + pairsOf(s).length, 0));
+  });
+
+  it("send each step in the dialect of its pair, through the codecs", () => {
+    const send = (version: "1.0" | "0.3", binding: "json-rpc" | "rest" | "grpc") =>
+      projectCall({
+        operation: "SendMessage",
+        params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } },
+        version,
+        binding,
+        rpcId: "send",
+      });
+    expect(send("0.3", "json-rpc").body).toEqual({
+      jsonrpc: "2.0",
+      id: "send",
+      method: "message/send",
+      params: {
+        message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "hi" }] },
+        configuration: { blocking: true },
+      },
+    });
+    expect(send("1.0", "rest")).toMatchObject({ method: "POST", path: "/message:send" });
+    expect(send("0.3", "grpc").body).toMatchObject({ message: { content: [{ text: "hi" }] } });
+    const get = projectCall({ operation: "GetTask", params: { id: "t 1", historyLength: 2 }, version: "0.3", binding: "rest" });
+    expect(get).toMatchObject({ method: "GET", path: "/v1/tasks/t%201?historyLength=2" });
+  });
+
+  it("check the binding's wire rules on every projected step", () => {
+    const c = projected.find((x) => x.id === "v0_3/rest/get-task/unknown-id-returns-task-not-found")!;
+    // 0.3 HTTP+JSON has no status table: a 4xx at MUST, the exact 404 at SHOULD.
+    expect(c.steps.map((s) => [exchangesOf(s)[0]!.expect.status, s.level])).toEqual([
+      [{ $range: [400, 499], $not: { $oneOf: [401, 403] } }, undefined],
+      [404, "SHOULD"],
+    ]);
+    const rpc = projected.find((x) => x.id === "v1_0/json-rpc/get-task/returns-completed-task")!;
+    expect(exchangesOf(rpc.steps[1]!)[0]!.expect.body).toEqual({
+      jsonrpc: "2.0",
+      id: "get-1",
+      result: { $valid: "v1_0.Task" },
+      error: { $match: "absent" },
+    });
+  });
+
+  it("are ACTS documents once the x-a2a-toolkit extras are removed (ACTS §2, §3.2, §4)", () => {
+    const schema = JSON.parse(readFileSync(join(COMPLIANCE_DIR, "acts", "acts.schema.json"), "utf8")) as { definitions: object };
+    const compile = (s: object) => new Ajv({ allErrors: true, strict: false }).compile(s);
+    const doc = compile(schema);
+    const test = compile({ definitions: schema.definitions, $ref: "#/definitions/test" });
+    const step = compile({ definitions: schema.definitions, $ref: "#/definitions/serverStep" });
+    const problems = scenarios.flatMap((s) => {
+      const d = withoutExtras(parse(readFileSync(s.file, "utf8"))) as { suites: { tests: { steps: unknown[] }[] }[] };
+      const t = d.suites[0]!.tests[0]!;
+      return [doc(d) ? [] : [doc.errors], test(t) ? [] : [test.errors], t.steps.map((x) => (step(x) ? [] : [step.errors]))]
+        .flat(2)
+        .map((e) => `${s.name}: ${JSON.stringify(e)}`);
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("exist once: a case file of a scenario for any version or binding is refused", () => {
+    expect(() => loadCases()).not.toThrow();
+    const files = [
+      { id: "v0_3/json-rpc/get-task/returns-completed-task" },
+      { id: "v1_0/rest/get-task/reply-is-camel-case-with-utc-timestamps" },
+    ];
+    expect(writtenTwice(files, projected)).toEqual([
+      "v0_3/json-rpc/get-task/returns-completed-task: also written as the scenario compliance/scenarios/get-task/returns-completed-task.yaml; delete one",
+    ]);
+  });
+
+  it("name every problem of a scenario file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "scenario-bad-"));
+    try {
+      mkdirSync(join(dir, "get-task"));
+      writeFileSync(
+        join(dir, "get-task", "bad.yaml"),
+        [
+          'acts_version: "1.0"',
+          'spec_version: "1.0"',
+          "suites:",
+          "  - id: get-task",
+          "    name: x",
+          "    tests:",
+          "      - id: bad",
+          "        name: x",
+          "        level: must",
+          "        steps:",
+          "          - id: a",
+          "            operation: fetch_task",
+          "            params: {}",
+          "            expect: { body: { id: { $match: nothing } } }",
+          "        x-a2a-toolkit: { requirements: {}, spec: {} }",
+        ].join("\n"),
+      );
+      expect(() => loadScenarios(dir)).toThrow(ScenarioLoadError);
+      expect(() => loadScenarios(dir)).toThrow(/fetch_task" is no ACTS §4\.1 operation[\s\S]*unknown kind "nothing"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("live in the scenarios directory", () => {
+    expect(scenarios.every((s) => s.file.startsWith(SCENARIOS_DIR))).toBe(true);
+  });
+});
