@@ -482,7 +482,7 @@ async function runExchange(
       return { result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason } };
     }
   }
-  const untested = untestedBy(step.expect, actual, opts);
+  const untested = untestedBy(step.expect, actual, opts, request);
   if (untested && !actual.events?.length)
     return { result: { name, request, expected: step.expect, actual, diffs: [], status: "inconclusive", notes, reason: untested } };
   const scope = new Scope(vars);
@@ -520,13 +520,29 @@ function notGiven(variable: string): string {
  * within --timeout, or a stream was still open at --stream-timeout with no event that ends it
  * (stream-end.ts), so what the step expects of its end (endsAfter, last, counts) has not come yet. No spec sentence bounds how long an agent may work.
  */
-function untestedBy(expect: CaseExpect, res: WireResponse, opts: StepOptions): string | undefined {
+function untestedBy(expect: CaseExpect, res: WireResponse, opts: StepOptions, req: WireRequest): string | undefined {
   if (!res.timedOut) return undefined;
-  if (!res.events) return `the agent did not answer within --timeout (${opts.timeoutMs} ms)`;
+  // A send that asked to return at once is bounded: 1.0.1 §3.2.2 "The operation MUST return
+  // immediately after creating the task" (0.3: blocking false). Its timeout stays a failure.
+  if (!res.events) return asksToReturnAtOnce(req.body) ? undefined : `the agent did not answer within --timeout (${opts.timeoutMs} ms)`;
   const s = expect.stream;
   if (!s || s.stopAfter !== undefined || res.closingAt !== undefined || res.error) return undefined;
   const state = lastState(res.events);
   return `the stream was still open after --stream-timeout (${opts.streamTimeoutMs} ms) with the task ${state ? `still ${state}` : "not ended"}: it must close only once the task ends (1.0.1 §3.1.2)`;
+}
+
+/** Whether a request body is a send with returnImmediately (1.0) or blocking: false (0.3), any binding. */
+function asksToReturnAtOnce(body: string | undefined): boolean {
+  if (body === undefined) return false;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const params = isPlainObject(json) && isPlainObject(json.params) ? json.params : json;
+  const conf = isPlainObject(params) ? params.configuration : undefined;
+  return isPlainObject(conf) && (conf.returnImmediately === true || conf.blocking === false);
 }
 
 /** The gRPC call a built request stands for: its headers are the metadata, its body the ProtoJSON (or base64) message. */
