@@ -1,0 +1,251 @@
+// One memory budget for the open streams of a process (SSE and gRPC alike).
+//
+// A stream's writer takes events from the task's channel as soon as they are published, encodes
+// them and queues what the client has not read yet, as bytes: SSE frames as Buffers, gRPC messages
+// in their binary encoding. What a stream holds is measured, not estimated: the bytes of its queued
+// chunks plus what its transport still holds (the response's writableLength). Every stream has an
+// account in the process's StreamBudget. A stream over `maxBytesPerStream`, or over its share of
+// `maxBytes` (the budget divided by the open streams) while the process is over the budget, is cut:
+// its queue is dropped and it ends with its binding's error (SSE: an error event, then the end of
+// the stream; gRPC: RESOURCE_EXHAUSTED). The task goes on; the client can resubscribe.
+
+import { A2AError, retryable } from "../versioning/errors.js";
+
+const MiB = 1024 * 1024;
+
+/** The error a cut stream ends with (retryable: the task goes on, SubscribeToTask picks it up again). */
+export function fellBehind(limit: number): A2AError {
+  return retryable(
+    new A2AError(
+      "InternalError",
+      `This stream fell more than ${limit} bytes behind (the server's stream buffer budget) and was ended; the task goes on: resubscribe to it (SubscribeToTask)`,
+    ),
+  );
+}
+
+/** Defaults of the budget (docs/limits.md). */
+export const DEFAULT_STREAM_BUDGET = { maxBytes: 128 * MiB, maxBytesPerStream: 16 * MiB } as const;
+
+export interface StreamBudgetOptions {
+  /** Bytes every open stream together may hold queued (default 128 MiB). */
+  maxBytes?: number;
+  /** Bytes one stream may hold queued, whatever the others hold (default 16 MiB, at most maxBytes). */
+  maxBytesPerStream?: number;
+}
+
+/** One stream's share of the budget: what it holds now, and what to do when it is cut. */
+export class StreamAccount {
+  bytes = 0;
+  closed = false;
+  constructor(
+    private readonly budget: StreamBudget,
+    /** Called once, when the stream is over its share: `limit` is the share it went over. */
+    readonly onCut: (limit: number) => void,
+  ) {}
+
+  /** The stream now holds `bytes` (queued and in its transport). */
+  set(bytes: number): void {
+    if (!this.closed) this.budget.update(this, bytes);
+  }
+
+  /** The stream ended: its bytes are no longer counted. */
+  close(): void {
+    if (!this.closed) this.budget.remove(this);
+  }
+}
+
+export class StreamBudget {
+  readonly maxBytes: number;
+  readonly maxBytesPerStream: number;
+  private used = 0;
+  private readonly accounts = new Set<StreamAccount>();
+
+  constructor(opts: StreamBudgetOptions = {}) {
+    const positive = (v: number | undefined, d: number) => (v !== undefined && v >= 1 ? Math.floor(v) : d);
+    this.maxBytes = positive(opts.maxBytes, DEFAULT_STREAM_BUDGET.maxBytes);
+    this.maxBytesPerStream = Math.min(this.maxBytes, positive(opts.maxBytesPerStream, DEFAULT_STREAM_BUDGET.maxBytesPerStream));
+  }
+
+  /** Bytes the open streams hold, as last reported. */
+  get bytes(): number {
+    return this.used;
+  }
+
+  /** Open streams. */
+  get streams(): number {
+    return this.accounts.size;
+  }
+
+  open(onCut: (limit: number) => void): StreamAccount {
+    const a = new StreamAccount(this, onCut);
+    this.accounts.add(a);
+    return a;
+  }
+
+  /** @internal StreamAccount.set */
+  update(a: StreamAccount, bytes: number): void {
+    this.used += bytes - a.bytes;
+    a.bytes = bytes;
+    if (bytes > this.maxBytesPerStream) return this.cut(a, this.maxBytesPerStream);
+    if (this.used <= this.maxBytes) return;
+    // Over the budget: some stream holds more than its share (the average is above it). The
+    // largest go first, until the total is back within the budget.
+    const share = Math.floor(this.maxBytes / this.accounts.size);
+    const over = [...this.accounts].filter((x) => x.bytes > share).sort((x, y) => y.bytes - x.bytes);
+    for (const x of over) {
+      if (this.used <= this.maxBytes) break;
+      this.cut(x, share);
+    }
+  }
+
+  /** @internal StreamAccount.close */
+  remove(a: StreamAccount): void {
+    a.closed = true;
+    this.used -= a.bytes;
+    a.bytes = 0;
+    this.accounts.delete(a);
+  }
+
+  private cut(a: StreamAccount, limit: number): void {
+    this.remove(a);
+    a.onCut(limit);
+  }
+}
+
+/** How a queued item is kept: as bytes (measured), and back. */
+export interface Packing<T, P> {
+  pack(item: T): P;
+  bytes(packed: P): number;
+  unpack(packed: P): T;
+}
+
+/**
+ * The queue between a stream's producer (events as they are published) and its writer (the
+ * transport, pulling as it drains). An item the writer is already waiting for is handed over as it
+ * is; one that must wait is packed into bytes and counted against the stream's account, together
+ * with `transport()`, the bytes the transport holds. When the budget cuts the stream, the queue is
+ * dropped and `onCut` decides how it ends (push a last item and end, or fail).
+ */
+export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
+  private items: P[] = [];
+  private head = 0;
+  private queued = 0;
+  private ended = false;
+  private failure: unknown;
+  private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
+  private readonly account: StreamAccount | undefined;
+  private transport: () => number = () => 0;
+
+  constructor(
+    budget: StreamBudget | undefined,
+    private readonly packing: Packing<T, P>,
+    /** The stream was cut (over `limit` bytes): its queue is already empty. */
+    onCut: (limit: number) => void,
+    /** The writer stopped reading (return()): stop producing. */
+    private readonly onReturn: () => void = () => {},
+  ) {
+    this.account = budget?.open((limit) => {
+      this.drop();
+      onCut(limit);
+    });
+  }
+
+  /** Bytes the transport holds beyond this queue (e.g. `() => res.writableLength`). */
+  measure(transport: () => number): void {
+    this.transport = transport;
+  }
+
+  /** Items waiting (not yet taken by the writer). */
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    if (this.ended) return;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.resolve({ value: item, done: false });
+      this.report();
+      return;
+    }
+    const packed = this.packing.pack(item);
+    this.items.push(packed);
+    this.queued += this.packing.bytes(packed);
+    this.report();
+  }
+
+  /** No more items: the writer gets what is queued, then done. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.waiter && this.length === 0) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.resolve({ value: undefined, done: true });
+    }
+    if (this.length === 0) this.account?.close();
+  }
+
+  /** Ends with an error, thrown to the writer after the queued items. */
+  fail(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.waiter && this.length === 0) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.reject(error);
+    } else this.failure = error;
+    if (this.length === 0) this.account?.close();
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.length > 0) {
+      const packed = this.items[this.head] as P;
+      this.items[this.head++] = undefined as P;
+      this.queued -= this.packing.bytes(packed);
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      if (this.ended && this.length === 0) this.account?.close();
+      else this.report();
+      return Promise.resolve({ value: this.packing.unpack(packed), done: false });
+    }
+    if (this.failure !== undefined) {
+      const f: unknown = this.failure;
+      this.failure = undefined;
+      return Promise.reject(f);
+    }
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    this.report();
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.drop();
+    this.ended = true;
+    this.account?.close();
+    this.onReturn();
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.resolve({ value: undefined, done: true });
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private drop(): void {
+    this.items = [];
+    this.head = 0;
+    this.queued = 0;
+  }
+
+  private report(): void {
+    this.account?.set(this.queued + this.transport());
+  }
+}
