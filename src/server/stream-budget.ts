@@ -58,6 +58,7 @@ export class StreamBudget {
   readonly maxBytes: number;
   readonly maxBytesPerStream: number;
   private used = 0;
+  private most = 0;
   private readonly accounts = new Set<StreamAccount>();
 
   constructor(opts: StreamBudgetOptions = {}) {
@@ -69,6 +70,11 @@ export class StreamBudget {
   /** Bytes the open streams hold, as last reported. */
   get bytes(): number {
     return this.used;
+  }
+
+  /** The most bytes the open streams held at once, once every stream over its share was cut. */
+  get peak(): number {
+    return this.most;
   }
 
   /** Open streams. */
@@ -87,7 +93,10 @@ export class StreamBudget {
     this.used += bytes - a.bytes;
     a.bytes = bytes;
     if (bytes > this.maxBytesPerStream) return this.cut(a, this.maxBytesPerStream);
-    if (this.used <= this.maxBytes) return;
+    if (this.used <= this.maxBytes) {
+      this.most = Math.max(this.most, this.used);
+      return;
+    }
     // Over the budget: some stream holds more than its share (the average is above it). The
     // largest go first, until the total is back within the budget.
     const share = Math.floor(this.maxBytes / this.accounts.size);
@@ -96,6 +105,7 @@ export class StreamBudget {
       if (this.used <= this.maxBytes) break;
       this.cut(x, share);
     }
+    this.most = Math.max(this.most, this.used);
   }
 
   /** @internal StreamAccount.close */
