@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-memory run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -80,6 +80,9 @@ test-outage: $(STAMP) $(SPEC_STAMP) ## serve on a throwaway PostgreSQL under loa
 
 test-sockets: $(STAMP) $(SPEC_STAMP) ## serve and gateway under ulimit -n 1024: 10,000 health checks, 10,000 silent connections, 3,000 HTTP/2 sessions from one address
 	A2A_SOCKETS=1 $(BIN)/vitest run test/integration/sockets-probe.test.ts
+
+test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer
+	A2A_MEMORY=1 $(BIN)/vitest run test/integration/memory-probe.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
 	node bin/a2a-toolkit.js test $(URL)
