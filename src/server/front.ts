@@ -490,7 +490,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
    * client reads them (stream-budget.ts: a stream over its share of the budget is cut with an error
    * event). Comments keep proxies from cutting a stream that is quiet while the agent works.
    */
-  function pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): StreamQueue<SseChunk, Uint8Array> {
+  function pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): StreamQueue<SseChunk> {
     // The client going away ends the wait for the next event even when the handler's iterator
     // does not settle a pending next() on return() (an async generator's return waits behind it).
     const gone = deferred<typeof GONE>();
@@ -498,7 +498,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
       gone.resolve(GONE);
       void events.return?.();
     };
-    const out = new StreamQueue<SseChunk, Uint8Array>(
+    const out = new StreamQueue<SseChunk>(
       streamBudget,
       SSE_PACKING,
       (limit) => {
@@ -617,9 +617,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
 }
 
 /** SSE frames wait as UTF-8 bytes (what the socket would hold of them). */
-const SSE_PACKING: Packing<SseChunk, Uint8Array> = {
+const SSE_PACKING: Packing<SseChunk> = {
   pack: (chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk),
-  bytes: (b) => b.byteLength,
   unpack: (b) => b,
 };
 

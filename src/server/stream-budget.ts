@@ -122,38 +122,55 @@ export class StreamBudget {
   }
 }
 
-/** How a queued item is kept: as bytes (measured), and back. */
-export interface Packing<T, P> {
-  pack(item: T): P;
-  bytes(packed: P): number;
-  unpack(packed: P): T;
+/** How a queued item is kept: as bytes, and back (`bytes` is a view into the queue's memory). */
+export interface Packing<T> {
+  pack(item: T): Uint8Array;
+  unpack(bytes: Uint8Array): T;
 }
+
+/**
+ * Queued bytes are copied into blocks of a sixteenth of the per-stream limit, between 4 and 64 KiB
+ * (an item larger than its queue's blocks gets a block of its own).
+ */
+const blockSize = (budget: StreamBudget | undefined) =>
+  Math.min(64 * 1024, Math.max(4 * 1024, Math.floor((budget?.maxBytesPerStream ?? Infinity) / 16)));
+/** What the queue counts per item on top of its bytes (its length in an array). */
+const ITEM_BYTES = 8;
 
 /**
  * The queue between a stream's producer (events as they are published) and its writer (the
  * transport, pulling as it drains). An item the writer is already waiting for is handed over as it
- * is; one that must wait is packed into bytes and counted against the stream's account, together
- * with `transport()`, the bytes the transport holds. When the budget cuts the stream, the queue is
- * dropped and `onCut` decides how it ends (push a last item and end, or fail).
+ * is; one that must wait is packed into bytes, copied into the queue's blocks (up to 64 KiB: small
+ * objects would cost more than their bytes), and counted against the stream's account as the
+ * blocks' whole size, together with `transport()`, the bytes the transport holds. When the budget
+ * cuts the stream, the queue is dropped and `onCut` decides how it ends (push a last item and end,
+ * or fail).
  */
-export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
-  private items: P[] = [];
+export class StreamQueue<T> implements AsyncIterableIterator<T> {
+  /** The blocks: the reader reads blocks[0] at `readAt`, the writer writes the last one at `writeAt`. */
+  private blocks: Buffer[] = [];
+  private readAt = 0;
+  private writeAt = 0;
+  /** The length of every queued item, oldest at `head`. */
+  private sizes: number[] = [];
   private head = 0;
   private queued = 0;
   private ended = false;
   private failure: unknown;
   private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
   private readonly account: StreamAccount | undefined;
+  private readonly block: number;
   private transport: () => number = () => 0;
 
   constructor(
     budget: StreamBudget | undefined,
-    private readonly packing: Packing<T, P>,
+    private readonly packing: Packing<T>,
     /** The stream was cut (over `limit` bytes): its queue is already empty. */
     onCut: (limit: number) => void,
     /** The writer stopped reading (return()): stop producing. */
     private readonly onReturn: () => void = () => {},
   ) {
+    this.block = blockSize(budget);
     this.account = budget?.open((limit) => {
       this.drop();
       onCut(limit);
@@ -167,7 +184,7 @@ export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
 
   /** Items waiting (not yet taken by the writer). */
   get length(): number {
-    return this.items.length - this.head;
+    return this.sizes.length - this.head;
   }
 
   push(item: T): void {
@@ -180,8 +197,18 @@ export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
       return;
     }
     const packed = this.packing.pack(item);
-    this.items.push(packed);
-    this.queued += this.packing.bytes(packed);
+    const n = packed.byteLength;
+    let block = this.blocks.at(-1);
+    if (!block || this.writeAt + n > block.length) {
+      block = Buffer.allocUnsafeSlow(Math.max(this.block, n));
+      this.blocks.push(block);
+      this.queued += block.length;
+      this.writeAt = 0;
+    }
+    block.set(packed, this.writeAt);
+    this.writeAt += n;
+    this.sizes.push(n);
+    this.queued += ITEM_BYTES;
     this.report();
   }
 
@@ -211,11 +238,18 @@ export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
 
   next(): Promise<IteratorResult<T>> {
     if (this.length > 0) {
-      const packed = this.items[this.head] as P;
-      this.items[this.head++] = undefined as P;
-      this.queued -= this.packing.bytes(packed);
-      if (this.head > 1024 && this.head * 2 > this.items.length) {
-        this.items = this.items.slice(this.head);
+      // The writer moved to a new block where this item did not fit: so does the reader.
+      const n = this.sizes[this.head++]!;
+      if (this.readAt + n > this.blocks[0]!.length) {
+        this.queued -= this.blocks.shift()!.length;
+        this.readAt = 0;
+      }
+      const packed = this.blocks[0]!.subarray(this.readAt, this.readAt + n);
+      this.readAt += n;
+      this.queued -= ITEM_BYTES;
+      if (this.length === 0) this.drop();
+      else if (this.head > 1024 && this.head * 2 > this.sizes.length) {
+        this.sizes = this.sizes.slice(this.head);
         this.head = 0;
       }
       if (this.ended && this.length === 0) this.account?.close();
@@ -250,7 +284,9 @@ export class StreamQueue<T, P> implements AsyncIterableIterator<T> {
   }
 
   private drop(): void {
-    this.items = [];
+    this.blocks = [];
+    this.readAt = this.writeAt = 0;
+    this.sizes = [];
     this.head = 0;
     this.queued = 0;
   }

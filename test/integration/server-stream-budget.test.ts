@@ -13,8 +13,8 @@ import { listen, type RunningServer } from "../support/servers.js";
 import { grpcNonReader, readGrpc, readSse, sseData, sseNonReader, textRequest } from "../support/slow-readers.js";
 
 const KiB = 1024;
-const budget = new StreamBudget({ maxBytes: 64 * KiB, maxBytesPerStream: 32 * KiB });
-const CHUNKS = 1500;
+const budget = new StreamBudget({ maxBytes: 128 * KiB, maxBytesPerStream: 64 * KiB });
+const CHUNKS = 3000;
 const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
 let server: RunningServer;
 

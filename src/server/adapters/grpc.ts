@@ -128,9 +128,8 @@ function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operatio
 }
 
 function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger, schema: DescMessage) {
-  const packing: Packing<Message, Uint8Array> = {
+  const packing: Packing<Message> = {
     pack: (m) => toBinary(schema, m),
-    bytes: (b) => b.byteLength,
     unpack: (b) => fromBinary(schema, b),
   };
   return async function* (msg: Message, ctx: HandlerContext): AsyncGenerator<Message> {
@@ -149,7 +148,7 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
     // Events are taken as they come; what the client has not read waits as bytes, counted against
     // the stream budget with what the HTTP/2 stream holds (stream-budget.ts). Over its share, the
     // stream ends with RESOURCE_EXHAUSTED after what the transport already holds.
-    const queue = new StreamQueue<Message, Uint8Array>(
+    const queue = new StreamQueue<Message>(
       front.streamBudget,
       packing,
       (limit) => {
