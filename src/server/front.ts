@@ -54,7 +54,7 @@ import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./
 import { localStreamSlots, type StreamSlots } from "./coordinator.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type AuthResult, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
-import { fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
+import { EventWait, fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
 
 /** The runtime's options the front passes on when it builds the TaskRuntime (documented in runtime.ts). */
@@ -493,9 +493,9 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   function pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): StreamQueue<SseChunk> {
     // The client going away ends the wait for the next event even when the handler's iterator
     // does not settle a pending next() on return() (an async generator's return waits behind it).
-    const gone = deferred<typeof GONE>();
+    const waiting = new EventWait();
     const stop = () => {
-      gone.resolve(GONE);
+      waiting.stop(GONE);
       void events.return?.();
     };
     const out = new StreamQueue<SseChunk>(
@@ -511,11 +511,10 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     const produce = async () => {
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
-      let tick = deferred<typeof TICK>();
-      const timer = keepAliveMs > 0 ? setInterval(() => tick.resolve(TICK), keepAliveMs) : undefined;
+      const timer = keepAliveMs > 0 ? setInterval(() => waiting.nudge(TICK), keepAliveMs) : undefined;
       try {
         // A pending next() may reject while a comment is out: the empty catch keeps that from counting
-        // as unhandled; the rejection still reaches the race that awaits it.
+        // as unhandled; the rejection still reaches the wait that awaits it.
         const pull = () => {
           const p = events.next();
           p.catch(() => {});
@@ -523,15 +522,14 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
         };
         let pending = pull();
         for (;;) {
-          const next = await Promise.race(timer ? [pending, gone.promise, tick.promise] : [pending, gone.promise]);
+          const next = await waiting.wait(pending);
           if (next === GONE) break;
           if (next === TICK) {
-            tick = deferred();
             // A stream with frames still queued is not idle.
             if (!signal.aborted && out.length === 0) out.push(sseComment());
             continue;
           }
-          if (next.done || signal.aborted) break;
+          if (typeof next === "symbol" || next.done || signal.aborted) break;
           const { frames, close } = sse.event(next.value);
           if (frames) out.push(frames);
           if (close) break;
@@ -621,12 +619,6 @@ const SSE_PACKING: Packing<SseChunk> = {
   pack: (chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk),
   unpack: (b) => b,
 };
-
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 function safeQuery(url: string): URLSearchParams {
   try {

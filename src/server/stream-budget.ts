@@ -295,3 +295,32 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
     this.account?.set(this.queued + this.transport());
   }
 }
+
+/**
+ * A stream's wait for its next event that something else may cut short: `stop` (the client went
+ * away, the stream was cut; it lasts) or `nudge` (a keep-alive tick; it ends only the current
+ * wait). Unlike a Promise.race against a promise that settles only at the end, a wait leaves
+ * nothing behind: such a race keeps every event it was won with until that promise settles.
+ */
+export class EventWait {
+  private wake: ((why: symbol) => void) | undefined;
+  private stopped: symbol | undefined;
+
+  /** `pending`'s outcome, or the symbol given to stop() or nudge() first. */
+  wait<R>(pending: Promise<R>): Promise<R | symbol> {
+    if (this.stopped) return Promise.resolve(this.stopped);
+    return new Promise<R | symbol>((resolve, reject) => {
+      this.wake = resolve;
+      pending.then(resolve, reject);
+    }).finally(() => (this.wake = undefined));
+  }
+
+  stop(why: symbol): void {
+    this.stopped ??= why;
+    this.wake?.(why);
+  }
+
+  nudge(why: symbol): void {
+    this.wake?.(why);
+  }
+}

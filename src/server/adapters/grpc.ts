@@ -31,7 +31,9 @@ import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVers
 import { toA2AError } from "../../transport/server.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
 import { consoleLogger, type Logger } from "../runtime.js";
-import { fellBehind, StreamQueue, type Packing } from "../stream-budget.js";
+import { EventWait, fellBehind, StreamQueue, type Packing } from "../stream-budget.js";
+
+const GONE = Symbol("client gone");
 
 /** The request a gRPC call came in (handed to `authenticate`). */
 export type GrpcRequest = Http2ServerRequest | IncomingMessage;
@@ -143,8 +145,8 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
     const { events, release } = r;
     // The client going away (or its deadline) ends the wait for the next event, even when the
     // handler's iterator does not settle a pending next() on return().
-    let stop!: () => void;
-    const gone = new Promise<"gone">((resolve) => (stop = () => resolve("gone")));
+    const waiting = new EventWait();
+    const stop = () => waiting.stop(GONE);
     // Events are taken as they come; what the client has not read waits as bytes, counted against
     // the stream budget with what the HTTP/2 stream holds (stream-budget.ts). Over its share, the
     // stream ends with RESOURCE_EXHAUSTED after what the transport already holds.
@@ -167,8 +169,8 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
         for (;;) {
           const pending = events.next();
           pending.catch(() => {});
-          const next = await Promise.race([pending, gone]);
-          if (next === "gone" || next.done) break;
+          const next = await waiting.wait(pending);
+          if (typeof next === "symbol" || next.done) break;
           const { messages, close } = encoder.push(next.value);
           for (const m of messages) queue.push(m);
           if (close) return;
