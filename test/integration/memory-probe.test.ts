@@ -15,16 +15,16 @@ import http2 from "node:http2";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { postRpc } from "../support/rpc.js";
-import { flood, serveChild, spawnCli, type ServeChild } from "../support/serve-child.js";
+import { sendText, serveChild, spawnCli, type ServeChild } from "../support/serve-child.js";
 import { listen, listenHttp } from "../support/servers.js";
 import { grpcNonReader, readGrpc, readSse, sseData, sseNonReader } from "../support/slow-readers.js";
 
 const RUN = process.env.A2A_MEMORY === "1";
 const MiB = 1024 * 1024;
 /** docs/limits.md: resident memory of `serve --store memory` under this probe, default limits. */
-const SERVE_RSS_BOUND = 1024 * MiB;
+const SERVE_RSS_BOUND = 2048 * MiB;
 /** docs/limits.md: resident memory of `gateway` reading a 400 MB answer, default limits. */
-const GATEWAY_RSS_BOUND = 400 * MiB;
+const GATEWAY_RSS_BOUND = 300 * MiB;
 const SLOW = Number(process.env.A2A_MEMORY_SLOW ?? 100);
 const TASKS = Number(process.env.A2A_MEMORY_TASKS ?? 300);
 const JSON_1_0 = { "content-type": "application/json", "A2A-Version": "1.0" };
@@ -87,16 +87,30 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       const sse = Array.from({ length: SLOW }, () => sseNonReader(port, "stream 100000"));
       const grpc = Array.from({ length: SLOW }, (_, i) => grpcNonReader(sessions[Math.floor(i / 10)]!, "stream 100000"));
       const t0 = Date.now();
-      const sent = await flood(s.url, TASKS, () => "stream 20000", 16);
+      // Blocking sends, 16 at a time; a connection reset (a keep-alive connection the loaded server
+      // closed as it was reused) is sent again and counted.
+      let resets = 0;
+      const sent: Record<string, number> = {};
+      let next = 0;
+      const worker = async () => {
+        while (next++ < TASKS) {
+          const r = await sendText(s.url, "stream 20000").catch(() => (resets++, sendText(s.url, "stream 20000")));
+          const state = r.result?.task?.status.state ?? "no task";
+          sent[state] = (sent[state] ?? 0) + 1;
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
       expect(sent).toEqual({ TASK_STATE_COMPLETED: TASKS });
       // The non-readers' tasks go on without them.
       let held: Record<string, number> = {};
       for (let i = 0; i < 600; i++) {
         held = await states(s.url);
-        if (held.TASK_STATE_COMPLETED === 1 + TASKS + 2 * SLOW) break;
+        if (Object.keys(held).length === 1 && held.TASK_STATE_COMPLETED! >= 1 + TASKS + 2 * SLOW) break;
         await sleep(1000);
       }
-      expect(held).toEqual({ TASK_STATE_COMPLETED: 1 + TASKS + 2 * SLOW });
+      // Every task completed (a reset send may have left a task of its own).
+      expect(Object.keys(held)).toEqual(["TASK_STATE_COMPLETED"]);
+      expect(held.TASK_STATE_COMPLETED).toBeGreaterThanOrEqual(1 + TASKS + 2 * SLOW);
       const busy = Date.now() - t0;
       // Every non-reading stream was cut with its binding's error.
       let sseCut = 0;
@@ -109,7 +123,8 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       const worst = Math.max(...latencies);
       console.log(
         `serve: peak RSS ${mib(peak)}; ${latencies.length} GetTask answers, slowest ${worst.toFixed(0)} ms; ` +
-          `${sseCut}/${SLOW} SSE and ${grpcCut}/${SLOW} gRPC non-readers cut; all ${1 + TASKS + 2 * SLOW} tasks completed in ${busy} ms`,
+          `${sseCut}/${SLOW} SSE and ${grpcCut}/${SLOW} gRPC non-readers cut; all ${held.TASK_STATE_COMPLETED} tasks completed in ${busy} ms ` +
+          `(${resets} send(s) reset and sent again)`,
       );
       expect(sseCut).toBe(SLOW);
       expect(grpcCut).toBe(SLOW);
