@@ -19,13 +19,18 @@ export function sseNonReader(port: number, text: string): net.Socket {
     `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   socket.pause();
+  socket.once("close", () => Object.assign(socket, { gone: true }));
   return socket;
 }
 
-/** Everything the socket gives until the server ends the response (the last chunk of chunked encoding) or the connection. */
+/**
+ * Everything the socket gives until the server ends the response (the last chunk of chunked
+ * encoding) or the connection (also when it did so before this call).
+ */
 export function readSse(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => {
     let text = "";
+    if ((socket as net.Socket & { gone?: boolean }).gone) setTimeout(() => resolve(text), 200);
     socket.on("data", (d: Buffer) => {
       text += d.toString();
       if (text.endsWith("\r\n0\r\n\r\n")) {
