@@ -101,16 +101,15 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       };
       await Promise.all(Array.from({ length: 16 }, worker));
       expect(sent).toEqual({ TASK_STATE_COMPLETED: TASKS });
-      // The non-readers' tasks go on without them.
+      // The non-readers' tasks go on without them: every task the server holds completes (the
+      // memory store keeps 128 MiB of tasks: older finished ones are evicted, running ones never).
       let held: Record<string, number> = {};
       for (let i = 0; i < 600; i++) {
         held = await states(s.url);
-        if (Object.keys(held).length === 1 && held.TASK_STATE_COMPLETED! >= 1 + TASKS + 2 * SLOW) break;
+        if (Object.keys(held).join() === "TASK_STATE_COMPLETED") break;
         await sleep(1000);
       }
-      // Every task completed (a reset send may have left a task of its own).
       expect(Object.keys(held)).toEqual(["TASK_STATE_COMPLETED"]);
-      expect(held.TASK_STATE_COMPLETED).toBeGreaterThanOrEqual(1 + TASKS + 2 * SLOW);
       const busy = Date.now() - t0;
       // Every non-reading stream was cut with its binding's error.
       // SSE: the error event; or, for a client that came back more than STREAM_END_GRACE_MS after
@@ -128,7 +127,7 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       const worst = Math.max(...latencies);
       console.log(
         `serve: peak RSS ${mib(peak)}; ${latencies.length} GetTask answers, slowest ${worst.toFixed(0)} ms; ` +
-          `${sseCut}/${SLOW} SSE non-readers cut with the error event (${sseClosed} more closed after the grace), ${grpcCut}/${SLOW} gRPC ones with RESOURCE_EXHAUSTED; all ${held.TASK_STATE_COMPLETED} tasks completed in ${busy} ms ` +
+          `${sseCut}/${SLOW} SSE non-readers cut with the error event (${sseClosed} more closed after the grace), ${grpcCut}/${SLOW} gRPC ones with RESOURCE_EXHAUSTED; every task completed in ${busy} ms ` +
           `(${resets} send(s) reset and sent again)`,
       );
       expect(sseCut + sseClosed).toBe(SLOW);
