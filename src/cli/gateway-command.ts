@@ -2,17 +2,20 @@
 import {
   addHttpLimitFlags,
   httpLimits,
+  streamBufferLimits,
+  addStreamBufferFlags,
   parsePort,
   parsePositiveInt,
   parseVersions,
   runUntilSignal,
   serverLogger,
   type HttpLimitFlags,
+  type StreamBufferFlags,
 } from "./options.js";
 import { Command } from "commander";
 import type { BackendConfig, GatewayConfig } from "../gateway/config.js";
 
-export interface GatewayCommandOptions extends HttpLimitFlags {
+export interface GatewayCommandOptions extends HttpLimitFlags, StreamBufferFlags {
   port: number;
   /** gRPC facade on the same port (default on; `--no-grpc` turns it off). */
   grpc?: boolean;
@@ -119,6 +122,7 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
     publicUrl: opts.publicUrl,
     logger: serverLogger(opts.log),
     ...httpLimits(opts),
+    ...streamBufferLimits(opts),
   });
   app.addHook("onClose", () => gateway.close());
   await app.listen({ port: opts.port, host: opts.host });
@@ -180,7 +184,7 @@ export function registerGatewayCommand(program: Command, setCode: (code: number)
     .option("--public-url <url>", "base URL to advertise in the agent card (default: from each request's Host)")
     .option("--log", "log every request (JSON lines on stdout)")
     .option("--no-grpc", "no gRPC facade (by default it shares the port: HTTP/2 connections are gRPC)");
-  addHttpLimitFlags(command).action(async (opts: GatewayCommandOptions) => {
+  addStreamBufferFlags(addHttpLimitFlags(command)).action(async (opts: GatewayCommandOptions) => {
     if (!opts.backend?.length && !opts.config) {
       process.stderr.write("a2a-toolkit gateway: name at least one backend with --backend name=<url> or --config <file>\n");
       setCode(2);

@@ -49,6 +49,32 @@ export function httpLimits(f: HttpLimitFlags) {
   };
 }
 
+/** The stream buffer budget's flags (server/stream-budget.ts, docs/limits.md), for serve and gateway. */
+export function addStreamBufferFlags(command: Command): Command {
+  const bytes = parsePositiveInt("bytes");
+  return command
+    .option(
+      "--max-stream-buffer-bytes <bytes>",
+      "bytes all open streams together may hold for clients that read slower than events come (default 134217728)",
+      bytes,
+    )
+    .option(
+      "--max-stream-buffer-bytes-per-stream <bytes>",
+      "bytes one stream may hold so (default 16777216); a stream over its share ends with an error, its task goes on",
+      bytes,
+    );
+}
+
+export interface StreamBufferFlags {
+  maxStreamBufferBytes?: number;
+  maxStreamBufferBytesPerStream?: number;
+}
+
+/** The buildServer / buildGateway options of those flags. */
+export function streamBufferLimits(f: StreamBufferFlags) {
+  return { maxStreamBufferBytes: f.maxStreamBufferBytes, maxStreamBufferBytesPerStream: f.maxStreamBufferBytesPerStream };
+}
+
 /**
  * fastify's logger for a server command: every request with `--log`, else errors only (store
  * failures, unexpected errors) as JSON lines on stderr.

@@ -3,18 +3,21 @@ import { resolve } from "node:path";
 import {
   addHttpLimitFlags,
   httpLimits,
+  streamBufferLimits,
+  addStreamBufferFlags,
   parsePort,
   parsePositiveInt,
   parseVersions,
   runUntilSignal,
   serverLogger,
   type HttpLimitFlags,
+  type StreamBufferFlags,
 } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
 import type { Agent } from "../server/agent.js";
 import { isPostgresUrl } from "../server/pg-store.js";
 
-export interface ServeOptions extends HttpLimitFlags {
+export interface ServeOptions extends HttpLimitFlags, StreamBufferFlags {
   port: number;
   host: string;
   agent: string;
@@ -178,6 +181,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     taskTimeoutMs: opts.taskTimeout,
     maxStreamsPerPrincipal: opts.maxStreams,
     ...httpLimits(opts),
+    ...streamBufferLimits(opts),
   });
   // With faults the server itself is on a loopback port and the proxy on the one asked for.
   await app.listen(faults.length ? { port: 0, host: "127.0.0.1" } : { port: opts.port, host: opts.host });
@@ -270,7 +274,7 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
         .map((x) => x.trim())
         .filter(Boolean),
     );
-  addHttpLimitFlags(command).action(async (opts: ServeOptions) => {
+  addStreamBufferFlags(addHttpLimitFlags(command)).action(async (opts: ServeOptions) => {
     await runUntilSignal("serve", () => startServe(opts), setCode);
   });
 }

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
 import type { Agent, AgentCardInit } from "../server/agent.js";
 import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
-import { a2aFastify, attachGrpc } from "../server/index.js";
+import { a2aFastify, attachGrpc, sharedStreamBudget } from "../server/index.js";
 import type { HttpLimitOptions } from "../server/http-limits.js";
 import type { Logger } from "../server/runtime.js";
 import type { TurnCoordinator } from "../server/coordinator.js";
@@ -252,8 +252,10 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     throw new Error(
       "buildGateway: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not",
     );
-  await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
+  // One stream budget (server/stream-budget.ts) behind both fronts.
+  const streamBudget = sharedStreamBudget(plugin);
+  await app.register(gatewayPlugin, { ...plugin, streamBudget, prefix: prefix ?? "" });
   const { gateway, store: _store, fetch: _fetch, backendLimits: _limits, ...serve } = plugin;
-  attachGrpc(app, { ...serve, authenticate: undefined, handler: gateway.runtime, prefix: prefix ?? "" });
+  attachGrpc(app, { ...serve, authenticate: undefined, handler: gateway.runtime, streamBudget, prefix: prefix ?? "" });
   return app;
 }

@@ -54,6 +54,7 @@ import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./
 import { localStreamSlots, type StreamSlots } from "./coordinator.js";
 import { authenticate, unauthenticatedReply, withCardSecurity, type AuthResult, type Authenticator } from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
+import { EventWait, fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
 
 /** The runtime's options the front passes on when it builds the TaskRuntime (documented in runtime.ts). */
@@ -118,6 +119,15 @@ export interface A2AFrontOptions<Req> {
   /** Where open streams are counted (default: this process; cluster.ts: across replicas). */
   streamSlots?: StreamSlots;
   /**
+   * Bytes all open streams together may hold queued for clients that read slower than events come
+   * (default 128 MiB), and one stream (default 16 MiB): stream-budget.ts, docs/limits.md. A stream
+   * over its share is cut with its binding's error; the task goes on.
+   */
+  maxStreamBufferBytes?: number;
+  maxStreamBufferBytesPerStream?: number;
+  /** The budget itself, shared by the fronts of one process (buildServer: HTTP and gRPC); default: made from the two limits. */
+  streamBudget?: StreamBudget;
+  /**
    * gRPC is served too (adapters/grpc.ts): the card lists a GRPC interface per version, at the
    * `host:port` of the interface URL (`true`: the same port) or at this `host:port`.
    */
@@ -163,12 +173,21 @@ export interface FrontRequest<Req> {
   raw: Req;
 }
 
-/** A stream reply: write `status` and `headers`, then every frame (backpressure: pull the next after a write drains). */
+/** One piece of an SSE stream: frames as encoded, or as queued bytes. */
+export type SseChunk = string | Uint8Array;
+
+/**
+ * A stream reply: write `status` and `headers`, then every frame (backpressure: pull the next after
+ * a write drains). Frames the client has not read wait in the front's queue, counted against the
+ * stream budget (stream-budget.ts) with what `measure` says the transport holds.
+ */
 export interface FrontStream {
   kind: "stream";
   status: number;
   headers: Record<string, string>;
-  frames: AsyncIterable<string>;
+  frames: AsyncIterable<SseChunk>;
+  /** Tells the front how many bytes the transport holds (node: `() => res.writableLength`). */
+  measure?: (transport: () => number) => void;
 }
 
 /**
@@ -218,6 +237,8 @@ export interface Front<Req> {
   tooManyConnections(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   readonly bodyLimit: number;
   readonly bodyTimeoutMs: number;
+  /** The stream buffers' budget (stream-budget.ts), which the gRPC adapter's streams share. */
+  readonly streamBudget: StreamBudget;
   /** Closes the runtime the front built (not a given `runtime` or `handler`). */
   close(): Promise<void>;
 }
@@ -241,6 +262,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   const maxStreams =
     opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
   const streamSlots = opts.streamSlots ?? localStreamSlots();
+  const streamBudget =
+    opts.streamBudget ?? new StreamBudget({ maxBytes: opts.maxStreamBufferBytes, maxBytesPerStream: opts.maxStreamBufferBytesPerStream });
   const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
   const signing = opts.cardSigning;
 
@@ -418,7 +441,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
         return failed(e, "A2A stream failed to start");
       }
       const sse = openStream(decoded, { extensions });
-      return { kind: "stream", status: 200, headers: sse.headers, frames: pump(events, sse, request.signal, release) };
+      const frames = pump(events, sse, request.signal, release);
+      return { kind: "stream", status: 200, headers: sse.headers, frames, measure: (transport) => frames.measure(transport) };
     }
     try {
       if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
@@ -461,55 +485,73 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     }
   };
 
-  /** SSE frames of one stream; comments keep proxies from cutting a stream that is quiet while the agent works. */
-  async function* pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): AsyncGenerator<string> {
+  /**
+   * SSE frames of one stream, taken from the handler as they come and queued as bytes until the
+   * client reads them (stream-budget.ts: a stream over its share of the budget is cut with an error
+   * event). Comments keep proxies from cutting a stream that is quiet while the agent works.
+   */
+  function pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): StreamQueue<SseChunk> {
     // The client going away ends the wait for the next event even when the handler's iterator
     // does not settle a pending next() on return() (an async generator's return waits behind it).
-    const gone = deferred<typeof GONE>();
+    const waiting = new EventWait();
     const stop = () => {
-      gone.resolve(GONE);
+      waiting.stop(GONE);
       void events.return?.();
     };
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-    let tick = deferred<typeof TICK>();
-    const timer = keepAliveMs > 0 ? setInterval(() => tick.resolve(TICK), keepAliveMs) : undefined;
-    try {
-      // A pending next() may reject while a comment is out: the empty catch keeps that from counting
-      // as unhandled; the rejection still reaches the race that awaits it.
-      const pull = () => {
-        const p = events.next();
-        p.catch(() => {});
-        return p;
-      };
-      let pending = pull();
-      for (;;) {
-        const next = await Promise.race(timer ? [pending, gone.promise, tick.promise] : [pending, gone.promise]);
-        if (next === GONE) break;
-        if (next === TICK) {
-          tick = deferred();
-          if (!signal.aborted) yield sseComment();
-          continue;
+    const out = new StreamQueue<SseChunk>(
+      streamBudget,
+      SSE_PACKING,
+      (limit) => {
+        out.push(sse.error(fellBehind(limit)));
+        out.end();
+        stop();
+      },
+      stop,
+    );
+    const produce = async () => {
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+      const timer = keepAliveMs > 0 ? setInterval(() => waiting.nudge(TICK), keepAliveMs) : undefined;
+      try {
+        // A pending next() may reject while a comment is out: the empty catch keeps that from counting
+        // as unhandled; the rejection still reaches the wait that awaits it.
+        const pull = () => {
+          const p = events.next();
+          p.catch(() => {});
+          return p;
+        };
+        let pending = pull();
+        for (;;) {
+          const next = await waiting.wait(pending);
+          if (next === GONE) break;
+          if (next === TICK) {
+            // A stream with frames still queued is not idle.
+            if (!signal.aborted && out.length === 0) out.push(sseComment());
+            continue;
+          }
+          if (typeof next === "symbol" || next.done || signal.aborted) break;
+          const { frames, close } = sse.event(next.value);
+          if (frames) out.push(frames);
+          if (close) break;
+          pending = pull();
         }
-        if (next.done || signal.aborted) break;
-        const { frames, close } = sse.event(next.value);
-        if (frames) yield frames;
-        if (close) break;
-        pending = pull();
+        if (!signal.aborted) {
+          const tail = sse.end();
+          if (tail) out.push(tail);
+        }
+      } catch (e) {
+        if (!(e instanceof A2AError)) log.error({ err: e }, "A2A stream failed");
+        if (!signal.aborted) out.push(sse.error(toA2AError(e)));
+      } finally {
+        clearInterval(timer);
+        signal.removeEventListener("abort", stop);
+        stop();
+        release();
+        out.end();
       }
-      if (!signal.aborted) {
-        const tail = sse.end();
-        if (tail) yield tail;
-      }
-    } catch (e) {
-      if (!(e instanceof A2AError)) log.error({ err: e }, "A2A stream failed");
-      if (!signal.aborted) yield sse.error(toA2AError(e));
-    } finally {
-      clearInterval(timer);
-      signal.removeEventListener("abort", stop);
-      stop();
-      release();
-    }
+    };
+    void produce();
+    return out;
   }
 
   const notFound = (request: Pick<FrontRequest<Req>, "url" | "headers" | "method">) =>
@@ -533,6 +575,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   return {
     bodyLimit,
     bodyTimeoutMs,
+    streamBudget,
     async handle(request) {
       try {
         const method = request.method.toUpperCase();
@@ -571,11 +614,11 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   };
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
+/** SSE frames wait as UTF-8 bytes (what the socket would hold of them). */
+const SSE_PACKING: Packing<SseChunk> = {
+  pack: (chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk),
+  unpack: (b) => b,
+};
 
 function safeQuery(url: string): URLSearchParams {
   try {

@@ -7,6 +7,8 @@ import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
 import { a2aGrpcHandler, type A2AGrpcHandlerOptions } from "./adapters/grpc.js";
 import { shareWithGrpc } from "./adapters/shared-port.js";
 import { TaskRuntime } from "./runtime.js";
+import { StreamBudget } from "./stream-budget.js";
+import type { A2AFrontOptions } from "./front.js";
 import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
 
 export * from "./agent.js";
@@ -37,6 +39,7 @@ export {
 } from "./front.js";
 export type { A2AHandler, HandlerContext, EventStream } from "./handler.js";
 export { buildCard } from "./card.js";
+export { StreamBudget, DEFAULT_STREAM_BUDGET, type StreamBudgetOptions } from "./stream-budget.js";
 export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./http-limits.js";
 
 export interface BuildServerOptions extends A2APluginOptions, HttpLimitOptions {
@@ -65,10 +68,12 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   if (plugin.authenticate && !plugin.authenticators?.length)
     throw new Error("buildServer: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not");
   // One handler behind both fronts (the plugin's and the gRPC handler's): the same tasks on every binding.
+  // One runtime and one stream budget (stream-budget.ts) behind both fronts.
   const runtime = plugin.runtime ?? new TaskRuntime(plugin);
-  await app.register(a2aPlugin, { ...plugin, runtime, prefix: prefix ?? "" });
+  const streamBudget = sharedStreamBudget(plugin);
+  await app.register(a2aPlugin, { ...plugin, runtime, streamBudget, prefix: prefix ?? "" });
   if (!plugin.runtime) app.addHook("preClose", () => runtime.close());
-  attachGrpc(app, { ...plugin, authenticate: undefined, runtime, prefix: prefix ?? "" });
+  attachGrpc(app, { ...plugin, authenticate: undefined, runtime, streamBudget, prefix: prefix ?? "" });
   return app;
 }
 
@@ -79,6 +84,15 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 export function attachGrpc(app: FastifyInstance, options: A2AGrpcHandlerOptions): void {
   const port = shareWithGrpc(app.server, a2aGrpcHandler(options), { bodyTimeoutMs: options.bodyTimeoutMs });
   app.addHook("preClose", () => port.close());
+}
+
+/** The stream budget the options give, or one made from their limits: what the HTTP and gRPC fronts of one app share. */
+export function sharedStreamBudget(
+  opts: Pick<A2AFrontOptions<never>, "streamBudget" | "maxStreamBufferBytes" | "maxStreamBufferBytesPerStream">,
+): StreamBudget {
+  return (
+    opts.streamBudget ?? new StreamBudget({ maxBytes: opts.maxStreamBufferBytes, maxBytesPerStream: opts.maxStreamBufferBytesPerStream })
+  );
 }
 
 /** A fastify app with a2aServerOptions and the per-address connection limit (buildServer, buildGateway). */

@@ -78,7 +78,7 @@ const request = (over: Partial<FrontRequest<null>>): FrontRequest<null> => ({
 async function frames(r: HttpReply | FrontStream): Promise<string[]> {
   if (r.kind !== "stream") throw new Error(`expected a stream, got ${r.status} ${r.body}`);
   const out: string[] = [];
-  for await (const f of r.frames) out.push(f);
+  for await (const f of r.frames) out.push(typeof f === "string" ? f : Buffer.from(f).toString());
   return out;
 }
 

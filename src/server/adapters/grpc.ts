@@ -12,7 +12,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import type { TLSSocket } from "node:tls";
-import type { DescMethod, Message } from "@bufbuild/protobuf";
+import { fromBinary, toBinary, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Operation, RequestOf } from "../../versioning/codec.js";
@@ -31,6 +31,9 @@ import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVers
 import { toA2AError } from "../../transport/server.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
 import { consoleLogger, type Logger } from "../runtime.js";
+import { EventWait, fellBehind, StreamQueue, type Packing } from "../stream-budget.js";
+
+const GONE = Symbol("client gone");
 
 /** The request a gRPC call came in (handed to `authenticate`). */
 export type GrpcRequest = Http2ServerRequest | IncomingMessage;
@@ -65,7 +68,7 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
         const method = service.methods.find((m) => m.name === info.rpc)!;
         const op = info.operation as Operation;
         if (info.streaming)
-          router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op, log) as never);
+          router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op, log, method.output) as never);
         else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op, log));
       }
     }
@@ -126,7 +129,11 @@ function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operatio
   };
 }
 
-function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger) {
+function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger, schema: DescMessage) {
+  const packing: Packing<Message> = {
+    pack: (m) => toBinary(schema, m),
+    unpack: (b) => fromBinary(schema, b),
+  };
   return async function* (msg: Message, ctx: HandlerContext): AsyncGenerator<Message> {
     let r: DirectResult;
     try {
@@ -138,29 +145,48 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
     const { events, release } = r;
     // The client going away (or its deadline) ends the wait for the next event, even when the
     // handler's iterator does not settle a pending next() on return().
-    let stop!: () => void;
-    const gone = new Promise<"gone">((resolve) => (stop = () => resolve("gone")));
-    if (ctx.signal.aborted) stop();
-    else ctx.signal.addEventListener("abort", stop, { once: true });
-    const encoder = grpcEventEncoder(version);
-    try {
-      for (;;) {
-        const pending = events.next();
-        pending.catch(() => {});
-        const next = await Promise.race([pending, gone]);
-        if (next === "gone" || next.done) break;
-        const { messages, close } = encoder.push(next.value);
-        for (const m of messages) yield m;
-        if (close) return;
+    const waiting = new EventWait();
+    const stop = () => waiting.stop(GONE);
+    // Events are taken as they come; what the client has not read waits as bytes, counted against
+    // the stream budget with what the HTTP/2 stream holds (stream-budget.ts). Over its share, the
+    // stream ends with RESOURCE_EXHAUSTED after what the transport already holds.
+    const queue = new StreamQueue<Message>(
+      front.streamBudget,
+      packing,
+      (limit) => {
+        queue.fail(new ConnectError(fellBehind(limit).message, Code.ResourceExhausted));
+        stop();
+      },
+      () => stop(),
+    );
+    const h2 = (ctx.values.get(RAW) as Http2ServerRequest | undefined)?.stream;
+    if (h2) queue.measure(() => h2.writableLength);
+    const produce = async () => {
+      if (ctx.signal.aborted) stop();
+      else ctx.signal.addEventListener("abort", stop, { once: true });
+      const encoder = grpcEventEncoder(version);
+      try {
+        for (;;) {
+          const pending = events.next();
+          pending.catch(() => {});
+          const next = await waiting.wait(pending);
+          if (typeof next === "symbol" || next.done) break;
+          const { messages, close } = encoder.push(next.value);
+          for (const m of messages) queue.push(m);
+          if (close) return;
+        }
+        if (!ctx.signal.aborted) for (const m of encoder.end()) queue.push(m);
+      } catch (e) {
+        queue.fail(toConnectError(version, e, log));
+      } finally {
+        ctx.signal.removeEventListener("abort", stop);
+        void events.return?.();
+        release();
+        queue.end();
       }
-      if (!ctx.signal.aborted) for (const m of encoder.end()) yield m;
-    } catch (e) {
-      throw toConnectError(version, e, log);
-    } finally {
-      ctx.signal.removeEventListener("abort", stop);
-      void events.return?.();
-      release();
-    }
+    };
+    void produce();
+    yield* queue;
   };
 }
 

@@ -149,12 +149,26 @@ export class CloseSignal {
   }
 }
 
-/** Writes a reply or a stream (after its headers, each frame, waiting for the socket to drain). */
+/**
+ * Time a stream's last bytes have to be taken by the client after its end (a stream cut by the
+ * budget, stream-budget.ts, ends behind what the client has not read); then the connection is closed.
+ */
+export const STREAM_END_GRACE_MS = 10_000;
+
+/**
+ * Writes a reply or a stream (after its headers, each frame, waiting for the socket to drain; what
+ * waits meanwhile is the front's, measured with the response's writableLength).
+ */
 export async function send(res: ServerResponse, r: HttpReply | FrontStream): Promise<void> {
   if (r.kind === "reply") return sendReply(res, r);
+  r.measure?.(() => res.writableLength);
   res.writeHead(r.status, r.headers);
   for await (const frames of r.frames) if (!res.write(frames) && !res.destroyed) await drained(res);
   res.end();
+  if (res.writableFinished || res.destroyed) return;
+  const timer = setTimeout(() => res.destroy(), STREAM_END_GRACE_MS);
+  timer.unref();
+  res.once("close", () => clearTimeout(timer));
 }
 
 function sendReply(res: ServerResponse, r: HttpReply, then?: () => void): void {
