@@ -43,6 +43,17 @@ export function isErrorName(name: string): name is A2AErrorName {
 
 const spec0 = (error: string) => ERRORS[error as A2AErrorName];
 
+/**
+ * The gRPC status name 1.0 gives an error. Where 1.0.0's mapping table differs from 1.0.1's
+ * (UNIMPLEMENTED, not FAILED_PRECONDITION), an agent may follow either: both are `$variants`,
+ * and the report names the one it follows.
+ */
+const UNIMPLEMENTED_IN_1_0_0 = new Set(["UnsupportedOperationError", "PushNotificationNotSupportedError", "VersionNotSupportedError"]);
+function grpcStatus1_0(error: string): unknown {
+  const status = spec0(error).grpc;
+  return UNIMPLEMENTED_IN_1_0_0.has(error) ? { $variants: { "1.0.1": status, "1.0.0": "UNIMPLEMENTED" } } : status;
+}
+
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
 
 /** The generated validator a successful answer must pass, per dialect (`v1_0.*`, `v0_3.*` JSON-RPC, `v0_3.rest.*`). */
@@ -136,7 +147,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
             body: {
               error: {
                 code: spec0(error).http,
-                status: spec0(error).grpc,
+                status: grpcStatus1_0(error),
                 message: { $match: "string" },
                 details: { $some: { "@type": ERROR_INFO_TYPE, reason: spec0(error).reason, domain: ERROR_DOMAIN } },
               },
@@ -168,7 +179,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         {
           expect: {
             grpc: {
-              status: spec0(error).grpc,
+              status: grpcStatus1_0(error),
               message: { $match: "string" },
               errorInfo: { reason: spec0(error).reason, domain: ERROR_DOMAIN },
             },

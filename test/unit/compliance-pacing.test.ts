@@ -104,7 +104,7 @@ describe("429 re-sends", () => {
     const { send } = answers(res(429, { "retry-after": "0" }), res(200));
     const { response, notes } = await sendPaced(send, req, { deadline: Date.now() + 10_000, budget });
     expect(response.status).toBe(429);
-    expect(budget).toEqual({ left: 1, reserved: 1 });
+    expect(budget).toEqual({ left: 1, reserved: 1, sent: 1 });
     expect(notes[0]).toMatch(/budget is spent/);
   });
 
