@@ -168,21 +168,29 @@ export function echoCard(what: string): AgentCard {
 
 /** (a) The official SDK 1.3.0 server around the echo executor: 1.0 + 0.3 (legacyCompat), JSON-RPC and HTTP+JSON. */
 export async function startSdkEchoTarget(options: EchoOptions = {}): Promise<EchoTarget> {
-  const card = echoCard("official SDK 1.3.0 server");
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor(options.reply ?? "task"));
+  const { server, base } = await serveSdk(echoCard("official SDK 1.3.0 server"), new EchoExecutor(options.reply ?? "task"));
+  return { url: base, close: closer(server) };
+}
+
+/**
+ * The official SDK 1.3.0 server (DefaultRequestHandler, in-memory store, the express handlers with
+ * legacyCompat) around `executor`; the card declares JSON-RPC and HTTP+JSON for 1.0, and for 0.3
+ * unless `only10`.
+ */
+export async function serveSdk(card: AgentCard, executor: AgentExecutor, only10 = false): Promise<{ server: Server; base: string }> {
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const app = express();
   const legacyCompat = { enabled: true };
   app.use(`/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use("/a2a/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   const { server, base } = await listen(app);
-  card.supportedInterfaces.push(
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3", tenant: "" },
-  );
-  return { url: base, close: closer(server) };
+  for (const protocolVersion of only10 ? ["1.0"] : ["1.0", "0.3"])
+    card.supportedInterfaces.push(
+      { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion, tenant: "" },
+      { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion, tenant: "" },
+    );
+  return { server, base };
 }
 
 class Echo03Executor implements AgentExecutor03 {

@@ -14,17 +14,8 @@
 //
 // `turns` counts the executor's turns: how many messages the run cost the agent.
 import { Role, TaskState, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from "@a2a-js/sdk/server";
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from "@a2a-js/sdk/server/express";
-import express from "express";
-import { closer, echoCard, listen, type EchoTarget } from "./sdk-echo-target.js";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import { closer, echoCard, serveSdk, type EchoTarget } from "./sdk-echo-target.js";
 
 export const UNSCRIPTED = ["free-text", "message", "slow", "never-ends", "no-context", "alternating", "input-first"] as const;
 export type Unscripted = (typeof UNSCRIPTED)[number];
@@ -139,22 +130,7 @@ export async function startSdkUnscriptedTarget(kind: Unscripted, options: { dela
   card.name = "Unscripted Agent";
   card.skills = card.skills.map((k) => ({ ...k, id: "chat", name: "Chat", description: "Answers in free text", tags: ["chat"] }));
   const executor = new UnscriptedExecutor(kind, options.delayMs ?? 3_000);
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  const app = express();
-  const legacyCompat = { enabled: true };
-  app.use(`/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
-  app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
-  app.use("/a2a/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
-  const { server, base } = await listen(app);
-  card.supportedInterfaces.push(
-    { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
-    { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
-  );
-  if (kind !== "no-context")
-    card.supportedInterfaces.push(
-      { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
-      { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "0.3", tenant: "" },
-    );
+  const { server, base } = await serveSdk(card, executor, kind === "no-context");
   return {
     url: base,
     close: async () => {
