@@ -20,6 +20,13 @@ export interface ActsFailure {
 /** A variable that cannot be resolved: the step fails with this (§12.2). */
 export class UnresolvedVariableError extends Error {
   override readonly name = "UnresolvedVariableError";
+  /** The variable's name, when one name could not be resolved. */
+  constructor(
+    message: string,
+    readonly variable?: string,
+  ) {
+    super(message);
+  }
 }
 
 const OPERATORS = new Set([
@@ -61,6 +68,7 @@ function lookup(name: string, vars: Vars, depth: number): unknown {
   }
   throw new UnresolvedVariableError(
     `variable {{${n}}} cannot be resolved (no capture, document variable or environment variable of that name)`,
+    n,
   );
 }
 

@@ -583,6 +583,12 @@ async function runStep(step: Record<string, unknown>, ctx: ActsContext, vars: Va
   return undefined;
 }
 
+/** The name of a runner-provided variable an error says is missing: no step capture (`step.var`), no `env.`. */
+function runnerVariable(e: unknown): string | undefined {
+  const v = e instanceof UnresolvedVariableError ? e.variable : undefined;
+  return v && !v.includes(".") ? v : undefined;
+}
+
 export async function runActsTest(spec: ActsTestSpec, ctx: ActsContext): Promise<ActsTestResult> {
   const t = spec.test;
   const started = Date.now();
@@ -605,6 +611,14 @@ export async function runActsTest(spec: ActsTestSpec, ctx: ActsContext): Promise
     try {
       f = await runStep(step, ctx, vars);
     } catch (e) {
+      const needed = runnerVariable(e);
+      if (needed) {
+        // A value the runner is to provide (a webhook URL, a credential), neither captured nor defined
+        // by the document: ACTS §3.2 says a runner that cannot satisfy such a requirement SHOULD skip.
+        const skip_reason = `runner-provided variable {{${needed}}} (§3.2): not provided by this runner`;
+        steps.push({ id, result: "skip", duration_ms: Date.now() - s0 });
+        return { ...base, result: "skip", duration_ms: Date.now() - started, skip_reason, steps };
+      }
       f = failure(e instanceof Error ? e.message : String(e));
       kind = e instanceof StepError ? "error" : e instanceof UnresolvedVariableError ? "fail" : "error";
     }
