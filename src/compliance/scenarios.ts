@@ -8,8 +8,8 @@
 // answer against the binding's wire rules (src/compliance/wire-rules.ts).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { packagePath } from "../runtime/package-root.js";
 import type { Citation } from "./citations.js";
 import {
   checkMatchers,
@@ -27,7 +27,8 @@ import { grpcMethod, grpcPath } from "./grpc.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
 import { isErrorName, WIRE_RULES } from "./wire-rules.js";
 
-export const SCENARIOS_DIR = fileURLToPath(new URL("../../compliance/scenarios/", import.meta.url));
+// Found from the package root, as the case files are: in a checkout and in dist/ alike.
+export const SCENARIOS_DIR = packagePath("compliance", "scenarios");
 
 /** ACTS §4.1 abstract operations → the 1.0 operation each stands for. */
 export const ABSTRACT_OPERATIONS: Readonly<Record<string, Operation>> = {

@@ -8,7 +8,7 @@
 //   - run `npx a2a-toolkit test <its url>`: exit 0, 0 failures, 0 warnings.
 // The tarball's size, file count and each install's time are printed. Skipped unless A2A_PACKAGE=1.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -169,6 +169,8 @@ describe.skipIf(!process.env.A2A_PACKAGE)("the packed package", () => {
         const test = await run("npx", ["a2a-toolkit", "test", url, "--report", `json=${report}`], { cwd: dir, maxBuffer: 64 << 20 }).catch(
           (e: { code: number; stdout: string }) => e,
         );
+        // No report: the run never got to judge (say what it printed).
+        expect(existsSync(report), JSON.stringify(test).slice(0, 4000)).toBe(true);
         const summary = (JSON.parse(readFileSync(report, "utf8")) as { summary: { passed: number; failed: number; warnings: number } })
           .summary;
         console.log(`${type}: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings`);

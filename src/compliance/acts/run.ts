@@ -6,13 +6,13 @@
 //   ACTS_CORPUS_DIR                   the materialised corpus (spec/upstream/acts/, `make spec`)
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../../runtime/package-root.js";
 import type { Discovery } from "../discovery.js";
 import { loadActsFile, type ActsDeviation } from "./load.js";
 import { adjudicationLine, passesBoth, type Adjudication, type PlannedTest } from "./adjudicate.js";
 import { ACTS_BINDINGS, runActsTest, type ActsBinding, type ActsContext, type ActsTestResult, type ActsTestSpec } from "./execute.js";
 
-export const ACTS_CORPUS_DIR = fileURLToPath(new URL("../../../spec/upstream/acts/", import.meta.url));
+export const ACTS_CORPUS_DIR = packagePath("spec", "upstream", "acts");
 
 export interface ActsTests {
   tests: ActsTestSpec[];
