@@ -11,7 +11,7 @@ import type { RunMessage } from "../compliance/message.js";
 import type { Behaviour, Version } from "../compliance/cases.js";
 import type { Profile } from "../compliance/profiles.js";
 import type { Report } from "../compliance/report.js";
-import { DEFAULT_CONCURRENCY } from "../compliance/runner.js";
+import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "../compliance/defaults.js";
 
 export interface TestCommandOptions {
   version?: string;
@@ -392,11 +392,14 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     )
     .option("--webhook-listen <host:port>", "run a webhook receiver there for the push-delivery cases (e.g. 127.0.0.1:0)")
     .option("--webhook-url <url>", "the receiver's URL as the agent reaches it (default http://<host>:<port>)")
-    .option("--timeout <ms>", "bound for each response (default 10000)")
-    .option("--stream-timeout <ms>", "bound for reading a stream to its end; the only bound on a stream step (default 15000)")
+    .option("--timeout <ms>", `bound for each response (default ${DEFAULT_TIMEOUT_MS})`)
+    .option(
+      "--stream-timeout <ms>",
+      `bound for reading a stream to its end; the only bound on a stream step (default ${DEFAULT_STREAM_TIMEOUT_MS})`,
+    )
     .option(
       "--task-timeout <ms>",
-      "bound for polling a task until it ends (repeatUntil) and for re-sending a request answered 429 (default 120000)",
+      `bound for polling a task until it ends (repeatUntil) and for re-sending a request answered 429 (default ${DEFAULT_TASK_TIMEOUT_MS})`,
     )
     .option(
       "--max-messages <n>",

@@ -13,6 +13,7 @@ import { grpcExchange, grpcMethod, grpcOrigin, type GrpcCall } from "./grpc.js";
 import { Scope, deepEqual, describe, isPlainObject, match, orderKey, render, valueAt, type Diff } from "./match.js";
 import { messageVars, type RunMessage } from "./message.js";
 import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
+import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, viewOf } from "./projection.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
@@ -658,9 +659,9 @@ export async function runCase(
   const runId = crypto.randomUUID();
   if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));
   const timeouts: StepOptions = {
-    timeoutMs: opts.timeoutMs ?? 10_000,
-    streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
-    taskTimeoutMs: opts.taskTimeoutMs ?? 120_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    streamTimeoutMs: opts.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS,
+    taskTimeoutMs: opts.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
     budget,
     headers: opts.headers,
     otherHeaders: opts.otherHeaders,
@@ -757,9 +758,6 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
     reason,
   }));
 }
-
-/** Cases run at the same time unless --concurrency says otherwise. */
-export const DEFAULT_CONCURRENCY = 4;
 
 /**
  * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are

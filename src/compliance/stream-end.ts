@@ -27,9 +27,19 @@ function stateName(s: unknown): string | undefined {
     : undefined;
 }
 
-function ofState(state: unknown): Closing | undefined {
-  const s = stateName(state);
+function ofState(s: string | undefined): Closing | undefined {
   return s === undefined ? undefined : TERMINAL.has(s) ? "terminal" : INTERRUPTED.has(s) ? "interrupted" : undefined;
+}
+
+/** The event without its JSON-RPC envelope: a 1.0 StreamResponse or a 0.3 event. */
+function bodyOf(json: Record<string, unknown>): Record<string, unknown> {
+  return isPlainObject(json.result) ? json.result : json;
+}
+
+/** The task state an event carries: a 1.0 task or status update, or a 0.3 object with a status. */
+function stateOf(body: Record<string, unknown>): string | undefined {
+  const holder = isPlainObject(body.statusUpdate) ? body.statusUpdate : isPlainObject(body.task) ? body.task : body;
+  return isPlainObject(holder.status) ? stateName(holder.status.state) : undefined;
 }
 
 /**
@@ -41,18 +51,12 @@ export function closingEvent(json: unknown): Closing | undefined {
   if (!isPlainObject(json)) return undefined;
   // A JSON-RPC error answers the request: nothing can follow it.
   if (json.jsonrpc !== undefined && isPlainObject(json.error)) return "error";
-  const body = isPlainObject(json.result) ? json.result : json;
-  // 1.0: a StreamResponse has one member (task, message, statusUpdate, artifactUpdate).
-  if (isPlainObject(body.message)) return "message";
-  if (isPlainObject(body.task)) return ofState(isPlainObject(body.task.status) ? body.task.status.state : undefined);
-  if (isPlainObject(body.statusUpdate))
-    return ofState(isPlainObject(body.statusUpdate.status) ? body.statusUpdate.status.state : undefined);
-  // 0.3: the object itself, told apart by `kind`.
-  if (body.kind === "message") return "message";
-  if (body.kind === "task" || body.kind === "status-update") {
-    const state = ofState(isPlainObject(body.status) ? body.status.state : undefined);
-    return state ?? (body.final === true ? "terminal" : undefined);
-  }
+  const body = bodyOf(json);
+  // 1.0: a StreamResponse has one member (task, message, statusUpdate, artifactUpdate); 0.3: `kind`.
+  if (isPlainObject(body.message) || body.kind === "message") return "message";
+  if (isPlainObject(body.task) || isPlainObject(body.statusUpdate)) return ofState(stateOf(body));
+  if (body.kind === "task" || body.kind === "status-update")
+    return ofState(stateOf(body)) ?? (body.final === true ? "terminal" : undefined);
   return undefined;
 }
 
@@ -60,10 +64,7 @@ export function closingEvent(json: unknown): Closing | undefined {
 export function lastState(events: readonly { json?: unknown }[]): string | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const j = events[i]?.json;
-    if (!isPlainObject(j)) continue;
-    const b = isPlainObject(j.result) ? j.result : j;
-    const holder = isPlainObject(b.statusUpdate) ? b.statusUpdate : isPlainObject(b.task) ? b.task : b;
-    const s = isPlainObject(holder.status) ? stateName(holder.status.state) : undefined;
+    const s = isPlainObject(j) ? stateOf(bodyOf(j)) : undefined;
     if (s) return s;
   }
   return undefined;
