@@ -51,7 +51,7 @@ export interface EchoOptions {
 
 const now = () => new Date().toISOString();
 
-function textPart(text: string): Part {
+export function textPart(text: string): Part {
   return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" };
 }
 

@@ -13,9 +13,9 @@
 //   input-first    input-required on the first turn of every task; the follow-up completes it
 //
 // `turns` counts the executor's turns: how many messages the run cost the agent.
-import { Role, TaskState, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
+import { Role, TaskState, type Message, type TaskStatus } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
-import { closer, echoCard, serveSdk, type EchoTarget } from "./sdk-echo-target.js";
+import { closer, echoCard, serveSdk, textPart, type EchoTarget } from "./sdk-echo-target.js";
 
 export const UNSCRIPTED = ["free-text", "message", "slow", "never-ends", "no-context", "alternating", "input-first"] as const;
 export type Unscripted = (typeof UNSCRIPTED)[number];
@@ -28,17 +28,13 @@ export interface UnscriptedTarget extends EchoTarget {
 const now = () => new Date().toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function text(value: string): Part {
-  return { content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" };
-}
-
 function agentMessage(contextId: string, taskId: string, value: string): Message {
   return {
     messageId: crypto.randomUUID(),
     contextId,
     taskId,
     role: Role.ROLE_AGENT,
-    parts: [text(value)],
+    parts: [textPart(value)],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
@@ -112,7 +108,7 @@ class UnscriptedExecutor implements AgentExecutor {
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: { artifactId, name: "answer", description: "", parts: [text(chunk)], metadata: undefined, extensions: [] },
+          artifact: { artifactId, name: "answer", description: "", parts: [textPart(chunk)], metadata: undefined, extensions: [] },
           append: i > 0,
           lastChunk: i === ANSWER.length - 1,
           metadata: undefined,
