@@ -763,8 +763,8 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
  * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
  * independent: each has its own ids, contexts and tasks). Results come back in case order
  * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
- * so which case the budget runs out on does not depend on timing. `budget.sent` counts the
- * messages sent.
+ * so which case the budget runs out on does not depend on timing. Cases that list tasks run
+ * last, alone (seesOtherCases). `budget.sent` counts the messages sent.
  */
 export async function runCases(
   cases: Case[],
@@ -774,16 +774,33 @@ export async function runCases(
 ): Promise<CaseResult[]> {
   const results: CaseResult[] = new Array<CaseResult>(cases.length);
   const width = opts.maxMessages === undefined ? Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) : 1;
-  let next = 0;
   let finished = 0;
-  const worker = async () => {
-    while (next < cases.length) {
-      const i = next++;
-      const result = await runCase(cases[i]!, d, opts, budget);
-      results[i] = result;
-      opts.onProgress?.({ index: finished++, total: cases.length, result });
-    }
+  const runAll = async (indices: number[], n: number) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < indices.length) {
+        const i = indices[next++]!;
+        const result = await runCase(cases[i]!, d, opts, budget);
+        results[i] = result;
+        opts.onProgress?.({ index: finished++, total: cases.length, result });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(n, indices.length) }, worker));
   };
-  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
+  const all = cases.map((_, i) => i);
+  const alone = width > 1 ? all.filter((i) => seesOtherCases(cases[i]!)) : [];
+  await runAll(
+    all.filter((i) => !alone.includes(i)),
+    width,
+  );
+  await runAll(alone, 1);
   return results;
+}
+
+/**
+ * A case that lists tasks sees every task of the caller, so tasks other cases create meanwhile
+ * would change what it judges (page sizes, order): such cases run after the others, one at a time.
+ */
+function seesOtherCases(c: Case): boolean {
+  return c.id.split("/")[2] === "list-tasks";
 }
