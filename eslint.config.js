@@ -54,6 +54,12 @@ export default tseslint.config(
     },
   },
   {
+    // The request path stays readable in named parts (issue 30): no function of the transport or
+    // versioning layers grows past 120 lines. src/server joins once createFront is split.
+    files: ["src/transport/**", "src/versioning/**"],
+    rules: { "max-lines-per-function": ["error", { max: 120 }] },
+  },
+  {
     // Plain JavaScript (this file, bin/) has no types to check.
     files: ["**/*.js"],
     ...tseslint.configs.disableTypeChecked,

@@ -64,139 +64,144 @@ const SEND: Union = { what: "SendMessageResponse", members: ["task", "message"],
 const KIND: Record<Member, string> = { task: "task", message: "message", statusUpdate: "status-update", artifactUpdate: "artifact-update" };
 const MEMBER_OF_KIND = Object.fromEntries(Object.entries(KIND).map(([m, k]) => [k, m])) as Record<string, Member>;
 
-/** The shared walkers of one dialect. */
-export function walkers<W extends ModelWire>(d: Shape<W>) {
+/**
+ * The shared walkers of one dialect. Each is a bound arrow, so that the dialect modules can take
+ * them apart (`const { taskUp } = W`).
+ */
+class Walkers<W extends ModelWire> {
+  constructor(private readonly d: Shape<W>) {}
+
   /**
    * `compact(members)` after the dialect's `kind` tag (if any). Built by adding members in order
    * rather than by spread and computed keys, so V8 keeps one object shape per dialect (fast).
    */
-  function tagged<T>(kind: string, members: Struct): T {
-    const out: Struct = d.tagged ? { kind } : {};
+  private readonly tagged = <T>(kind: string, members: Struct): T => {
+    const out: Struct = this.d.tagged ? { kind } : {};
     for (const k in members) if (members[k] !== undefined) out[k] = members[k];
     return out as T;
-  }
+  };
 
-  function partsUp(parts: W["Part"][] | undefined, path: string, log: LossLog): v1_0.PartJson[] {
+  partsUp = (parts: W["Part"][] | undefined, path: string, log: LossLog): v1_0.PartJson[] => {
     if (!parts || parts.length === 0)
       throw untranslatable(path, "1.0 requires at least one part; an empty 0.3 parts array cannot be upgraded (L27)", "L27");
-    return parts.map((p, i) => d.partUp(p, `${path}/${i}`, log));
-  }
-  const partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLog): W["Part"][] =>
-    (parts ?? []).map((p, i) => d.partDown(p, `${path}/${i}`, log));
+    return parts.map((p, i) => this.d.partUp(p, `${path}/${i}`, log));
+  };
+  partsDown = (parts: v1_0.PartJson[] | undefined, path: string, log: LossLog): W["Part"][] =>
+    (parts ?? []).map((p, i) => this.d.partDown(p, `${path}/${i}`, log));
 
-  function messageDown(m: v1_0.MessageJson, path: string, log: LossLog): W["Message"] {
+  messageDown = (m: v1_0.MessageJson, path: string, log: LossLog): W["Message"] => {
     reportUnknown(m, FIELDS.message, path, log);
-    if (!d.referenceTaskIds && m.referenceTaskIds?.length)
+    if (!this.d.referenceTaskIds && m.referenceTaskIds?.length)
       log.add("L11", `${path}/referenceTaskIds`, "the v0.3.0 proto Message has no referenceTaskIds; dropped");
-    const role = d.roleDown(m.role, `${path}/role`);
+    const role = this.d.roleDown(m.role, `${path}/role`);
     if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
-    const parts = partsDown(m.parts, `${path}/parts`, log);
-    return tagged("message", {
+    const parts = this.partsDown(m.parts, `${path}/parts`, log);
+    return this.tagged("message", {
       messageId: m.messageId,
       contextId: m.contextId,
       taskId: m.taskId,
       role,
-      parts: d.partsKey === "parts" ? parts : undefined,
-      content: d.partsKey === "content" ? parts : undefined,
+      parts: this.d.partsKey === "parts" ? parts : undefined,
+      content: this.d.partsKey === "content" ? parts : undefined,
       metadata: m.metadata,
       extensions: m.extensions,
-      referenceTaskIds: d.referenceTaskIds ? m.referenceTaskIds : undefined,
+      referenceTaskIds: this.d.referenceTaskIds ? m.referenceTaskIds : undefined,
     });
-  }
+  };
 
-  function messageUp(w: W["Message"], path: string, log: LossLog): v1_0.MessageJson {
+  messageUp = (w: W["Message"], path: string, log: LossLog): v1_0.MessageJson => {
     const m = w as Struct & Partial<v1_0.MessageJson>;
-    reportUnknown(m, d.fields.message, path, log);
+    reportUnknown(m, this.d.fields.message, path, log);
     if (m.metadata) scanPrecision(m.metadata, `${path}/metadata`, log);
     return compact({
       messageId: m.messageId,
       contextId: m.contextId,
       taskId: m.taskId,
-      role: d.roleUp(m.role),
-      parts: partsUp(m[d.partsKey] as W["Part"][] | undefined, `${path}/${d.partsKey}`, log),
+      role: this.d.roleUp(m.role),
+      parts: this.partsUp(m[this.d.partsKey] as W["Part"][] | undefined, `${path}/${this.d.partsKey}`, log),
       metadata: m.metadata,
       extensions: m.extensions,
-      referenceTaskIds: d.referenceTaskIds ? m.referenceTaskIds : undefined,
+      referenceTaskIds: this.d.referenceTaskIds ? m.referenceTaskIds : undefined,
     });
-  }
+  };
 
-  function statusDown(s: v1_0.TaskStatusJson, path: string, log: LossLog): W["TaskStatus"] {
+  statusDown = (s: v1_0.TaskStatusJson, path: string, log: LossLog): W["TaskStatus"] => {
     reportUnknown(s, FIELDS.status, path, log);
     return as<W["TaskStatus"]>(
       compact({
-        state: d.stateDown(s.state),
-        message: s.message && messageDown(s.message, `${path}/message`, log),
+        state: this.d.stateDown(s.state),
+        message: s.message && this.messageDown(s.message, `${path}/message`, log),
         timestamp: s.timestamp,
       }),
     );
-  }
+  };
 
-  function statusUp(w: W["TaskStatus"], path: string, log: LossLog): v1_0.TaskStatusJson {
+  statusUp = (w: W["TaskStatus"], path: string, log: LossLog): v1_0.TaskStatusJson => {
     const s = w as { state?: string; message?: W["Message"]; timestamp?: string };
-    reportUnknown(s, d.fields.status, path, log);
+    reportUnknown(s, this.d.fields.status, path, log);
     return compact({
-      state: d.stateUp(s.state),
-      message: s.message && messageUp(s.message, `${path}/message`, log),
+      state: this.d.stateUp(s.state),
+      message: s.message && this.messageUp(s.message, `${path}/message`, log),
       timestamp: s.timestamp === undefined ? undefined : timestampTo1_0(s.timestamp, `${path}/timestamp`, log),
     });
-  }
+  };
 
-  const artifactDown = (a: v1_0.ArtifactJson, path: string, log: LossLog) => as<W["Artifact"]>(translateArtifact(a, path, log, partsDown));
-  const artifactUp = (a: W["Artifact"], path: string, log: LossLog) =>
-    translateArtifact(a as { parts?: W["Part"][] }, path, log, partsUp) as v1_0.ArtifactJson;
+  artifactDown = (a: v1_0.ArtifactJson, path: string, log: LossLog) => as<W["Artifact"]>(translateArtifact(a, path, log, this.partsDown));
+  artifactUp = (a: W["Artifact"], path: string, log: LossLog) =>
+    translateArtifact(a as { parts?: W["Part"][] }, path, log, this.partsUp) as v1_0.ArtifactJson;
 
-  function taskDown(t: v1_0.TaskJson, path: string, log: LossLog): W["Task"] {
+  taskDown = (t: v1_0.TaskJson, path: string, log: LossLog): W["Task"] => {
     reportUnknown(t, FIELDS.task, path, log);
     if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
     let contextId = t.contextId;
-    if (contextId === undefined && d.contextIdRequired) {
+    if (contextId === undefined && this.d.contextIdRequired) {
       log.add("L26", `${path}/contextId`, 'contextId is optional in 1.0 but required in 0.3; sent as ""');
       contextId = "";
     }
-    return tagged("task", {
+    return this.tagged("task", {
       id: t.id,
       contextId,
-      status: t.status && statusDown(t.status, `${path}/status`, log),
-      artifacts: t.artifacts?.map((a, i) => artifactDown(a, `${path}/artifacts/${i}`, log)),
-      history: t.history?.map((m, i) => messageDown(m, `${path}/history/${i}`, log)),
+      status: t.status && this.statusDown(t.status, `${path}/status`, log),
+      artifacts: t.artifacts?.map((a, i) => this.artifactDown(a, `${path}/artifacts/${i}`, log)),
+      history: t.history?.map((m, i) => this.messageDown(m, `${path}/history/${i}`, log)),
       metadata: t.metadata,
     });
-  }
+  };
 
-  function taskUp(w: W["Task"], path: string, log: LossLog): v1_0.TaskJson {
+  taskUp = (w: W["Task"], path: string, log: LossLog): v1_0.TaskJson => {
     const t = w as Partial<Record<"id" | "contextId", string>> & { status?: W["TaskStatus"]; artifacts?: W["Artifact"][] } & {
       history?: W["Message"][];
       metadata?: v1_0.TaskJson["metadata"];
     };
-    reportUnknown(t, d.fields.task, path, log);
+    reportUnknown(t, this.d.fields.task, path, log);
     if (t.metadata) scanPrecision(t.metadata, `${path}/metadata`, log);
     return compact({
       id: t.id,
       contextId: t.contextId,
-      status: statusUp(t.status ?? {}, `${path}/status`, log),
-      artifacts: t.artifacts?.map((a, i) => artifactUp(a, `${path}/artifacts/${i}`, log)),
-      history: t.history?.map((m, i) => messageUp(m, `${path}/history/${i}`, log)),
+      status: this.statusUp(t.status ?? {}, `${path}/status`, log),
+      artifacts: t.artifacts?.map((a, i) => this.artifactUp(a, `${path}/artifacts/${i}`, log)),
+      history: t.history?.map((m, i) => this.messageUp(m, `${path}/history/${i}`, log)),
       metadata: t.metadata,
     });
-  }
+  };
 
-  function statusUpdateDown(e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): W["StatusUpdate"] {
+  statusUpdateDown = (e: v1_0.TaskStatusUpdateEventJson, final: boolean, path: string, log: LossLog): W["StatusUpdate"] => {
     reportUnknown(e, FIELDS.statusUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-    return tagged("status-update", {
+    return this.tagged("status-update", {
       taskId: e.taskId,
       contextId: e.contextId,
-      status: e.status && statusDown(e.status, `${path}/status`, log),
+      status: e.status && this.statusDown(e.status, `${path}/status`, log),
       final,
       metadata: e.metadata,
     });
-  }
+  };
 
-  function statusUpdateUp(w: W["StatusUpdate"], path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson {
+  statusUpdateUp = (w: W["StatusUpdate"], path: string, log: LossLog): v1_0.TaskStatusUpdateEventJson => {
     const e = w as Partial<Record<"taskId" | "contextId", string>> & { status?: W["TaskStatus"]; final?: boolean } & {
       metadata?: v1_0.TaskJson["metadata"];
     };
-    reportUnknown(e, d.fields.statusUpdate, path, log);
+    reportUnknown(e, this.d.fields.statusUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
     log.add(
       "L21",
@@ -206,94 +211,81 @@ export function walkers<W extends ModelWire>(d: Shape<W>) {
     return compact({
       taskId: e.taskId,
       contextId: e.contextId,
-      status: statusUp(e.status ?? {}, `${path}/status`, log),
+      status: this.statusUp(e.status ?? {}, `${path}/status`, log),
       metadata: e.metadata,
     });
-  }
+  };
 
-  function artifactUpdateDown(e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): W["ArtifactUpdate"] {
+  artifactUpdateDown = (e: v1_0.TaskArtifactUpdateEventJson, path: string, log: LossLog): W["ArtifactUpdate"] => {
     reportUnknown(e, FIELDS.artifactUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
-    return tagged("artifact-update", {
+    return this.tagged("artifact-update", {
       taskId: e.taskId,
       contextId: e.contextId,
-      artifact: e.artifact && artifactDown(e.artifact, `${path}/artifact`, log),
+      artifact: e.artifact && this.artifactDown(e.artifact, `${path}/artifact`, log),
       append: e.append,
       lastChunk: e.lastChunk,
       metadata: e.metadata,
     });
-  }
+  };
 
-  function artifactUpdateUp(w: W["ArtifactUpdate"], path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson {
+  artifactUpdateUp = (w: W["ArtifactUpdate"], path: string, log: LossLog): v1_0.TaskArtifactUpdateEventJson => {
     const e = w as Omit<v1_0.TaskArtifactUpdateEventJson, "artifact"> & { artifact?: W["Artifact"] };
-    reportUnknown(e, d.fields.artifactUpdate, path, log);
+    reportUnknown(e, this.d.fields.artifactUpdate, path, log);
     if (e.metadata) scanPrecision(e.metadata, `${path}/metadata`, log);
     if (!e.artifact) throw untranslatable(`${path}/artifact`, "1.0 requires the artifact of an artifact update");
     return compact({
       taskId: e.taskId,
       contextId: e.contextId,
-      artifact: artifactUp(e.artifact, `${path}/artifact`, log),
+      artifact: this.artifactUp(e.artifact, `${path}/artifact`, log),
       append: e.append,
       lastChunk: e.lastChunk,
       metadata: e.metadata,
     });
-  }
+  };
 
-  const up = {
-    task: taskUp,
-    message: messageUp,
-    statusUpdate: statusUpdateUp,
-    artifactUpdate: artifactUpdateUp,
+  private readonly up = {
+    task: this.taskUp,
+    message: this.messageUp,
+    statusUpdate: this.statusUpdateUp,
+    artifactUpdate: this.artifactUpdateUp,
   } as Record<Member, (x: unknown, path: string, log: LossLog) => unknown>;
 
   /** A 1.0 union (StreamResponse, SendMessageResponse) as the dialect's: by `kind` or a oneof wrapper. */
-  function unionDown(r: object, u: Union, final: boolean, log: LossLog): unknown {
+  private readonly unionDown = (r: object, u: Union, final: boolean, log: LossLog): unknown => {
     reportUnknown(r, u.fields, "", log);
     const member = oneMember(r, u.members, "", u.what);
     const x = (r as Struct)[member];
     const path = `/${member}`;
     const v =
       member === "task"
-        ? taskDown(x as v1_0.TaskJson, path, log)
+        ? this.taskDown(x as v1_0.TaskJson, path, log)
         : member === "message"
-          ? messageDown(x as v1_0.MessageJson, path, log)
+          ? this.messageDown(x as v1_0.MessageJson, path, log)
           : member === "statusUpdate"
-            ? statusUpdateDown(x as v1_0.TaskStatusUpdateEventJson, final, path, log)
-            : artifactUpdateDown(x as v1_0.TaskArtifactUpdateEventJson, path, log);
-    return d.tagged ? v : { [member]: v };
-  }
+            ? this.statusUpdateDown(x as v1_0.TaskStatusUpdateEventJson, final, path, log)
+            : this.artifactUpdateDown(x as v1_0.TaskArtifactUpdateEventJson, path, log);
+    return this.d.tagged ? v : { [member]: v };
+  };
 
   /** The dialect's union as the 1.0 oneof. */
-  function unionUp(r: object, u: Union, log: LossLog): unknown {
-    if (d.tagged) {
+  private readonly unionUp = (r: object, u: Union, log: LossLog): unknown => {
+    if (this.d.tagged) {
       const member = MEMBER_OF_KIND[(r as Struct).kind as string];
       if (!member || !u.members.includes(member))
         throw untranslatable("/kind", `a ${u.what} must be one of kind ${u.members.map((m) => KIND[m]).join(", ")}`);
-      return { [member]: up[member](r, "", log) };
+      return { [member]: this.up[member](r, "", log) };
     }
     reportUnknown(r, u.fields, "", log);
     const member = oneMember(r, u.members, "", u.what);
-    return { [member]: up[member]((r as Struct)[member], `/${member}`, log) };
-  }
-
-  return {
-    partsUp,
-    partsDown,
-    messageUp,
-    messageDown,
-    statusUp,
-    statusDown,
-    artifactUp,
-    artifactDown,
-    taskUp,
-    taskDown,
-    statusUpdateUp,
-    statusUpdateDown,
-    artifactUpdateUp,
-    artifactUpdateDown,
-    streamUp: (r: W["StreamResponse"], log: LossLog) => unionUp(r, STREAM, log) as v1_0.StreamResponseJson,
-    streamDown: (r: v1_0.StreamResponseJson, final: boolean, log: LossLog) => unionDown(r, STREAM, final, log) as W["StreamResponse"],
-    sendResponseUp: (r: W["SendMessageResponse"], log: LossLog) => unionUp(r, SEND, log) as v1_0.SendMessageResponseJson,
-    sendResponseDown: (r: v1_0.SendMessageResponseJson, log: LossLog) => unionDown(r, SEND, false, log) as W["SendMessageResponse"],
+    return { [member]: this.up[member]((r as Struct)[member], `/${member}`, log) };
   };
+
+  streamUp = (r: W["StreamResponse"], log: LossLog) => this.unionUp(r, STREAM, log) as v1_0.StreamResponseJson;
+  streamDown = (r: v1_0.StreamResponseJson, final: boolean, log: LossLog) => this.unionDown(r, STREAM, final, log) as W["StreamResponse"];
+  sendResponseUp = (r: W["SendMessageResponse"], log: LossLog) => this.unionUp(r, SEND, log) as v1_0.SendMessageResponseJson;
+  sendResponseDown = (r: v1_0.SendMessageResponseJson, log: LossLog) => this.unionDown(r, SEND, false, log) as W["SendMessageResponse"];
 }
+
+/** The shared walkers of one dialect. */
+export const walkers = <W extends ModelWire>(d: Shape<W>) => new Walkers(d);
