@@ -1,14 +1,21 @@
-// Draws the audit sample: node docs/audit/sample.mjs [seed] [nServer] [nClient]
+// Draws the audit sample: node docs/audit/sample.mjs [seed] [nServer] [nClient] [out]
 // Lists case files sorted, shuffles with a seeded PRNG (mulberry32, Fisher-Yates), takes the first N.
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+// Server population: every compliance/cases/**/*.json (ID: path without .json) plus, when the folder
+// exists, every compliance/scenarios/<operation>/<scenario>.yaml counted once however many
+// (version, binding) pairs it runs on (ID: "scenarios/<operation>/<scenario>"). Before scenarios
+// existed (2026-12-04 audit, commit 37464d3) the list is the same as the first version of this script.
+// out defaults to docs/audit/<YYYY-MM-DD read from the seed>-sample.json.
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 const seed = Number(process.argv[2] ?? 20261204),
   nS = Number(process.argv[3] ?? 60),
   nC = Number(process.argv[4] ?? 20);
-function walk(d) {
+const s = String(seed);
+const outPath = process.argv[5] ?? `docs/audit/${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}-sample.json`;
+function walk(d, ext) {
   return readdirSync(d).flatMap((f) => {
     const p = join(d, f);
-    return statSync(p).isDirectory() ? walk(p) : p.endsWith(".json") ? [p] : [];
+    return statSync(p).isDirectory() ? walk(p, ext) : p.endsWith(ext) ? [p] : [];
   });
 }
 function mulberry32(a) {
@@ -20,11 +27,13 @@ function mulberry32(a) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-function draw(dir, n, rnd) {
-  const ids = walk(dir)
-    .map((p) => relative(dir, p).replace(/\.json$/, ""))
-    .filter((id) => id.includes("/"))
-    .sort();
+function ids(dir, ext, prefix = "") {
+  return walk(dir, ext)
+    .map((p) => prefix + relative(dir, p).slice(0, -ext.length))
+    .filter((id) => id.includes("/"));
+}
+function draw(list, n, rnd) {
+  const ids = [...list].sort();
   for (let i = ids.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
     [ids[i], ids[j]] = [ids[j], ids[i]];
@@ -32,8 +41,11 @@ function draw(dir, n, rnd) {
   return { population: ids.length, sample: ids.slice(0, n) };
 }
 const rnd = mulberry32(seed);
-const server = draw("compliance/cases", nS, rnd),
-  client = draw("compliance/client-cases", nC, rnd);
+const scenarios = existsSync("compliance/scenarios") ? ids("compliance/scenarios", ".yaml", "scenarios/") : [];
+const caseFiles = ids("compliance/cases", ".json");
+const server = draw([...caseFiles, ...scenarios], nS, rnd),
+  client = draw(ids("compliance/client-cases", ".json"), nC, rnd);
+if (scenarios.length) Object.assign(server, { caseFiles: caseFiles.length, scenarios: scenarios.length });
 const out = { seed, prng: "mulberry32, Fisher-Yates from the end; server list drawn first, then client list, same stream", server, client };
-writeFileSync("docs/audit/2026-12-04-sample.json", JSON.stringify(out, null, 2) + "\n");
+writeFileSync(outPath, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out, null, 2));
