@@ -16,7 +16,7 @@ import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, viewOf } from "./projection.js";
-import { shareableFirst, turnKey, withUuidPlaceholders, type SharedTurn, type SharedTurns } from "./turns.js";
+import { seesOtherCases, shareableFirst, turnKey, withUuidPlaceholders, type SharedTurn, type SharedTurns } from "./turns.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -437,9 +437,6 @@ function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope):
 /** What a request path is relative to (CaseRequest.base). */
 type BaseUrls = Record<"interface" | "agent" | "card", string>;
 
-/** The note on a step whose message was a turn shared with other cases. */
-const SHARED_NOTE = "one agent turn for every case that opens with this message and then only reads (the answer is judged by each)";
-
 /** Sends one request (429s paid per pacing.ts); what happened goes into `notes`. */
 async function sendOnce(
   step: CaseExchange,
@@ -517,7 +514,6 @@ async function runExchange(
       if (!turn) turns.set(key, (turn = obtain()));
       got = await turn;
       for (const [k, v] of got.uuids) vars.set(k, v);
-      got = { ...got, notes: [...got.notes, SHARED_NOTE] };
     } else got = await obtain();
     ({ request, actual } = got);
     notes.push(...got.notes);
@@ -693,6 +689,40 @@ export function resultHead(
     requirements: c.requirements,
   };
 }
+/** Notes on each first step that read a turn other cases read too (how many cases it served). */
+function noteSharedTurns(results: CaseResult[], keys: (string | undefined)[]): void {
+  const readers = (k: string | undefined) => results.filter((r, i) => keys[i] === k && r.steps[0]?.actual).length;
+  results.forEach((r, i) => {
+    const n = keys[i] === undefined ? 0 : readers(keys[i]);
+    const first = r.steps[0];
+    if (n > 1 && first?.actual)
+      first.notes = [
+        ...(first.notes ?? []),
+        `one agent turn for ${n} cases that open with this message and then only read; each judges the answer`,
+      ];
+  });
+}
+
+/**
+ * What a case needs before it runs: why it is skipped, else its interface, its variables (card
+ * captures, the run message) and the key of its first turn when other cases may share it.
+ */
+function prepareCase(
+  c: Case,
+  d: Discovery,
+  opts: RunOptions,
+): { skip?: string; iface?: AgentInterfaceInfo; vars: Map<string, unknown>; key?: string } {
+  const { skip, iface, vars: seeded } = applicability(c, d, opts);
+  const vars = seeded ?? new Map<string, unknown>();
+  if (skip || !iface) return { skip, vars };
+  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
+  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
+  for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
+  const first = opts.shareTurns !== false && opts.sharedTurns ? shareableFirst(c) : undefined;
+  const key = first && firstTurnKey(first, c.version, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, opts);
+  return { iface, vars, ...(key !== undefined ? { key } : {}) };
+}
+
 /** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
 export async function runCase(
   c: Case,
@@ -702,14 +732,8 @@ export async function runCase(
 ): Promise<CaseResult> {
   const started = Date.now();
   const base = resultHead(c);
-  const { skip, iface, vars: seeded } = applicability(c, d, opts);
+  const { skip, iface, vars, key } = prepareCase(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
-  const vars = seeded ?? new Map<string, unknown>();
-  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
-  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
-  for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
-  const first = opts.shareTurns !== false && opts.sharedTurns ? shareableFirst(c) : undefined;
-  const key = first && firstTurnKey(first, c.version, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, opts);
   const shared = key !== undefined && opts.sharedTurns ? { turns: opts.sharedTurns, key } : undefined;
   // A turn another case already took costs no message.
   const needed = messagesNeeded(c) - (shared?.turns.has(shared.key) ? 1 : 0);
@@ -860,12 +884,34 @@ export async function runCases(
   // One map of shared first turns for the whole run (turns.ts).
   if (opts.shareTurns !== false) opts = { ...opts, sharedTurns: opts.sharedTurns ?? new Map() };
   let finished = 0;
+  // The key of each case's shared first turn (turns.ts), and the turns whose first case is still running.
+  const keys = cases.map((c) => (opts.sharedTurns ? prepareCase(c, d, opts).key : undefined));
+  const started = new Set<string>();
+  const pending = new Set<string>();
   const runAll = async (indices: number[], n: number) => {
-    let next = 0;
+    const queue = [...indices];
+    const deferred: number[] = [];
+    // The next case in ID order, passing over (for now) a case whose turn another case is still
+    // waiting for: the workers send distinct turns side by side instead of waiting on one.
+    const take = (): number | undefined => {
+      while (queue.length) {
+        const i = queue.shift()!;
+        const k = keys[i];
+        if (n > 1 && k !== undefined && pending.has(k)) deferred.push(i);
+        else return i;
+      }
+      return deferred.shift();
+    };
     const worker = async () => {
-      while (next < indices.length) {
-        const i = indices[next++]!;
+      for (let i = take(); i !== undefined; i = take()) {
+        const k = keys[i];
+        const owns = k !== undefined && !started.has(k);
+        if (owns) {
+          started.add(k);
+          pending.add(k);
+        }
         const result = await runCase(cases[i]!, d, opts, budget);
+        if (owns) pending.delete(k);
         results[i] = result;
         opts.onProgress?.({ index: finished++, total: cases.length, result });
       }
@@ -879,13 +925,6 @@ export async function runCases(
     width,
   );
   await runAll(alone, 1);
+  noteSharedTurns(results, keys);
   return results;
-}
-
-/**
- * A case that lists tasks sees every task of the caller, so tasks other cases create meanwhile
- * would change what it judges (page sizes, order): such cases run after the others, one at a time.
- */
-function seesOtherCases(c: Case): boolean {
-  return c.id.split("/")[2] === "list-tasks";
 }

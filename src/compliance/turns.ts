@@ -56,13 +56,17 @@ export function changesTask(req: CaseRequest): boolean {
 }
 
 /**
- * The case's first exchange, when other cases may share its turn: it sends a message (no
- * polling), and nothing after it in the case changes a task.
+ * The case's first exchange, when other cases may share its turn: it sends a message that waits
+ * for the agent's answer (no polling, not returnImmediately), and nothing after it in the case
+ * changes a task.
  */
 export function shareableFirst(c: Pick<Case, "steps">): CaseExchange | undefined {
   const [first, ...rest] = c.steps as [CaseStep | undefined, ...CaseStep[]];
   if (!first || "parallel" in first || "awaitWebhook" in first || first.cleanup || first.when) return undefined;
   if (first.repeatUntil !== undefined || !sendsMessage(first.request)) return undefined;
+  // A send that returns at once leaves a task that is still running: what the case reads next
+  // depends on how long ago it was sent, so it sends its own.
+  if (/"(returnImmediately|return_immediately)":true|"blocking":false/.test(JSON.stringify(first.request))) return undefined;
   if (rest.some((s) => ("awaitWebhook" in s ? true : exchangesOf(s).some((x) => changesTask(x.request))))) return undefined;
   return first;
 }
@@ -83,4 +87,22 @@ export function withUuidPlaceholders(x: CaseExchange, vars: ReadonlyMap<string, 
  */
 export function turnKey(x: CaseExchange, version: Version, wire: WireRequest): string {
   return JSON.stringify([version, x.request.rpc ?? null, wire, x.expect.stream?.stopAfter ?? null]);
+}
+
+/** Whether a request lists tasks (ListTasks, tasks/list, GET …/tasks), on any binding. */
+function listsTasks(req: CaseRequest): boolean {
+  if (req.operation) return req.operation.operation === "ListTasks";
+  if (req.rpc !== undefined) return req.rpc === "ListTasks";
+  if (req.method === "GET" && /\/tasks(\?|$)/.test(req.path)) return true;
+  const calls = Array.isArray(req.body) ? req.body : [req.body];
+  return calls.some((c) => isPlainObject(c) && (c.method === "ListTasks" || c.method === "tasks/list"));
+}
+
+/**
+ * A case that lists the caller's tasks without naming a context sees the tasks other cases
+ * create meanwhile (page sizes, order change): such cases run after the others, one at a time.
+ * A listing filtered by a context the case's own send returned sees only that conversation.
+ */
+export function seesOtherCases(c: Pick<Case, "steps">): boolean {
+  return c.steps.flatMap(exchangesOf).some((x) => listsTasks(x.request) && !/"?(contextId|context_id)"?/.test(JSON.stringify(x.request)));
 }
