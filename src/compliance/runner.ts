@@ -920,10 +920,10 @@ export async function runCases(
   };
   const all = cases.map((_, i) => i);
   const alone = width > 1 ? all.filter((i) => seesOtherCases(cases[i]!)) : [];
-  await runAll(
-    all.filter((i) => !alone.includes(i)),
-    width,
-  );
+  // Cases that poll a task may wait up to --task-timeout: they start first, so the wait overlaps the other cases.
+  const polls = (i: number) => cases[i]!.steps.flatMap(exchangesOf).some((x) => x.repeatUntil !== undefined);
+  const pooled = all.filter((i) => !alone.includes(i));
+  await runAll(width > 1 ? [...pooled.filter(polls), ...pooled.filter((i) => !polls(i))] : pooled, width);
   await runAll(alone, 1);
   noteSharedTurns(results, keys);
   return results;
