@@ -88,7 +88,7 @@ test-sockets: $(STAMP) $(SPEC_STAMP) ## serve and gateway under ulimit -n 1024: 
 test-browser: $(STAMP) $(SPEC_STAMP) ## the HTML report of a run against the official SDK server, opened in headless Chromium (apt-get install chromium); screenshots in reports/
 	$(BIN)/vitest run --config vitest.browser.config.ts
 
-test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, never-ending, no contextId, Message/Task by turns, input-required first
+test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, 3 s per answer, never-ending (2 s bounds and default options), no contextId, Message/Task by turns, input-required first (about 8 min)
 	A2A_UNSCRIPTED=1 $(BIN)/vitest run test/integration/compliance-unscripted.test.ts
 
 build: $(STAMP) ## compile src/ and generated/ into dist/ (what the npm package runs; `npm pack` does it first)

@@ -28,6 +28,8 @@ export interface TestCommandOptions {
   taskTimeout?: string;
   maxMessages?: string;
   concurrency?: string;
+  /** commander's --no-shared-turns: false. */
+  sharedTurns?: boolean;
   verbose?: boolean;
   list?: boolean;
   header?: string[];
@@ -240,6 +242,7 @@ async function runAgainst(url: string, opts: TestCommandOptions, out: Out): Prom
       taskTimeoutMs: parseMs("task-timeout", opts.taskTimeout),
       maxMessages: parseCount("max-messages", opts.maxMessages),
       concurrency: parseConcurrency(opts.concurrency),
+      ...(opts.sharedTurns === false ? { shareTurns: false } : {}),
       ...message,
       ...(await parseBehaviourOptions(opts)),
       ...(opts.acts
@@ -408,6 +411,10 @@ export function registerTestCommand(program: Command, setCode: (code: number) =>
     .option(
       "--concurrency <n>",
       `cases run at the same time, 1..16 (default ${DEFAULT_CONCURRENCY}; 1: one after another in ID order; with --max-messages: 1)`,
+    )
+    .option(
+      "--no-shared-turns",
+      "every case sends its own messages (default: cases that open with the same message and then only read share that agent turn)",
     )
     .option("--message <text>", "text of the message the agent-agnostic cases send (default: hello)")
     .option(

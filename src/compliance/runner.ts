@@ -16,6 +16,7 @@ import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, viewOf } from "./projection.js";
+import { seesOtherCases, shareableFirst, turnKey, withUuidPlaceholders, type SharedTurn, type SharedTurns } from "./turns.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -104,6 +105,12 @@ export interface RunOptions extends RunMessage {
   strict?: boolean;
   /** Cases run at the same time (default DEFAULT_CONCURRENCY; 1: one after another, in ID order). */
   concurrency?: number;
+  /**
+   * Cases that open with the same message and then only read share that agent turn (turns.ts;
+   * default true). runCases keeps the turns of one run in `sharedTurns`.
+   */
+  shareTurns?: boolean;
+  sharedTurns?: SharedTurns;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
 }
 
@@ -430,6 +437,52 @@ function endsAfter(m: unknown, trailer: unknown, data: unknown[], scope: Scope):
 /** What a request path is relative to (CaseRequest.base). */
 type BaseUrls = Record<"interface" | "agent" | "card", string>;
 
+/** Sends one request (429s paid per pacing.ts); what happened goes into `notes`. */
+async function sendOnce(
+  step: CaseExchange,
+  r: WireRequest,
+  baseUrls: BaseUrls,
+  opts: StepOptions,
+  deadline: number,
+  notes: string[],
+): Promise<WireResponse> {
+  const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
+  const bounds = { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter };
+  const rpc = step.request.rpc;
+  const once = (x: WireRequest) =>
+    rpc === undefined ? exchange(x, bounds) : grpcExchange(grpcCall(x, baseUrls.interface, opts.version, rpc, step.request), bounds);
+  const { response, notes: n } = await sendPaced(once, r, paced);
+  notes.push(...n);
+  return response;
+}
+
+/** Sends a step's request, and with `fallbackMethod` the other verb when the first finds no route. */
+async function sendStep(
+  step: CaseExchange,
+  first: WireRequest,
+  baseUrls: BaseUrls,
+  opts: StepOptions,
+  deadline: number,
+): Promise<Omit<SharedTurn, "uuids">> {
+  const notes: string[] = [];
+  const chosen: Record<string, string> = {};
+  let request = first;
+  let actual = await sendOnce(step, request, baseUrls, opts, deadline, notes);
+  const fallback = step.request.fallbackMethod;
+  if (fallback && routeMissing(actual)) {
+    // The spec names two verbs for this route (prose and proto disagree): the agent may serve either.
+    const { body: _body, ...bodiless } = request;
+    const second: WireRequest = { ...(fallback === "GET" ? bodiless : request), method: fallback };
+    const retry = await sendOnce(step, second, baseUrls, opts, deadline, notes);
+    if (!routeMissing(retry)) {
+      chosen.method = `${fallback} (${request.method} answered ${actual.status})`;
+      request = second;
+      actual = retry;
+    }
+  } else if (fallback) chosen.method = request.method;
+  return { request, actual, notes, chosen };
+}
+
 async function runExchange(
   step: CaseExchange,
   name: string,
@@ -438,39 +491,39 @@ async function runExchange(
   opts: StepOptions,
 ): Promise<{ result: StepResult; scope?: Scope }> {
   let request: WireRequest;
+  let actual: WireResponse;
+  const notes: string[] = [];
+  const chosen: Record<string, string> = {};
+  const deadline = Date.now() + opts.taskTimeoutMs;
+  const obtain = async (): Promise<SharedTurn> => {
+    const got = await sendStep(
+      step,
+      buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts),
+      baseUrls,
+      opts,
+      deadline,
+    );
+    return { ...got, uuids: [...vars].filter(([k]) => k.startsWith("uuid:")) };
+  };
   try {
-    request = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
+    let got: SharedTurn;
+    if (opts.shared) {
+      // A first turn other cases share (turns.ts): the first case to get here sends it, the others read its answer.
+      const { turns, key } = opts.shared;
+      let turn = turns.get(key);
+      if (!turn) turns.set(key, (turn = obtain()));
+      got = await turn;
+      for (const [k, v] of got.uuids) vars.set(k, v);
+    } else got = await obtain();
+    ({ request, actual } = got);
+    notes.push(...got.notes);
+    Object.assign(chosen, got.chosen);
   } catch (e) {
     const missing = /^variable "(.+)" was not captured/.exec((e as Error).message)?.[1];
     if (missing) return { result: { name, expected: step.expect, diffs: [], status: "inconclusive", reason: notGiven(missing) } };
     return { result: { name, expected: step.expect, diffs: [], status: "fail", error: (e as Error).message } };
   }
-  const notes: string[] = [];
-  const deadline = Date.now() + opts.taskTimeoutMs;
-  const paced = { deadline, ...(sendsMessage(step.request) ? { budget: opts.budget } : {}) };
-  const send = async (r: WireRequest) => {
-    const bounds = { timeoutMs: opts.timeoutMs, streamTimeoutMs: opts.streamTimeoutMs, stopAfter: step.expect.stream?.stopAfter };
-    const rpc = step.request.rpc;
-    const once = (x: WireRequest) =>
-      rpc === undefined ? exchange(x, bounds) : grpcExchange(grpcCall(x, baseUrls.interface, opts.version, rpc, step.request), bounds);
-    const { response, notes: n } = await sendPaced(once, r, paced);
-    notes.push(...n);
-    return response;
-  };
-  let actual = await send(request);
-  const chosen: Record<string, string> = {};
-  const fallback = step.request.fallbackMethod;
-  if (fallback && routeMissing(actual)) {
-    // The spec names two verbs for this route (prose and proto disagree): the agent may serve either.
-    const { body: _body, ...bodiless } = request;
-    const second: WireRequest = { ...(fallback === "GET" ? bodiless : request), method: fallback };
-    const retry = await send(second);
-    if (!routeMissing(retry)) {
-      chosen.method = `${fallback} (${request.method} answered ${actual.status})`;
-      request = second;
-      actual = retry;
-    }
-  } else if (fallback) chosen.method = request.method;
+  const send = (r: WireRequest) => sendOnce(step, r, baseUrls, opts, deadline, notes);
   if (step.repeatUntil !== undefined) {
     const until = step.repeatUntil;
     const done = (res: WireResponse) => res.json !== undefined && match(until, res.json, "/body", new Scope(vars)).length === 0;
@@ -565,7 +618,13 @@ function routeMissing(res: WireResponse): boolean {
 }
 
 type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "taskTimeoutMs">> &
-  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & { runId?: string; budget?: MessageBudget; version: Version };
+  Pick<RunOptions, "headers" | "otherHeaders" | "webhook"> & {
+    runId?: string;
+    budget?: MessageBudget;
+    version: Version;
+    /** This step is a first turn other cases share: the run's turns and its key (turns.ts). */
+    shared?: { turns: SharedTurns; key: string };
+  };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
   const sink = opts.webhook;
@@ -630,6 +689,40 @@ export function resultHead(
     requirements: c.requirements,
   };
 }
+/** Notes on each first step that read a turn other cases read too (how many cases it served). */
+function noteSharedTurns(results: CaseResult[], keys: (string | undefined)[]): void {
+  const readers = (k: string | undefined) => results.filter((r, i) => keys[i] === k && r.steps[0]?.actual).length;
+  results.forEach((r, i) => {
+    const n = keys[i] === undefined ? 0 : readers(keys[i]);
+    const first = r.steps[0];
+    if (n > 1 && first?.actual)
+      first.notes = [
+        ...(first.notes ?? []),
+        `one agent turn for ${n} cases that open with this message and then only read; each judges the answer`,
+      ];
+  });
+}
+
+/**
+ * What a case needs before it runs: why it is skipped, else its interface, its variables (card
+ * captures, the run message) and the key of its first turn when other cases may share it.
+ */
+function prepareCase(
+  c: Case,
+  d: Discovery,
+  opts: RunOptions,
+): { skip?: string; iface?: AgentInterfaceInfo; vars: Map<string, unknown>; key?: string } {
+  const { skip, iface, vars: seeded } = applicability(c, d, opts);
+  const vars = seeded ?? new Map<string, unknown>();
+  if (skip || !iface) return { skip, vars };
+  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
+  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
+  for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
+  const first = opts.shareTurns !== false && opts.sharedTurns ? shareableFirst(c) : undefined;
+  const key = first && firstTurnKey(first, c.version, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, opts);
+  return { iface, vars, ...(key !== undefined ? { key } : {}) };
+}
+
 /** `budget`: what --max-messages leaves (runCases shares one across the run; default: opts.maxMessages for this case alone). */
 export async function runCase(
   c: Case,
@@ -639,9 +732,11 @@ export async function runCase(
 ): Promise<CaseResult> {
   const started = Date.now();
   const base = resultHead(c);
-  const { skip, iface, vars: seeded } = applicability(c, d, opts);
+  const { skip, iface, vars, key } = prepareCase(c, d, opts);
   if (skip || !iface) return { ...base, status: "skip", reason: skip, steps: [], durationMs: 0 };
-  const needed = messagesNeeded(c);
+  const shared = key !== undefined && opts.sharedTurns ? { turns: opts.sharedTurns, key } : undefined;
+  // A turn another case already took costs no message.
+  const needed = messagesNeeded(c) - (shared?.turns.has(shared.key) ? 1 : 0);
   if (needed > budget.left)
     return {
       ...base,
@@ -651,10 +746,6 @@ export async function runCase(
       durationMs: 0,
     };
   budget.reserved = needed;
-  const vars = seeded ?? new Map<string, unknown>();
-  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
-  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
-  for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
   const steps: StepResult[] = [];
   const runId = crypto.randomUUID();
   if (opts.webhook) vars.set("webhookUrl", opts.webhook.urlFor(runId));
@@ -693,7 +784,8 @@ export async function runCase(
       ...(step.spec ? { spec: step.spec } : {}),
       ...(step.cleanup ? { cleanup: true } : {}),
     };
-    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, timeouts)).map((r) => ({
+    const stepOpts = i === 0 && shared ? { ...timeouts, shared } : timeouts;
+    const rs = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, stepOpts)).map((r) => ({
       ...r,
       ...own,
     }));
@@ -723,6 +815,21 @@ export async function runCase(
     steps,
     durationMs: Date.now() - started,
   };
+}
+
+/** The key of a first turn other cases may share (turns.ts); undefined when it cannot be rendered yet. */
+function firstTurnKey(
+  x: CaseExchange,
+  version: Version,
+  baseUrls: BaseUrls,
+  vars: Map<string, unknown>,
+  opts: RunOptions,
+): string | undefined {
+  try {
+    return turnKey(x, version, buildRequest(x.request, baseUrls[x.request.base ?? "interface"], withUuidPlaceholders(x, vars), opts));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a step's `when` does not hold (undefined: it holds). */
@@ -774,13 +881,37 @@ export async function runCases(
 ): Promise<CaseResult[]> {
   const results: CaseResult[] = new Array<CaseResult>(cases.length);
   const width = opts.maxMessages === undefined ? Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) : 1;
+  // One map of shared first turns for the whole run (turns.ts).
+  if (opts.shareTurns !== false) opts = { ...opts, sharedTurns: opts.sharedTurns ?? new Map() };
   let finished = 0;
+  // The key of each case's shared first turn (turns.ts), and the turns whose first case is still running.
+  const keys = cases.map((c) => (opts.sharedTurns ? prepareCase(c, d, opts).key : undefined));
+  const started = new Set<string>();
+  const pending = new Set<string>();
   const runAll = async (indices: number[], n: number) => {
-    let next = 0;
+    const queue = [...indices];
+    const deferred: number[] = [];
+    // The next case in ID order, passing over (for now) a case whose turn another case is still
+    // waiting for: the workers send distinct turns side by side instead of waiting on one.
+    const take = (): number | undefined => {
+      while (queue.length) {
+        const i = queue.shift()!;
+        const k = keys[i];
+        if (n > 1 && k !== undefined && pending.has(k)) deferred.push(i);
+        else return i;
+      }
+      return deferred.shift();
+    };
     const worker = async () => {
-      while (next < indices.length) {
-        const i = indices[next++]!;
+      for (let i = take(); i !== undefined; i = take()) {
+        const k = keys[i];
+        const owns = k !== undefined && !started.has(k);
+        if (owns) {
+          started.add(k);
+          pending.add(k);
+        }
         const result = await runCase(cases[i]!, d, opts, budget);
+        if (owns) pending.delete(k);
         results[i] = result;
         opts.onProgress?.({ index: finished++, total: cases.length, result });
       }
@@ -789,18 +920,11 @@ export async function runCases(
   };
   const all = cases.map((_, i) => i);
   const alone = width > 1 ? all.filter((i) => seesOtherCases(cases[i]!)) : [];
-  await runAll(
-    all.filter((i) => !alone.includes(i)),
-    width,
-  );
+  // Cases that poll a task may wait up to --task-timeout: they start first, so the wait overlaps the other cases.
+  const polls = (i: number) => cases[i]!.steps.flatMap(exchangesOf).some((x) => x.repeatUntil !== undefined);
+  const pooled = all.filter((i) => !alone.includes(i));
+  await runAll(width > 1 ? [...pooled.filter(polls), ...pooled.filter((i) => !polls(i))] : pooled, width);
   await runAll(alone, 1);
+  noteSharedTurns(results, keys);
   return results;
-}
-
-/**
- * A case that lists tasks sees every task of the caller, so tasks other cases create meanwhile
- * would change what it judges (page sizes, order): such cases run after the others, one at a time.
- */
-function seesOtherCases(c: Case): boolean {
-  return c.id.split("/")[2] === "list-tasks";
 }

@@ -137,6 +137,32 @@ describe("runner pacing against an agent that takes time", () => {
     expect(serial).toEqual(["v1_0/json-rpc/pacing/a-takes-time", "v1_0/json-rpc/pacing/b-quick"]);
   });
 
+  it("shared turns: cases that open with the same message and then only read send it once, each judging the answer", async () => {
+    const get: CaseStep = { name: "get", request: rpc("GetTask", { id: "{{taskId}}" }), expect: { body: COMPLETED } };
+    const strict: CaseStep = { ...send("echo"), expect: { body: { result: { task: { status: { state: "TASK_STATE_WORKING" } } } } } };
+    const cancels: CaseStep = { ...cancel, cleanup: false };
+    const cases = [
+      makeCase("reads", [send("echo"), get]),
+      makeCase("reads-strictly", [strict, get]),
+      makeCase("cancels", [send("echo"), cancels]),
+    ];
+    const results = await run(cases, { concurrency: 2 });
+    expect(results.map((r) => `${r.id.split("/").pop()} ${r.status}`)).toEqual(["reads pass", "reads-strictly fail", "cancels pass"]);
+    // One turn for the two readers (the second one judges the same answer and fails on it); the case that cancels sends its own.
+    expect(seen.sends).toBe(2);
+    expect(results[1]?.steps[0]?.request?.body).toBe(results[0]?.steps[0]?.request?.body);
+    expect(results[0]?.steps[0]?.notes).toEqual([
+      "one agent turn for 2 cases that open with this message and then only read; each judges the answer",
+    ]);
+    expect(results[2]?.steps[0]?.notes).toBeUndefined();
+    expect(seen.cancels).toEqual([
+      results[2]?.steps[0]?.actual?.json && (results[2].steps[0].actual.json as { result: { task: { id: string } } }).result.task.id,
+    ]);
+    seen.sends = 0;
+    await run(cases, { concurrency: 2, shareTurns: false });
+    expect(seen.sends).toBe(3);
+  });
+
   it("a failing step: the cleanup step runs, its own failure does not change the verdict", async () => {
     const failing: CaseStep = { ...send("never"), name: "expects done", expect: { body: COMPLETED } };
     const captureFirst: CaseStep = { ...send("never"), name: "send" };
@@ -153,7 +179,7 @@ describe("runner pacing against an agent that takes time", () => {
     expect(seen.cancels).toHaveLength(2);
   });
 
-  it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count", async () => {
+  it("--max-messages: a case that needs more messages than are left is SKIP; 429 re-sends count; a shared turn costs none", async () => {
     const budget = { left: 3 };
     const results = await runCases(
       [
@@ -169,8 +195,10 @@ describe("runner pacing against an agent that takes time", () => {
     expect(results.map((r) => `${r.id.split("/").pop()} ${r.status} ${r.reason ?? ""}`.trim())).toEqual([
       "a pass",
       "b pass",
-      "c skip needs 1 messages; --max-messages budget left: 0",
-      "d skip needs 2 messages; --max-messages budget left: 0",
+      // c opens with b's message and then only reads: it shares b's turn and costs nothing.
+      "c pass",
+      // d's first message is b's turn too; its second one is its own.
+      "d skip needs 1 messages; --max-messages budget left: 0",
     ]);
     expect(seen.sends).toBe(3);
     expect(budget).toMatchObject({ left: 0, sent: 3 }); // the report's "3 messages sent"

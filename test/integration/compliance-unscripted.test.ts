@@ -19,10 +19,17 @@ const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/a2a-
 // The never-ending agent is judged with short bounds: each of its cases waits them out once.
 const SHORT = { timeoutMs: 2_000, streamTimeoutMs: 2_000, taskTimeoutMs: 2_000 };
 
-const AGENTS: { kind: Unscripted; options?: typeof SHORT; minRan: number }[] = [
+/**
+ * maxMessages / maxSeconds: issue 27's bounds with default options (the 3 s agent: at most 100
+ * messages and 60 s; the never-ending one: 5 minutes). The time is printed; its bound here is
+ * doubled for a loaded machine.
+ */
+const AGENTS: { kind: Unscripted; options?: typeof SHORT; minRan: number; maxMessages?: number; maxSeconds?: number }[] = [
   { kind: "free-text", minRan: 170 },
   { kind: "message", minRan: 170 },
+  { kind: "slow", minRan: 170, maxMessages: 100, maxSeconds: 120 },
   { kind: "never-ends", options: SHORT, minRan: 170 },
+  { kind: "never-ends", minRan: 170, maxSeconds: 600 },
   { kind: "no-context", minRan: 100 },
   { kind: "alternating", minRan: 170 },
   { kind: "input-first", minRan: 170 },
@@ -39,20 +46,26 @@ describe.runIf(ENABLED)("compliance suite against unscripted agents (official SD
     target = undefined;
   });
 
-  for (const { kind, options, minRan } of AGENTS)
-    it(`${kind}: no MUST failure beyond the SDK's listed deviations; the untested is inconclusive`, { timeout: 600_000 }, async () => {
-      target = await startSdkUnscriptedTarget(kind);
-      const started = Date.now();
-      const report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, ...options });
-      const text = consoleReport(report);
-      const s = report.summary;
-      const ran = s.total - s.skipped;
-      console.log(
-        `${kind}: ${ran} ran (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.knownFailing} known failing, ${s.inconclusive} inconclusive), ${s.skipped} skipped; ${target.turns} messages; ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      );
-      const mustFailures = report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
-      expect(mustFailures, text).toEqual([]);
-      for (const r of report.results.filter((x) => x.status === "inconclusive")) expect(r.reason, r.id).toBeTruthy();
-      expect(ran, text).toBeGreaterThanOrEqual(minRan);
-    });
+  for (const { kind, options, minRan, maxMessages, maxSeconds } of AGENTS)
+    it(
+      `${kind}${options ? " (2 s bounds)" : ""}: no MUST failure beyond the SDK's listed deviations; the untested is inconclusive`,
+      { timeout: 900_000 },
+      async () => {
+        target = await startSdkUnscriptedTarget(kind);
+        const started = Date.now();
+        const report = await runSuite({ target: target.url, knownFailingFile: KNOWN_FAILING, ...options });
+        const text = consoleReport(report);
+        const s = report.summary;
+        const ran = s.total - s.skipped;
+        console.log(
+          `${kind}${options ? " (2 s bounds)" : ""}: ${ran} ran (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.knownFailing} known failing, ${s.inconclusive} inconclusive), ${s.skipped} skipped; ${s.messagesSent} messages sent, ${target.turns} agent turns; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+        const mustFailures = report.results.filter((r) => r.status === "fail").map((r) => `${r.id}: ${r.reason}`);
+        expect(mustFailures, text).toEqual([]);
+        for (const r of report.results.filter((x) => x.status === "inconclusive")) expect(r.reason, r.id).toBeTruthy();
+        expect(ran, text).toBeGreaterThanOrEqual(minRan);
+        if (maxMessages !== undefined) expect(s.messagesSent).toBeLessThanOrEqual(maxMessages);
+        if (maxSeconds !== undefined) expect((Date.now() - started) / 1000).toBeLessThanOrEqual(maxSeconds);
+      },
+    );
 });
