@@ -89,7 +89,7 @@ export interface ActsContext {
   /** The agent card (1.0 shape) and where it was read. */
   card: Record<string, unknown>;
   cardUrl: string;
-  /** Headers sent with every request (credentials). */
+  /** Headers sent with every abstract operation (credentials); raw steps send only their own. */
   headers?: Record<string, string>;
   timeoutMs: number;
   streamTimeoutMs: number;
@@ -330,7 +330,10 @@ function rawUrl(base: string, path: string): string {
 }
 
 async function callRaw(ctx: ActsContext, raw: Record<string, unknown>, streamTimeoutMs: number): Promise<Outcome> {
-  const headers = { ...((raw.headers as Record<string, string>) ?? {}), ...ctx.headers };
+  // Exactly the step's headers (§4.4: raw steps check "exact wire-level behavior"): the runner's
+  // credentials are not added, so a raw step without Authorization is an unauthenticated request
+  // (SEC-EXTCARD-001/004).
+  const headers = (raw.headers as Record<string, string>) ?? {};
   const body = typeof raw.body_raw === "string" ? raw.body_raw : raw.body !== undefined ? JSON.stringify(raw.body) : undefined;
   const res: WireResponse = await exchange(
     { method: String(raw.method), url: rawUrl(ctx.url, String(raw.path)), headers, ...(body !== undefined ? { body } : {}) },
