@@ -28,6 +28,8 @@ export interface ActsSuiteOptions {
   /** Only ACTS: the built-in cases are not run. */
   only?: boolean;
   adjudicationsFile?: string;
+  /** The versions run (default: both, every interface the card declares). */
+  versions?: ActsVersion[];
 }
 
 /** What the reports need of an ACTS run (Report.acts). */
