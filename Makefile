@@ -61,8 +61,8 @@ test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (
 	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
 	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 A2A_SERVER_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts test/integration/compliance-reference-server.test.ts
 
-test-acts: $(STAMP) $(SPEC_STAMP) ## the pinned ACTS corpus (adjudicated) against the embedded reference server on JSON-RPC, HTTP+JSON and gRPC; §13 reports in reports/acts/
-	A2A_ACTS=1 $(BIN)/vitest run test/integration/acts-cli.test.ts
+test-acts: $(STAMP) $(SPEC_STAMP) ## the pinned ACTS corpus (adjudicated) against the embedded reference server on JSON-RPC, HTTP+JSON and gRPC at 1.0 and 0.3, and against the official SDK servers (1.3.0; 0.3.14 through translation); §13 reports in reports/acts/
+	A2A_ACTS=1 $(BIN)/vitest run test/integration/acts-cli.test.ts test/integration/acts-sdk.test.ts
 	node bin/a2a-toolkit.js test --only-acts --known-failing compliance/known-failing/reference-server-acts.json --report acts=reports/acts,json=reports/acts/all.json
 
 test-limits: $(STAMP) $(SPEC_STAMP) ## the resource-limit tests at the issue's full size (200 big streams, 4,000 1 MiB echoes; minutes)
@@ -91,10 +91,10 @@ test-browser: $(STAMP) $(SPEC_STAMP) ## the HTML report of a run against the off
 test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, 3 s per answer, never-ending (2 s bounds and default options), no contextId, Message/Task by turns, input-required first (about 8 min)
 	A2A_UNSCRIPTED=1 $(BIN)/vitest run test/integration/compliance-unscripted.test.ts
 
-build: $(STAMP) ## compile src/ and generated/ into dist/ (what the npm package runs; `npm pack` does it first)
+build: $(STAMP) $(SPEC_STAMP) ## compile src/ and generated/ into dist/ (what the npm package runs; `npm pack` does it first); checks the ACTS corpus and LICENSE it carries
 	node scripts/build.js
 
-test-package: $(STAMP) ## npm pack, install the tarball into empty CommonJS and ESM projects: types, bin, README's agent served and tested
+test-package: $(STAMP) $(SPEC_STAMP) ## npm pack, install the tarball into empty CommonJS and ESM projects: types, bin, README's agent served and tested, `test --acts` offline
 	A2A_PACKAGE=1 $(BIN)/vitest run test/integration/package.test.ts
 
 test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers: every verdict the same

@@ -2,6 +2,7 @@
 // server with its fixture agent, gRPC on the same port (both versions), a SQLite store in a temporary directory, a signed card, push on,
 // started on a free loopback port for the run and stopped after it. The CLI is the only place that
 // brings the suite and the server together; src/compliance never imports src/server.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,8 @@ export interface EmbeddedTarget {
   url: string;
   /** Cases the reference server is known to fail (compliance/known-failing/reference-server.json). */
   knownFailingFile: string;
+  /** The credential the run sends (`Name: value`): the extended card needs one (1.0.1 §13.3); nothing else checks it. */
+  header: string;
   close(): Promise<void>;
 }
 
@@ -24,8 +27,12 @@ export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
   // A key made for this run signs the 1.0 card, so the signature cases (S-61) run too.
   const { privateKey } = await generateKeyPair("ES256");
   const store = new SqliteTaskStore(join(dir, "a2a-data.db"));
+  const { bearerAuth } = await import("../security/auth.js");
+  // A token made for this run opens the extended card (the only operation that needs a credential).
+  const token = randomBytes(18).toString("base64url");
   const app = await buildServer({
     agent: createFixtureAgent({ pushNotifications: true }),
+    extendedCardAuthenticators: [bearerAuth({ tokens: { [token]: "a2a-toolkit-run" } })],
     store,
     pushConfigs: store.pushConfigs,
     cardSigning: { key: privateKey, kid: "a2a-toolkit-run", alg: "ES256" },
@@ -47,6 +54,7 @@ export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
   return {
     url: `http://127.0.0.1:${port}`,
     knownFailingFile: REFERENCE_KNOWN_FAILING,
+    header: `Authorization: Bearer ${token}`,
     async close() {
       await app.close();
       await store.close();

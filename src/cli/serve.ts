@@ -35,6 +35,8 @@ export interface ServeOptions extends HttpLimitFlags, StreamBufferFlags {
   token?: string[];
   /** `<key>=<principal>` pairs: X-API-Key: <key>. */
   apiKey?: string[];
+  /** `<token>=<principal>` pairs accepted for the extended card alone (Authorization: Bearer <token>) when nothing else needs a credential. */
+  extendedCardToken?: string[];
   /** Private JWK (JSON file) the 1.0 agent card is signed with. */
   signCardKey?: string;
   signCardKid?: string;
@@ -161,6 +163,9 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     ...(tokens ? [bearerAuth({ tokens })] : []),
     ...(keys ? [apiKeyAuth({ location: "header", name: "X-API-Key", keys })] : []),
   ];
+  const cardTokens = credentialTable(opts.extendedCardToken);
+  // 1.0.1 §13.3: the extended card needs a credential; --token/--api-key cover it, else these do.
+  const extendedCardAuthenticators = cardTokens ? [bearerAuth({ tokens: cardTokens })] : [];
   const signing = await cardSigning(opts);
   if (!opts.tlsCert !== !opts.tlsKey) throw new Error("--tls-cert and --tls-key go together");
   const { readFile } = await import("node:fs/promises");
@@ -172,6 +177,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     tls,
     agent,
     authenticators,
+    extendedCardAuthenticators,
     cardSigning: signing,
     ...stores,
     versions: opts.versions,
@@ -213,6 +219,12 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   const url = opts.publicUrl ?? `${tls ? "https" : "http"}://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
   if (authenticators.length)
     out(`every request but the agent card needs a credential (${authenticators.map((a) => a.schemeName).join(" or ")})`);
+  else if (agent.extendedCard)
+    out(
+      extendedCardAuthenticators.length
+        ? "the extended agent card needs a credential (bearer); nothing else does"
+        : "the extended agent card is refused to everyone: it needs a credential (--token, --api-key or --extended-card-token)",
+    );
   if (signing) out(`the 1.0 agent card is signed (${signing.alg}, kid ${signing.kid})`);
   out(storeLine); // before the "listening" line, which callers wait for
   const bindings = !grpc
@@ -261,6 +273,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
+    .option(
+      "--extended-card-token <token=principal>",
+      "without --token/--api-key: accept Authorization: Bearer <token> for the extended agent card, which needs a credential (repeatable)",
+      parseCredential,
+    )
     .option("--sign-card-key <jwk file>", "sign the 1.0 agent card with this private JWK (JSON file)")
     .option("--sign-card-kid <kid>", "key id put in the card signature's protected header")
     .option("--sign-card-alg <alg>", "JWS algorithm (default: the JWK's alg, else ES256/ES384/ES512/EdDSA/RS256 by key type)")

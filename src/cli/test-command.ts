@@ -207,7 +207,9 @@ export async function runTestCommand(urlIn: string | undefined, optsIn: TestComm
   try {
     // Its known-failing list names built-in cases: with --only-cases (or --only-acts) they are not part of the run.
     const knownFailing = opts.onlyCases || opts.onlyActs ? {} : { knownFailing: target.knownFailingFile };
-    return await runAgainst(target.url, { ...knownFailing, webhookListen: "127.0.0.1:0", ...opts }, out);
+    // The run's credential first: a --header of the same name replaces it.
+    const header = [target.header, ...(opts.header ?? [])];
+    return await runAgainst(target.url, { ...knownFailing, webhookListen: "127.0.0.1:0", ...opts, header }, out);
   } finally {
     await target.close();
   }

@@ -52,7 +52,15 @@ import {
 } from "./handler.js";
 import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./runtime.js";
 import { localStreamSlots, type StreamSlots } from "./coordinator.js";
-import { authenticate, unauthenticatedReply, withCardSecurity, type AuthResult, type Authenticator } from "../security/auth.js";
+import {
+  authenticate,
+  cardSecurity,
+  unauthenticatedReply,
+  withCardSecurity,
+  type AuthRequest,
+  type AuthResult,
+  type Authenticator,
+} from "../security/auth.js";
 import { signAgentCard, type SigningKey } from "../security/card-signing.js";
 import { EventWait, fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
@@ -92,6 +100,16 @@ export interface A2AFrontOptions<Req> {
    * extended card declare their schemes (withCardSecurity). Replaces `authenticate` when both are given.
    */
   authenticators?: readonly Authenticator[];
+  /**
+   * GetExtendedAgentCard requires authentication (1.0.1 §13.3: the operation "MUST require
+   * authentication"; 0.3: agent/getAuthenticatedExtendedCard, GET /v1/card). With `authenticators`
+   * or `authenticate` every call is authenticated already. A server that is otherwise open checks
+   * these for the extended card alone, declares their schemes in the cards' `securitySchemes` (not
+   * in `securityRequirements`: the other operations need none) and refuses a call without a
+   * principal in its binding's shape (HTTP 401 with `WWW-Authenticate`; gRPC UNAUTHENTICATED).
+   * Without any of the three, nobody can be authenticated and the extended card is always refused.
+   */
+  extendedCardAuthenticators?: readonly Authenticator[];
   /**
    * Sign the 1.0 card (public and extended) with this private key (JWS, A2A 1.0 §8.4; src/security/
    * card-signing.ts): `signatures` lists the signature, verifiable with verifyAgentCard and the public
@@ -265,6 +283,9 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   const streamBudget =
     opts.streamBudget ?? new StreamBudget({ maxBytes: opts.maxStreamBufferBytes, maxBytesPerStream: opts.maxStreamBufferBytesPerStream });
   const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
+  // Only an otherwise open server checks credentials for the extended card alone (see the option).
+  const open = !authenticators && !opts.authenticate;
+  const cardAuthenticators = open ? [...(opts.extendedCardAuthenticators ?? [])] : [];
   const signing = opts.cardSigning;
 
   // The handler's card may change while serving (the gateway's, when a backend is discovered late):
@@ -303,6 +324,8 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
         const grpcUrl = opts.grpc === true ? grpcAddressOf(url) : opts.grpc || undefined;
         let c = buildCard(extended ?? publicInit, url, versions, extended !== undefined || hasExtended, grpcUrl);
         if (authenticators) c = withCardSecurity(c, authenticators);
+        else if (cardAuthenticators.length)
+          c = { ...c, securitySchemes: { ...c.securitySchemes, ...cardSecurity(cardAuthenticators).securitySchemes } };
         if (signing) c = await signAgentCard(c, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
         return c;
       })();
@@ -391,6 +414,19 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   const tooManyStreams = () =>
     new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`);
 
+  /**
+   * The extended card's caller on an open server (extendedCardAuthenticators): its principal, or why
+   * there is none. Undefined when nothing is to check: the server authenticates every call, or it
+   * has no extended card (UnsupportedOperationError comes first, 1.0.1 §3.3.4).
+   */
+  const extendedCardCaller = async (request: AuthRequest): Promise<string | AuthResult | undefined> => {
+    currentCard();
+    if (!open || !hasExtended) return undefined;
+    if (!cardAuthenticators.length) return { ok: false, error: "missing" };
+    const r = await authenticate(cardAuthenticators, request);
+    return r.ok ? r.principal : r;
+  };
+
   /** GetExtendedAgentCard: the handler declares, the front publishes. */
   const extendedCard = async (version: ProtocolVersion, request: v1_0.GetExtendedAgentCardRequest, ctx: HandlerContext, url: string) => {
     // Without one, the handler's UnsupportedOperationError (1.0 §3.3.4), unless the version has its
@@ -447,11 +483,21 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     try {
       if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
       if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
-      return encodeResult(decoded, await extendedCard(decoded.version, decoded.request, ctx, baseUrl(request)), { extensions });
+      const caller = await extendedCardCaller(request);
+      if (caller !== undefined && typeof caller !== "string")
+        return unauthenticatedReply(
+          { version: decoded.version, binding, rpcId: rpcIdOf(binding, request.body) },
+          caller,
+          cardAuthenticators,
+        );
+      const cardCtx = caller === undefined ? ctx : { ...ctx, principal: caller };
+      return encodeResult(decoded, await extendedCard(decoded.version, decoded.request, cardCtx, baseUrl(request)), { extensions });
     } catch (e) {
       return failed(e, "A2A operation failed");
     }
   };
+
+  const refusal = (r: AuthResult | undefined) => (r && !r.ok && r.error === "invalid" ? "Credentials refused" : "Authentication required");
 
   const invoke = async (c: DirectCall<Req>): Promise<DirectResult> => {
     const principal = await who(c);
@@ -459,7 +505,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
       return {
         kind: "refused",
         status: "UNAUTHENTICATED",
-        message: principal && !principal.ok && principal.error === "invalid" ? "Credentials refused" : "Authentication required",
+        message: refusal(principal),
       };
     try {
       const extensions = activated(c.extensions);
@@ -477,8 +523,12 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
       }
       if (isUnary(decoded)) return { kind: "unary", response: await dispatchUnary(handler, decoded, ctx), extensions };
       if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${c.operation} is not a unary operation`);
+      const caller = await extendedCardCaller(c);
+      if (caller !== undefined && typeof caller !== "string")
+        return { kind: "refused", status: "UNAUTHENTICATED", message: refusal(caller) };
       const url = (opts.publicUrl ?? `${c.origin}${prefix}`).replace(/\/+$/, "");
-      return { kind: "unary", response: await extendedCard(c.version, decoded.request, ctx, url), extensions };
+      const cardCtx = caller === undefined ? ctx : { ...ctx, principal: caller };
+      return { kind: "unary", response: await extendedCard(c.version, decoded.request, cardCtx, url), extensions };
     } catch (e) {
       if (!(e instanceof A2AError)) log.error({ err: e }, "A2A operation failed");
       throw toA2AError(e);

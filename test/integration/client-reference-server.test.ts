@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2ACardError, A2ATransportError, createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { bearerAuth } from "../../src/security/auth.js";
 import { startServer, type RunningServer } from "../support/servers.js";
 
 const S = v1_0.TaskState;
@@ -25,6 +26,9 @@ function describeEvent(ev: v1_0.StreamResponse): string {
 const terminal = (e: string) => /COMPLETED|FAILED|CANCELED|REJECTED/.test(e);
 const text = (t: v1_0.Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content.case === "text" ? p.content.value : ""))).join("|");
 
+/** The extended card needs a credential (1.0.1 §13.3): the server accepts this bearer token for it. */
+const CARD_TOKEN = "card-t0ken";
+
 interface Running {
   url: string;
   app: FastifyInstance;
@@ -32,7 +36,11 @@ interface Running {
 }
 
 async function start(versions?: ("1.0" | "0.3")[]): Promise<Running> {
-  const app = await buildServer({ agent: createFixtureAgent(), versions });
+  const app = await buildServer({
+    agent: createFixtureAgent(),
+    versions,
+    extendedCardAuthenticators: [bearerAuth({ tokens: { [CARD_TOKEN]: "carol" } })],
+  });
   const sockets = new Set<Socket>();
   app.server.on("connection", (s: Socket) => {
     sockets.add(s);
@@ -159,11 +167,12 @@ describe.each(matrix)("reference server, A2A $version over $binding", ({ version
     await expect(raw.deleteTaskPushNotificationConfig({ taskId: t.id, id: "c" })).rejects.toMatchObject(no);
   });
 
-  it("GetExtendedAgentCard, and ListTasks (1.0) or UnsupportedOperationError (0.3)", async () => {
-    const card = await client.getExtendedAgentCard();
+  it("GetExtendedAgentCard needs the credential; ListTasks (1.0) or UnsupportedOperationError (0.3)", async () => {
+    await expect(client.getExtendedAgentCard()).rejects.toMatchObject({ status: 401 });
+    const card = await client.getExtendedAgentCard({}, { headers: { authorization: `Bearer ${CARD_TOKEN}` } });
     expect(card.skills.map((s) => s.id)).toContain("extended");
     expect(client.card.skills.map((s) => s.id)).not.toContain("extended");
-    await client.useExtendedCard();
+    await client.useExtendedCard({ headers: { authorization: `Bearer ${CARD_TOKEN}` } });
     expect(client.card.skills.map((s) => s.id)).toContain("extended");
     if (version === "1.0") expect((await client.listTasks({ pageSize: 100 })).tasks.length).toBeGreaterThan(0);
     else await expect(client.listTasks({})).rejects.toMatchObject({ name: "UnsupportedOperationError", code: -32004 });

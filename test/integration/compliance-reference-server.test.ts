@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFixtureAgent } from "../../src/server/index.js";
+import { bearerAuth } from "../../src/security/auth.js";
 import { main } from "../../src/cli/main.js";
 import { ALL_BEHAVIOURS, FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 import { consoleReport } from "../../src/compliance/report.js";
@@ -17,6 +18,7 @@ import { ADAPTERS, startServer, type Adapter, type RunningServer } from "../supp
 /** The HTTP bindings: the node:http adapter serves no gRPC, nor do the single-purpose servers below. */
 const JSON_BINDINGS: ("json-rpc" | "rest")[] = ["json-rpc", "rest"];
 
+const CARD_TOKEN = "card-t0ken";
 const KNOWN_FAILING = fileURLToPath(new URL("../../compliance/known-failing/reference-server.json", import.meta.url));
 
 describe("compliance suite against the reference server", () => {
@@ -41,8 +43,10 @@ describe("compliance suite against the reference server", () => {
       maxAttempts: 1,
       timeoutMs: 500,
     };
+    // The extended card needs a credential (1.0.1 §13.3): the whole-suite run gives this one.
+    const extendedCardAuthenticators = [bearerAuth({ tokens: { [CARD_TOKEN]: "suite" } })];
     for (const adapter of ADAPTERS)
-      servers[adapter] = await startServer(adapter, { agent, push, grpc: adapter === "fastify" || undefined });
+      servers[adapter] = await startServer(adapter, { agent, push, grpc: adapter === "fastify" || undefined, extendedCardAuthenticators });
     url = servers.fastify!.url;
   });
   afterAll(async () => {
@@ -57,6 +61,7 @@ describe("compliance suite against the reference server", () => {
       target: servers[adapter]!.url,
       streamTimeoutMs: 10_000,
       knownFailingFile: KNOWN_FAILING,
+      headers: { Authorization: `Bearer ${CARD_TOKEN}` },
       webhook: { host: "127.0.0.1", port: 0 },
       ...(adapter === "fastify" ? {} : { bindings: JSON_BINDINGS }),
     });

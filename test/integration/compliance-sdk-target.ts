@@ -360,6 +360,9 @@ export async function startSdkTarget(options: { push?: boolean; grpc?: boolean; 
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
+  // Node closes an idle keep-alive socket after 5 s; a client reusing it at that moment gets
+  // ECONNRESET. Longer than the clients' own idle timeout (undici: 4 s), the race is gone.
+  server.keepAliveTimeout = 65_000;
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const grpc = options.grpc ? await serveGrpc(handler) : undefined;
   if (grpc)

@@ -20,11 +20,14 @@ import * as v0_3 from "../../generated/v0_3/index.js";
 import { createA2AClient, type A2AClient } from "../../src/client/index.js";
 import { buildGateway, createGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { bearerAuth } from "../../src/security/auth.js";
 import { decodeErrorInfo } from "../../src/versioning/grpc.js";
 import { asTask, sdkListRequest, sdkRequest } from "../support/sdk-client.js";
 import { startSdkGrpcEchoTarget, type SdkGrpcTarget } from "../support/sdk-grpc-target.js";
 
 const apps: FastifyInstance[] = [];
+/** The extended card needs a credential (1.0.1 §13.3): serve accepts this bearer token for it. */
+const CARD_TOKEN = "card-t0ken";
 const urls = { serve: "", gateway: "" };
 let sdkServer: SdkGrpcTarget;
 
@@ -36,7 +39,12 @@ async function listen(app: FastifyInstance): Promise<string> {
 
 beforeAll(async () => {
   urls.serve = await listen(
-    await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] }, grpc: true }),
+    await buildServer({
+      agent: createFixtureAgent({ pushNotifications: true }),
+      push: { allow: ["127.0.0.1"] },
+      grpc: true,
+      extendedCardAuthenticators: [bearerAuth({ tokens: { [CARD_TOKEN]: "carol" } })],
+    }),
   );
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), grpc: true }));
   const gateway = await createGateway({ backends: [{ name: "b", url: backend, binding: "GRPC", version: "1.0" }] });
@@ -157,7 +165,8 @@ describe.each(["serve", "gateway"] as const)("@a2a-js/sdk gRPC client → %s", (
 
     it("GetExtendedAgentCard", async (ctx) => {
       if (!card.capabilities?.extendedAgentCard) return ctx.skip();
-      const extended = await client.getAgentCard();
+      if (target === "serve") await expect(client.getAgentCard()).rejects.toThrow(/unauthenticated|authentication/i);
+      const extended = await client.getAgentCard({ serviceParameters: { authorization: `Bearer ${CARD_TOKEN}` } });
       expect(extended.skills.map((s) => s.id)).toContain("extended");
       // A 0.3 card lists the 0.3 interfaces only.
       const grpcVersions = extended.supportedInterfaces.filter((i) => i.protocolBinding === "GRPC").map((i) => i.protocolVersion);

@@ -11,6 +11,10 @@ import { asTask, sdkListRequest, sdkClientFor, sdkRequest } from "../support/sdk
 import { serverGroup } from "../support/servers.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
+import { bearerAuth } from "../../src/security/auth.js";
+
+/** The token the served agent accepts for its extended card. */
+const CARD_TOKEN = "card-t0ken";
 
 const { listen, start, close: closeServers } = serverGroup();
 const TARGETS = ["serve", "serve over node:http", "gateway"] as const;
@@ -18,10 +22,18 @@ const urls: Record<(typeof TARGETS)[number], string> = { serve: "", "serve over 
 
 beforeAll(async () => {
   // What `a2a-toolkit serve --push --allow-webhook 127.0.0.1` starts: the fixture agent, 1.0 and 0.3 on one port.
-  urls.serve = await listen(await buildServer({ agent: createFixtureAgent({ pushNotifications: true }), push: { allow: ["127.0.0.1"] } }));
+  // The extended card needs a credential (1.0.1 §13.3; serve --extended-card-token).
+  urls.serve = await listen(
+    await buildServer({
+      agent: createFixtureAgent({ pushNotifications: true }),
+      push: { allow: ["127.0.0.1"] },
+      extendedCardAuthenticators: [bearerAuth({ tokens: { [CARD_TOKEN]: "carol" } })],
+    }),
+  );
   const overNode = await start("node:http", {
     agent: createFixtureAgent({ pushNotifications: true }),
     push: { allow: ["127.0.0.1"] },
+    extendedCardAuthenticators: [bearerAuth({ tokens: { [CARD_TOKEN]: "carol" } })],
   });
   urls["serve over node:http"] = overNode.url;
   const backend = await listen(await buildServer({ agent: createFixtureAgent(), versions: ["1.0"] }));
@@ -176,7 +188,8 @@ describe.each(TARGETS)("@a2a-js/sdk client → %s", (target) => {
 
     it("extended card (when declared)", async (ctx) => {
       if (!card.capabilities?.extendedAgentCard) return ctx.skip();
-      const extended = await client.getAgentCard();
+      await expect(client.getAgentCard()).rejects.toThrow();
+      const extended = await client.getAgentCard({ serviceParameters: { authorization: `Bearer ${CARD_TOKEN}` } });
       expect(extended.skills.map((s) => s.id)).toContain("extended");
     });
   });

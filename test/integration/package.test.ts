@@ -5,7 +5,10 @@
 //   - import every entry point on plain node (no TypeScript loader);
 //   - run `npx a2a-toolkit --version`;
 //   - serve the README's "Serve my agent" .ts agent with the README's command (on port 0);
-//   - run `npx a2a-toolkit test <its url>`: exit 0, 0 failures, 0 warnings.
+//   - run `npx a2a-toolkit test <its url>`: exit 0, 0 failures, 0 warnings;
+//   - (ES module project) run `npx a2a-toolkit test --only-acts` against the embedded server with
+//     no spec directory anywhere (A2A_SPEC_DIR names one that does not exist): the corpus and the
+//     upstream LICENSE come from the package; 103 server tests per binding, 0 failures.
 // The tarball's size, file count and each install's time are printed. Skipped unless A2A_PACKAGE=1.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,8 +61,14 @@ describe.skipIf(!process.env.A2A_PACKAGE)("the packed package", () => {
       `tarball ${packed!.filename}: ${(packed!.size / 1024).toFixed(0)} KiB packed, ${(packed!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed!.files.length} files`,
     );
     const shipped = packed!.files.map((f) => f.path);
-    expect(shipped.filter((p) => /^(test|bench|codegen|src|examples|spec)\//.test(p) || p.endsWith(".test.js"))).toEqual([]);
+    // Of spec/, only the materialised ACTS corpus and the upstream LICENSE (spec/pins.json) are carried.
+    const carried = (p: string) => p.startsWith("spec/upstream/acts/") || p === "spec/upstream/LICENSE";
+    expect(shipped.filter((p) => (/^(test|bench|codegen|src|examples|spec)\//.test(p) && !carried(p)) || p.endsWith(".test.js"))).toEqual(
+      [],
+    );
     expect(shipped).toContain("dist/src/cli/main.js");
+    expect(shipped).toContain("spec/upstream/LICENSE");
+    expect(shipped.filter((p) => /^spec\/upstream\/acts\/.+\.acts\.yaml$/.test(p)).length).toBeGreaterThanOrEqual(14);
   }, 5 * MINUTE);
 
   afterAll(async () => {
@@ -182,6 +191,43 @@ describe.skipIf(!process.env.A2A_PACKAGE)("the packed package", () => {
         expect(summary.passed).toBeGreaterThan(100);
       },
       5 * MINUTE,
+    );
+
+    it.runIf(type === "module")(
+      "runs the pinned ACTS corpus offline from the package: no spec directory, 0 failures",
+      async () => {
+        const installed = join(dir, "node_modules", "a2a-toolkit");
+        expect(existsSync(join(installed, "spec", "upstream", "LICENSE"))).toBe(true);
+        const reports = join(dir, "acts-reports");
+        const env = { ...process.env, A2A_SPEC_DIR: join(dir, "no-such-spec-dir") };
+        const knownFailing = join(installed, "compliance", "known-failing", "reference-server-acts.json");
+        const started = Date.now();
+        const test = await run(
+          "npx",
+          [
+            "a2a-toolkit",
+            "test",
+            "--only-acts",
+            "--known-failing",
+            knownFailing,
+            "--report",
+            `acts=${reports},json=${join(reports, "all.json")}`,
+          ],
+          { cwd: dir, env, maxBuffer: 64 << 20 },
+        ).catch((e: { code: number; stdout: string; stderr: string }) => e);
+        console.log(`${type}: test --only-acts from the package took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        expect(existsSync(join(reports, "all.json")), JSON.stringify(test).slice(0, 4000)).toBe(true);
+        const all = JSON.parse(readFileSync(join(reports, "all.json"), "utf8")) as {
+          summary: { failed: number };
+          results: { id: string }[];
+        };
+        expect({ exit: "code" in test ? test.code : 0, failed: all.summary.failed }).toEqual({ exit: 0, failed: 0 });
+        for (const binding of ["jsonrpc", "rest", "grpc"]) {
+          const doc = JSON.parse(readFileSync(join(reports, `1.0-${binding}.json`), "utf8")) as { summary: { total: number } };
+          expect(doc.summary.total, binding).toBe(103);
+        }
+      },
+      10 * MINUTE,
     );
   });
 });

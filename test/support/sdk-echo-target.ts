@@ -126,6 +126,9 @@ export async function listen(app: express.Express): Promise<{ server: Server; ba
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
+  // Node closes an idle keep-alive socket after 5 s; a client reusing it at that moment gets
+  // ECONNRESET. Longer than the clients' own idle timeout (undici: 4 s), the race is gone.
+  server.keepAliveTimeout = 65_000;
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 

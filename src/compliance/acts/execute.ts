@@ -24,6 +24,8 @@ import { alwaysEmit } from "../../../generated/v1_0/protojson-overrides.js";
 import { decode, encode } from "../../runtime/protojson.js";
 import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError, type TargetLike } from "../../transport/client.js";
 import { GrpcStatusError, grpcStream, grpcUnary } from "../../transport/grpc-client.js";
+import { parseAgentCard } from "../../versioning/card.js";
+import { encodeGrpcRequest } from "../../versioning/grpc.js";
 import { exchange, type WireResponse } from "../http.js";
 import { isPlainObject } from "../match.js";
 import { check, interpolate, pathValue, pathValues, untilHolds, UnresolvedVariableError, type ActsFailure, type Vars } from "./assert.js";
@@ -84,12 +86,18 @@ const ERROR_NAMES: Record<string, string> = {
 
 export interface ActsContext {
   binding: ActsBinding;
+  /**
+   * The interface's A2A version (default 1.0). On 0.3 the abstract operations go through the
+   * translation layer (the client seam encodes the 1.0 request for 0.3 and decodes the answer to its
+   * 1.0 view); a step 0.3 cannot express skips the test with its loss register row (LOSSY.md).
+   */
+  version?: "1.0" | "0.3";
   /** The interface URL the card declares for the binding (gRPC: host:port or a URL). */
   url: string;
   /** The agent card (1.0 shape) and where it was read. */
   card: Record<string, unknown>;
   cardUrl: string;
-  /** Headers sent with every request (credentials). */
+  /** Headers sent with every abstract operation (credentials); raw steps send only their own. */
   headers?: Record<string, string>;
   timeoutMs: number;
   streamTimeoutMs: number;
@@ -172,12 +180,14 @@ function equalJson(a: unknown, b: unknown): boolean {
 }
 
 /** Why the test is not run on this binding and agent, or undefined. */
-export function applicability(test: Record<string, unknown>, ctx: Pick<ActsContext, "binding" | "card">): string | undefined {
+export function applicability(test: Record<string, unknown>, ctx: Pick<ActsContext, "binding" | "card" | "version">): string | undefined {
   const steps = (test.steps as Record<string, unknown>[]) ?? [];
   if (steps.some((s) => "client_response" in s)) return "client test (§10): it judges a client's parsing, not a server";
   const transport = test.transport as string[] | undefined;
   if (transport && !transport.includes(ctx.binding)) return `transport filter [${transport.join(", ")}] (§12.3): not run on ${ctx.binding}`;
   if (ctx.binding === "grpc" && steps.some((s) => "raw" in s)) return "raw HTTP step (§4.4): not run on the gRPC binding";
+  if (ctx.version === "0.3" && steps.some((s) => "raw" in s))
+    return "raw step (§4.4) written for the 1.0 wire (its methods, paths and A2A-Version): not sent to a 0.3 interface";
   const requirements = test.runner_requirements as string[] | undefined;
   if (requirements?.length) return `runner requirement ${requirements.join(", ")} (§3.2): not provided by this runner`;
   const pre = test.preconditions as Record<string, unknown> | undefined;
@@ -246,8 +256,18 @@ async function callHttp(
   request: unknown,
   streamTimeoutMs: number,
 ): Promise<Outcome> {
-  const target: TargetLike = { url: ctx.url, binding: TRANSPORT_BINDING[ctx.binding as "jsonrpc" | "rest"], version: "1.0" };
-  const wire = encodeCall(target, operation.op, request as never);
+  const target: TargetLike = { url: ctx.url, binding: TRANSPORT_BINDING[ctx.binding as "jsonrpc" | "rest"], version: ctx.version ?? "1.0" };
+  let wire: ReturnType<typeof encodeCall>;
+  try {
+    wire = encodeCall(target, operation.op, request as never);
+  } catch (e) {
+    throw notExpressible(operation.op, e) ?? e;
+  }
+  // L10 (historyLength 0 on the 0.3 protobuf shape) is made good on the way back (decodeReply's `sent`).
+  unexpressed(
+    operation.op,
+    wire.losses.filter((l) => l.id !== "L10"),
+  );
   const res = await exchange(
     {
       method: wire.method,
@@ -271,9 +291,17 @@ async function callHttp(
     return { status: res.status, events };
   }
   try {
-    const value = decodeReply(target, operation.op, { status: res.status, json: res.json, text: res.text }, { rpcId: wire.rpcId });
+    const value = decodeReply(
+      target,
+      operation.op,
+      { status: res.status, json: res.json, text: res.text },
+      { rpcId: wire.rpcId, sent: wire.losses },
+    );
     const json = toJsonOf(operation.response, value);
-    return operation.streaming ? { status: res.status, events: [eventView(json)] } : { status: res.status, root: json };
+    // 0.3 leaves the success status of its HTTP+JSON binding open (the SDK 0.3.14 answers message:send
+    // with 201): through translation a decoded success reads as the 200 the corpus (written for 1.0) expects.
+    const status = ctx.version === "0.3" && res.status >= 200 && res.status < 300 ? 200 : res.status;
+    return operation.streaming ? { status, events: [eventView(json)] } : { status, root: json };
   } catch (e) {
     return { status: res.status, ...outcomeOfError(e) };
   }
@@ -285,7 +313,14 @@ async function callGrpc(
   request: unknown,
   streamTimeoutMs: number,
 ): Promise<Outcome> {
-  const target = { url: ctx.url, version: "1.0" as const };
+  const target = { url: ctx.url, version: ctx.version ?? "1.0" };
+  let losses: Loss[];
+  try {
+    losses = encodeGrpcRequest(target.version, operation.op, request as never).losses;
+  } catch (e) {
+    throw notExpressible(operation.op, e) ?? e;
+  }
+  unexpressed(operation.op, losses);
   if (!operation.streaming) {
     try {
       const value = await grpcUnary(target, operation.op, request as never, { headers: ctx.headers, timeoutMs: ctx.timeoutMs });
@@ -314,14 +349,21 @@ async function callGrpc(
 }
 
 async function getCard(ctx: ActsContext): Promise<Outcome> {
+  const version = ctx.version ?? "1.0";
   const res = await exchange(
-    { method: "GET", url: ctx.cardUrl, headers: { accept: "application/json", "A2A-Version": "1.0", ...ctx.headers } },
+    { method: "GET", url: ctx.cardUrl, headers: { accept: "application/json", "A2A-Version": version, ...ctx.headers } },
     { timeoutMs: ctx.timeoutMs, streamTimeoutMs: ctx.timeoutMs },
   );
   if (res.status === 0) return { problem: res.error ?? "no answer" };
   if (res.status !== 200 || !isPlainObject(res.json))
     return { status: res.status, problem: `GET ${ctx.cardUrl}: HTTP ${res.status}, no JSON card` };
-  return { status: res.status, root: res.json };
+  if (version === "1.0") return { status: res.status, root: res.json };
+  // The 0.3 card, read through the card translator: its 1.0 view.
+  try {
+    return { status: res.status, root: toJsonOf(pb.AgentCardSchema, parseAgentCard(res.json).value) };
+  } catch (e) {
+    return { status: res.status, problem: `GET ${ctx.cardUrl}: not a card (${(e as Error).message})` };
+  }
 }
 
 function rawUrl(base: string, path: string): string {
@@ -330,7 +372,10 @@ function rawUrl(base: string, path: string): string {
 }
 
 async function callRaw(ctx: ActsContext, raw: Record<string, unknown>, streamTimeoutMs: number): Promise<Outcome> {
-  const headers = { ...((raw.headers as Record<string, string>) ?? {}), ...ctx.headers };
+  // Exactly the step's headers (§4.4: raw steps check "exact wire-level behavior"): the runner's
+  // credentials are not added, so a raw step without Authorization is an unauthenticated request
+  // (SEC-EXTCARD-001/004).
+  const headers = (raw.headers as Record<string, string>) ?? {};
   const body = typeof raw.body_raw === "string" ? raw.body_raw : raw.body !== undefined ? JSON.stringify(raw.body) : undefined;
   const res: WireResponse = await exchange(
     { method: String(raw.method), url: rawUrl(ctx.url, String(raw.path)), headers, ...(body !== undefined ? { body } : {}) },
@@ -527,11 +572,13 @@ async function execute(step: Record<string, unknown>, ctx: ActsContext, vars: Va
       ? step.expect_stream.timeout_ms
       : ctx.streamTimeoutMs;
   if (isPlainObject(step.raw)) return callRaw(ctx, interpolate(step.raw, vars) as Record<string, unknown>, streamTimeoutMs);
-  const name = String(step.operation);
+  let name = String(step.operation);
+  let params = interpolate(step.params ?? {}, vars) as Record<string, unknown>;
+  // get_agent_card with `extended: true` is the binding's GetExtendedAgentCard (§4.1), not the public card.
+  if (name === "get_agent_card" && params.extended === true) [name, params] = ["get_extended_agent_card", {}];
   if (name === "get_agent_card") return getCard(ctx);
   const operation = OPERATIONS[name];
   if (!operation) return { problem: `operation ${name} is not one of §4.1's` };
-  const params = interpolate(step.params ?? {}, vars) as Record<string, unknown>;
   let request: unknown;
   try {
     request = decode(operation.request, requestJson(name, params));
@@ -543,6 +590,31 @@ async function execute(step: Record<string, unknown>, ctx: ActsContext, vars: Va
 
 /** The runner could not carry out the step (§13: an error, not a failure). */
 class StepError extends Error {}
+
+/** A step the interface's version cannot express (a loss register row): the test is skipped. */
+class NotExpressibleError extends Error {}
+
+/** A translation loss as the seam reports it (src/versioning's Loss: register row, JSON Pointer, words). */
+interface Loss {
+  id: string;
+  path: string;
+  detail: string;
+}
+
+/** The skip for an operation 0.3 does not have (the seam refuses it with an A2A error naming the row: ListTasks, L6). */
+function notExpressible(op: string, e: unknown): NotExpressibleError | undefined {
+  const loss = a2aErrorOf(e) ? (e as { metadata?: Record<string, string> }).metadata?.loss : undefined;
+  return loss
+    ? new NotExpressibleError(`0.3 cannot express ${op}: loss register ${loss} (${e instanceof Error ? e.message : ""})`)
+    : undefined;
+}
+
+/** Throws the skip when translating the request lost something (each row named). */
+function unexpressed(op: string, losses: readonly Loss[]): void {
+  if (!losses.length) return;
+  const rows = [...new Set(losses.map((l) => `${l.id} (${l.path || "/"}: ${l.detail})`))];
+  throw new NotExpressibleError(`0.3 cannot express this ${op} request: loss register ${rows.join("; ")}`);
+}
 
 async function runStep(step: Record<string, unknown>, ctx: ActsContext, vars: Vars): Promise<ActsFailure | undefined> {
   const sleep = ctx.sleep ?? defaultSleep;
@@ -611,6 +683,10 @@ export async function runActsTest(spec: ActsTestSpec, ctx: ActsContext): Promise
     try {
       f = await runStep(step, ctx, vars);
     } catch (e) {
+      if (e instanceof NotExpressibleError) {
+        steps.push({ id, result: "skip", duration_ms: Date.now() - s0 });
+        return { ...base, result: "skip", duration_ms: Date.now() - started, skip_reason: e.message, steps };
+      }
       const needed = runnerVariable(e);
       if (needed) {
         // A value the runner is to provide (a webhook URL, a credential), neither captured nor defined

@@ -24,10 +24,11 @@ export function actsReportDocuments(report: ActsRunReport, generatedAt: Date = n
         entry.tests.push(r);
       }
       return {
-        name: `${report.specVersion}-${run.binding}.json`,
+        name: `${run.version}-${run.binding}.json`,
         document: {
           acts_version: report.actsVersion,
-          spec_version: report.specVersion,
+          // The version of the interface the run spoke (the corpus is written for 1.0; 0.3 runs go through translation).
+          spec_version: run.version,
           generated_at: generatedAt.toISOString(),
           // No card says what language an agent is written in (§13.1 requires one).
           sdk: { name: report.agent.name, version: report.agent.version, language: "unknown" },

@@ -1,18 +1,44 @@
 // An ACTS run: the files (the pinned corpus by default, or the given files and directories,
-// master files' `include` followed), each server test on every 1.0 binding the card declares.
+// master files' `include` followed), each server test on every binding the card declares, at 1.0
+// and at 0.3 (through the translation layer; execute.ts skips what 0.3 cannot express).
 //
 //   loadActsTests(paths?)             → {tests, deviations, files}
 //   runActs(discovery, opts)          → ActsRun: per binding the §13 test results
 //   ACTS_CORPUS_DIR                   the materialised corpus (spec/upstream/acts/, `make spec`)
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { AgentCardSchema } from "../../../generated/v1_0/a2a_pb.js";
 import { packagePath } from "../../runtime/package-root.js";
+import { encode } from "../../runtime/protojson.js";
+import { parseAgentCard } from "../../versioning/card.js";
+import { LOSS_REGISTER } from "../../versioning/loss.js";
 import type { Discovery } from "../discovery.js";
 import { loadActsFile, type ActsDeviation } from "./load.js";
 import { adjudicationLine, passesBoth, type Adjudication, type PlannedTest } from "./adjudicate.js";
 import { ACTS_BINDINGS, runActsTest, type ActsBinding, type ActsContext, type ActsTestResult, type ActsTestSpec } from "./execute.js";
 
 export const ACTS_CORPUS_DIR = packagePath("spec", "upstream", "acts");
+/** The corpus tests 0.3 cannot express, each with its loss register row or version policy. */
+export const NOT_EXPRESSIBLE_0_3_FILE = packagePath("compliance", "acts", "not-expressible-0.3.json");
+
+interface NotExpressible {
+  test: string;
+  loss?: string;
+  policy?: string;
+  bindings?: ActsBinding[];
+  why: string;
+}
+
+let notExpressible: NotExpressible[] | undefined;
+
+/** Why a test is skipped on a 0.3 interface by name (not-expressible-0.3.json), or undefined. */
+export function notExpressibleOn03(testId: string, binding: ActsBinding): string | undefined {
+  notExpressible ??= (JSON.parse(readFileSync(NOT_EXPRESSIBLE_0_3_FILE, "utf8")) as { tests: NotExpressible[] }).tests;
+  const e = notExpressible.find((x) => x.test === testId && (!x.bindings || x.bindings.includes(binding)));
+  if (!e) return undefined;
+  const row = e.loss ? `loss register ${e.loss} (${LOSS_REGISTER[e.loss]?.summary ?? "unknown row"})` : `version policy "${e.policy}"`;
+  return `0.3 cannot express it: ${row}: ${e.why}`;
+}
 
 export interface ActsTests {
   tests: ActsTestSpec[];
@@ -89,6 +115,7 @@ export interface AdjudicatedResult {
 }
 
 export interface ActsBindingRun {
+  version: ActsVersion;
   binding: ActsBinding;
   url: string;
   /** The verdicts that count: adjudicated tests corrected (unless run as published). */
@@ -102,19 +129,37 @@ export interface ActsRunOptions {
   timeoutMs?: number;
   streamTimeoutMs?: number;
   bindings?: ActsBinding[];
+  /** The versions run (default both: every interface the card declares). */
+  versions?: ActsVersion[];
   /** Test ids to run (default: all). */
   only?: (id: string) => boolean;
-  onResult?: (binding: ActsBinding, result: ActsTestResult) => void;
+  onResult?: (run: { version: ActsVersion; binding: ActsBinding; url: string }, result: ActsTestResult) => void;
 }
 
 const CASE_BINDING: Record<string, ActsBinding> = { "json-rpc": "jsonrpc", rest: "rest", grpc: "grpc" };
 
-/** The 1.0 interfaces of the card, as ACTS bindings. */
-export function actsInterfaces(discovery: Discovery): { binding: ActsBinding; url: string }[] {
-  return ACTS_BINDINGS.flatMap((binding) => {
-    const i = discovery.interfaces.find((x) => x.version === "1.0" && CASE_BINDING[x.binding] === binding);
-    return i ? [{ binding, url: i.url }] : [];
-  });
+export type ActsVersion = "1.0" | "0.3";
+
+/** The interfaces of the card as ACTS bindings: the 1.0 ones, then the 0.3 ones. */
+export function actsInterfaces(discovery: Discovery): { version: ActsVersion; binding: ActsBinding; url: string }[] {
+  return (["1.0", "0.3"] as const).flatMap((version) =>
+    ACTS_BINDINGS.flatMap((binding) => {
+      const i = discovery.interfaces.find((x) => x.version === version && CASE_BINDING[x.binding] === binding);
+      return i ? [{ version, binding, url: i.url }] : [];
+    }),
+  );
+}
+
+/** The card the preconditions (§12.5) read on a version's interfaces, as 1.0 JSON: a 0.3 card through the card translator. */
+function cardFor(discovery: Discovery, version: ActsVersion): Record<string, unknown> {
+  if (version === "0.3" && discovery.card0_3) {
+    try {
+      return encode(AgentCardSchema, parseAgentCard(discovery.card0_3).value) as Record<string, unknown>;
+    } catch {
+      // An unreadable 0.3 card: the 1.0 one (if any) still says what the agent offers.
+    }
+  }
+  return discovery.card1_0 ?? {};
 }
 
 /** A client test (§10): it judges how a client parses canned answers; a server run leaves it out. */
@@ -123,45 +168,63 @@ export function isClientTest(spec: ActsTestSpec): boolean {
 }
 
 /**
- * Runs every server test on every declared 1.0 binding, one test at a time (§4: tests share no state;
- * sequential keeps the load on the agent predictable).
+ * Runs every server test on every declared interface. Within one interface the tests run one at a
+ * time (§4: tests share no state; sequential keeps the load on the agent predictable); the
+ * interfaces run side by side, as separate clients would.
  */
 export async function runActs(tests: PlannedTest[], discovery: Discovery, opts: ActsRunOptions = {}): Promise<ActsBindingRun[]> {
-  const card = discovery.card1_0 ?? {};
-  const runs: ActsBindingRun[] = [];
-  for (const iface of actsInterfaces(discovery)) {
-    if (opts.bindings && !opts.bindings.includes(iface.binding)) continue;
-    const ctx: ActsContext = {
-      binding: iface.binding,
-      url: iface.url,
-      card,
-      cardUrl: discovery.cardUrl,
-      headers: opts.headers ?? {},
-      timeoutMs: opts.timeoutMs ?? 10_000,
-      streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
-    };
-    const started = Date.now();
-    const results: ActsTestResult[] = [];
-    const adjudicated: AdjudicatedResult[] = [];
-    for (const spec of tests) {
-      if (isClientTest(spec)) continue;
-      if (opts.only && !opts.only(String(spec.test.id))) continue;
-      const r = await runActsTest(spec, ctx);
-      if (spec.adjudication) {
-        const published = await runActsTest(spec.adjudication.published, ctx);
-        const { record } = spec.adjudication;
-        adjudicated.push({
-          record,
-          published,
-          adjudicated: r,
-          line: adjudicationLine(record, published, r),
-          stale: passesBoth(published, r),
-        });
+  const interfaces = actsInterfaces(discovery).filter(
+    (i) => (!opts.bindings || opts.bindings.includes(i.binding)) && (!opts.versions || opts.versions.includes(i.version)),
+  );
+  return Promise.all(
+    interfaces.map(async (iface): Promise<ActsBindingRun> => {
+      const ctx: ActsContext = {
+        version: iface.version,
+        binding: iface.binding,
+        url: iface.url,
+        card: cardFor(discovery, iface.version),
+        cardUrl: discovery.cardUrl,
+        headers: opts.headers ?? {},
+        timeoutMs: opts.timeoutMs ?? 10_000,
+        streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
+      };
+      const started = Date.now();
+      const results: ActsTestResult[] = [];
+      const adjudicated: AdjudicatedResult[] = [];
+      for (const spec of tests) {
+        if (isClientTest(spec)) continue;
+        if (opts.only && !opts.only(String(spec.test.id))) continue;
+        const by03 = iface.version === "0.3" ? notExpressibleOn03(String(spec.test.id), iface.binding) : undefined;
+        if (by03) {
+          const t = spec.test;
+          const r: ActsTestResult = {
+            id: String(t.id),
+            name: String(t.name),
+            level: t.level as ActsTestResult["level"],
+            result: "skip",
+            duration_ms: 0,
+            skip_reason: by03,
+          };
+          results.push(r);
+          opts.onResult?.(iface, r);
+          continue;
+        }
+        const r = await runActsTest(spec, ctx);
+        if (spec.adjudication) {
+          const published = await runActsTest(spec.adjudication.published, ctx);
+          const { record } = spec.adjudication;
+          adjudicated.push({
+            record,
+            published,
+            adjudicated: r,
+            line: adjudicationLine(record, published, r),
+            stale: passesBoth(published, r),
+          });
+        }
+        results.push(r);
+        opts.onResult?.(iface, r);
       }
-      results.push(r);
-      opts.onResult?.(iface.binding, r);
-    }
-    runs.push({ binding: iface.binding, url: iface.url, results, adjudicated, durationMs: Date.now() - started });
-  }
-  return runs;
+      return { ...iface, results, adjudicated, durationMs: Date.now() - started };
+    }),
+  );
 }

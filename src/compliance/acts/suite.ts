@@ -1,6 +1,7 @@
 // ACTS in a `test` run (`--acts`): the corpus (or the given files) adjudicated unless run as
-// published, run on every declared 1.0 binding; its verdicts become CaseResults with IDs
-// `acts/<test id>@<binding>`, beside the built-in cases in every report. Loaded only when --acts
+// published, run on every declared binding at 1.0 and 0.3; its verdicts become CaseResults with IDs
+// `acts/<test id>@<binding>` (1.0) and `acts/<test id>@0.3-<binding>`, beside the built-in cases in
+// every report. Loaded only when --acts
 // is given, so a run without it costs nothing more.
 //
 //   runActsInSuite(discovery, opts)   → {results, stale, report}: CaseResults, stale adjudications
@@ -12,7 +13,7 @@ import type { KnownFailingEntry } from "../known-failing.js";
 import { adjudicate, loadAdjudications, type Adjudication, type StaleAdjudication } from "./adjudicate.js";
 import type { ActsBinding, ActsTestResult } from "./execute.js";
 import type { ActsDeviation } from "./load.js";
-import { loadActsTests, runActs, type ActsBindingRun } from "./run.js";
+import { loadActsTests, runActs, type ActsBindingRun, type ActsVersion } from "./run.js";
 
 /** The ACTS files or the adjudications cannot be used. */
 export class ActsInputError extends Error {
@@ -27,6 +28,8 @@ export interface ActsSuiteOptions {
   /** Only ACTS: the built-in cases are not run. */
   only?: boolean;
   adjudicationsFile?: string;
+  /** The versions run (default: both, every interface the card declares). */
+  versions?: ActsVersion[];
 }
 
 /** What the reports need of an ACTS run (Report.acts). */
@@ -45,8 +48,8 @@ export interface ActsRunReport {
 
 const CASE_BINDING: Record<ActsBinding, string> = { jsonrpc: "json-rpc", rest: "rest", grpc: "grpc" };
 
-export function actsCaseId(testId: string, binding: ActsBinding): string {
-  return `acts/${testId}@${binding}`;
+export function actsCaseId(testId: string, binding: ActsBinding, version: ActsVersion = "1.0"): string {
+  return `acts/${testId}@${version === "1.0" ? "" : `${version}-`}${binding}`;
 }
 
 function reasonOf(r: ActsTestResult): string | undefined {
@@ -55,21 +58,27 @@ function reasonOf(r: ActsTestResult): string | undefined {
   return `${r.result === "error" ? "runner error: " : ""}${r.failure.step_id ? `${r.failure.step_id}: ` : ""}${r.failure.message}`;
 }
 
-function toCaseResult(r: ActsTestResult, binding: ActsBinding, url: string, strict: boolean, adjudicated?: string): CaseResult {
+function toCaseResult(
+  r: ActsTestResult,
+  run: { version: ActsVersion; binding: ActsBinding; url: string },
+  strict: boolean,
+  adjudicated?: string,
+): CaseResult {
+  const { version, binding, url } = run;
   const level = r.level.toUpperCase() as CaseResult["level"];
   const failed = r.result === "fail" || r.result === "error";
   const reason = [adjudicated, reasonOf(r)].filter(Boolean).join(" — ");
   return {
-    id: actsCaseId(r.id, binding),
+    id: actsCaseId(r.id, binding, version),
     title: r.name,
-    version: "1.0",
+    version,
     binding: CASE_BINDING[binding],
     level,
     requirements: [],
     status: r.result === "pass" ? "pass" : r.result === "skip" ? "skip" : level === "MUST" || strict ? "fail" : "warn",
     ...(failed ? { failureLevel: level } : {}),
     ...(reason ? { reason } : {}),
-    interface: { version: "1.0", binding: CASE_BINDING[binding] as "json-rpc", url, source: "ACTS run" },
+    interface: { version, binding: CASE_BINDING[binding] as "json-rpc", url, source: "ACTS run" },
     steps: [],
     durationMs: r.duration_ms,
   };
@@ -83,6 +92,7 @@ export async function runActsInSuite(
     timeoutMs?: number;
     streamTimeoutMs?: number;
     bindings?: ActsBinding[];
+    versions?: ActsVersion[];
   },
   onResult?: (result: CaseResult) => void,
 ): Promise<{ results: CaseResult[]; stale: KnownFailingEntry[]; report: ActsRunReport }> {
@@ -104,20 +114,18 @@ export async function runActsInSuite(
     timeoutMs: opts.timeoutMs,
     streamTimeoutMs: opts.streamTimeoutMs,
     bindings: opts.bindings,
-    onResult: (binding, r) => {
-      const url = discovery.interfaces.find((i) => i.version === "1.0" && i.binding === CASE_BINDING[binding])?.url ?? "";
-      onResult?.(toCaseResult(r, binding, url, opts.strict ?? false));
-    },
+    versions: opts.versions,
+    onResult: (run, r) => onResult?.(toCaseResult(r, run, opts.strict ?? false)),
   });
   const results: CaseResult[] = [];
   const stale: KnownFailingEntry[] = planned.stale.map((s) => ({ case: `acts/${s.test}`, reason: `stale adjudication: ${s.reason}` }));
   for (const run of runs) {
     const lines = new Map(run.adjudicated.map((a) => [a.record.test, a]));
-    for (const r of run.results) results.push(toCaseResult(r, run.binding, run.url, opts.strict ?? false, lines.get(r.id)?.line));
+    for (const r of run.results) results.push(toCaseResult(r, run, opts.strict ?? false, lines.get(r.id)?.line));
     for (const a of run.adjudicated)
       if (a.stale)
         stale.push({
-          case: actsCaseId(a.record.test, run.binding),
+          case: actsCaseId(a.record.test, run.binding, run.version),
           reason: "stale adjudication: the agent passes the test as published too (remove the record or keep it for other agents)",
         });
   }
@@ -171,7 +179,7 @@ export function actsConsole(report: ActsRunReport): string {
     const s = levelSummary(run.results);
     const conformant = s.must.failed === 0 && s.must.errors === 0;
     lines.push(
-      `  ${run.binding} (${run.url}): ${conformant ? "conformant" : "NOT conformant"} (every MUST test passed: ${conformant ? "yes" : "no"})`,
+      `  ${run.version} ${run.binding} (${run.url}): ${conformant ? "conformant" : "NOT conformant"} (every MUST test passed: ${conformant ? "yes" : "no"})`,
     );
     for (const level of ["must", "should", "may"] as const) {
       const l = s[level];
