@@ -70,7 +70,6 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     const body = req.body as Json | undefined;
     if (req.rawBody !== undefined || !body || typeof body.method !== "string") return { why: "a raw request body" };
     if (req.path !== "" || req.base || req.as || req.withoutCredentials) return { why: "a request beside the interface's operations" };
-    if (expect.stream) return { why: "a stream expectation" };
     const headers = Object.keys((req.headers as Json | undefined) ?? {}).map((h) => h.toLowerCase());
     if (headers.some((h) => h !== "content-type" && h !== "a2a-version")) return { why: "request headers the wire rules do not send" };
     const version = Object.entries((req.headers as Json | undefined) ?? {}).find(([h]) => h.toLowerCase() === "a2a-version")?.[1];
@@ -80,8 +79,28 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     if (JSON.stringify(step).includes("camelCaseKeys")) return { why: "a wire-level check (member spelling)" };
     const op = OPERATIONS[body.method];
     if (!op) return { why: `method ${body.method}` };
-    if (op === "send_streaming_message" || op === "subscribe_to_task")
-      return { why: "a streaming operation (no wire rule judges SSE yet)" };
+    if (expect.stream) {
+      const converted = streamOf(expect, body.id);
+      if ("why" in converted) return converted;
+      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
+      while (ids.has(id)) id += "-b";
+      ids.add(id);
+      const extras = Object.fromEntries(
+        ["when", "otherwise", "level", "spec", "cleanup"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
+      );
+      if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
+      if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
+      const x = { ...extras, ...(converted.extra ? { stream: converted.extra } : {}) };
+      out.push({
+        id,
+        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
+        operation: op,
+        params: body.params ?? {},
+        expect_stream: converted.acts,
+        ...(Object.keys(x).length ? { "x-a2a-toolkit": x } : {}),
+      });
+      continue;
+    }
     const answer = expect.body as Json | undefined;
     if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
     if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
@@ -113,6 +132,58 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     out.push(converted);
   }
   return { steps: out };
+}
+
+/** A 1.0 JSON-RPC stream event matcher without its envelope: the StreamResponse matcher, or undefined when it is none. */
+function unwrap(m: unknown, id: unknown): unknown {
+  if (!m || typeof m !== "object" || Array.isArray(m)) return undefined;
+  const o = m as Json;
+  if (Array.isArray(o.$oneOf) && Object.keys(o).length === 1) {
+    const alts = o.$oneOf.map((a) => unwrap(a, id));
+    return alts.every((a) => a !== undefined) ? { $oneOf: alts } : undefined;
+  }
+  const { jsonrpc, id: rid, result, error, ...rest } = o;
+  if (jsonrpc !== "2.0" || rid !== id || result === undefined || Object.keys(rest).length) return undefined;
+  if (error !== undefined && JSON.stringify(error) !== '{"$match":"absent"}') return undefined;
+  return result;
+}
+
+/** A 1.0 JSON-RPC stream expectation on the events' 1.0 view: ACTS §7 keys and our extras, or why not. */
+function streamOf(expect: Json, id: unknown): { acts: Json; extra?: Json } | { why: string } {
+  const headers = JSON.stringify(expect.headers ?? {});
+  if ((expect.status !== undefined && expect.status !== 200) || (headers !== "{}" && !headers.includes("text/event-stream")))
+    return { why: "a stream whose status or headers the wire rules do not check" };
+  if (expect.body !== undefined || expect.acceptSingleEventStream) return { why: "a stream step that also expects a body" };
+  const s = expect.stream as Json;
+  const acts: Json = {};
+  const extra: Json = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === "closes" || k === "stopAfter") extra[k] = v;
+    else if (k === "sameValue" || k === "nonDecreasing") {
+      if (!(v as string[]).every((p) => p.startsWith("/result/"))) return { why: `stream ${k} outside the result` };
+      extra[k] = (v as string[]).map((p) => p.slice("/result".length));
+    } else if (k === "each") {
+      const r = unwrap(v, id) as Json | undefined;
+      if (r === undefined) return { why: "a stream event matcher beside the JSON-RPC envelope" };
+      const { $valid, ...own } = r;
+      if ($valid !== undefined && $valid !== "v1_0.StreamResponse") return { why: `each event valid as ${JSON.stringify($valid)}` };
+      if (Object.keys(own).length) acts.each_event = own;
+    } else if (k === "inOrder" || k === "exactly") {
+      const r = (v as unknown[]).map((m) => unwrap(m, id));
+      if (r.some((m) => m === undefined)) return { why: "a stream event matcher beside the JSON-RPC envelope" };
+      extra[k] = r;
+    } else if (k === "counts") {
+      const r = (v as Json[]).map((c) => ({ ...c, where: unwrap(c.where, id) }));
+      if (r.some((c) => c.where === undefined)) return { why: "a stream event matcher beside the JSON-RPC envelope" };
+      extra[k] = r;
+    } else {
+      const r = unwrap(v, id);
+      if (r === undefined) return { why: "a stream event matcher beside the JSON-RPC envelope" };
+      if (k === "last") acts.final_event = r;
+      else extra[k] = r;
+    }
+  }
+  return { acts, ...(Object.keys(extra).length ? { extra } : {}) };
 }
 
 /** Whether an expectation names one error (a literal code, status or gRPC status) or accepts any ("any"). */
