@@ -102,6 +102,24 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
       continue;
     }
     const answer = expect.body as Json | undefined;
+    const anyAnswer =
+      step.cleanup === true &&
+      Object.keys(expect).every((k) => k === "status") &&
+      JSON.stringify(expect.status ?? { $match: "integer" }) === '{"$match":"integer"}';
+    if (anyAnswer) {
+      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
+      while (ids.has(id)) id += "-b";
+      ids.add(id);
+      out.push({
+        id,
+        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
+        operation: op,
+        params: body.params ?? {},
+        expect: {},
+        "x-a2a-toolkit": { cleanup: true, anyAnswer: true },
+      });
+      continue;
+    }
     if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
     if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
     if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };

@@ -63,6 +63,8 @@ interface StepExtras {
   level?: Level;
   spec?: Citation[];
   cleanup?: boolean;
+  /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
+  anyAnswer?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
@@ -174,6 +176,8 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
+      if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
+        problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
@@ -270,7 +274,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       stream: { ...wire.stream, ...(closes !== undefined ? { closes } : {}), ...(stopAfter !== undefined ? { stopAfter } : {}) },
       view: { ...viewOf, stream: view },
     };
-  } else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  } else if (x.anyAnswer) expect = {};
+  else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
   return [
     {
       name,
