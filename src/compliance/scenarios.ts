@@ -65,6 +65,8 @@ interface StepExtras {
   cleanup?: boolean;
   /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
   anyAnswer?: boolean;
+  /** A step the agent must refuse with an error of its choice (the pair's rule.refused): `expect: {}`. */
+  refused?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
@@ -178,6 +180,7 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       const x = s[EXTRA];
       if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
         problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
+      if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
@@ -275,6 +278,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       view: { ...viewOf, stream: view },
     };
   } else if (x.anyAnswer) expect = {};
+  else if (x.refused) expect = rule.refused(step.id);
   else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
   return [
     {
