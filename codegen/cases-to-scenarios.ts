@@ -79,26 +79,28 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     if (JSON.stringify(step).includes("camelCaseKeys")) return { why: "a wire-level check (member spelling)" };
     const op = OPERATIONS[body.method];
     if (!op) return { why: `method ${body.method}` };
-    if (expect.stream) {
-      const converted = streamOf(expect, body.id);
-      if ("why" in converted) return converted;
+    /** The step as a scenario step: its id (the JSON-RPC id, unique), name, operation and params, then `rest`. */
+    const emit = (rest: Json, extras: Json): void => {
       let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
       while (ids.has(id)) id += "-b";
       ids.add(id);
-      const extras = Object.fromEntries(
-        ["when", "otherwise", "level", "spec", "cleanup"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
-      );
-      if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
-      if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
-      const x = { ...extras, ...(converted.extra ? { stream: converted.extra } : {}) };
       out.push({
         id,
         ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
         operation: op,
         params: body.params ?? {},
-        expect_stream: converted.acts,
-        ...(Object.keys(x).length ? { "x-a2a-toolkit": x } : {}),
+        ...rest,
+        ...(Object.keys(extras).length ? { "x-a2a-toolkit": extras } : {}),
       });
+    };
+    const extrasOf = (...keys: string[]): Json => Object.fromEntries(keys.filter((k) => step[k] !== undefined).map((k) => [k, step[k]]));
+    if (expect.stream) {
+      const converted = streamOf(expect, body.id);
+      if ("why" in converted) return converted;
+      if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
+      if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
+      const stream = converted.extra ? { stream: converted.extra } : {};
+      emit({ expect_stream: converted.acts }, { ...extrasOf("when", "otherwise", "level", "spec", "cleanup"), ...stream });
       continue;
     }
     const answer = expect.body as Json | undefined;
@@ -107,17 +109,7 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
       Object.keys(expect).every((k) => k === "status") &&
       JSON.stringify(expect.status ?? { $match: "integer" }) === '{"$match":"integer"}';
     if (anyAnswer) {
-      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
-      while (ids.has(id)) id += "-b";
-      ids.add(id);
-      out.push({
-        id,
-        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
-        operation: op,
-        params: body.params ?? {},
-        expect: {},
-        "x-a2a-toolkit": { cleanup: true, anyAnswer: true },
-      });
+      emit({ expect: {} }, { cleanup: true, anyAnswer: true });
       continue;
     }
     if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
@@ -128,9 +120,14 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
       answer.error !== undefined && !Object.keys(answer.error as Json).some((k) => k.startsWith("$")) ? (answer.error as Json) : undefined;
     if (error && typeof error.code !== "number") {
       // Refused with any error: the wire rules' `refused` form, when that is all the step says.
+      // With or without the content type and 1.0's optional typed `data`, which the rule checks.
+      const { data, ...bare } = error;
+      const typed = { $optional: { $each: { "@type": { $match: "nonEmptyString" } } } };
       const plain =
-        Object.keys(expect).every((k) => k === "body") &&
-        JSON.stringify(answer) ===
+        Object.keys(expect).every((k) => k === "body" || k === "headers") &&
+        (expect.headers === undefined || JSON.stringify(expect.headers) === '{"content-type":{"$regex":"^application/json"}}') &&
+        (data === undefined || JSON.stringify(data) === JSON.stringify(typed)) &&
+        JSON.stringify({ ...answer, error: bare }) ===
           JSON.stringify({
             jsonrpc: "2.0",
             id: body.id,
@@ -138,43 +135,16 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
             result: { $match: "absent" },
           });
       if (!plain) return { why: "an error of any code (no one ACTS §6.2 error type)" };
-      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
-      while (ids.has(id)) id += "-b";
-      ids.add(id);
-      const extras = Object.fromEntries(
-        ["when", "otherwise", "level", "spec"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
-      );
-      out.push({
-        id,
-        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
-        operation: op,
-        params: body.params ?? {},
-        expect: {},
-        "x-a2a-toolkit": { ...extras, refused: true },
-      });
+      emit({ expect: {} }, { ...extrasOf("when", "otherwise", "level", "spec"), refused: true });
       continue;
     }
-    const isError = error !== undefined;
-    let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
-    while (ids.has(id)) id += "-b";
-    ids.add(id);
-    const extras = Object.fromEntries(
-      ["when", "otherwise", "level", "spec", "cleanup", "repeatUntil"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
-    );
-    const converted: Json = {
-      id,
-      ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
-      operation: op,
-      params: body.params ?? {},
-    };
-    if (isError) {
+    const extras = extrasOf("when", "otherwise", "level", "spec", "cleanup", "repeatUntil");
+    if (error !== undefined) {
       const type = ERRORS[error.code as number];
       if (!type) return { why: `error code ${String(error.code)}` };
       if (type === "InvalidParamsError") return { why: "an invalid request (the codecs encode valid ones only)" };
-      converted.expect_error = { error_type: type };
-    } else converted.expect = { body: answer.result };
-    if (Object.keys(extras).length) converted["x-a2a-toolkit"] = extras;
-    out.push(converted);
+      emit({ expect_error: { error_type: type } }, extras);
+    } else emit({ expect: { body: answer.result } }, extras);
   }
   return { steps: out };
 }

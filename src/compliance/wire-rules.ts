@@ -108,6 +108,9 @@ const FINAL_PB_0_3 = (ends: boolean) => final0_3({ statusUpdate: { $match: "obje
 
 const FINAL_0_3 = [cite("0.3.0", "9.3", "Server closes the SSE connection after the final:true event")];
 
+/** 1.0 JSON-RPC errors may carry `data`: a list of typed details (ErrorInfo …). */
+const dataOf = (errorData: boolean) => (errorData ? { data: { $optional: { $each: { "@type": { $match: "nonEmptyString" } } } } } : {});
+
 const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], errorData: boolean): WireRule => ({
   headers: () => ({ "Content-Type": "application/json", ...(version === "1.0" ? { "A2A-Version": "1.0" } : {}) }),
   success: (op, id) => ({
@@ -116,7 +119,13 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
     body: { jsonrpc: "2.0", id, result: validFor(version, "json-rpc", op), error: ABSENT },
   }),
   refused: (id) => ({
-    body: { jsonrpc: "2.0", id, error: { code: { $match: "integer" }, message: { $match: "string" } }, result: ABSENT },
+    headers: JSON_CT,
+    body: {
+      jsonrpc: "2.0",
+      id,
+      error: { code: { $match: "integer" }, message: { $match: "string" }, ...dataOf(errorData) },
+      result: ABSENT,
+    },
   }),
   stream: (_op, id, ends) => ({
     ...SSE,
@@ -149,7 +158,7 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
           error: {
             code: spec0(error).code,
             message: { $match: "string" },
-            ...(errorData ? { data: { $optional: { $each: { "@type": { $match: "nonEmptyString" } } } } } : {}),
+            ...dataOf(errorData),
           },
           result: ABSENT,
         },
