@@ -4,10 +4,10 @@
 // the seam the reference client uses (src/transport/client.ts encodeCall / decodeReply; for gRPC the
 // version's codec over the ProtoJSON of its proto, which src/compliance/grpc.ts sends as binary).
 // What the wire itself must look like is not judged here: src/compliance/wire-rules.ts.
-import { decodeReply, encodeCall, NotA2AReplyError } from "../transport/client.js";
+import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError } from "../transport/client.js";
 import { codecFor, decode1_0, encode1_0, OPERATIONS, type Operation } from "../versioning/codec.js";
 import type { Version } from "./cases.js";
-import type { WireResponse } from "./http.js";
+import type { SseEventRecord, WireResponse } from "./http.js";
 
 export type { Operation };
 
@@ -66,4 +66,34 @@ export function viewOf(call: Omit<AbstractCall, "params">, res: WireResponse): {
     const what = e instanceof NotA2AReplyError ? e.message : `${(e as Error).name}: ${(e as Error).message}`;
     return { problem: `the reply does not decode as a 1.0 ${OPERATIONS[op].response.name}: ${what}` };
   }
+}
+
+/**
+ * The 1.0 views of a stream's events (StreamResponse ProtoJSON), each in place of its wire JSON, for
+ * the stream expectations of a streaming step; an event that is no A2A stream item is left out
+ * and named in `problems`.
+ */
+export function eventViewsOf(
+  call: Omit<AbstractCall, "params">,
+  events: SseEventRecord[],
+): { events: SseEventRecord[]; problems: string[] } {
+  const { operation: op, version, binding } = call;
+  const problems: string[] = [];
+  const out: SseEventRecord[] = [];
+  events.forEach((e, i) => {
+    if (e.json === undefined) return out.push(e);
+    if (binding === "grpc")
+      try {
+        return out.push({
+          ...e,
+          json: encode1_0(OPERATIONS[op].response, codecFor(version, "HTTP+JSON").decodeEvent(e.json).value as never),
+        });
+      } catch (err) {
+        return problems.push(`event ${i} is no ${version} stream item: ${(err as Error).message}`);
+      }
+    const d = decodeStreamEvent({ url: "", binding: CODEC_BINDING[binding], version }, op, e.json, e.event);
+    if ("error" in d) problems.push(`event ${i} is no ${version} stream item: ${d.error.name}: ${d.error.message}`);
+    else out.push({ ...e, json: encode1_0(OPERATIONS[op].response, d.event as never) });
+  });
+  return { events: out, problems };
 }

@@ -15,7 +15,7 @@ import { messageVars, type RunMessage } from "./message.js";
 import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
-import { projectCall, viewOf } from "./projection.js";
+import { eventViewsOf, projectCall, viewOf } from "./projection.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -253,7 +253,14 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
       });
     else diffs.push(...match(expect.body, res.json, "/body", scope));
   }
-  if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
+  if (expect.stream && expect.view?.events && res.events) {
+    // A projected streaming step: its stream expectations hold for the events' 1.0 views.
+    const wire = expect.view.eventWire;
+    if (wire !== undefined) res.events.forEach((e, i) => e.json !== undefined && diffs.push(...match(wire, e.json, `/events/${i}`, scope)));
+    const viewed = eventViewsOf(expect.view, res.events);
+    diffs.push(...viewed.problems.map((message) => ({ path: "/events", expected: "A2A stream items", actual: undefined, message })));
+    diffs.push(...compareStream(expect, { ...res, events: viewed.events }, scope, streamTimeoutMs));
+  } else if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
   if (expect.view) diffs.push(...compareView(expect.view, res, scope));
   return diffs;
 }

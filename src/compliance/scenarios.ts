@@ -21,11 +21,12 @@ import {
   type CaseStep,
   type Level,
   type StepWhen,
+  type StreamExpect,
   type Version,
 } from "./cases.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
-import { isErrorName, WIRE_RULES } from "./wire-rules.js";
+import { isErrorName, streamEventRule, WIRE_RULES } from "./wire-rules.js";
 
 // Found from the package root, as the case files are: in a checkout and in dist/ alike.
 export const SCENARIOS_DIR = packagePath("compliance", "scenarios");
@@ -44,6 +45,9 @@ export const ABSTRACT_OPERATIONS: Readonly<Record<string, Operation>> = {
   list_push_configs: "ListTaskPushNotificationConfigs",
   delete_push_config: "DeleteTaskPushNotificationConfig",
 };
+
+/** The operations that answer with a stream: their steps expect `stream`, matched event by event on the 1.0 views. */
+const STREAMING = new Set(["send_streaming_message", "subscribe_to_task"]);
 
 const VERSIONS: Version[] = ["1.0", "0.3"];
 const WIRE_BINDINGS: WireBinding[] = ["json-rpc", "rest", "grpc"];
@@ -64,6 +68,8 @@ interface StepExtras {
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
+  /** The HTTP status of a successful answer, where a recording keeps it (`record --exact`). */
+  status?: unknown;
 }
 
 interface ScenarioStep {
@@ -71,7 +77,8 @@ interface ScenarioStep {
   description?: string;
   operation: string;
   params?: unknown;
-  expect?: { body?: unknown };
+  /** `stream`: a streaming operation's events as 1.0 StreamResponse views (cases.ts StreamExpect). */
+  expect?: { body?: unknown; stream?: StreamExpect };
   expect_error?: { error_type: string };
   [EXTRA]?: StepExtras;
 }
@@ -161,6 +168,10 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (s.expect_error && !isErrorName(s.expect_error.error_type))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
+      if (s.expect?.stream !== undefined) {
+        if (!STREAMING.has(s.operation)) problems.push(`${sat}/expect/stream: ${s.operation} is no streaming operation`);
+        checkMatchers(s.expect.stream, `${sat}/expect/stream`, problems);
+      }
       const x = s[EXTRA];
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
@@ -239,12 +250,21 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       };
     });
   }
+  const view = { operation: op, version, binding, rpcId: step.id };
+  // A stream: 200 and text/event-stream (gRPC: status OK), its events matched as 1.0 StreamResponse views.
+  const success = STREAMING.has(step.operation)
+    ? {
+        ...(binding === "grpc" ? {} : { status: 200, headers: { "content-type": { $regex: "^text/event-stream" } } }),
+        stream: step.expect?.stream ?? {},
+        view: { ...view, events: true, eventWire: streamEventRule(version, binding, step.id) },
+      }
+    : { ...rule.success(op, step.id), view: { ...view, body: step.expect?.body } };
   return [
     {
       name,
       request,
       ...(x.repeatUntil !== undefined ? { repeatUntil: x.repeatUntil } : {}),
-      expect: { ...rule.success(op, step.id), view: { operation: op, version, binding, rpcId: step.id, body: step.expect?.body } },
+      expect: { ...success, ...(x.status !== undefined ? { status: x.status } : {}) },
       ...common,
       ...(x.otherwise ? { otherwise: x.otherwise } : {}),
       ...(x.level ? { level: x.level } : {}),

@@ -56,14 +56,35 @@ function grpcStatus1_0(error: string): unknown {
 
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
 
+/** The operation whose HTTP+JSON answer may have no body at all (deletion). */
+const EMPTY_REPLY: Operation = "DeleteTaskPushNotificationConfig";
+
 /** The generated validator a successful answer must pass, per dialect (`v1_0.*`, `v0_3.*` JSON-RPC, `v0_3.rest.*`). */
 function validFor(version: Version, binding: WireBinding, op: Operation): unknown {
+  // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)"; 0.3 JSON-RPC: null.
+  if (op === EMPTY_REPLY) return { $optional: { $match: "any" } };
+  // 0.3 names the list singular; its JSON-RPC result is the bare array of configs.
+  if (version === "0.3" && op === "ListTaskPushNotificationConfigs")
+    return binding === "json-rpc"
+      ? { $each: { $valid: "v0_3.TaskPushNotificationConfig" } }
+      : { $valid: "v0_3.rest.ListTaskPushNotificationConfigResponse" };
   const type = OPERATIONS[op].response.name;
   if (version === "1.0") return { $valid: `v1_0.${type}` };
   if (binding !== "json-rpc") return { $valid: `v0_3.rest.${type}` };
   // 0.3 JSON-RPC: message/send answers a Task or a Message, told apart by `kind`.
   if (op === "SendMessage") return { $oneOf: [{ $valid: "v0_3.Task" }, { $valid: "v0_3.Message" }] };
   return { $valid: `v0_3.${type}` };
+}
+
+/**
+ * Each event of a stream as sent on the pair: a valid stream item of the version's own schema, on
+ * JSON-RPC in a success envelope echoing the request's id (0.3 §7: "for streaming methods, an SSE
+ * stream where each event's data is a `JSONRPCResponse`").
+ */
+export function streamEventRule(version: Version, binding: WireBinding, rpcId: string | number): unknown {
+  if (binding !== "json-rpc") return validFor(version, binding, "SendStreamingMessage");
+  if (version === "0.3") return { $valid: "v0_3.SendStreamingMessageSuccessResponse", id: rpcId };
+  return { jsonrpc: "2.0", id: rpcId, result: validFor(version, binding, "SendStreamingMessage"), error: ABSENT };
 }
 
 const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], errorData: boolean): WireRule => ({
@@ -133,11 +154,10 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     "json-rpc": jsonRpc("1.0", [PROTO_1_0], SPEC_1_0_ERRORS, true),
     rest: {
       headers: (withBody) => ({ "A2A-Version": "1.0", ...(withBody ? { "Content-Type": "application/json" } : {}) }),
-      success: (op) => ({
-        status: OK_STATUS,
-        headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
-        body: validFor("1.0", "rest", op),
-      }),
+      success: (op) =>
+        op === EMPTY_REPLY
+          ? { status: OK_STATUS }
+          : { status: OK_STATUS, headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } }, body: validFor("1.0", "rest", op) },
       error: (error) => [
         {
           expect: {
@@ -213,7 +233,8 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     ),
     rest: {
       headers: (withBody): Record<string, string> => (withBody ? { "Content-Type": "application/json" } : {}),
-      success: (op) => ({ status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) }),
+      success: (op) =>
+        op === EMPTY_REPLY ? { status: OK_STATUS } : { status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) },
       // 0.3 has no status table: at MUST a client-error status that is no authentication refusal,
       // with a JSON body in a known error shape; the exact status at SHOULD.
       error: (error) => [
