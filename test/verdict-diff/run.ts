@@ -13,6 +13,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmbeddedTarget } from "../../src/cli/embedded-target.js";
+import { exchangesOf, type Case } from "../../src/compliance/cases.js";
+import { GRPC_REWRITES } from "../../src/compliance/grpc-rewrites.js";
+import { startProxy } from "../../src/compliance/proxy.js";
+import { REWRITES } from "../../src/compliance/rewrites.js";
 import { loadScenarioCases } from "../../src/compliance/scenarios.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import type { CaseResult } from "../../src/compliance/runner.js";
@@ -78,6 +82,11 @@ interface Agent {
   name: string;
   start(): Promise<{ url: string; close(): Promise<void> }>;
   bindings?: ("json-rpc" | "rest" | "grpc")[];
+  /** The cases run on this agent, of those compared (default: all). */
+  pick?(cases: Case[]): Case[];
+  /** Bounds of the run (a fault that holds a stream open waits this long). */
+  streamTimeoutMs?: number;
+  taskTimeoutMs?: number;
 }
 
 const AGENTS: Agent[] = [
@@ -88,9 +97,128 @@ const AGENTS: Agent[] = [
   { name: "official SDK 0.3.14 (echo)", start: () => startSdk03EchoTarget() },
 ];
 
+/**
+ * How many cases run through each rewrite of the proxy: a representative set of those it can
+ * touch (VERDICT_DIFF_PER_REWRITE=0: all of them). Every rewrite in turn, so the target stays
+ * within a few minutes.
+ */
+const PER_REWRITE = Number(process.env.VERDICT_DIFF_PER_REWRITE ?? 6) || Infinity;
+
+const operationsOf = (c: Case) =>
+  new Set(c.steps.flatMap((st) => exchangesOf(st).flatMap((x) => (x.request.operation ? [x.request.operation.operation] : []))));
+
+/**
+ * Up to PER_REWRITE of the cases a rewrite applies to (its versions, bindings and operations; a
+ * card rewrite every case, as the card is read first), spread over scenarios and (version,
+ * binding) pairs: one case per scenario in turn, in ID order.
+ */
+function representative(applies: (c: Case) => boolean, cases: Case[]): Case[] {
+  const groups = new Map<string, Case[]>();
+  for (const c of cases.filter(applies).sort((a, b) => (a.id < b.id ? -1 : 1)))
+    groups.set(c.scenario ?? c.id, [...(groups.get(c.scenario ?? c.id) ?? []), c]);
+  const out: Case[] = [];
+  for (let round = 0; out.length < PER_REWRITE && [...groups.values()].some((g) => g.length > round); round++)
+    for (const g of groups.values()) {
+      const c = g[round];
+      if (c && out.length < PER_REWRITE) out.push(c);
+    }
+  return out;
+}
+
+/** The reference server behind `a2a-toolkit proxy` with one rewrite (its gRPC side too). */
+function proxied(option: "variants" | "faults", name: string, applies: (c: Case) => boolean): Agent {
+  return {
+    name: `reference server behind proxy --${option === "variants" ? "variant" : "fault"} ${name}`,
+    start: async () => {
+      const server = await startEmbeddedTarget();
+      const proxy = await startProxy({ target: server.url, grpcTarget: new URL(server.url).host, [option]: [name] });
+      return {
+        url: proxy.url,
+        close: async () => {
+          await proxy.close();
+          await server.close();
+        },
+      };
+    },
+    pick: (cases) => representative(applies, cases),
+    streamTimeoutMs: 2_000,
+    taskTimeoutMs: 3_000,
+  };
+}
+
+const PROXIED: Agent[] = [
+  ...REWRITES.map((r) =>
+    proxied(r.kind === "variant" ? "variants" : "faults", r.name, (c) => {
+      const a = r.applies;
+      if (a.bindings?.includes("card")) return true;
+      if (c.binding === "grpc" || !(a.bindings ?? ["json-rpc", "rest"]).includes(c.binding as "json-rpc" | "rest")) return false;
+      if (a.versions && !a.versions.includes(c.version)) return false;
+      return !a.operations || a.operations.some((op) => operationsOf(c).has(op as never));
+    }),
+  ),
+  ...GRPC_REWRITES.map((r) =>
+    proxied("faults", r.name, (c) => {
+      if (c.binding !== "grpc" || (r.applies.versions && !r.applies.versions.includes(c.version))) return false;
+      const streaming = ["SendStreamingMessage", "SubscribeToTask"].some((op) => operationsOf(c).has(op as never));
+      return r.applies.streaming === undefined || r.applies.streaming === streaming;
+    }),
+  ),
+];
+
+interface Compared {
+  lines: string[];
+  differences: number;
+  compared: number;
+}
+
+/** The old and the new cases of `cases` on one agent, verdict by verdict. */
+async function compare(agent: Agent, cases: Case[], dir: string): Promise<Compared> {
+  const out: Compared = { lines: [], differences: 0, compared: 0 };
+  const picked = agent.pick ? agent.pick(cases) : cases;
+  if (!picked.length) return { ...out, lines: [`${agent.name}: no case it applies to`] };
+  const caseGlobs = picked.map((c) => c.id);
+  const target = await agent.start();
+  try {
+    const run = (casesDir?: string) =>
+      runSuite({
+        target: target.url,
+        casesDir,
+        caseGlobs,
+        streamTimeoutMs: agent.streamTimeoutMs ?? 10_000,
+        ...(agent.taskTimeoutMs ? { taskTimeoutMs: agent.taskTimeoutMs } : {}),
+        bindings: agent.bindings,
+      });
+    const before = new Map((await run(dir)).results.map((r) => [r.id, r]));
+    const after = (await run()).results;
+    for (const r of after) {
+      const old = before.get(r.id);
+      out.compared++;
+      const [was, now] = [old ? verdictOf(old) : "absent", verdictOf(r)];
+      if (was === now) continue;
+      const decided = DECIDED[r.id];
+      out.lines.push(`${decided ? "decided" : "DIFFERS"}  ${agent.name}  ${r.id}: ${was} -> ${now}${decided ? ` (${decided})` : ""}`);
+      if (!decided) {
+        out.differences++;
+        out.lines.push(`         before: ${old?.reason ?? ""}\n         after:  ${r.reason ?? ""}`);
+      }
+    }
+    const counts = after.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+    out.lines.push(`${agent.name}: ${after.length} cases, ${JSON.stringify(counts)}`);
+  } finally {
+    await target.close();
+  }
+  return out;
+}
+
+/** The proxied agents, this many at a time (each has its own server and proxy). */
+const CONCURRENCY = Number(process.env.VERDICT_DIFF_CONCURRENCY ?? 2) || 1;
+
 async function main(): Promise<number> {
   const at = process.argv.indexOf("--base");
   const base = at > 0 ? process.argv[at + 1] : undefined;
+  // --agents <text>: only the agents whose name contains it (`--agents proxy`: the proxied ones).
+  const only = process.argv.indexOf("--agents");
+  const filter = only > 0 ? (process.argv[only + 1] ?? "") : "";
   const projected = loadScenarioCases();
   const ids = new Set(projected.map((c) => c.id));
   const { dir, missing } = oldCases(base, ids);
@@ -99,43 +227,37 @@ async function main(): Promise<number> {
     console.log(
       `${missing.length} case(s) without an old copy in git, not compared: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? " …" : ""}`,
     );
-  const globs = [...ids].filter((id) => !missing.includes(id));
+  const cases = projected.filter((c) => !missing.includes(c.id));
   // The SDK logs every error it answers with.
   console.error = () => undefined;
-  let differences = 0;
-  let compared = 0;
+  const total: Compared = { lines: [], differences: 0, compared: 0 };
+  const add = (r: Compared) => {
+    for (const l of r.lines) console.log(l);
+    total.differences += r.differences;
+    total.compared += r.compared;
+  };
   try {
-    for (const agent of AGENTS) {
-      const target = await agent.start();
-      try {
-        const run = (casesDir?: string) =>
-          runSuite({ target: target.url, casesDir, caseGlobs: globs, streamTimeoutMs: 10_000, bindings: agent.bindings });
-        const before = new Map((await run(dir)).results.map((r) => [r.id, r]));
-        const after = (await run()).results.filter((r) => !missing.includes(r.id));
-        for (const r of after) {
-          const old = before.get(r.id);
-          compared++;
-          const [was, now] = [old ? verdictOf(old) : "absent", verdictOf(r)];
-          if (was === now) continue;
-          const decided = DECIDED[r.id];
-          console.log(`${decided ? "decided" : "DIFFERS"}  ${agent.name}  ${r.id}: ${was} -> ${now}${decided ? ` (${decided})` : ""}`);
-          if (!decided) {
-            differences++;
-            console.log(`         before: ${old?.reason ?? ""}\n         after:  ${r.reason ?? ""}`);
-          }
-        }
-        const counts = after.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
-        console.log(`${agent.name}: ${after.length} cases, ${JSON.stringify(counts)}`);
-      } finally {
-        await target.close();
+    for (const agent of AGENTS.filter((a) => a.name.includes(filter))) add(await compare(agent, cases, dir));
+    // The proxied agents in a small pool; their lines printed in table order.
+    const queue = PROXIED.filter((a) => a.name.includes(filter));
+    const results: Promise<Compared>[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < queue.length) {
+        const i = next++;
+        const p = compare(queue[i]!, cases, dir);
+        results[i] = p;
+        await p.catch(() => undefined);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    for (const r of results) add(await r);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`${compared} verdicts compared with the old copies, ${differences} unexplained difference(s)`);
+  console.log(`${total.compared} verdicts compared with the old copies, ${total.differences} unexplained difference(s)`);
   // Nothing compared proves nothing: a clone without the history fails here.
-  return differences || !compared ? 1 : 0;
+  return total.differences || !total.compared ? 1 : 0;
 }
 
 process.exitCode = await main();
