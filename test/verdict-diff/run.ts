@@ -1,5 +1,5 @@
 // Same verdicts (issue 26, item 9): the hand-projected case files that scenarios replaced, read from
-// git (each from the parent of the commit that deleted it, or all at --base <commit>), and their projections from
+// git (each at the last commit that wrote it, or all at --base <commit>), and their projections from
 // compliance/scenarios/, run against the same agents; every case's verdict (status and the level
 // of its failure) must be the same. Agents: the reference server (`a2a-toolkit test`'s embedded
 // target), the official SDK 1.3.0 server with the fixture behaviours (HTTP and gRPC) and the SDK
@@ -8,7 +8,7 @@
 //
 //   npx tsx test/verdict-diff/run.ts [--base <commit>]        (make test-verdict-diff)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,20 +36,12 @@ export const DECIDED: Record<string, string> = {
 const git = (...args: string[]) =>
   execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
 
-/** The commit whose tree still holds a case file: the parent of the commit that deleted it. */
+/**
+ * The commit holding the newest copy of a case file: the last one, on any line of the history, that
+ * wrote it (a rule changed on main after a branch converted the file must be compared as changed).
+ */
 function holding(file: string): string | undefined {
-  const deleter = git("log", "--diff-filter=D", "-1", "--format=%H", "--", file).trim();
-  if (!deleter) return undefined;
-  // A merge deletes a file its other parent still changed: the parent that has it.
-  const parents = git("rev-list", "--parents", "-n", "1", deleter).trim().split(" ").slice(1);
-  return parents.find((p) => {
-    try {
-      git("cat-file", "-e", `${p}:${file}`);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return git("log", "--full-history", "--no-merges", "--diff-filter=AM", "-1", "--format=%H", "--", file).trim() || undefined;
 }
 
 /** The old copies of the scenarios' cases, written below a fresh directory (their IDs as paths). */
@@ -107,16 +99,26 @@ const PER_REWRITE = Number(process.env.VERDICT_DIFF_PER_REWRITE ?? 6) || Infinit
 const operationsOf = (c: Case) =>
   new Set(c.steps.flatMap((st) => exchangesOf(st).flatMap((x) => (x.request.operation ? [x.request.operation.operation] : []))));
 
+/** The cases each fault turns red in front of the official SDK (the proxy-fault tests' tables): the first picked. */
+const TURNS_RED: Record<string, string[]> = Object.fromEntries(
+  ["compliance-proxy-faults.json", "compliance-grpc-proxy-faults.json"].flatMap((f) =>
+    Object.entries(JSON.parse(readFileSync(join(ROOT, "test", "integration", f), "utf8")) as Record<string, unknown>).filter(
+      (e): e is [string, string[]] => Array.isArray(e[1]),
+    ),
+  ),
+);
+
 /**
  * Up to PER_REWRITE of the cases a rewrite applies to (its versions, bindings and operations; a
- * card rewrite every case, as the card is read first), spread over scenarios and (version,
- * binding) pairs: one case per scenario in turn, in ID order.
+ * card rewrite every case, as the card is read first): first those it is known to turn red, then
+ * spread over scenarios and (version, binding) pairs, one case per scenario in turn, in ID order.
  */
-function representative(applies: (c: Case) => boolean, cases: Case[]): Case[] {
+function representative(name: string, applies: (c: Case) => boolean, cases: Case[]): Case[] {
+  const red = new Set(TURNS_RED[name] ?? []);
+  const out: Case[] = cases.filter((c) => red.has(c.id) && applies(c)).slice(0, PER_REWRITE);
   const groups = new Map<string, Case[]>();
-  for (const c of cases.filter(applies).sort((a, b) => (a.id < b.id ? -1 : 1)))
+  for (const c of cases.filter((c) => applies(c) && !red.has(c.id)).sort((a, b) => (a.id < b.id ? -1 : 1)))
     groups.set(c.scenario ?? c.id, [...(groups.get(c.scenario ?? c.id) ?? []), c]);
-  const out: Case[] = [];
   for (let round = 0; out.length < PER_REWRITE && [...groups.values()].some((g) => g.length > round); round++)
     for (const g of groups.values()) {
       const c = g[round];
@@ -140,7 +142,7 @@ function proxied(option: "variants" | "faults", name: string, applies: (c: Case)
         },
       };
     },
-    pick: (cases) => representative(applies, cases),
+    pick: (cases) => representative(name, applies, cases),
     streamTimeoutMs: 2_000,
     taskTimeoutMs: 3_000,
   };
