@@ -3,10 +3,13 @@
 // compliance/scenarios/, run against the same agents; every case's verdict (status and the level
 // of its failure) must be the same. Agents: the reference server (`a2a-toolkit test`'s embedded
 // target), the official SDK 1.3.0 server with the fixture behaviours (HTTP and gRPC) and the SDK
-// 1.3.0 and 0.3.14 servers around an echo executor. A difference is allowed only where the old
-// twins disagreed and the scenario decided once: DECIDED below, with the sentence that decided it.
+// 1.3.0 and 0.3.14 servers around an echo executor; and the reference server behind the rewriting
+// proxy (`a2a-toolkit proxy`) with each variant and each fault in turn, HTTP and gRPC, on a
+// representative set of the cases it can touch (PER_REWRITE: those it is known to turn red first).
+// A difference is allowed only where the old twins disagreed and the scenario decided once:
+// DECIDED below, with the sentence that decided it.
 //
-//   npx tsx test/verdict-diff/run.ts [--base <commit>]        (make test-verdict-diff)
+//   npx tsx test/verdict-diff/run.ts [--base <commit>] [--agents <name part>]   (make test-verdict-diff)
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
