@@ -479,20 +479,29 @@ export function toScenario(
       if (a.operation === "GetExtendedAgentCard") return { $valid: "v1_0.AgentCard" };
       return loosen(m, nonBlocking);
     };
-    let expect: Record<string, unknown>;
+    const status = exact ? { status: x.response.status } : {};
     if ("events" in a.answer) {
+      // ACTS sees the count (§7); the events themselves are our extension, matched on their views.
       const r = x.response;
-      expect = {
-        stream: {
-          exactly: a.answer.events.map(expected),
-          ...(r.stoppedAfter !== undefined ? { stopAfter: r.stoppedAfter } : r.closed === false ? { closes: false } : {}),
+      const n = a.answer.events.length;
+      return {
+        ...step,
+        expect_stream: r.stoppedAfter === undefined && r.closed !== false ? { min_count: n, max_count: n } : { min_count: n },
+        [EXTRA]: {
+          ...status,
+          stream: {
+            exactly: a.answer.events.map(expected),
+            ...(r.stoppedAfter !== undefined ? { stopAfter: r.stoppedAfter } : r.closed === false ? { closes: false } : {}),
+          },
         },
       };
-    } else if (a.operation === "DeleteTaskPushNotificationConfig" && !exact)
+    }
+    let expect: Record<string, unknown>;
+    if (a.operation === "DeleteTaskPushNotificationConfig" && !exact)
       // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)".
       expect = {};
     else expect = { body: expected(a.answer.view) };
-    return { ...step, expect, ...(exact ? { [EXTRA]: { status: x.response.status } } : {}) };
+    return { ...step, expect, ...(exact ? { [EXTRA]: status } : {}) };
   });
   const capabilities = capabilitiesOf(conv);
   return {

@@ -46,7 +46,7 @@ export const ABSTRACT_OPERATIONS: Readonly<Record<string, Operation>> = {
   delete_push_config: "DeleteTaskPushNotificationConfig",
 };
 
-/** The operations that answer with a stream: their steps expect `stream`, matched event by event on the 1.0 views. */
+/** The operations that answer with a stream: their steps have expect_stream, matched event by event on the 1.0 views. */
 const STREAMING = new Set(["send_streaming_message", "subscribe_to_task"]);
 
 const VERSIONS: Version[] = ["1.0", "0.3"];
@@ -70,6 +70,8 @@ interface StepExtras {
   only?: string[];
   /** The HTTP status of a successful answer, where a recording keeps it (`record --exact`). */
   status?: unknown;
+  /** A streaming step: its events as 1.0 StreamResponse views (cases.ts StreamExpect: exactly, each, stopAfter …). */
+  stream?: StreamExpect;
 }
 
 interface ScenarioStep {
@@ -77,8 +79,9 @@ interface ScenarioStep {
   description?: string;
   operation: string;
   params?: unknown;
-  /** `stream`: a streaming operation's events as 1.0 StreamResponse views (cases.ts StreamExpect). */
-  expect?: { body?: unknown; stream?: StreamExpect };
+  expect?: { body?: unknown };
+  /** A streaming operation's answer (ACTS §7: min_count, max_count); the events themselves in x-a2a-toolkit.stream. */
+  expect_stream?: { min_count?: number; max_count?: number };
   expect_error?: { error_type: string };
   [EXTRA]?: StepExtras;
 }
@@ -164,15 +167,16 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       const sat = `${at}/steps/${i}`;
       if (!(s.operation in ABSTRACT_OPERATIONS))
         problems.push(`${sat}/operation: ${JSON.stringify(s.operation)} is no ACTS §4.1 operation this runner projects`);
-      if ((s.expect === undefined) === (s.expect_error === undefined)) problems.push(`${sat}: exactly one of expect and expect_error`);
+      const expects = [s.expect, s.expect_error, s.expect_stream].filter((e) => e !== undefined).length;
+      if (expects !== 1)
+        problems.push(`${sat}: exactly one of expect and expect_error${STREAMING.has(s.operation) ? " (expect_stream for a stream)" : ""}`);
+      if (STREAMING.has(s.operation) !== (s.expect === undefined) && s.expect_error === undefined)
+        problems.push(`${sat}: a streaming operation expects expect_stream (with ${EXTRA}.stream), any other expect`);
       if (s.expect_error && !isErrorName(s.expect_error.error_type))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
-      if (s.expect?.stream !== undefined) {
-        if (!STREAMING.has(s.operation)) problems.push(`${sat}/expect/stream: ${s.operation} is no streaming operation`);
-        checkMatchers(s.expect.stream, `${sat}/expect/stream`, problems);
-      }
       const x = s[EXTRA];
+      if (x?.stream !== undefined) checkMatchers(x.stream, `${sat}/${EXTRA}/stream`, problems);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
@@ -207,6 +211,17 @@ function placeholders(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(placeholders);
   if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, placeholders(x)]));
   return v;
+}
+
+/** A streaming step's expectation on the events' views: x-a2a-toolkit.stream, with ACTS's counts. */
+function streamExpect(step: ScenarioStep): StreamExpect {
+  const { min_count: min, max_count: max } = step.expect_stream ?? {};
+  const own = step[EXTRA]?.stream ?? {};
+  if (min === undefined && max === undefined) return own;
+  return {
+    ...own,
+    counts: [...(own.counts ?? []), { where: {}, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) }],
+  };
 }
 
 function projectStep(step: ScenarioStep, version: Version, binding: WireBinding): CaseExchange[] {
@@ -255,7 +270,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   const success = STREAMING.has(step.operation)
     ? {
         ...(binding === "grpc" ? {} : { status: 200, headers: { "content-type": { $regex: "^text/event-stream" } } }),
-        stream: step.expect?.stream ?? {},
+        stream: streamExpect(step),
         view: { ...view, events: true, eventWire: streamEventRule(version, binding, step.id) },
       }
     : { ...rule.success(op, step.id), view: { ...view, body: step.expect?.body } };

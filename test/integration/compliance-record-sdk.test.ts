@@ -11,9 +11,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runTestCommand } from "../../src/cli/test-command.js";
-import { loadExtraCases } from "../../src/compliance/cases.js";
+import { COMPLIANCE_DIR, loadExtraCases } from "../../src/compliance/cases.js";
 import { startRecorder, type Recorder } from "../../src/compliance/record.js";
 import type { Report } from "../../src/compliance/report.js";
 import { runSuite } from "../../src/compliance/suite.js";
@@ -131,6 +133,24 @@ describe("a conversation recorded between the official SDK client and server", (
         "subscribe_to_task",
       ]),
     );
+    // Each an ACTS document once our x-a2a-toolkit extras are removed (ACTS §2, §4, §7).
+    const schema = JSON.parse(readFileSync(join(COMPLIANCE_DIR, "acts", "acts.schema.json"), "utf8")) as { definitions: object };
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const [doc, step] = [schema, { definitions: schema.definitions, $ref: "#/definitions/serverStep" }].map((x) => ajv.compile(x));
+    const withoutExtras = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(withoutExtras)
+        : v && typeof v === "object"
+          ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (k.startsWith("x-") ? [] : [[k, withoutExtras(x)]])))
+          : v;
+    const invalid = [...strict.files(), ...exact.files()].flatMap((f) => {
+      const d = withoutExtras(parse(readFileSync(f, "utf8"))) as { suites: { tests: { steps: unknown[] }[] }[] };
+      return [doc!(d) ? [] : [doc!.errors], d.suites[0]!.tests[0]!.steps.map((x) => (step!(x) ? [] : [step!.errors]))]
+        .flat(2)
+        .map((e) => `${f}: ${JSON.stringify(e)}`);
+    });
+    expect(invalid).toEqual([]);
+    expect(text.filter((t) => t.includes("expect_stream:")).length).toBe(8);
     // The SDK's 0.3 REST send answers 201; the strict scenario accepts any 2xx (the wire rule), the
     // exact one keeps 201. The artifact's name "result" likewise: kept by --exact, optional by default.
     const rest03 = strict.files().find((f) => cases.some((c) => c.file === f && c.version === "0.3" && c.binding === "rest"))!;
