@@ -54,6 +54,12 @@ export interface RecorderOptions {
    * Default: expectations only as strict as the spec (see loosen()).
    */
   exact?: boolean;
+  /**
+   * Write each scenario for every (version, binding), so a replay runs it on each one the target
+   * declares (gRPC too); 1.0 only when the conversation lists tasks (0.3 has no ListTasks). Default:
+   * only the pair the client used.
+   */
+  allPairs?: boolean;
   onExchange?: (e: RecordedExchange) => void;
 }
 
@@ -459,6 +465,7 @@ export function toScenario(
   id: string,
   requirements: string[],
   exact = false,
+  allPairs = false,
 ): Record<string, unknown> {
   const { maskRequest, maskResponse } = masker("timestamp");
   const out = steps.map((a, i) => {
@@ -504,6 +511,11 @@ export function toScenario(
     return { ...step, expect, ...(exact ? { [EXTRA]: status } : {}) };
   });
   const capabilities = capabilitiesOf(conv);
+  const pairs: { versions?: string[]; bindings?: string[] } = !allPairs
+    ? { versions: [conv.version], bindings: [conv.binding] }
+    : steps.some((a) => a.operation === "ListTasks")
+      ? { versions: ["1.0"] }
+      : {};
   return {
     acts_version: "1.0",
     spec_version: "1.0",
@@ -519,11 +531,10 @@ export function toScenario(
             steps: out,
             [EXTRA]: {
               description: descriptionOf(conv, exact),
-              versions: [conv.version],
-              bindings: [conv.binding],
+              ...pairs,
               ...(capabilities.length ? { capabilities } : {}),
               agent: "any",
-              requirements: { [conv.version]: requirements },
+              requirements: Object.fromEntries((pairs.versions ?? ["1.0", "0.3"]).map((v) => [v, requirements])),
               spec: {},
             },
           },
@@ -686,7 +697,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     writeFileSync(
       file,
       steps
-        ? stringify(toScenario(conv, steps, name, requirements, exact), { lineWidth: 0 })
+        ? stringify(toScenario(conv, steps, name, requirements, exact, opts.allPairs === true), { lineWidth: 0 })
         : JSON.stringify(toCase(conv, requirements, exact), null, 2) + "\n",
     );
   };

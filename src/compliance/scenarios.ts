@@ -204,6 +204,13 @@ function dedupCitations(cs: Citation[]): Citation[] {
   });
 }
 
+/** The methods 0.3's gRPC service names otherwise than the 1.0 operation (generated/v0_3/methods.ts). */
+const GRPC_0_3_NAMES: Partial<Record<Operation, string>> = {
+  SubscribeToTask: "TaskSubscription",
+  ListTaskPushNotificationConfigs: "ListTaskPushNotificationConfig",
+  GetExtendedAgentCard: "GetAgentCard",
+};
+
 /** A placeholder value for each template, so a request can be projected before the run (pacing, listings). */
 function placeholders(v: unknown): unknown {
   if (v === "{{parts:message}}" || v === "{{parts:followUp}}") return [{ text: "x" }];
@@ -235,12 +242,13 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   } catch {
     shape = { method: "POST", path: "" };
   }
-  const grpc = binding === "grpc" ? grpcMethod(version, op) : undefined;
+  const rpc = version === "0.3" ? (GRPC_0_3_NAMES[op] ?? op) : op;
+  const grpc = binding === "grpc" ? grpcMethod(version, rpc) : undefined;
   const request = {
     method: shape.method,
     path: grpc ? grpcPath(grpc) : shape.path,
     headers: rule.headers(shape.body !== undefined && binding === "rest"),
-    ...(grpc ? { rpc: op } : {}),
+    ...(grpc ? { rpc } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
     operation: call,
   };

@@ -14,6 +14,7 @@ import { TaskState, type StreamResponse } from "@a2a-js/sdk";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { startEmbeddedTarget } from "../../src/cli/embedded-target.js";
 import { runTestCommand } from "../../src/cli/test-command.js";
 import { COMPLIANCE_DIR, loadExtraCases } from "../../src/compliance/cases.js";
 import { startRecorder, type Recorder } from "../../src/compliance/record.js";
@@ -46,17 +47,20 @@ const lastState = (events: StreamResponse[]) => {
 describe("a conversation recorded between the official SDK client and server", () => {
   const strictDir = join(mkdtempSync(join(tmpdir(), "a2a-rec-sdk-")), "recorded");
   const exactDir = join(mkdtempSync(join(tmpdir(), "a2a-rec-sdk-")), "exact");
+  const anyDir = join(mkdtempSync(join(tmpdir(), "a2a-rec-sdk-")), "anypair");
   let sdk: SdkTarget;
   let exact: Recorder;
   let strict: Recorder;
+  let anyPair: Recorder;
 
   beforeAll(async () => {
     sdk = await startSdkTarget({ push: true });
-    // client → strict recorder → exact recorder → SDK server: both write the same traffic.
+    // client → all-pairs recorder → strict recorder → exact recorder → SDK server: all write the same traffic.
     exact = await startRecorder({ target: sdk.url, outDir: exactDir, exact: true });
     strict = await startRecorder({ target: exact.url, outDir: strictDir });
+    anyPair = await startRecorder({ target: strict.url, outDir: anyDir, allPairs: true });
     for (const [binding, version] of interfaces) {
-      const { client } = await sdkClientFor(strict.url, binding, version);
+      const { client } = await sdkClientFor(anyPair.url, binding, version);
       const get = (id: string) => client.getTask({ tenant: "", id, historyLength: undefined });
       const cancel = (id: string) => client.cancelTask({ tenant: "", id, metadata: undefined });
       // send, get, list (1.0), push configs, cancel of a finished task, a message to it: one conversation.
@@ -99,10 +103,11 @@ describe("a conversation recorded between the official SDK client and server", (
   }, 30_000);
 
   afterAll(async () => {
+    await anyPair?.close();
     await strict?.close();
     await exact?.close();
     await sdk?.close();
-    for (const dir of [strictDir, exactDir]) rmSync(join(dir, ".."), { recursive: true, force: true });
+    for (const dir of [strictDir, exactDir, anyDir]) rmSync(join(dir, ".."), { recursive: true, force: true });
   });
 
   it("writes each conversation as a scenario: abstract operations on the interface the client chose, no paths", () => {
@@ -183,6 +188,29 @@ describe("a conversation recorded between the official SDK client and server", (
     const report = await runSuite({ target: sdk.url, extraCasesDirs: [strictDir], onlyExtraCases: true, streamTimeoutMs: 5000 });
     expect(failuresOf(report)).toEqual([]);
     expect(report.summary.passed).toBe(24);
+  }, 30_000);
+
+  it("record --all-pairs: a conversation recorded over HTTP replays over gRPC, 1.0 and 0.3, on the reference server", async () => {
+    const all = loadExtraCases([anyDir]);
+    // 24 conversations on six pairs, those that list tasks on 1.0 only (0.3 has no ListTasks).
+    expect(all).toHaveLength(24 * 6 - 2 * 3);
+    // The gRPC projections of what the client said over 1.0 JSON-RPC (a sample: the whole set runs in about 13 s).
+    const grpc = all.filter((c) => c.binding === "grpc" && /\/recorded\/00[1-6]-/.test(c.id)).map((c) => c.id);
+    expect(grpc).toHaveLength(11);
+    const target = await startEmbeddedTarget();
+    try {
+      const report = await runSuite({
+        target: target.url,
+        extraCasesDirs: [anyDir],
+        onlyExtraCases: true,
+        caseGlobs: grpc,
+        streamTimeoutMs: 5000,
+      });
+      expect(failuresOf(report)).toEqual([]);
+      expect(report.summary).toMatchObject({ passed: 11, skipped: 0 });
+    } finally {
+      await target.close();
+    }
   }, 30_000);
 
   it("the spec-strict cases still catch faults, each where the spec fixes the value", async () => {
