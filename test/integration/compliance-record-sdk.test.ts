@@ -270,6 +270,31 @@ describe("a conversation recorded between the official SDK client and server", (
     expect(c?.steps.map((st) => ("request" in st ? st.request.path : undefined))).toEqual([""]);
   });
 
+  it("a conversation no codec reads stays a case file of wire steps, and a scenario that later meets one moves", async () => {
+    const dir = join(strictDir, "..", "unread");
+    const rec = await startRecorder({ target: sdk.url, outDir: dir });
+    const rpc = (method: string, id: number) =>
+      fetch(`${rec.url}/a2a/jsonrpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { id: "task-of-mine" } }),
+      });
+    try {
+      // GetTask reads as an operation: a scenario; the unknown method after it (same task id) does not.
+      await (await rpc("GetTask", 1)).text();
+      expect(rec.files().map((f) => f.slice(dir.length))).toEqual(["/recorded/001-get-task.yaml"]);
+      expect(((await (await rpc("tasks/nope", 2)).json()) as { error: { code: number } }).error.code).toBe(-32601);
+    } finally {
+      await rec.close();
+    }
+    expect(rec.files().map((f) => f.slice(dir.length))).toEqual(["/v1_0/json-rpc/recorded/001-gettask.json"]);
+    const [c] = loadExtraCases([dir]);
+    expect(c?.steps.map((st) => ("request" in st ? [st.request.path, (st.request.body as { method: string }).method] : []))).toEqual([
+      ["", "GetTask"],
+      ["", "tasks/nope"],
+    ]);
+  });
+
   it("test: --only-cases without --cases, or a --cases directory that is not there, is a usage error (exit 2)", async () => {
     const err: string[] = [];
     const out = { stdout: () => {}, stderr: (s: string) => err.push(s) };
