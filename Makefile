@@ -97,7 +97,7 @@ build: $(STAMP) $(SPEC_STAMP) ## compile src/ and generated/ into dist/ (what th
 test-package: $(STAMP) $(SPEC_STAMP) ## npm pack, install the tarball into empty CommonJS and ESM projects: types, bin, README's agent served and tested, `test --acts` offline
 	A2A_PACKAGE=1 $(BIN)/vitest run test/integration/package.test.ts
 
-test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers: every verdict the same
+test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the last commit that wrote each; BASE=<commit> for one tree) and their projections run on the reference server, the official SDK servers and the reference server behind every variant and fault of the rewriting proxy: every verdict the same
 	$(BIN)/tsx test/verdict-diff/run.ts $${BASE:+--base $$BASE}
 
 test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer

@@ -1,7 +1,8 @@
 // `a2a-toolkit record --target <url> --port <port> --out <dir>`: a recording proxy. Point any A2A
 // client at the printed URL instead of the agent; every conversation that passes through is
-// written to <dir> as compliance case files (volatile ids and timestamps captured, what the spec
-// leaves to the agent as matchers; `--exact` keeps every other value), which
+// written to <dir> as scenarios (each exchange the abstract operation the client called; volatile ids
+// and timestamps captured, what the spec leaves to the agent as matchers; `--exact` keeps every other
+// value; `--all-pairs` for every version and binding, not only the client's), which
 // `a2a-toolkit test <agent-url> --cases <dir>` replays against any agent. Runs until SIGINT or SIGTERM.
 import { parsePort } from "./options.js";
 import type { Command } from "commander";
@@ -13,14 +14,15 @@ export interface RecordOptions {
   out: string;
   requirement?: string[];
   exact?: boolean;
+  allPairs?: boolean;
 }
 
 export function registerRecordCommand(program: Command, setCode: (code: number) => void): void {
   program
     .command("record")
-    .description("recording proxy: relays a client's conversation with an agent and writes it as compliance cases")
+    .description("recording proxy: relays a client's conversation with an agent and writes it as compliance scenarios")
     .requiredOption("--target <url>", "the agent's base URL")
-    .requiredOption("--out <dir>", "cases directory to write (<dir>/<v1_0|v0_3>/<binding>/recorded/*.json)")
+    .requiredOption("--out <dir>", "directory to write (<dir>/recorded/*.yaml; case files for what no codec reads)")
     .option("--port <port>", "port of the proxy (0 = any free port)", parsePort, 0)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--requirement <id>", "requirement ID written into the cases (repeatable; default S-03)", (v: string, prev: string[] = []) => [
@@ -28,6 +30,10 @@ export function registerRecordCommand(program: Command, setCode: (code: number) 
       v,
     ])
     .option("--exact", "keep every recorded value (status, names, texts), for regression runs against the same agent")
+    .option(
+      "--all-pairs",
+      "replay each conversation on every version and binding the target declares, gRPC too (default: the pair the client used)",
+    )
     .action(async (opts: RecordOptions) => {
       try {
         new URL(opts.target);
@@ -44,6 +50,7 @@ export function registerRecordCommand(program: Command, setCode: (code: number) 
         outDir: opts.out,
         requirements: opts.requirement,
         exact: opts.exact === true,
+        allPairs: opts.allPairs === true,
         onExchange: (x) => process.stderr.write(`recorded ${x.version} ${x.binding} ${x.operation} → ${x.response.status}\n`),
       });
       process.stdout.write(
@@ -59,7 +66,7 @@ export function registerRecordCommand(program: Command, setCode: (code: number) 
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
       });
-      process.stdout.write(`${rec.files().length} case file(s) written to ${opts.out}\n`);
+      process.stdout.write(`${rec.files().length} file(s) written to ${opts.out}\n`);
       setCode(0);
     });
 }

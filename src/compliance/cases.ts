@@ -11,7 +11,7 @@ import { resolveValidator } from "./validators.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { packagePath } from "../runtime/package-root.js";
 import type { AbstractCall } from "./projection.js";
-import { loadScenarioCases } from "./scenarios.js";
+import { loadScenarioCases, ScenarioLoadError } from "./scenarios.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 export type Version = "1.0" | "0.3";
@@ -511,13 +511,15 @@ export function loadExtraCases(dirs: string[]): Case[] {
     let loaded: Case[];
     try {
       if (!statSync(dir).isDirectory()) throw new Error("not a directory");
-      loaded = loadCases(dir);
+      // Case files (*.json) and scenarios (<folder>/<name>.yaml, such as `record` writes) alike.
+      loaded = [...loadCases(dir), ...loadScenarioCases(dir)];
     } catch (e) {
-      if (e instanceof CaseLoadError) problems.push(...e.problems.map((p) => `${dir}: ${p}`));
+      if (e instanceof CaseLoadError || e instanceof ScenarioLoadError) problems.push(...e.problems.map((p) => `${dir}: ${p}`));
       else problems.push(`${dir}: cannot read the cases directory: ${(e as Error).message}`);
       continue;
     }
-    if (!loaded.length) problems.push(`${dir}: no case files (*.json below <v1_0|v0_3>/<binding>/)`);
+    if (!loaded.length)
+      problems.push(`${dir}: no case files (*.json below <v1_0|v0_3>/<binding>/) and no scenarios (<folder>/<name>.yaml)`);
     cases.push(...loaded.map((c) => ({ ...c, id: `${ns}:${c.id}` })));
   }
   if (problems.length) throw new CaseLoadError(problems);

@@ -23,13 +23,21 @@
 // Expectations are only as strict as the spec, so the cases replay on another agent that does the
 // same thing (`a2a-toolkit test <url> --cases <dir>`): see loosen() and docs/policies.md,
 // "Recorded cases". `exact: true` (`record --exact`) keeps every recorded value instead.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { stringify } from "yaml";
 import { isPlainObject } from "./match.js";
 import { HOP_BY_HOP } from "./http.js";
+import { readAbstract, type AbstractExchange, type RecordedWire } from "./record-abstract.js";
+import { ABSTRACT_OPERATIONS } from "./scenarios.js";
+import type { Operation } from "./projection.js";
+
+const EXTRA = "x-a2a-toolkit";
+/** The folder of <outDir> the scenarios go into: their IDs are <v1_0|v0_3>/<binding>/recorded/<NNN-operation>. */
+const RECORDED_SUITE = "recorded";
 
 export interface RecorderOptions {
   /** The agent's base URL (where its card is). */
@@ -46,6 +54,12 @@ export interface RecorderOptions {
    * Default: expectations only as strict as the spec (see loosen()).
    */
   exact?: boolean;
+  /**
+   * Write each scenario for every (version, binding), so a replay runs it on each one the target
+   * declares (gRPC too); 1.0 only when the conversation lists tasks (0.3 has no ListTasks). Default:
+   * only the pair the client used.
+   */
+  allPairs?: boolean;
   onExchange?: (e: RecordedExchange) => void;
 }
 
@@ -63,6 +77,8 @@ export interface RecordedExchange {
     closed?: boolean;
     stoppedAfter?: number;
   };
+  /** The exchange as an abstract operation on the 1.0 model, or why it is none (record-abstract.ts). */
+  abstract?: AbstractExchange | { problem: string };
 }
 
 export interface Recorder {
@@ -226,8 +242,8 @@ function typeOnly(v: unknown, key?: string): unknown {
  * (`append`, `lastChunk` are optional), metadata, error messages and details beyond ErrorInfo's
  * reason, and 0.3 HTTP+JSON error bodies (0.3 §3.2.3 only asks for "a consistent JSON format").
  */
-function loosen(v: unknown, conv: Conversation, status: number, nonBlocking: boolean): unknown {
-  if (conv.version === "0.3" && conv.binding === "rest" && status >= 400) return { $match: "object" };
+function loosen(v: unknown, nonBlocking: boolean, opaqueError = false): unknown {
+  if (opaqueError) return { $match: "object" };
   const walk = (x: unknown, k?: string): unknown => {
     if (Array.isArray(x)) return k === "artifacts" ? x.map(artifact) : x.map((y) => walk(y));
     if (!isPlainObject(x) || isOperator(x)) return x;
@@ -311,12 +327,15 @@ function cardExpectation(v: unknown, conv: Conversation): unknown {
       : valid;
 }
 
-/** Turns recorded exchanges into one case with volatile values masked and reused. */
-export function toCase(conv: Conversation, requirements: string[], exact = false): Record<string, unknown> {
+/**
+ * The masking of one conversation: ids the agent made up captured at first sight and templated
+ * afterwards, ids the client made up fresh per replay, timestamps as matchers (`stamp`: the
+ * version's timestamp matcher). One masker per conversation, requests and responses in order.
+ */
+function masker(stamp: "timestamp" | "datetime") {
   const names = new Map<string, string>(); // raw value → variable name
   let counter = 0;
   const fresh = (prefix: string) => `${prefix}${++counter}`;
-  const stamp = conv.version === "1.0" ? "timestamp" : "datetime";
 
   /** A known id, or a string holding one (a resource name "tasks/<id>/pushNotificationConfigs/<id>"), templated. */
   const replaceKnown = (s: string): string | undefined => {
@@ -402,7 +421,132 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     }
     return out;
   };
+  return { maskRequest, maskResponse, maskPath };
+}
 
+const titleOf = (conv: Conversation, ops: string[]) =>
+  `Recorded ${conv.version} ${conv.binding === "rest" ? "HTTP+JSON" : "JSON-RPC"} conversation: ${ops.join(", ")}`;
+const descriptionOf = (conv: Conversation, exact: boolean) =>
+  `Recorded by a2a-toolkit record${exact ? " --exact" : ""} (${conv.exchanges.length} exchange(s)); replays the conversation with volatile values masked${exact ? " and every other value kept" : ", expecting only what the spec fixes"}.`;
+
+/** The card capabilities the conversation used successfully: on an agent without them the case is skipped, not failed. */
+function capabilitiesOf(conv: Conversation): string[] {
+  const succeeded = (x: RecordedExchange) => x.response.status < 300 && !(isPlainObject(x.response.json) && "error" in x.response.json);
+  return [
+    ...(conv.exchanges.some((x) => x.response.events) ? ["streaming"] : []),
+    ...(conv.exchanges.some((x) => succeeded(x) && /pushNotificationConfig/i.test(x.operation)) ? ["pushNotifications"] : []),
+    ...(conv.exchanges.some((x) => succeeded(x) && CARD_OPERATION.test(x.operation)) ? ["extendedAgentCard"] : []),
+  ];
+}
+
+/** ACTS §4.1 names by 1.0 operation. */
+const ACTS_NAME = Object.fromEntries(Object.entries(ABSTRACT_OPERATIONS).map(([acts, op]) => [op, acts])) as Record<Operation, string>;
+
+/** The abstract form of every exchange of a conversation, or undefined when one has none. */
+function abstractsOf(conv: Conversation): AbstractExchange[] | undefined {
+  const out: AbstractExchange[] = [];
+  for (const x of conv.exchanges) {
+    if (!x.abstract || "problem" in x.abstract) return undefined;
+    out.push(x.abstract);
+  }
+  return out;
+}
+
+/**
+ * Turns a conversation into a scenario (compliance/scenarios format, src/compliance/scenarios.ts):
+ * each exchange the abstract operation the client called, with its 1.0 ProtoJSON params, the answer
+ * as expectations on its 1.0 view (ACTS §4.2) or as the A2A error it carried (`expect_error`),
+ * masked and loosened as toCase does. It applies to the (version, binding) the client chose; the
+ * runner sends it through the target's own interface of that pair, so the agent's paths do not matter.
+ */
+export function toScenario(
+  conv: Conversation,
+  steps: AbstractExchange[],
+  id: string,
+  requirements: string[],
+  exact = false,
+  allPairs = false,
+): Record<string, unknown> {
+  const { maskRequest, maskResponse } = masker("timestamp");
+  const out = steps.map((a, i) => {
+    const x = conv.exchanges[i]!;
+    const step: Record<string, unknown> = {
+      id: `step-${i + 1}`,
+      description: `${i + 1} ${ACTS_NAME[a.operation]}`,
+      operation: ACTS_NAME[a.operation],
+      params: maskRequest(a.params),
+    };
+    if ("error" in a.answer) return { ...step, expect_error: { error_type: a.answer.error } };
+    const config = isPlainObject(a.params) && isPlainObject(a.params.configuration) ? a.params.configuration : {};
+    const nonBlocking = config.returnImmediately === true;
+    const expected = (v: unknown): unknown => {
+      const m = maskResponse(v);
+      if (exact) return m;
+      // An extended card describes the agent that answered: any valid card.
+      if (a.operation === "GetExtendedAgentCard") return { $valid: "v1_0.AgentCard" };
+      return loosen(m, nonBlocking);
+    };
+    const status = exact ? { status: x.response.status } : {};
+    if ("events" in a.answer) {
+      // ACTS sees the count (§7); the events themselves are our extension, matched on their views.
+      const r = x.response;
+      const n = a.answer.events.length;
+      return {
+        ...step,
+        expect_stream: r.stoppedAfter === undefined && r.closed !== false ? { min_count: n, max_count: n } : { min_count: n },
+        [EXTRA]: {
+          ...status,
+          stream: {
+            exactly: a.answer.events.map(expected),
+            ...(r.stoppedAfter !== undefined ? { stopAfter: r.stoppedAfter } : r.closed === false ? { closes: false } : {}),
+          },
+        },
+      };
+    }
+    let expect: Record<string, unknown>;
+    if (a.operation === "DeleteTaskPushNotificationConfig" && !exact)
+      // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)".
+      expect = {};
+    else expect = { body: expected(a.answer.view) };
+    return { ...step, expect, ...(exact ? { [EXTRA]: status } : {}) };
+  });
+  const capabilities = capabilitiesOf(conv);
+  const pairs: { versions?: string[]; bindings?: string[] } = !allPairs
+    ? { versions: [conv.version], bindings: [conv.binding] }
+    : steps.some((a) => a.operation === "ListTasks")
+      ? { versions: ["1.0"] }
+      : {};
+  return {
+    acts_version: "1.0",
+    spec_version: "1.0",
+    suites: [
+      {
+        id: RECORDED_SUITE,
+        name: "Recorded conversations",
+        tests: [
+          {
+            id,
+            name: titleOf(conv, [...new Set(steps.map((a) => ACTS_NAME[a.operation]))]),
+            level: "must",
+            steps: out,
+            [EXTRA]: {
+              description: descriptionOf(conv, exact),
+              ...pairs,
+              ...(capabilities.length ? { capabilities } : {}),
+              agent: "any",
+              requirements: Object.fromEntries((pairs.versions ?? ["1.0", "0.3"]).map((v) => [v, requirements])),
+              spec: {},
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Turns recorded exchanges into one case with volatile values masked and reused. */
+export function toCase(conv: Conversation, requirements: string[], exact = false): Record<string, unknown> {
+  const { maskRequest, maskResponse, maskPath } = masker(conv.version === "1.0" ? "timestamp" : "datetime");
   const steps = conv.exchanges.map((x, i) => {
     const request: Record<string, unknown> = {
       method: x.request.method,
@@ -427,7 +571,7 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
       if (card) return cardExpectation(m, conv);
       // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)" (0.3 §7.8: result null, kept).
       if (deleted) return isPlainObject(m) && "result" in m ? { ...m, result: optional({ $match: "any" }) } : optional({ $match: "any" });
-      return loosen(m, conv, x.response.status, nonBlocking);
+      return loosen(m, nonBlocking, conv.version === "0.3" && conv.binding === "rest" && x.response.status >= 400);
     };
     if (x.response.events) {
       const events = x.response.events.map(expected);
@@ -443,16 +587,10 @@ export function toCase(conv: Conversation, requirements: string[], exact = false
     return { name: `${i + 1} ${x.operation}`, request, expect };
   });
   const ops = [...new Set(conv.exchanges.map((x) => x.operation))];
-  // The card capabilities the conversation used successfully: on an agent without them the case is skipped, not failed.
-  const succeeded = (x: RecordedExchange) => x.response.status < 300 && !(isPlainObject(x.response.json) && "error" in x.response.json);
-  const capabilities = [
-    ...(conv.exchanges.some((x) => x.response.events) ? ["streaming"] : []),
-    ...(conv.exchanges.some((x) => succeeded(x) && /pushNotificationConfig/i.test(x.operation)) ? ["pushNotifications"] : []),
-    ...(conv.exchanges.some((x) => succeeded(x) && CARD_OPERATION.test(x.operation)) ? ["extendedAgentCard"] : []),
-  ];
+  const capabilities = capabilitiesOf(conv);
   return {
-    title: `Recorded ${conv.version} ${conv.binding === "rest" ? "HTTP+JSON" : "JSON-RPC"} conversation: ${ops.join(", ")}`,
-    description: `Recorded by a2a-toolkit record${exact ? " --exact" : ""} (${conv.exchanges.length} exchange(s)); replays the conversation with volatile values masked${exact ? " and every other value kept" : ", expecting only what the spec fixes"}.`,
+    title: titleOf(conv, ops),
+    description: descriptionOf(conv, exact),
     requirements,
     level: "MUST",
     version: conv.version,
@@ -530,18 +668,38 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }
   };
 
+  // A conversation whose every exchange is an abstract operation is a scenario
+  // (<outDir>/recorded/NNN-<operation>.yaml); one with an exchange that is none stays a case file of
+  // wire steps (<outDir>/<v1_0|v0_3>/<binding>/recorded/NNN-<operation>.json). A conversation that
+  // stops being one moves: its earlier file is removed.
   const save = (conv: Conversation) => {
-    const dir = join(opts.outDir, conv.version === "1.0" ? "v1_0" : "v0_3", conv.binding, "recorded");
-    mkdirSync(dir, { recursive: true });
-    if (!conv.file) {
-      const slug = (conv.exchanges[0]?.operation ?? "conversation")
-        .replace(/[^A-Za-z0-9]+/g, "-")
-        .replace(/^-|-$/g, "")
-        .toLowerCase();
-      conv.file = join(dir, `${String(conv.index).padStart(3, "0")}-${slug}.json`);
-      written.push(conv.file);
+    const steps = abstractsOf(conv);
+    const first = steps?.[0] ? ACTS_NAME[steps[0].operation] : (conv.exchanges[0]?.operation ?? "conversation");
+    const slug = first
+      .replace(/[^A-Za-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .toLowerCase();
+    const name = `${String(conv.index).padStart(3, "0")}-${slug}`;
+    const dir = steps
+      ? join(opts.outDir, RECORDED_SUITE)
+      : join(opts.outDir, conv.version === "1.0" ? "v1_0" : "v0_3", conv.binding, "recorded");
+    const file = join(dir, `${name}.${steps ? "yaml" : "json"}`);
+    if (conv.file !== file) {
+      if (conv.file) {
+        rmSync(conv.file, { force: true });
+        written.splice(written.indexOf(conv.file), 1);
+      }
+      mkdirSync(dir, { recursive: true });
+      conv.file = file;
+      written.push(file);
     }
-    writeFileSync(conv.file, JSON.stringify(toCase(conv, requirements, opts.exact === true), null, 2) + "\n");
+    const exact = opts.exact === true;
+    writeFileSync(
+      file,
+      steps
+        ? stringify(toScenario(conv, steps, name, requirements, exact, opts.allPairs === true), { lineWidth: 0 })
+        : JSON.stringify(toCase(conv, requirements, exact), null, 2) + "\n",
+    );
   };
 
   const record = (x: RecordedExchange) => {
@@ -613,6 +771,24 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const kept: Record<string, string> = {};
     for (const k of KEPT_REQUEST_HEADERS)
       if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
+    const wireUrl = new URL(fullUrl);
+    const abstract = isCard
+      ? undefined
+      : (wire: Pick<RecordedWire, "response">) =>
+          iface
+            ? readAbstract({
+                version,
+                binding,
+                request: {
+                  method: req.method ?? "GET",
+                  url: wireUrl.pathname + wireUrl.search,
+                  headers,
+                  ...(bodyText ? { body: bodyText } : {}),
+                },
+                basePath: new URL(iface.url).pathname,
+                ...wire,
+              })
+            : { problem: "the request went to no interface the card declares" };
     const exchange: RecordedExchange = {
       version,
       binding,
@@ -654,6 +830,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       exchange.response.events = events;
       if (clientLeft && !closed) exchange.response.stoppedAfter = Math.max(1, events.length);
       else exchange.response.closed = closed;
+      exchange.abstract = abstract?.({ response: { status: upstream.status, events } });
       record(exchange);
       return;
     }
@@ -672,6 +849,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     res.end(text);
     const json = text ? parse(text) : undefined;
     exchange.response = { ...exchange.response, ...(json !== undefined ? { json } : text ? { text } : {}) };
+    exchange.abstract = abstract?.({ response: { status: upstream.status, ...(json !== undefined ? { json } : { text }) } });
     record(exchange);
   };
 

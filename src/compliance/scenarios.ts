@@ -72,6 +72,8 @@ interface StepExtras {
   only?: string[];
   /** A stream step's expectations ACTS §7 has no key for, on the events' 1.0 view (StreamExpect of cases.ts). */
   stream?: Omit<StreamExpect, "last" | "each">;
+  /** The HTTP status of a successful answer, where a recording keeps it (`record --exact`). */
+  status?: unknown;
 }
 
 interface ScenarioStep {
@@ -82,7 +84,7 @@ interface ScenarioStep {
   expect?: { body?: unknown };
   expect_error?: { error_type: string };
   /** ACTS §7 on the events' 1.0 view: final_event (the last event), each_event (every event), our matchers. */
-  expect_stream?: { final_event?: unknown; each_event?: unknown };
+  expect_stream?: { final_event?: unknown; each_event?: unknown; min_count?: number; max_count?: number };
   [EXTRA]?: StepExtras;
 }
 
@@ -208,6 +210,13 @@ function dedupCitations(cs: Citation[]): Citation[] {
   });
 }
 
+/** The methods 0.3's gRPC service names otherwise than the 1.0 operation (generated/v0_3/methods.ts). */
+const GRPC_0_3_NAMES: Partial<Record<Operation, string>> = {
+  SubscribeToTask: "TaskSubscription",
+  ListTaskPushNotificationConfigs: "ListTaskPushNotificationConfig",
+  GetExtendedAgentCard: "GetAgentCard",
+};
+
 /** A placeholder value for each template, so a request can be projected before the run (pacing, listings). */
 function placeholders(v: unknown): unknown {
   if (v === "{{parts:message}}" || v === "{{parts:followUp}}") return [{ text: "x" }];
@@ -217,6 +226,7 @@ function placeholders(v: unknown): unknown {
   return v;
 }
 
+/** A streaming step's expectation on the events' views: x-a2a-toolkit.stream, with ACTS's counts. */
 function projectStep(step: ScenarioStep, version: Version, binding: WireBinding): CaseExchange[] {
   const op = ABSTRACT_OPERATIONS[step.operation]!;
   const rule = WIRE_RULES[version][binding];
@@ -228,12 +238,13 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   } catch {
     shape = { method: "POST", path: "" };
   }
-  const grpc = binding === "grpc" ? grpcMethod(version, op) : undefined;
+  const rpc = version === "0.3" ? (GRPC_0_3_NAMES[op] ?? op) : op;
+  const grpc = binding === "grpc" ? grpcMethod(version, rpc) : undefined;
   const request = {
     method: shape.method,
     path: grpc ? grpcPath(grpc) : shape.path,
     headers: rule.headers(shape.body !== undefined && binding === "rest"),
-    ...(grpc ? { rpc: op } : {}),
+    ...(grpc ? { rpc } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
     ...(shape.fallbackMethod ? { fallbackMethod: shape.fallbackMethod } : {}),
     operation: call,
@@ -272,6 +283,9 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       ...(step.expect_stream.final_event !== undefined ? { last: step.expect_stream.final_event } : {}),
       ...(step.expect_stream.each_event !== undefined ? { each: step.expect_stream.each_event } : {}),
     };
+    const { min_count: min, max_count: max } = step.expect_stream;
+    if (min !== undefined || max !== undefined)
+      view.counts = [...(view.counts ?? []), { where: {}, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) }];
     expect = {
       ...wire,
       stream: { ...wire.stream, ...(closes !== undefined ? { closes } : {}), ...(stopAfter !== undefined ? { stopAfter } : {}) },
@@ -280,6 +294,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   } else if (x.anyAnswer) expect = {};
   else if (x.refused) expect = rule.refused(step.id);
   else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  if (x.status !== undefined) expect = { ...expect, status: x.status };
   return [
     {
       name,

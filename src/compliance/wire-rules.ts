@@ -66,8 +66,18 @@ function grpcStatus1_0(error: string): unknown {
 
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
 
+/** The operation whose HTTP+JSON answer may have no body at all (deletion). */
+const EMPTY_REPLY: Operation = "DeleteTaskPushNotificationConfig";
+
 /** The generated validator a successful answer must pass, per dialect (`v1_0.*`, `v0_3.*` JSON-RPC, `v0_3.rest.*`). */
 function validFor(version: Version, binding: WireBinding, op: Operation): unknown {
+  // 1.0.1 §3.1.10 Outputs: "Confirmation of deletion (implementation-specific)"; 0.3 JSON-RPC: null.
+  if (op === EMPTY_REPLY) return { $optional: { $match: "any" } };
+  // 0.3 names the list singular; its JSON-RPC result is the bare array of configs.
+  if (version === "0.3" && op === "ListTaskPushNotificationConfigs")
+    return binding === "json-rpc"
+      ? { $each: { $valid: "v0_3.TaskPushNotificationConfig" } }
+      : { $valid: "v0_3.rest.ListTaskPushNotificationConfigResponse" };
   const type = OPERATIONS[op].response.name;
   if (version === "1.0") return { $valid: `v1_0.${type}` };
   if (binding !== "json-rpc") return { $valid: `v0_3.rest.${type}` };
@@ -208,11 +218,10 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     "json-rpc": jsonRpc("1.0", [PROTO_1_0], SPEC_1_0_ERRORS, true),
     rest: {
       headers: (withBody) => ({ "A2A-Version": "1.0", ...(withBody ? { "Content-Type": "application/json" } : {}) }),
-      success: (op) => ({
-        status: OK_STATUS,
-        headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
-        body: validFor("1.0", "rest", op),
-      }),
+      success: (op) =>
+        op === EMPTY_REPLY
+          ? { status: OK_STATUS }
+          : { status: OK_STATUS, headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } }, body: validFor("1.0", "rest", op) },
       refused: () => REFUSED_HTTP,
       stream: () => ({ ...SSE, stream: { each: { $valid: "v1_0.StreamResponse" } } }),
       streamSpec: [cite("1.0.1", "11.7", "Content-Type: text/event-stream")],
@@ -294,7 +303,8 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     ),
     rest: {
       headers: (withBody): Record<string, string> => (withBody ? { "Content-Type": "application/json" } : {}),
-      success: (op) => ({ status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) }),
+      success: (op) =>
+        op === EMPTY_REPLY ? { status: OK_STATUS } : { status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) },
       refused: () => REFUSED_HTTP,
       stream: (_op, _id, ends) => ({
         ...SSE,

@@ -115,7 +115,9 @@ describe("case loader", () => {
     expect(problemsOf([join(root, "bad")])).toEqual([expect.stringMatching(/\/bad: v1_0\/rest\/x: not valid JSON: /)]);
     expect(problemsOf([join(root, "missing")])[0]).toMatch(/missing: cannot read the cases directory/);
     mkdirSync(join(root, "empty"));
-    expect(problemsOf([join(root, "empty")])).toEqual([`${join(root, "empty")}: no case files (*.json below <v1_0|v0_3>/<binding>/)`]);
+    expect(problemsOf([join(root, "empty")])).toEqual([
+      `${join(root, "empty")}: no case files (*.json below <v1_0|v0_3>/<binding>/) and no scenarios (<folder>/<name>.yaml)`,
+    ]);
   });
 
   it("globs: * stays within a segment, ** crosses segments", () => {

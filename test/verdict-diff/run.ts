@@ -1,18 +1,25 @@
 // Same verdicts (issue 26, item 9): the hand-projected case files that scenarios replaced, read from
-// git (each from the parent of the commit that deleted it, or all at --base <commit>), and their projections from
+// git (each at the last commit that wrote it, or all at --base <commit>), and their projections from
 // compliance/scenarios/, run against the same agents; every case's verdict (status and the level
 // of its failure) must be the same. Agents: the reference server (`a2a-toolkit test`'s embedded
 // target), the official SDK 1.3.0 server with the fixture behaviours (HTTP and gRPC) and the SDK
-// 1.3.0 and 0.3.14 servers around an echo executor. A difference is allowed only where the old
-// twins disagreed and the scenario decided once: DECIDED below, with the sentence that decided it.
+// 1.3.0 and 0.3.14 servers around an echo executor; and the reference server behind the rewriting
+// proxy (`a2a-toolkit proxy`) with each variant and each fault in turn, HTTP and gRPC, on a
+// representative set of the cases it can touch (PER_REWRITE: those it is known to turn red first).
+// A difference is allowed only where the old twins disagreed and the scenario decided once:
+// DECIDED below, with the sentence that decided it.
 //
-//   npx tsx test/verdict-diff/run.ts [--base <commit>]        (make test-verdict-diff)
+//   npx tsx test/verdict-diff/run.ts [--base <commit>] [--agents <name part>]   (make test-verdict-diff)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmbeddedTarget } from "../../src/cli/embedded-target.js";
+import { exchangesOf, type Case } from "../../src/compliance/cases.js";
+import { GRPC_REWRITES } from "../../src/compliance/grpc-rewrites.js";
+import { startProxy } from "../../src/compliance/proxy.js";
+import { REWRITES } from "../../src/compliance/rewrites.js";
 import { loadScenarioCases } from "../../src/compliance/scenarios.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import type { CaseResult } from "../../src/compliance/runner.js";
@@ -32,20 +39,12 @@ export const DECIDED: Record<string, string> = {
 const git = (...args: string[]) =>
   execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
 
-/** The commit whose tree still holds a case file: the parent of the commit that deleted it. */
+/**
+ * The commit holding the newest copy of a case file: the last one, on any line of the history, that
+ * wrote it (a rule changed on main after a branch converted the file must be compared as changed).
+ */
 function holding(file: string): string | undefined {
-  const deleter = git("log", "--diff-filter=D", "-1", "--format=%H", "--", file).trim();
-  if (!deleter) return undefined;
-  // A merge deletes a file its other parent still changed: the parent that has it.
-  const parents = git("rev-list", "--parents", "-n", "1", deleter).trim().split(" ").slice(1);
-  return parents.find((p) => {
-    try {
-      git("cat-file", "-e", `${p}:${file}`);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return git("log", "--full-history", "--no-merges", "--diff-filter=AM", "-1", "--format=%H", "--", file).trim() || undefined;
 }
 
 /** The old copies of the scenarios' cases, written below a fresh directory (their IDs as paths). */
@@ -78,6 +77,11 @@ interface Agent {
   name: string;
   start(): Promise<{ url: string; close(): Promise<void> }>;
   bindings?: ("json-rpc" | "rest" | "grpc")[];
+  /** The cases run on this agent, of those compared (default: all). */
+  pick?(cases: Case[]): Case[];
+  /** Bounds of the run (a fault that holds a stream open waits this long). */
+  streamTimeoutMs?: number;
+  taskTimeoutMs?: number;
 }
 
 const AGENTS: Agent[] = [
@@ -88,9 +92,138 @@ const AGENTS: Agent[] = [
   { name: "official SDK 0.3.14 (echo)", start: () => startSdk03EchoTarget() },
 ];
 
+/**
+ * How many cases run through each rewrite of the proxy: a representative set of those it can
+ * touch (VERDICT_DIFF_PER_REWRITE=0: all of them). Every rewrite in turn, so the target stays
+ * within a few minutes.
+ */
+const PER_REWRITE = Number(process.env.VERDICT_DIFF_PER_REWRITE ?? 6) || Infinity;
+
+const operationsOf = (c: Case) =>
+  new Set(c.steps.flatMap((st) => exchangesOf(st).flatMap((x) => (x.request.operation ? [x.request.operation.operation] : []))));
+
+/** The cases each fault turns red in front of the official SDK (the proxy-fault tests' tables): the first picked. */
+const TURNS_RED: Record<string, string[]> = Object.fromEntries(
+  ["compliance-proxy-faults.json", "compliance-grpc-proxy-faults.json"].flatMap((f) =>
+    Object.entries(JSON.parse(readFileSync(join(ROOT, "test", "integration", f), "utf8")) as Record<string, unknown>).filter(
+      (e): e is [string, string[]] => Array.isArray(e[1]),
+    ),
+  ),
+);
+
+/**
+ * Up to PER_REWRITE of the cases a rewrite applies to (its versions, bindings and operations; a
+ * card rewrite every case, as the card is read first): first those it is known to turn red, then
+ * spread over scenarios and (version, binding) pairs, one case per scenario in turn, in ID order.
+ */
+function representative(name: string, applies: (c: Case) => boolean, cases: Case[]): Case[] {
+  const red = new Set(TURNS_RED[name] ?? []);
+  const out: Case[] = cases.filter((c) => red.has(c.id) && applies(c)).slice(0, PER_REWRITE);
+  const groups = new Map<string, Case[]>();
+  for (const c of cases.filter((c) => applies(c) && !red.has(c.id)).sort((a, b) => (a.id < b.id ? -1 : 1)))
+    groups.set(c.scenario ?? c.id, [...(groups.get(c.scenario ?? c.id) ?? []), c]);
+  for (let round = 0; out.length < PER_REWRITE && [...groups.values()].some((g) => g.length > round); round++)
+    for (const g of groups.values()) {
+      const c = g[round];
+      if (c && out.length < PER_REWRITE) out.push(c);
+    }
+  return out;
+}
+
+/** The reference server behind `a2a-toolkit proxy` with one rewrite (its gRPC side too). */
+function proxied(option: "variants" | "faults", name: string, applies: (c: Case) => boolean): Agent {
+  return {
+    name: `reference server behind proxy --${option === "variants" ? "variant" : "fault"} ${name}`,
+    start: async () => {
+      const server = await startEmbeddedTarget();
+      const proxy = await startProxy({ target: server.url, grpcTarget: new URL(server.url).host, [option]: [name] });
+      return {
+        url: proxy.url,
+        close: async () => {
+          await proxy.close();
+          await server.close();
+        },
+      };
+    },
+    pick: (cases) => representative(name, applies, cases),
+    streamTimeoutMs: 2_000,
+    taskTimeoutMs: 3_000,
+  };
+}
+
+const PROXIED: Agent[] = [
+  ...REWRITES.map((r) =>
+    proxied(r.kind === "variant" ? "variants" : "faults", r.name, (c) => {
+      const a = r.applies;
+      if (a.bindings?.includes("card")) return true;
+      if (c.binding === "grpc" || !(a.bindings ?? ["json-rpc", "rest"]).includes(c.binding as "json-rpc" | "rest")) return false;
+      if (a.versions && !a.versions.includes(c.version)) return false;
+      return !a.operations || a.operations.some((op) => operationsOf(c).has(op as never));
+    }),
+  ),
+  ...GRPC_REWRITES.map((r) =>
+    proxied("faults", r.name, (c) => {
+      if (c.binding !== "grpc" || (r.applies.versions && !r.applies.versions.includes(c.version))) return false;
+      const streaming = ["SendStreamingMessage", "SubscribeToTask"].some((op) => operationsOf(c).has(op as never));
+      return r.applies.streaming === undefined || r.applies.streaming === streaming;
+    }),
+  ),
+];
+
+interface Compared {
+  lines: string[];
+  differences: number;
+  compared: number;
+}
+
+/** The old and the new cases of `cases` on one agent, verdict by verdict. */
+async function compare(agent: Agent, cases: Case[], dir: string): Promise<Compared> {
+  const out: Compared = { lines: [], differences: 0, compared: 0 };
+  const picked = agent.pick ? agent.pick(cases) : cases;
+  if (!picked.length) return { ...out, lines: [`${agent.name}: no case it applies to`] };
+  const caseGlobs = picked.map((c) => c.id);
+  const target = await agent.start();
+  try {
+    const run = (casesDir?: string) =>
+      runSuite({
+        target: target.url,
+        casesDir,
+        caseGlobs,
+        streamTimeoutMs: agent.streamTimeoutMs ?? 10_000,
+        ...(agent.taskTimeoutMs ? { taskTimeoutMs: agent.taskTimeoutMs } : {}),
+        bindings: agent.bindings,
+      });
+    const before = new Map((await run(dir)).results.map((r) => [r.id, r]));
+    const after = (await run()).results;
+    for (const r of after) {
+      const old = before.get(r.id);
+      out.compared++;
+      const [was, now] = [old ? verdictOf(old) : "absent", verdictOf(r)];
+      if (was === now) continue;
+      const decided = DECIDED[r.id];
+      out.lines.push(`${decided ? "decided" : "DIFFERS"}  ${agent.name}  ${r.id}: ${was} -> ${now}${decided ? ` (${decided})` : ""}`);
+      if (!decided) {
+        out.differences++;
+        out.lines.push(`         before: ${old?.reason ?? ""}\n         after:  ${r.reason ?? ""}`);
+      }
+    }
+    const counts = after.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+    out.lines.push(`${agent.name}: ${after.length} cases, ${JSON.stringify(counts)}`);
+  } finally {
+    await target.close();
+  }
+  return out;
+}
+
+/** The proxied agents, this many at a time (each has its own server and proxy). */
+const CONCURRENCY = Number(process.env.VERDICT_DIFF_CONCURRENCY ?? 2) || 1;
+
 async function main(): Promise<number> {
   const at = process.argv.indexOf("--base");
   const base = at > 0 ? process.argv[at + 1] : undefined;
+  // --agents <text>: only the agents whose name contains it (`--agents proxy`: the proxied ones).
+  const only = process.argv.indexOf("--agents");
+  const filter = only > 0 ? (process.argv[only + 1] ?? "") : "";
   const projected = loadScenarioCases();
   const ids = new Set(projected.map((c) => c.id));
   const { dir, missing } = oldCases(base, ids);
@@ -99,43 +232,37 @@ async function main(): Promise<number> {
     console.log(
       `${missing.length} case(s) without an old copy in git, not compared: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? " …" : ""}`,
     );
-  const globs = [...ids].filter((id) => !missing.includes(id));
+  const cases = projected.filter((c) => !missing.includes(c.id));
   // The SDK logs every error it answers with.
   console.error = () => undefined;
-  let differences = 0;
-  let compared = 0;
+  const total: Compared = { lines: [], differences: 0, compared: 0 };
+  const add = (r: Compared) => {
+    for (const l of r.lines) console.log(l);
+    total.differences += r.differences;
+    total.compared += r.compared;
+  };
   try {
-    for (const agent of AGENTS) {
-      const target = await agent.start();
-      try {
-        const run = (casesDir?: string) =>
-          runSuite({ target: target.url, casesDir, caseGlobs: globs, streamTimeoutMs: 10_000, bindings: agent.bindings });
-        const before = new Map((await run(dir)).results.map((r) => [r.id, r]));
-        const after = (await run()).results.filter((r) => !missing.includes(r.id));
-        for (const r of after) {
-          const old = before.get(r.id);
-          compared++;
-          const [was, now] = [old ? verdictOf(old) : "absent", verdictOf(r)];
-          if (was === now) continue;
-          const decided = DECIDED[r.id];
-          console.log(`${decided ? "decided" : "DIFFERS"}  ${agent.name}  ${r.id}: ${was} -> ${now}${decided ? ` (${decided})` : ""}`);
-          if (!decided) {
-            differences++;
-            console.log(`         before: ${old?.reason ?? ""}\n         after:  ${r.reason ?? ""}`);
-          }
-        }
-        const counts = after.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
-        console.log(`${agent.name}: ${after.length} cases, ${JSON.stringify(counts)}`);
-      } finally {
-        await target.close();
+    for (const agent of AGENTS.filter((a) => a.name.includes(filter))) add(await compare(agent, cases, dir));
+    // The proxied agents in a small pool; their lines printed in table order.
+    const queue = PROXIED.filter((a) => a.name.includes(filter));
+    const results: Promise<Compared>[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < queue.length) {
+        const i = next++;
+        const p = compare(queue[i]!, cases, dir);
+        results[i] = p;
+        await p.catch(() => undefined);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    for (const r of results) add(await r);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`${compared} verdicts compared with the old copies, ${differences} unexplained difference(s)`);
+  console.log(`${total.compared} verdicts compared with the old copies, ${total.differences} unexplained difference(s)`);
   // Nothing compared proves nothing: a clone without the history fails here.
-  return differences || !compared ? 1 : 0;
+  return total.differences || !total.compared ? 1 : 0;
 }
 
 process.exitCode = await main();
