@@ -1,6 +1,6 @@
 // Recording: the reference client talks to the reference server through the recording proxy on
-// all four interfaces (multi-turn task, GetTask, a streamed task); the cases written are valid
-// case files, and the suite runner replays them against a fresh reference server, where they
+// all four interfaces (multi-turn task, GetTask, a streamed task); the scenarios written are valid,
+// and the suite runner replays them (`test --cases <dir> --only-cases`) against a fresh reference server, where they
 // pass. Against a server with a fault the replay fails, so the recorded cases can fail.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, assert, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage } from "../../src/client/index.js";
-import { loadCases } from "../../src/compliance/cases.js";
+import { loadExtraCases } from "../../src/compliance/cases.js";
 import { startRecorder, type Recorder } from "../../src/compliance/record.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import { createFixtureAgent } from "../../src/server/index.js";
@@ -52,10 +52,10 @@ describe("recording proxy", () => {
     await original?.close();
   });
 
-  it("writes valid case files, one per conversation, with volatile values masked", () => {
+  it("writes valid scenarios, one per conversation, with volatile values masked", () => {
     const files = recorder.files();
     expect(files).toHaveLength(8);
-    const cases = loadCases(out);
+    const cases = loadExtraCases([out]);
     expect(cases.map((c) => `${c.version} ${c.binding} ${c.steps.length}`).sort()).toEqual(
       [
         "0.3 json-rpc 3",
@@ -71,16 +71,16 @@ describe("recording proxy", () => {
     const [file] = files;
     assert(file);
     const text = readFileSync(file, "utf8");
-    expect(text).toContain('"$capture"');
+    expect(text).toContain("$capture:");
     expect(text).toMatch(/\{\{uuid:c\d+\}\}/);
-    expect(text).toContain('"$match": "timestamp"');
+    expect(text).toContain("$match: timestamp");
     expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
   });
 
   it("replays against a fresh reference server and passes", { timeout: 60_000 }, async () => {
     const fresh = await serve();
     try {
-      const report = await runSuite({ target: fresh.url, casesDir: out, streamTimeoutMs: 10_000 });
+      const report = await runSuite({ target: fresh.url, extraCasesDirs: [out], onlyExtraCases: true, streamTimeoutMs: 10_000 });
       expect(report.results.filter((r) => r.status !== "pass").map((r) => `${r.id}: ${r.status} ${r.reason}`)).toEqual([]);
       expect(report.summary.passed).toBe(8);
     } finally {
@@ -91,7 +91,7 @@ describe("recording proxy", () => {
   it("fails the replay against a server that reuses one task id", { timeout: 60_000 }, async () => {
     const faulty = await startFaultyServer({ agent: createFixtureAgent() }, ["task-id-reused"]);
     try {
-      const report = await runSuite({ target: faulty.url, casesDir: out, streamTimeoutMs: 10_000 });
+      const report = await runSuite({ target: faulty.url, extraCasesDirs: [out], onlyExtraCases: true, streamTimeoutMs: 10_000 });
       expect(report.summary.failed).toBeGreaterThan(0);
     } finally {
       await faulty.close();
