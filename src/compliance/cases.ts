@@ -67,7 +67,7 @@ export interface CaseExpect {
   /** gRPC steps: matched against WireResponse.grpc (default {"status": "OK"}). */
   grpc?: unknown;
   /** A projected scenario step: `body` is matched against the 1.0 view of the answer (src/compliance/projection.ts). */
-  view?: Omit<AbstractCall, "params"> & { body?: unknown };
+  view?: Omit<AbstractCall, "params"> & { body?: unknown; stream?: StreamExpect };
 }
 
 /** A step's condition on the captures of earlier steps: every key given must hold. */

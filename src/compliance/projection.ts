@@ -4,7 +4,7 @@
 // the seam the reference client uses (src/transport/client.ts encodeCall / decodeReply; for gRPC the
 // version's codec over the ProtoJSON of its proto, which src/compliance/grpc.ts sends as binary).
 // What the wire itself must look like is not judged here: src/compliance/wire-rules.ts.
-import { decodeReply, encodeCall, NotA2AReplyError } from "../transport/client.js";
+import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError } from "../transport/client.js";
 import { codecFor, decode1_0, encode1_0, OPERATIONS, type Operation } from "../versioning/codec.js";
 import type { Version } from "./cases.js";
 import type { WireResponse } from "./http.js";
@@ -32,11 +32,20 @@ const CODEC_BINDING = { "json-rpc": "JSONRPC", rest: "HTTP+JSON", grpc: "HTTP+JS
  * (with query) and body of the operation's route, gRPC the request message as the version's
  * ProtoJSON. Throws when the params are no valid 1.0 request (a scenario error).
  */
-export function projectCall(call: AbstractCall): { method: string; path: string; body?: unknown } {
+export function projectCall(call: AbstractCall): { method: string; path: string; body?: unknown; fallbackMethod?: "GET" } {
   const { operation: op, version, binding } = call;
   const request = decode1_0(OPERATIONS[op].request, call.params ?? {}, "request");
   if (binding === "grpc") return { method: "POST", path: "", body: codecFor(version, "HTTP+JSON").encodeRequest(op, request).value };
   const wire = encodeCall({ url: "", binding: CODEC_BINDING[binding], version }, op, request, { rpcId: call.rpcId });
+  if (binding === "rest" && op === "SubscribeToTask")
+    // The prose names POST (1.0.1 §11.3.2, 0.3.0 §7.9), the proto's annotation GET: POST first, as
+    // the hand-written cases did (1.0 with an empty body, 0.3 with the resource name), then GET.
+    return {
+      method: "POST",
+      path: wire.url,
+      body: version === "1.0" ? {} : codecFor(version, "HTTP+JSON").encodeRequest(op, request as never).value,
+      fallbackMethod: "GET",
+    };
   return {
     method: wire.method,
     path: binding === "json-rpc" ? "" : wire.url,
@@ -66,4 +75,30 @@ export function viewOf(call: Omit<AbstractCall, "params">, res: WireResponse): {
     const what = e instanceof NotA2AReplyError ? e.message : `${(e as Error).name}: ${(e as Error).message}`;
     return { problem: `the reply does not decode as a 1.0 ${OPERATIONS[op].response.name}: ${what}` };
   }
+}
+
+/**
+ * The 1.0 view of each event of a stream (1.0 StreamResponse ProtoJSON), through the same codecs:
+ * JSON-RPC's envelope and 0.3's shapes taken off. An event that does not decode (or is an error)
+ * has no view: the reason instead, at its index.
+ */
+export function streamViewOf(
+  call: Omit<AbstractCall, "params">,
+  events: readonly { json?: unknown; event?: string }[],
+): ({ view: unknown } | { problem: string })[] {
+  const { operation: op, version, binding } = call;
+  return events.map((e) => {
+    try {
+      let decoded;
+      if (binding === "grpc") decoded = codecFor(version, "HTTP+JSON").decodeEvent(e.json ?? {}).value;
+      else {
+        const d = decodeStreamEvent({ url: "", binding: CODEC_BINDING[binding], version }, op, e.json ?? {}, e.event);
+        if ("error" in d) return { problem: `the event is an error: ${d.error.name}: ${d.error.message}` };
+        decoded = d.event;
+      }
+      return { view: encode1_0(OPERATIONS[op].response, decoded as never) };
+    } catch (err) {
+      return { problem: `the event does not decode as a 1.0 StreamResponse: ${(err as Error).name}: ${(err as Error).message}` };
+    }
+  });
 }

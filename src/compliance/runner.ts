@@ -4,7 +4,19 @@
 // the differences. Cases run a few at a time (--concurrency; 1: one after another in ID order);
 // the report lists them in ID order either way, so runs are reproducible.
 import type { Citation } from "./citations.js";
-import type { Behaviour, Case, CaseExchange, CaseExpect, CaseRequest, CaseStep, Level, StepWhen, Version, WebhookExpect } from "./cases.js";
+import type {
+  Behaviour,
+  Case,
+  CaseExchange,
+  CaseExpect,
+  CaseRequest,
+  CaseStep,
+  Level,
+  StepWhen,
+  StreamExpect,
+  Version,
+  WebhookExpect,
+} from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { globToRegExp } from "./cases.js";
 import { PROTOCOL_BINDING, type AgentInterfaceInfo, type Discovery } from "./discovery.js";
@@ -15,7 +27,7 @@ import { messageVars, type RunMessage } from "./message.js";
 import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
-import { projectCall, viewOf } from "./projection.js";
+import { projectCall, streamViewOf, viewOf } from "./projection.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -254,12 +266,30 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
     else diffs.push(...match(expect.body, res.json, "/body", scope));
   }
   if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
-  if (expect.view) diffs.push(...compareView(expect.view, res, scope));
+  if (expect.view) diffs.push(...compareView(expect.view, res, scope, streamTimeoutMs));
   return diffs;
 }
 
 /** A scenario step: its expectation matched against the 1.0 view of the answer (ACTS §4.2), at /view. */
-function compareView(view: NonNullable<CaseExpect["view"]>, res: WireResponse, scope: Scope): Diff[] {
+function compareView(view: NonNullable<CaseExpect["view"]>, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {
+  if (view.stream) {
+    // The wire rules judged the stream itself (content type, envelopes, closing): here its events' 1.0 view.
+    if (!res.events) return [];
+    const decoded = streamViewOf(view, res.events);
+    const bad = decoded.flatMap((d, i) =>
+      "problem" in d
+        ? [{ path: `/view/events/${i}`, expected: "a 1.0 StreamResponse", actual: res.events![i]?.data, message: d.problem }]
+        : [],
+    );
+    if (bad.length) return bad;
+    const events = decoded.map((d, i) => ({ ...res.events![i]!, json: (d as { view: unknown }).view }));
+    return compareStream({ stream: { ...view.stream, closes: false } }, { ...res, events, error: undefined }, scope, streamTimeoutMs).map(
+      (d) => ({
+        ...d,
+        path: `/view${d.path}`,
+      }),
+    );
+  }
   if (view.body === undefined) return [];
   const decoded = viewOf(view, res);
   if ("problem" in decoded) return [{ path: "/view", expected: describe(view.body), actual: undefined, message: decoded.problem }];
@@ -489,8 +519,14 @@ async function runExchange(
   const scope = new Scope(vars);
   // A stream still open on a running task: what arrived is judged (its first event, each event),
   // what did not arrive yet (the last event, the order up to the end, counts) is not missing.
+  const arrived = (s: StreamExpect | undefined) => ({ first: s?.first, each: s?.each, closes: false });
+  const view = step.expect.view;
   const judged = untested
-    ? { ...step.expect, stream: { first: step.expect.stream?.first, each: step.expect.stream?.each, closes: false } }
+    ? {
+        ...step.expect,
+        stream: arrived(step.expect.stream),
+        ...(view?.stream ? { view: { ...view, stream: arrived(view.stream) } } : {}),
+      }
     : step.expect;
   const diffs = compareResponse(judged, actual, scope, opts.streamTimeoutMs);
   if (untested && !diffs.length)

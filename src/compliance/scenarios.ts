@@ -21,6 +21,7 @@ import {
   type CaseStep,
   type Level,
   type StepWhen,
+  type StreamExpect,
   type Version,
 } from "./cases.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
@@ -45,6 +46,7 @@ export const ABSTRACT_OPERATIONS: Readonly<Record<string, Operation>> = {
   delete_push_config: "DeleteTaskPushNotificationConfig",
 };
 
+const STREAMING = new Set(["send_streaming_message", "subscribe_to_task"]);
 const VERSIONS: Version[] = ["1.0", "0.3"];
 const WIRE_BINDINGS: WireBinding[] = ["json-rpc", "rest", "grpc"];
 const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
@@ -64,6 +66,8 @@ interface StepExtras {
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
+  /** A stream step's expectations ACTS §7 has no key for, on the events' 1.0 view (StreamExpect of cases.ts). */
+  stream?: Omit<StreamExpect, "last" | "each">;
 }
 
 interface ScenarioStep {
@@ -73,6 +77,8 @@ interface ScenarioStep {
   params?: unknown;
   expect?: { body?: unknown };
   expect_error?: { error_type: string };
+  /** ACTS §7 on the events' 1.0 view: final_event (the last event), each_event (every event), our matchers. */
+  expect_stream?: { final_event?: unknown; each_event?: unknown };
   [EXTRA]?: StepExtras;
 }
 
@@ -157,7 +163,13 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       const sat = `${at}/steps/${i}`;
       if (!(s.operation in ABSTRACT_OPERATIONS))
         problems.push(`${sat}/operation: ${JSON.stringify(s.operation)} is no ACTS §4.1 operation this runner projects`);
-      if ((s.expect === undefined) === (s.expect_error === undefined)) problems.push(`${sat}: exactly one of expect and expect_error`);
+      const expects = [s.expect, s.expect_error, s.expect_stream].filter((e) => e !== undefined).length;
+      if (expects !== 1) problems.push(`${sat}: exactly one of expect, expect_error and expect_stream`);
+      const streaming = STREAMING.has(s.operation);
+      if (s.expect_stream !== undefined && !streaming) problems.push(`${sat}/expect_stream: ${s.operation} answers no stream`);
+      if (s.expect !== undefined && streaming) problems.push(`${sat}/expect: ${s.operation} answers a stream (expect_stream)`);
+      for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
+        if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
       if (s.expect_error && !isErrorName(s.expect_error.error_type))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
@@ -203,7 +215,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   const rule = WIRE_RULES[version][binding];
   const x = step[EXTRA] ?? {};
   const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId: step.id };
-  let shape: { method: string; path: string; body?: unknown };
+  let shape: ReturnType<typeof projectCall>;
   try {
     shape = projectCall({ ...call, params: placeholders(call.params) });
   } catch {
@@ -216,6 +228,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     headers: rule.headers(shape.body !== undefined && binding === "rest"),
     ...(grpc ? { rpc: op } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
+    ...(shape.fallbackMethod ? { fallbackMethod: shape.fallbackMethod } : {}),
     operation: call,
   };
   const name = step.description ?? step.id;
@@ -228,10 +241,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
       const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
+      // A streaming operation may answer its error as the one event of a stream.
+      const single = STREAMING.has(step.operation) && binding !== "grpc" ? { acceptSingleEventStream: true } : {};
       return {
         name: name + (check.suffix ?? ""),
         request,
-        expect: { ...check.expect, ...(body !== undefined ? { body } : {}) },
+        expect: { ...check.expect, ...(body !== undefined ? { body } : {}), ...single },
         ...common,
         ...(i === 0 && x.otherwise ? { otherwise: x.otherwise } : {}),
         ...(level ? { level } : {}),
@@ -239,12 +254,29 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       };
     });
   }
+  const viewOf = { operation: op, version, binding, rpcId: step.id };
+  let expect: CaseExchange["expect"];
+  if (step.expect_stream) {
+    // The wire rule judges the stream (and reads it: closes, stopAfter); the scenario its events' 1.0 view.
+    const { closes, stopAfter, ...own } = x.stream ?? {};
+    const wire = rule.stream(op, step.id, closes !== false && stopAfter === undefined);
+    const view: StreamExpect = {
+      ...own,
+      ...(step.expect_stream.final_event !== undefined ? { last: step.expect_stream.final_event } : {}),
+      ...(step.expect_stream.each_event !== undefined ? { each: step.expect_stream.each_event } : {}),
+    };
+    expect = {
+      ...wire,
+      stream: { ...wire.stream, ...(closes !== undefined ? { closes } : {}), ...(stopAfter !== undefined ? { stopAfter } : {}) },
+      view: { ...viewOf, stream: view },
+    };
+  } else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
   return [
     {
       name,
       request,
       ...(x.repeatUntil !== undefined ? { repeatUntil: x.repeatUntil } : {}),
-      expect: { ...rule.success(op, step.id), view: { operation: op, version, binding, rpcId: step.id, body: step.expect?.body } },
+      expect,
       ...common,
       ...(x.otherwise ? { otherwise: x.otherwise } : {}),
       ...(x.level ? { level: x.level } : {}),
@@ -275,7 +307,12 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     ...(x.description ? { description: x.description } : {}),
     requirements: [...new Set(scoped(x.requirements, version, binding))],
     level: (x.levels?.[version] ?? t.level).toUpperCase() as Level,
-    spec: dedupCitations([...scoped(x.spec, version, binding), ...rule.spec, ...(hasError ? rule.errorSpec : [])]),
+    spec: dedupCitations([
+      ...scoped(x.spec, version, binding),
+      ...rule.spec,
+      ...(hasError ? rule.errorSpec : []),
+      ...(t.steps.some((st) => st.expect_stream) ? rule.streamSpec : []),
+    ]),
     version,
     binding,
     capabilities: x.capabilities ?? [],

@@ -26,8 +26,16 @@ export interface WireRule {
   success(op: Operation, rpcId: string | number): CaseExpect;
   /** The checks an answer carrying `error` (an ACTS §6.2 error type, isErrorName) must pass, in order; each is one exchange. */
   error(error: string, rpcId: string | number): ErrorCheck[];
+  /**
+   * A stream of `op` (send_streaming_message, subscribe_to_task): status, content type and each
+   * event's envelope and schema; `ends` when the stream is read to its end (no stopAfter), which is
+   * when 0.3's `final` flag can be judged.
+   */
+  stream(op: Operation, rpcId: string | number, ends: boolean): CaseExpect;
   /** The sentences the success and envelope rules rest on (added to every projected case). */
   spec: Citation[];
+  /** The sentences the stream rules rest on (added to a case with a stream step). */
+  streamSpec: Citation[];
   /** The sentences the error rules rest on (added to a case with an error step). */
   errorSpec: Citation[];
 }
@@ -66,6 +74,34 @@ function validFor(version: Version, binding: WireBinding, op: Operation): unknow
   return { $valid: `v0_3.${type}` };
 }
 
+const SSE = { status: 200, headers: { "content-type": { $regex: "^text/event-stream" } } };
+
+/**
+ * 0.3 marks a stream's end with `final: true` on its last status update (0.3.0 §9.3): at most one
+ * event carries it, and a stream read to its end that ends on a status update ends on that one.
+ * `statusUpdate` tells a status update event; `final` is that event with the flag set.
+ */
+function final0_3(statusUpdate: unknown, final: unknown, ends: boolean): NonNullable<CaseExpect["stream"]> {
+  return {
+    counts: [{ where: final, max: 1 }],
+    ...(ends
+      ? {
+          last: {
+            $branch: [
+              { name: "ends on a status update", if: statusUpdate, then: final },
+              { name: "ends on another event", if: {}, then: {} },
+            ],
+          },
+        }
+      : {}),
+  };
+}
+const FINAL_RPC_0_3 = (ends: boolean) =>
+  final0_3({ result: { kind: "status-update" } }, { result: { kind: "status-update", final: true } }, ends);
+const FINAL_PB_0_3 = (ends: boolean) => final0_3({ statusUpdate: { $match: "object" } }, { statusUpdate: { final: true } }, ends);
+
+const FINAL_0_3 = [cite("0.3.0", "9.3", "Server closes the SSE connection after the final:true event")];
+
 const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], errorData: boolean): WireRule => ({
   headers: () => ({ "Content-Type": "application/json", ...(version === "1.0" ? { "A2A-Version": "1.0" } : {}) }),
   success: (op, id) => ({
@@ -73,6 +109,27 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
     headers: JSON_CT,
     body: { jsonrpc: "2.0", id, result: validFor(version, "json-rpc", op), error: ABSENT },
   }),
+  stream: (_op, id, ends) => ({
+    ...SSE,
+    stream:
+      version === "1.0"
+        ? { each: { jsonrpc: "2.0", id, result: { $valid: "v1_0.StreamResponse" }, error: ABSENT } }
+        : {
+            each: { $valid: "v0_3.SendStreamingMessageSuccessResponse", jsonrpc: "2.0", id },
+            ...FINAL_RPC_0_3(ends),
+          },
+  }),
+  streamSpec:
+    version === "1.0"
+      ? [cite("1.0.1", "9.4.2", "**Response:** HTTP 200 with `Content-Type: text/event-stream`")]
+      : [
+          cite(
+            "0.3.0",
+            "7",
+            "The A2A Server's HTTP response body **MUST** be a `JSONRPCResponse` object (or, for streaming methods, an SSE stream where each event's data is a `JSONRPCResponse`).",
+          ),
+          ...FINAL_0_3,
+        ],
   error: (error, id) => [
     {
       expect: {
@@ -138,6 +195,8 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
         body: validFor("1.0", "rest", op),
       }),
+      stream: () => ({ ...SSE, stream: { each: { $valid: "v1_0.StreamResponse" } } }),
+      streamSpec: [cite("1.0.1", "11.7", "Content-Type: text/event-stream")],
       error: (error) => [
         {
           expect: {
@@ -175,6 +234,8 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     grpc: {
       headers: () => ({ "a2a-version": "1.0" }),
       success: (op) => ({ body: validFor("1.0", "grpc", op) }),
+      stream: () => ({ stream: { each: { $valid: "v1_0.StreamResponse" } } }),
+      streamSpec: [],
       error: (error) => [
         {
           expect: {
@@ -214,6 +275,11 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     rest: {
       headers: (withBody): Record<string, string> => (withBody ? { "Content-Type": "application/json" } : {}),
       success: (op) => ({ status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) }),
+      stream: (_op, _id, ends) => ({
+        ...SSE,
+        stream: { each: { $valid: "v0_3.rest.StreamResponse" }, ...FINAL_PB_0_3(ends) },
+      }),
+      streamSpec: FINAL_0_3,
       // 0.3 has no status table: at MUST a client-error status that is no authentication refusal,
       // with a JSON body in a known error shape; the exact status at SHOULD.
       error: (error) => [
@@ -250,6 +316,10 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     grpc: {
       headers: () => ({}),
       success: (op) => ({ body: validFor("0.3", "grpc", op) }),
+      stream: (_op, _id, ends) => ({
+        stream: { each: { $valid: "v0_3.rest.StreamResponse" }, ...FINAL_PB_0_3(ends) },
+      }),
+      streamSpec: FINAL_0_3,
       // 0.3 asks only for "appropriate gRPC status codes": an error status at MUST, the de-facto code at SHOULD.
       error: (error) => [
         { expect: { grpc: { status: { $match: "nonEmptyString", $not: "OK" } } } },

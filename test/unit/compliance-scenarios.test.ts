@@ -10,6 +10,10 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { COMPLIANCE_DIR, exchangesOf, loadCases, writtenTwice } from "../../src/compliance/cases.js";
 import { projectCall } from "../../src/compliance/projection.js";
+import type { CaseExpect } from "../../src/compliance/cases.js";
+import type { WireResponse } from "../../src/compliance/http.js";
+import { Scope } from "../../src/compliance/match.js";
+import { compareResponse } from "../../src/compliance/runner.js";
 import { loadScenarioCases, loadScenarios, pairsOf, ScenarioLoadError, SCENARIOS_DIR } from "../../src/compliance/scenarios.js";
 
 /** The document without our extension keys. */
@@ -78,6 +82,40 @@ describe("scenarios", () => {
       result: { $valid: "v1_0.Task" },
       error: { $match: "absent" },
     });
+  });
+
+  it("judge a stream step's wire on its binding's rules and its events on their 1.0 view", () => {
+    const stream = (id: string) => {
+      const c = projected.find((x) => x.id === `${id}/streaming/echo-stream-starts-with-task-and-ends-at-completion`)!;
+      return exchangesOf(c.steps[0]!)[0]!.expect;
+    };
+    const sse = (events: unknown[]): WireResponse => ({
+      status: 200,
+      headers: { "content-type": "text/event-stream" },
+      events: events.map((json) => ({ data: JSON.stringify(json), json })),
+      closed: true,
+    });
+    const rpc = (result: unknown) => ({ jsonrpc: "2.0", id: "stream-1", result });
+    const parts = [{ kind: "text", text: "echo hello-stream" }];
+    const status = (state: string, final: boolean) => rpc({ kind: "status-update", taskId: "t", contextId: "c", status: { state }, final });
+    const events0_3 = (final: boolean) => [
+      rpc({ kind: "task", id: "t", contextId: "c", status: { state: "submitted" } }),
+      rpc({ kind: "artifact-update", taskId: "t", contextId: "c", artifact: { artifactId: "a", parts } }),
+      status("completed", final),
+    ];
+    const judge = (expect: CaseExpect, res: WireResponse) => compareResponse(expect, res, new Scope(new Map())).map((d) => d.path);
+    // The 0.3 events, decoded to 1.0, meet the scenario's expectations; 0.3's own `final` is a wire rule.
+    expect(judge(stream("v0_3/json-rpc"), sse(events0_3(true)))).toEqual([]);
+    expect(judge(stream("v0_3/json-rpc"), sse(events0_3(false)))).toEqual(["/events/2/result/final"]);
+    // A 1.0 stream that stops at WORKING misses the scenario's last event, on the view.
+    const events1_0 = [
+      rpc({ task: { id: "t", contextId: "c", status: { state: "TASK_STATE_SUBMITTED" } } }),
+      rpc({ artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ text: "echo hello-stream" }] } } }),
+      rpc({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } }),
+    ];
+    expect(judge(stream("v1_0/json-rpc"), sse(events1_0))).toEqual(["/view/events/2/statusUpdate/status/state"]);
+    // The envelope is the wire rule's: the same events without it are no JSON-RPC stream.
+    expect(judge(stream("v1_0/json-rpc"), sse(events1_0.map((e) => e.result)))).toContain("/events/0/jsonrpc");
   });
 
   it("are ACTS documents once the x-a2a-toolkit extras are removed (ACTS §2, §3.2, §4)", () => {
