@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-acts test-package test-browser test-verdict-diff test-memory build run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-acts test-package test-browser test-verdict-diff test-client-sdks test-memory build run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -99,6 +99,9 @@ test-package: $(STAMP) ## npm pack, install the tarball into empty CommonJS and 
 
 test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers: every verdict the same
 	$(BIN)/tsx test/verdict-diff/run.ts $${BASE:+--base $$BASE}
+
+test-client-sdks: $(STAMP) $(SPEC_STAMP) ## the official SDK clients (@a2a-js/sdk 1.3.0: every client case; 0.3.14: every 0.3 case) through the client suite: each non-pass listed with the client sentence it breaks; counts in reports/client-sdks.json
+	A2A_CLIENT_SDKS=1 $(BIN)/vitest run test/integration/compliance-client-sdks.test.ts
 
 test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer
 	A2A_MEMORY=1 $(BIN)/vitest run test/integration/memory-probe.test.ts
