@@ -230,6 +230,8 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   const diffs: Diff[] = [];
   if (res.status === 0)
     return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
+  // A gRPC answer is judged as the protobuf message received, not as the JSON written from it here.
+  if (res.decoded && !scope.decoded) return scope.decodedFor(() => compareResponse(expect, res, scope, streamTimeoutMs));
   const [only, ...more] = res.events ?? [];
   if (expect.acceptSingleEventStream && expect.body !== undefined && only?.json !== undefined && !more.length)
     return match(expect.body, only.json, "/events/0", scope);
@@ -263,7 +265,7 @@ function compareView(view: NonNullable<CaseExpect["view"]>, res: WireResponse, s
   if (view.body === undefined) return [];
   const decoded = viewOf(view, res);
   if ("problem" in decoded) return [{ path: "/view", expected: describe(view.body), actual: undefined, message: decoded.problem }];
-  return match(view.body, decoded.view, "/view", scope);
+  return scope.decodedFor(() => match(view.body, decoded.view, "/view", scope));
 }
 
 function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {

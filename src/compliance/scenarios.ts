@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { parse } from "yaml";
 import { packagePath } from "../runtime/package-root.js";
-import type { Citation } from "./citations.js";
+import { jsonSpellingRule, type Citation } from "./citations.js";
 import {
   checkMatchers,
   checkStepConditions,
@@ -275,7 +275,9 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     ...(x.description ? { description: x.description } : {}),
     requirements: [...new Set(scoped(x.requirements, version, binding))],
     level: (x.levels?.[version] ?? t.level).toUpperCase() as Level,
-    spec: dedupCitations([...scoped(x.spec, version, binding), ...rule.spec, ...(hasError ? rule.errorSpec : [])]),
+    spec: dedupCitations([...scoped(x.spec, version, binding), ...rule.spec, ...(hasError ? rule.errorSpec : [])]).filter(
+      (c) => binding !== "grpc" || !jsonSpellingRule(c),
+    ),
     version,
     binding,
     capabilities: x.capabilities ?? [],
