@@ -31,6 +31,12 @@ export interface CaseRequest {
   rawBody?: string;
   /** Leave out the runner's credential headers. */
   withoutCredentials?: boolean;
+  /**
+   * Send credentials of a scheme the card declares, with a value no server issued, instead of the
+   * runner's (runner.ts invalidCredentials); the step does not apply when the card declares no
+   * scheme carried in a header.
+   */
+  invalidCredentials?: boolean;
   /** other: use the second principal's credentials. */
   as?: "main" | "other";
   /** Sent with this method instead when `method` finds no route (405, or a 404 that is no A2A error). */
@@ -68,6 +74,12 @@ export interface CaseExpect {
   grpc?: unknown;
   /** A projected scenario step: `body` is matched against the 1.0 view of the answer (src/compliance/projection.ts). */
   view?: Omit<AbstractCall, "params"> & { body?: unknown };
+  /**
+   * Named forms of the whole answer, each an expectation of its own (status, headers, body
+   * together): the answer must match one of them entirely, and the report names which. A status
+   * and a body allowed by different forms (HTTP 200 with an error body) match none.
+   */
+  forms?: Record<string, CaseExpect>;
 }
 
 /** A step's condition on the captures of earlier steps: every key given must hold. */

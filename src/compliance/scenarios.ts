@@ -64,6 +64,15 @@ interface StepExtras {
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
+  /** Sent without the runner's credentials, with invalid ones of the card's schemes, or as the second principal. */
+  withoutCredentials?: boolean;
+  invalidCredentials?: boolean;
+  as?: "main" | "other";
+  /**
+   * With `expect_error: {}`: the error is no A2A error type but a refusal of the request's
+   * credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the pair's `unauthenticated` rule.
+   */
+  refused?: "authentication";
 }
 
 interface ScenarioStep {
@@ -72,13 +81,15 @@ interface ScenarioStep {
   operation: string;
   params?: unknown;
   expect?: { body?: unknown };
-  expect_error?: { error_type: string };
+  expect_error?: { error_type?: string };
   [EXTRA]?: StepExtras;
 }
 
 interface ScenarioExtras {
   /** The level on one version where it differs from the test's (0.3's text is often weaker). */
   levels?: Partial<Record<Version, "must" | "should" | "may">>;
+  /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
+  card?: Partial<Record<Version, unknown>>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -158,12 +169,18 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (!(s.operation in ABSTRACT_OPERATIONS))
         problems.push(`${sat}/operation: ${JSON.stringify(s.operation)} is no ACTS §4.1 operation this runner projects`);
       if ((s.expect === undefined) === (s.expect_error === undefined)) problems.push(`${sat}: exactly one of expect and expect_error`);
-      if (s.expect_error && !isErrorName(s.expect_error.error_type))
+      const refused = s[EXTRA]?.refused;
+      if (refused !== undefined && refused !== "authentication") problems.push(`${sat}/${EXTRA}/refused: only "authentication" is known`);
+      else if (refused !== undefined && (!s.expect_error || s.expect_error.error_type !== undefined))
+        problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
+      else if (s.expect_error && refused === undefined && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
+  for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
+    checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
   return { scenario: { file, name, test }, problems: [] };
 }
@@ -216,6 +233,9 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     headers: rule.headers(shape.body !== undefined && binding === "rest"),
     ...(grpc ? { rpc: op } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
+    ...(x.withoutCredentials ? { withoutCredentials: true } : {}),
+    ...(x.invalidCredentials ? { invalidCredentials: true } : {}),
+    ...(x.as ? { as: x.as } : {}),
     operation: call,
   };
   const name = step.description ?? step.id;
@@ -224,7 +244,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(x.cleanup ? { cleanup: true } : {}),
   };
   if (step.expect_error) {
-    return rule.error(step.expect_error.error_type, step.id).map((check, i) => {
+    const checks = x.refused ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
+    return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
       const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
@@ -265,7 +286,8 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   const steps: CaseStep[] = t.steps
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
-  const hasError = t.steps.some((st) => st.expect_error);
+  const hasError = t.steps.some((st) => st.expect_error && !st[EXTRA]?.refused);
+  const card = x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   return {
     id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
@@ -282,7 +304,8 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     binding,
     capabilities: x.capabilities ?? [],
     behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
-    needsOtherPrincipal: false,
+    needsOtherPrincipal: t.steps.some((st) => st[EXTRA]?.as === "other"),
+    ...(card !== undefined ? { when: { card } } : {}),
     needsWebhook: JSON.stringify(t.steps).includes("{{webhookUrl}}"),
     steps,
   };
