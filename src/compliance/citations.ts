@@ -206,3 +206,12 @@ export function citedParts(data: {
 export function isCited(data: { spec?: Citation[] }): boolean {
   return (data.spec?.length ?? 0) > 0;
 }
+
+/**
+ * A sentence about how the JSON bindings spell the data model (1.0 §5.5 camelCase member names,
+ * §5.6.1 timestamps "When serialized to JSON"): it does not bind a gRPC answer, which is binary
+ * protobuf. gRPC cases and projections leave such citations out.
+ */
+export function jsonSpellingRule(c: Citation): boolean {
+  return c.version !== "0.3.0" && ((c.section === "5.5" && /camelCase/.test(c.quote)) || c.section === "5.6.1");
+}

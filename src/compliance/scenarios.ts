@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { parse } from "yaml";
 import { packagePath } from "../runtime/package-root.js";
-import type { Citation } from "./citations.js";
+import { jsonSpellingRule, type Citation } from "./citations.js";
 import {
   checkMatchers,
   checkStepConditions,
@@ -68,6 +68,15 @@ interface StepExtras {
   only?: string[];
   /** A stream step's expectations ACTS §7 has no key for, on the events' 1.0 view (StreamExpect of cases.ts). */
   stream?: Omit<StreamExpect, "last" | "each">;
+  /** Sent without the runner's credentials, with invalid ones of the card's schemes, or as the second principal. */
+  withoutCredentials?: boolean;
+  invalidCredentials?: boolean;
+  as?: "main" | "other";
+  /**
+   * With `expect_error: {}`: the error is no A2A error type but a refusal of the request's
+   * credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the pair's `unauthenticated` rule.
+   */
+  refused?: "authentication";
 }
 
 interface ScenarioStep {
@@ -76,7 +85,7 @@ interface ScenarioStep {
   operation: string;
   params?: unknown;
   expect?: { body?: unknown };
-  expect_error?: { error_type: string };
+  expect_error?: { error_type?: string };
   /** ACTS §7 on the events' 1.0 view: final_event (the last event), each_event (every event), our matchers. */
   expect_stream?: { final_event?: unknown; each_event?: unknown };
   [EXTRA]?: StepExtras;
@@ -85,6 +94,8 @@ interface ScenarioStep {
 interface ScenarioExtras {
   /** The level on one version where it differs from the test's (0.3's text is often weaker). */
   levels?: Partial<Record<Version, "must" | "should" | "may">>;
+  /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
+  card?: Partial<Record<Version, unknown>>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -170,12 +181,18 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (s.expect !== undefined && streaming) problems.push(`${sat}/expect: ${s.operation} answers a stream (expect_stream)`);
       for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
         if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
-      if (s.expect_error && !isErrorName(s.expect_error.error_type))
+      const refused = s[EXTRA]?.refused;
+      if (refused !== undefined && refused !== "authentication") problems.push(`${sat}/${EXTRA}/refused: only "authentication" is known`);
+      else if (refused !== undefined && (!s.expect_error || s.expect_error.error_type !== undefined))
+        problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
+      else if (s.expect_error && refused === undefined && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
+  for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
+    checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
   return { scenario: { file, name, test }, problems: [] };
 }
@@ -229,6 +246,9 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(grpc ? { rpc: op } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
     ...(shape.fallbackMethod ? { fallbackMethod: shape.fallbackMethod } : {}),
+    ...(x.withoutCredentials ? { withoutCredentials: true } : {}),
+    ...(x.invalidCredentials ? { invalidCredentials: true } : {}),
+    ...(x.as ? { as: x.as } : {}),
     operation: call,
   };
   const name = step.description ?? step.id;
@@ -237,7 +257,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(x.cleanup ? { cleanup: true } : {}),
   };
   if (step.expect_error) {
-    return rule.error(step.expect_error.error_type, step.id).map((check, i) => {
+    const checks = x.refused ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
+    return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
       const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
@@ -297,7 +318,8 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   const steps: CaseStep[] = t.steps
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
-  const hasError = t.steps.some((st) => st.expect_error);
+  const hasError = t.steps.some((st) => st.expect_error && !st[EXTRA]?.refused);
+  const card = x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   return {
     id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
@@ -312,12 +334,13 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
       ...rule.spec,
       ...(hasError ? rule.errorSpec : []),
       ...(t.steps.some((st) => st.expect_stream) ? rule.streamSpec : []),
-    ]),
+    ]).filter((c) => binding !== "grpc" || !jsonSpellingRule(c)),
     version,
     binding,
     capabilities: x.capabilities ?? [],
     behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
-    needsOtherPrincipal: false,
+    needsOtherPrincipal: t.steps.some((st) => st[EXTRA]?.as === "other"),
+    ...(card !== undefined ? { when: { card } } : {}),
     needsWebhook: JSON.stringify(t.steps).includes("{{webhookUrl}}"),
     steps,
   };

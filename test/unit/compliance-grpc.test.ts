@@ -1,6 +1,7 @@
 // The suite's gRPC pieces without a socket: framing, google.rpc.Status / ErrorInfo in
 // grpc-status-details-bin, the status a response is judged on, the default OK expectation, the
 // loader's rpc checks, and each gRPC fault of the proxy's table on a sample.
+import { create, toBinary } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
 import { parseCase } from "../../src/compliance/cases.js";
@@ -16,6 +17,7 @@ import {
   grpcPath,
   methodOfPath,
   outcomeOf,
+  receivedMessage,
   requestBytes,
   unframe,
 } from "../../src/compliance/grpc.js";
@@ -23,6 +25,7 @@ import { GRPC_REWRITES, grpcAppliesTo, type GrpcExchange } from "../../src/compl
 import { Scope } from "../../src/compliance/match.js";
 import { sendsMessage } from "../../src/compliance/pacing.js";
 import { compareResponse } from "../../src/compliance/runner.js";
+import { TaskSchema, TaskState } from "../../generated/v1_0/a2a_pb.js";
 
 const notFound = () => {
   const info = encodeErrorInfo({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
@@ -126,6 +129,18 @@ describe("gRPC cases in the loader", () => {
   });
 });
 
+/** A GetTask answer as the agent sends it: a Task with an id, a state and a status timestamp. */
+const TASK_SAMPLE = Buffer.from(
+  toBinary(
+    TaskSchema,
+    create(TaskSchema, {
+      id: "t-1",
+      contextId: "c-1",
+      status: { state: TaskState.WORKING, timestamp: { seconds: 1_767_000_000n, nanos: 0 } },
+    }),
+  ),
+);
+
 describe("the gRPC faults of the rewriting proxy", () => {
   const unary: GrpcExchange = { version: "1.0", method: "GetTask", streaming: false };
   const errorTrailers = { "grpc-status": "5", "grpc-message": "Task%20not%20found", "grpc-status-details-bin": notFound() };
@@ -137,7 +152,7 @@ describe("the gRPC faults of the rewriting proxy", () => {
       const changes = [
         r.trailers && JSON.stringify(r.trailers(errorTrailers, ex)) !== JSON.stringify(errorTrailers),
         r.head && r.head({ "content-type": "application/grpc" }, ex)["content-type"] !== "application/grpc",
-        r.message && !r.message(Buffer.from("abc"), ex, 0).equals(frame(Buffer.from("abc"))),
+        r.message && !r.message(TASK_SAMPLE, ex, 0).equals(frame(TASK_SAMPLE)),
         r.holdOpen,
         r.trailersOnly,
       ];
@@ -150,5 +165,71 @@ describe("the gRPC faults of the rewriting proxy", () => {
     const r = GRPC_REWRITES.find((x) => x.name === "grpc-error-info-reason-renamed")!;
     const out = outcomeOf(r.trailers!(errorTrailers, unary), false);
     expect(out.errorInfo).toMatchObject({ reason: "TaskNotFoundError", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
+  });
+
+  // gRPC answers are judged as the protobuf received: each fault on a message's content turns a
+  // `$valid` check red, while the JSON spelling rules (Z timestamps, camelCase), which the
+  // runner's own JSON always meets, are not judged on it.
+  it("each fault on a message's content fails the received Task's $valid check", () => {
+    const judge = (bytes: Buffer) => {
+      const [m] = unframe(bytes).messages;
+      const ev = receivedMessage(grpcMethod("1.0", "GetTask")!.output, m!);
+      const res = {
+        status: 200,
+        headers: {},
+        decoded: true,
+        json: ev.json,
+        text: ev.data,
+        ...(ev.parseError ? { error: ev.parseError } : {}),
+      };
+      return compareResponse(
+        { body: { $valid: "v1_0.Task" } },
+        { ...res, grpc: outcomeOf({ "grpc-status": "0" }, false) },
+        new Scope(new Map()),
+      );
+    };
+    expect(judge(frame(TASK_SAMPLE))).toEqual([]);
+    const messages: Record<string, RegExp> = {
+      "grpc-task-id-unset": /REQUIRED field "id" is an empty string/,
+      "grpc-task-state-out-of-enum": /must be of type string \(got 99\)/,
+      "grpc-status-timestamp-out-of-range": /body not read: not a lf\.a2a\.v1\.Task: .*Timestamp/,
+    };
+    for (const [name, expected] of Object.entries(messages)) {
+      const r = GRPC_REWRITES.find((x) => x.name === name)!;
+      const diffs = judge(r.message!(TASK_SAMPLE, { version: "1.0", method: "GetTask", streaming: false }, 0));
+      expect(diffs.map((d) => d.message).join("; "), name).toMatch(expected);
+    }
+  });
+
+  it("the runner's JSON of a gRPC answer is not judged on JSON spelling; an agent's JSON is", () => {
+    const task = { id: "t-1", contextId: "c-1", status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-01T00:00:00+02:00" } };
+    const res = (decoded: boolean) => ({ status: 200, headers: {}, json: task, ...(decoded ? { decoded } : {}) });
+    expect(compareResponse({ body: { $valid: "v1_0.Task" } }, res(false), new Scope(new Map()))[0]?.message).toMatch(/UTC with a "Z"/);
+    expect(compareResponse({ body: { $valid: "v1_0.Task" } }, res(true), new Scope(new Map()))).toEqual([]);
+  });
+
+  it("a gRPC case drops camelCase checks and JSON-spelling citations at load", () => {
+    const raw = {
+      title: "t",
+      requirements: ["S-23"],
+      level: "MUST",
+      version: "1.0",
+      binding: "grpc",
+      agent: "any",
+      steps: [{ request: { rpc: "GetTask", body: {} }, expect: { body: { $match: "camelCaseKeys", id: { $match: "nonEmptyString" } } } }],
+      spec: [
+        {
+          version: "1.0.1",
+          section: "5.5",
+          quote:
+            "All JSON serializations of the A2A protocol data model **MUST** use **camelCase** naming for field names, not the snake_case convention used in Protocol Buffer definitions.",
+        },
+        { version: "1.0.1", section: "3.1.3", quote: "x" },
+      ],
+    };
+    const c = parseCase("v1_0/grpc/x/y", "f.json", raw).case!;
+    expect(c.steps[0]).toMatchObject({ expect: { body: { id: { $match: "nonEmptyString" } } } });
+    expect(JSON.stringify(c.steps[0])).not.toContain("camelCaseKeys");
+    expect(c.spec?.map((x) => x.section)).toEqual(["3.1.3"]);
   });
 });
