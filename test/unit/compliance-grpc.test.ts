@@ -4,7 +4,9 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
-import { parseCase } from "../../src/compliance/cases.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseCase, type CaseExpect } from "../../src/compliance/cases.js";
 import {
   decodeErrorInfo,
   decodeStatus,
@@ -101,6 +103,16 @@ describe("judging a gRPC response", () => {
     expect(failed.map((d) => d.path)).toEqual(["/grpc/status"]);
     const expected = { grpc: { status: "NOT_FOUND", errorInfo: { reason: "TASK_NOT_FOUND" } }, body: { id: "t" } };
     expect(compareResponse(expected, res({ "grpc-status": "5", "grpc-status-details-bin": notFound() }), new Scope(new Map()))).toEqual([]);
+  });
+
+  it("the kept-or-refused context cases take their refusal branch on any non-OK status (1.0.1 §3.4.1)", () => {
+    for (const v of ["v1_0", "v0_3"]) {
+      const file = join("compliance/cases", v, "grpc/send-message/client-chosen-context-is-kept-or-refused.json");
+      const step = (JSON.parse(readFileSync(file, "utf8")) as { steps: { expect: CaseExpect }[] }).steps[0]!;
+      expect(compareResponse(step.expect, res({ "grpc-status": "3" }), new Scope(new Map())), v).toEqual([]);
+      const kept = res({ "grpc-status": "0" }, { json: { task: { id: "t", contextId: "another" } } });
+      expect(compareResponse(step.expect, kept, new Scope(new Map())).length, v).toBeGreaterThan(0);
+    }
   });
 
   it("rpc requests count as messages sent by their method name", () => {
