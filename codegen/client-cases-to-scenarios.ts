@@ -51,8 +51,10 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
     const body = req.body as Json | undefined;
     const op = body && typeof body.method === "string" ? OPERATIONS[body.method] : undefined;
     if (!op) return { why: `a request that is no 1.0 JSON-RPC operation (${JSON.stringify(body?.method)})` };
-    if (res.events || res.end) return { why: "a stream (its events are not converted yet)" };
-    const answer = res.body as Json | undefined;
+    const events = res.events as Json[] | undefined;
+    if (events && !events.every((e) => e.result !== undefined && e.error === undefined))
+      return { why: "a stream event that is no JSON-RPC result" };
+    const answer = (events ? { result: null } : res.body) as Json | undefined;
     if (!answer || (answer.result === undefined && answer.error === undefined)) return { why: "an answer that is no JSON-RPC envelope" };
     const params = Object.fromEntries(Object.entries((body!.params as Json | undefined) ?? {}).filter(([k]) => !WIRE_ONLY.has(k)));
     if (JSON.stringify(params).includes('"$capture"') || JSON.stringify(answer).match(/\{\{(?!rpcId)/))
@@ -63,10 +65,12 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
       if (!name) return { why: `error code ${JSON.stringify((answer.error as Json).code)}` };
       extras.error = name;
     }
+    if (events) extras.events = events.map((e) => e.result);
+    if (res.end === "drop") extras.end = "drop";
     for (const k of ["optional", "level", "spec"]) if (x[k] !== undefined) extras[k] = x[k];
     out.push({
       id: x.name,
-      client_response: { operation: op, wire_payload: answer.error === undefined ? answer.result : null },
+      client_response: { operation: op, wire_payload: answer.error === undefined && !events ? answer.result : null },
       expect_parsed: {},
       "x-a2a-toolkit": extras,
     });
@@ -92,13 +96,18 @@ const stripPrefix = (title: string) => title.replace(/^(1\.0|0\.3) (JSON-RPC|HTT
 
 export function convert(op: string, name: string): { yaml?: string; files?: string[]; why?: string } {
   if (WIRE_LEVEL[`${op}/${name}`]) return { why: WIRE_LEVEL[`${op}/${name}`] };
-  const twins = PAIRS.map((p): [string, Json | undefined] => [p, read(p, op, name)]).filter((t): t is [string, Json] => !!t[1]);
+  let twins = PAIRS.map((p): [string, Json | undefined] => [p, read(p, op, name)]).filter((t): t is [string, Json] => !!t[1]);
+  // A 0.3 gRPC error without ErrorInfo (0.3 defines none) is a server shape the codecs do not write.
+  const bareGrpc = (c: Json) =>
+    (c.exchanges as Json[]).some((x) => {
+      const g = (x.response as Json).grpc as Json | undefined;
+      return !!g && !g.errorInfo;
+    });
+  twins = twins.filter(([p, c]) => !(p === "v0_3/grpc" && bareGrpc(c)));
   const source = twins.find(([p]) => p === "v1_0/json-rpc")?.[1];
   if (!source) return { why: "no 1.0 JSON-RPC twin to take the 1.0 view from" };
   if (twins.length < 2) return { why: "one pair only: nothing to write once" };
   if (twins.some(([, c]) => c.card || c.interfaceUrl || c.tenant)) return { why: "a card of its own" };
-  if (twins.some(([, c]) => ((c.checks as Json[] | undefined) ?? []).some((k) => k.request !== undefined)))
-    return { why: "checks on the wire body of a request" };
   const names = (c: Json) => (c.exchanges as Json[]).map((x) => x.name).join(",");
   if (twins.some(([, c]) => names(c) !== names(source))) return { why: "twins with different exchanges" };
   if (new Set(twins.map(([, c]) => JSON.stringify(c.capabilities ?? null))).size > 1) return { why: "twins with different capabilities" };
@@ -109,7 +118,10 @@ export function convert(op: string, name: string): { yaml?: string; files?: stri
   // Checks: one list, each check scoped to the versions or pairs whose twins have it.
   const checks: Json[] = [];
   for (const [p, c] of twins)
-    for (const k of (c.checks as Json[] | undefined) ?? []) {
+    for (const raw of (c.checks as Json[] | undefined) ?? []) {
+      // A check on the request as sent stays a wire-level check of the pairs it was written for.
+      const { request, ...rest } = raw;
+      const k = request === undefined ? raw : { ...rest, wire: request };
       const same = checks.find((q) => JSON.stringify({ ...q, only: undefined }) === JSON.stringify({ ...k, only: undefined }));
       if (same) (same.only as string[]).push(pairName(p));
       else checks.push({ ...k, only: [pairName(p)] });
@@ -126,11 +138,9 @@ export function convert(op: string, name: string): { yaml?: string; files?: stri
   const titles = perScope(twins, (c) => stripPrefix(c.title as string));
   const extras: Json = {
     pairs: twins.map(([p]) => pairName(p)),
-    instruction:
-      Object.values(perScope(twins, (c) => c.instruction)).length === 1 &&
-      twins.every(([, c]) => JSON.stringify(c.instruction) === JSON.stringify(source.instruction))
-        ? source.instruction
-        : perScope(twins, (c) => c.instruction),
+    instruction: twins.every(([, c]) => JSON.stringify(c.instruction) === JSON.stringify(source.instruction))
+      ? source.instruction
+      : perScope(twins, (c) => c.instruction),
     result: perScope(twins, (c) => c.result),
     ...(checks.length ? { checks } : {}),
     ...(levels["0.3"] && levels["0.3"] !== source.level ? { levels: { "0.3": levels["0.3"] } } : {}),

@@ -59,8 +59,11 @@ interface ClientScenarioStep {
   [X]?: StepExtras;
 }
 
-/** A check of the scenario: `request` is matched on the 1.0 view of `exchange`'s request. */
-type ScenarioCheck = Omit<ClientCheck, "request"> & { request?: unknown; only?: string[] };
+/**
+ * A check of the scenario: `request` is matched on the 1.0 view of `exchange`'s request, `wire` on
+ * the request as sent (a wire-level rule, scoped with `only` to the pairs it is written for).
+ */
+type ScenarioCheck = Omit<ClientCheck, "request"> & { request?: unknown; wire?: ClientCheck["request"]; only?: string[] };
 
 interface TestExtras {
   instruction: ClientCase["instruction"] | Scoped<ClientCase["instruction"]>;
@@ -139,12 +142,15 @@ function wireRequest(version: Version, binding: ClientCase["binding"], op: Opera
   }
   if (binding === "rest") return { headers: header };
   const request = OPERATIONS[op].request.name;
+  // 0.3 JSON-RPC names its request envelopes after the methods (one differs from the 1.0 message name).
+  const request03 =
+    op === "SubscribeToTask" ? "TaskResubscriptionRequest" : op === "SendStreamingMessage" ? "SendStreamingMessageRequest" : request;
   return {
     method: "POST",
     path: "",
     headers: header,
     body: {
-      ...(version === "1.0" ? {} : { $valid: `v0_3.${request}` }),
+      ...(version === "1.0" ? {} : { $valid: `v0_3.${request03}` }),
       jsonrpc: "2.0",
       id: { $capture: "rpcId", $oneOf: [{ $match: "string" }, { $match: "integer" }] },
       method: jsonRpcMethodOf(version, op),
@@ -186,7 +192,9 @@ const sseEvents = (frames: string): unknown[] =>
 /** What the fixture plays for a step on one pair: the 1.0 view encoded by the server side of the codecs. */
 function response(step: ClientScenarioStep, version: Version, binding: ClientCase["binding"], op: Operation): ClientExchange["response"] {
   const x = step[X] ?? {};
-  const events = x.events?.map((e) => decode1_0<typeof OPERATIONS.SendStreamingMessage.response>(OPERATIONS.SendStreamingMessage.response, e, "response"));
+  const events = x.events?.map((e) =>
+    decode1_0<typeof OPERATIONS.SendStreamingMessage.response>(OPERATIONS.SendStreamingMessage.response, e, "response"),
+  );
   const end = x.end ? { end: x.end } : {};
   if (binding === "grpc") {
     const method = grpcMethod(version, op)!;
@@ -238,13 +246,12 @@ export function projectClientScenario(s: ClientScenario, pair: Pair): ClientCase
   });
   const checks = (x.checks ?? [])
     .filter((k) => applies(k.only, version, pair))
-    .map(({ only: _only, request, ...k }): ClientCheck => {
+    .map(({ only: _only, request, wire, ...k }): ClientCheck => {
+      if (wire) return { ...k, request: wire };
       const st = steps.find((q) => q.id === k.exchange);
       return { ...k, ...(request !== undefined && st ? { request: view(opOf(st), request) } : {}) };
     });
-  const instruction = (
-    "op" in x.instruction ? x.instruction : pick(x.instruction, version, pair)
-  ) as ClientCase["instruction"];
+  const instruction = ("op" in x.instruction ? x.instruction : pick(x.instruction, version, pair)) as ClientCase["instruction"];
   const title = pick(x.titles, version, pair) ?? t.name;
   const description = pick(x.descriptions, version, pair);
   return {
