@@ -97,8 +97,9 @@ build: $(STAMP) ## compile src/ and generated/ into dist/ (what the npm package 
 test-package: $(STAMP) ## npm pack, install the tarball into empty CommonJS and ESM projects: types, bin, README's agent served and tested
 	A2A_PACKAGE=1 $(BIN)/vitest run test/integration/package.test.ts
 
-test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers: every verdict the same
+test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the parent of the commit that deleted each; BASE=<commit> for one tree) and their projections run on the reference server and the official SDK servers, the client cases client scenarios replaced with the reference client and the official SDK clients: every verdict the same
 	$(BIN)/tsx test/verdict-diff/run.ts $${BASE:+--base $$BASE}
+	$(BIN)/tsx test/verdict-diff/client.ts $${BASE:+--base $$BASE}
 
 test-client-sdks: $(STAMP) $(SPEC_STAMP) ## the official SDK clients (@a2a-js/sdk 1.3.0: every client case; 0.3.14: every 0.3 case) through the client suite: each non-pass listed with the client sentence it breaks; counts in reports/client-sdks.json
 	A2A_CLIENT_SDKS=1 $(BIN)/vitest run test/integration/compliance-client-sdks.test.ts

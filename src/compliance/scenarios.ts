@@ -128,7 +128,7 @@ export class ScenarioLoadError extends Error {
   }
 }
 
-function listYaml(dir: string): string[] {
+export function listYaml(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);

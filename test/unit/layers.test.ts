@@ -137,6 +137,13 @@ const EXCEPTIONS: { from: string; to: string; why: string }[] = [
   { from: "src/compliance/projection.ts", to: "src/versioning/codec.ts", why: "scenario steps encoded and answers decoded by the codecs" },
   { from: "src/compliance/wire-rules.ts", to: "src/versioning/codec.ts", why: "each operation's 1.0 response type" },
   { from: "src/compliance/wire-rules.ts", to: "src/versioning/errors.ts", why: "each error's representation per binding" },
+  // Client scenarios: what the fixture plays is encoded, and what the client sent decoded, by the
+  // server side of the codecs (src/transport/server.ts and, for gRPC, src/versioning/grpc.ts).
+  { from: "src/compliance/client/scenarios.ts", to: "src/versioning/codec.ts", why: "client-scenario answers from their 1.0 view" },
+  { from: "src/compliance/client/scenarios.ts", to: "src/versioning/errors.ts", why: "client-scenario errors per binding" },
+  { from: "src/compliance/client/scenarios.ts", to: "src/versioning/grpc.ts", why: "client-scenario answers on gRPC" },
+  { from: "src/compliance/client/fixture-server.ts", to: "src/versioning/codec.ts", why: "a client's request decoded to its 1.0 view" },
+  { from: "src/compliance/client/fixture-server.ts", to: "src/versioning/grpc.ts", why: "a client's gRPC request decoded to its 1.0 view" },
 ];
 
 function layerOf(path: string): string | undefined {

@@ -7,19 +7,14 @@
 // twins disagreed and the scenario decided once: DECIDED below, with the sentence that decided it.
 //
 //   npx tsx test/verdict-diff/run.ts [--base <commit>]        (make test-verdict-diff)
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import { startEmbeddedTarget } from "../../src/cli/embedded-target.js";
 import { loadScenarioCases } from "../../src/compliance/scenarios.js";
 import { runSuite } from "../../src/compliance/suite.js";
 import type { CaseResult } from "../../src/compliance/runner.js";
 import { startSdkTarget } from "../integration/compliance-sdk-target.js";
 import { startSdk03EchoTarget, startSdkEchoTarget } from "../support/sdk-echo-target.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+import { oldCases } from "./old-cases.js";
 
 /** Cases whose verdict may differ: the twins disagreed and the scenario decided, for this reason. */
 export const DECIDED: Record<string, string> = {
@@ -28,49 +23,6 @@ export const DECIDED: Record<string, string> = {
   // empty repeated field is no field (binary protobuf cannot tell them apart), so all three skip.
   "v1_0/grpc/list-tasks/include-artifacts-returns-them": "an empty artifacts list is no artifacts, as on the JSON twins",
 };
-
-const git = (...args: string[]) =>
-  execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
-
-/** The commit whose tree still holds a case file: the parent of the commit that deleted it. */
-function holding(file: string): string | undefined {
-  const deleter = git("log", "--diff-filter=D", "-1", "--format=%H", "--", file).trim();
-  if (!deleter) return undefined;
-  // A merge deletes a file its other parent still changed: the parent that has it.
-  const parents = git("rev-list", "--parents", "-n", "1", deleter).trim().split(" ").slice(1);
-  return parents.find((p) => {
-    try {
-      git("cat-file", "-e", `${p}:${file}`);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** The old copies of the scenarios' cases, written below a fresh directory (their IDs as paths). */
-function oldCases(base: string | undefined, ids: Set<string>): { dir: string; missing: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-verdict-diff-"));
-  const missing: string[] = [];
-  for (const id of ids) {
-    const file = `compliance/cases/${id}.json`;
-    const at = base ?? holding(file);
-    let text: string | undefined;
-    try {
-      text = at ? git("show", `${at}:${file}`) : undefined;
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined) {
-      missing.push(id);
-      continue;
-    }
-    const to = join(dir, `${id}.json`);
-    mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, text);
-  }
-  return { dir, missing };
-}
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
 
