@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-acts test-package test-browser test-verdict-diff test-client-sdks test-memory build run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-security test-acts test-package test-browser test-verdict-diff test-client-sdks test-memory build run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -60,6 +60,9 @@ test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (
 	A2A_PROXY_VARIANTS=full $(BIN)/vitest run test/integration/compliance-proxy-variants.test.ts
 	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
 	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 A2A_SERVER_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts test/integration/compliance-reference-server.test.ts
+
+test-security: $(STAMP) $(SPEC_STAMP) ## the security scenarios on all six pairs against the reference server: refused, isolated, and the faults they catch
+	A2A_SECURITY_FULL=1 $(BIN)/vitest run test/integration/compliance-security.test.ts
 
 test-acts: $(STAMP) $(SPEC_STAMP) ## the pinned ACTS corpus (adjudicated) against the embedded reference server on JSON-RPC, HTTP+JSON and gRPC; §13 reports in reports/acts/
 	A2A_ACTS=1 $(BIN)/vitest run test/integration/acts-cli.test.ts
