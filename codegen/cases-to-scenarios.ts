@@ -102,13 +102,58 @@ function steps(source: Json): { steps?: Json[]; why?: string } {
       continue;
     }
     const answer = expect.body as Json | undefined;
+    const anyAnswer =
+      step.cleanup === true &&
+      Object.keys(expect).every((k) => k === "status") &&
+      JSON.stringify(expect.status ?? { $match: "integer" }) === '{"$match":"integer"}';
+    if (anyAnswer) {
+      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
+      while (ids.has(id)) id += "-b";
+      ids.add(id);
+      out.push({
+        id,
+        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
+        operation: op,
+        params: body.params ?? {},
+        expect: {},
+        "x-a2a-toolkit": { cleanup: true, anyAnswer: true },
+      });
+      continue;
+    }
     if (!answer || answer.$variants || answer.$oneOf || answer.$branch) return { why: "an answer that is no plain JSON-RPC envelope" };
     if (step.repeatUntil !== undefined) return { why: "polling (repeatUntil is matched on the wire body)" };
     if (JSON.stringify(body.params ?? {}).match(/"\$|\{\{url:/)) return { why: "params with matchers or URL templates" };
     // `error: {$match: "absent"}` is a success; an error whose code is a matcher names no one error.
     const error =
       answer.error !== undefined && !Object.keys(answer.error as Json).some((k) => k.startsWith("$")) ? (answer.error as Json) : undefined;
-    if (error && typeof error.code !== "number") return { why: "an error of any code (no one ACTS §6.2 error type)" };
+    if (error && typeof error.code !== "number") {
+      // Refused with any error: the wire rules' `refused` form, when that is all the step says.
+      const plain =
+        Object.keys(expect).every((k) => k === "body") &&
+        JSON.stringify(answer) ===
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: body.id,
+            error: { code: { $match: "integer" }, message: { $match: "string" } },
+            result: { $match: "absent" },
+          });
+      if (!plain) return { why: "an error of any code (no one ACTS §6.2 error type)" };
+      let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
+      while (ids.has(id)) id += "-b";
+      ids.add(id);
+      const extras = Object.fromEntries(
+        ["when", "otherwise", "level", "spec"].filter((k) => step[k] !== undefined).map((k) => [k, step[k]]),
+      );
+      out.push({
+        id,
+        ...(typeof step.name === "string" && step.name !== id ? { description: step.name } : {}),
+        operation: op,
+        params: body.params ?? {},
+        expect: {},
+        "x-a2a-toolkit": { ...extras, refused: true },
+      });
+      continue;
+    }
     const isError = error !== undefined;
     let id = typeof body.id === "string" ? body.id : `step-${i + 1}`;
     while (ids.has(id)) id += "-b";

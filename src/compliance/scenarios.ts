@@ -63,6 +63,8 @@ interface StepExtras {
   level?: Level;
   spec?: Citation[];
   cleanup?: boolean;
+  /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
+  anyAnswer?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
@@ -73,10 +75,12 @@ interface StepExtras {
   invalidCredentials?: boolean;
   as?: "main" | "other";
   /**
-   * With `expect_error: {}`: the error is no A2A error type but a refusal of the request's
-   * credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the pair's `unauthenticated` rule.
+   * `true` with `expect: {}`: a step the agent must refuse with an error of its choice (the pair's
+   * rule.refused). "authentication" with `expect_error: {}`: the error is no A2A error type but a
+   * refusal of the request's credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the
+   * pair's `unauthenticated` rule.
    */
-  refused?: "authentication";
+  refused?: true | "authentication";
 }
 
 interface ScenarioStep {
@@ -182,13 +186,18 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
         if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
       const refused = s[EXTRA]?.refused;
-      if (refused !== undefined && refused !== "authentication") problems.push(`${sat}/${EXTRA}/refused: only "authentication" is known`);
-      else if (refused !== undefined && (!s.expect_error || s.expect_error.error_type !== undefined))
+      if (refused !== undefined && refused !== "authentication" && refused !== true)
+        problems.push(`${sat}/${EXTRA}/refused: true or "authentication"`);
+      else if (refused === true && s.expect === undefined) problems.push(`${sat}/${EXTRA}/refused: true goes with expect: {}`);
+      else if (refused === "authentication" && (!s.expect_error || s.expect_error.error_type !== undefined))
         problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
-      else if (s.expect_error && refused === undefined && !isErrorName(s.expect_error.error_type ?? ""))
+      else if (s.expect_error && refused !== "authentication" && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
+      if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
+        problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
+      if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
   for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
@@ -257,7 +266,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(x.cleanup ? { cleanup: true } : {}),
   };
   if (step.expect_error) {
-    const checks = x.refused ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
+    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
     return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
@@ -291,7 +300,9 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       stream: { ...wire.stream, ...(closes !== undefined ? { closes } : {}), ...(stopAfter !== undefined ? { stopAfter } : {}) },
       view: { ...viewOf, stream: view },
     };
-  } else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  } else if (x.anyAnswer) expect = {};
+  else if (x.refused === true) expect = rule.refused(step.id);
+  else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
   return [
     {
       name,
@@ -318,7 +329,7 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   const steps: CaseStep[] = t.steps
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
-  const hasError = t.steps.some((st) => st.expect_error && !st[EXTRA]?.refused);
+  const hasError = t.steps.some((st) => st.expect_error && st[EXTRA]?.refused !== "authentication");
   const card = x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   return {

@@ -24,6 +24,8 @@ export interface WireRule {
   headers(withBody: boolean): Record<string, string>;
   /** A successful answer of `op` (JSON-RPC: with this id echoed). */
   success(op: Operation, rpcId: string | number): CaseExpect;
+  /** An answer that refuses the request with some error, whichever (a step's `x-a2a-toolkit.refused`). */
+  refused(rpcId: string | number): CaseExpect;
   /** The checks an answer carrying `error` (an ACTS §6.2 error type, isErrorName) must pass, in order; each is one exchange. */
   error(error: string, rpcId: string | number): ErrorCheck[];
   /**
@@ -133,6 +135,10 @@ function validFor(version: Version, binding: WireBinding, op: Operation): unknow
   return { $valid: `v0_3.${type}` };
 }
 
+/** Refused, whichever error: a client-error status, or any gRPC status but OK. */
+const REFUSED_HTTP: CaseExpect = { status: { $range: [400, 499] } };
+const REFUSED_GRPC: CaseExpect = { grpc: { status: { $match: "nonEmptyString", $not: "OK" } } };
+
 const SSE = { status: 200, headers: { "content-type": { $regex: "^text/event-stream" } } };
 
 /**
@@ -167,6 +173,9 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
     status: OK_STATUS,
     headers: JSON_CT,
     body: { jsonrpc: "2.0", id, result: validFor(version, "json-rpc", op), error: ABSENT },
+  }),
+  refused: (id) => ({
+    body: { jsonrpc: "2.0", id, error: { code: { $match: "integer" }, message: { $match: "string" } }, result: ABSENT },
   }),
   stream: (_op, id, ends) => ({
     ...SSE,
@@ -255,6 +264,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
         body: validFor("1.0", "rest", op),
       }),
+      refused: () => REFUSED_HTTP,
       stream: () => ({ ...SSE, stream: { each: { $valid: "v1_0.StreamResponse" } } }),
       streamSpec: [cite("1.0.1", "11.7", "Content-Type: text/event-stream")],
       error: (error) => [
@@ -295,6 +305,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     grpc: {
       headers: () => ({ "a2a-version": "1.0" }),
       success: (op) => ({ body: validFor("1.0", "grpc", op) }),
+      refused: () => REFUSED_GRPC,
       stream: () => ({ stream: { each: { $valid: "v1_0.StreamResponse" } } }),
       streamSpec: [],
       error: (error) => [
@@ -337,6 +348,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     rest: {
       headers: (withBody): Record<string, string> => (withBody ? { "Content-Type": "application/json" } : {}),
       success: (op) => ({ status: OK_STATUS, headers: JSON_CT, body: validFor("0.3", "rest", op) }),
+      refused: () => REFUSED_HTTP,
       stream: (_op, _id, ends) => ({
         ...SSE,
         stream: { each: { $valid: "v0_3.rest.StreamResponse" }, ...FINAL_PB_0_3(ends) },
@@ -379,6 +391,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
     grpc: {
       headers: () => ({}),
       success: (op) => ({ body: validFor("0.3", "grpc", op) }),
+      refused: () => REFUSED_GRPC,
       stream: (_op, _id, ends) => ({
         stream: { each: { $valid: "v0_3.rest.StreamResponse" }, ...FINAL_PB_0_3(ends) },
       }),

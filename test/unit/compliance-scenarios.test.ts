@@ -75,6 +75,12 @@ describe("scenarios", () => {
       [{ $range: [400, 499], $not: { $oneOf: [401, 403] } }, undefined],
       [404, "SHOULD"],
     ]);
+    // A step refused with an error of the agent's choice: the pair's form of any error.
+    const refused = (id: string) =>
+      exchangesOf(projected.find((x) => x.id === `${id}/send-message/mismatched-context-for-task-is-refused`)!.steps[1]!)[0]!.expect;
+    expect(refused("v0_3/rest")).toEqual({ status: { $range: [400, 499] } });
+    expect(refused("v1_0/grpc")).toEqual({ grpc: { status: { $match: "nonEmptyString", $not: "OK" } } });
+    expect(refused("v1_0/json-rpc").body).toMatchObject({ id: "send-2", error: { code: { $match: "integer" } } });
     const rpc = projected.find((x) => x.id === "v1_0/json-rpc/get-task/returns-completed-task")!;
     expect(exchangesOf(rpc.steps[1]!)[0]!.expect.body).toEqual({
       jsonrpc: "2.0",
