@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-acts test-package test-browser test-verdict-diff test-memory build run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-security test-acts test-package test-browser test-verdict-diff test-client-sdks test-memory build run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ test-variants: $(STAMP) $(SPEC_STAMP) ## the suite through the rewriting proxy (
 	A2A_PROXY_FAULTS=full $(BIN)/vitest run test/integration/compliance-proxy-faults.test.ts test/integration/compliance-grpc-proxy-faults.test.ts test/integration/compliance-mutation.test.ts
 	A2A_GATEWAY_FULL=1 A2A_CLIENT_FULL=1 A2A_SERVER_FULL=1 $(BIN)/vitest run test/integration/gateway-compliance.test.ts test/integration/compliance-client-reference.test.ts test/integration/compliance-reference-server.test.ts
 
+test-security: $(STAMP) $(SPEC_STAMP) ## the security scenarios on all six pairs against the reference server: refused, isolated, and the faults they catch
+	A2A_SECURITY_FULL=1 $(BIN)/vitest run test/integration/compliance-security.test.ts
+
 test-acts: $(STAMP) $(SPEC_STAMP) ## the pinned ACTS corpus (adjudicated) against the embedded reference server on JSON-RPC, HTTP+JSON and gRPC at 1.0 and 0.3, and against the official SDK servers (1.3.0; 0.3.14 through translation); §13 reports in reports/acts/
 	A2A_ACTS=1 $(BIN)/vitest run test/integration/acts-cli.test.ts test/integration/acts-sdk.test.ts
 	node bin/a2a-toolkit.js test --only-acts --known-failing compliance/known-failing/reference-server-acts.json --report acts=reports/acts,json=reports/acts/all.json
@@ -97,8 +100,12 @@ build: $(STAMP) $(SPEC_STAMP) ## compile src/ and generated/ into dist/ (what th
 test-package: $(STAMP) $(SPEC_STAMP) ## npm pack, install the tarball into empty CommonJS and ESM projects: types, bin, README's agent served and tested, `test --acts` offline
 	A2A_PACKAGE=1 $(BIN)/vitest run test/integration/package.test.ts
 
-test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the last commit that wrote each; BASE=<commit> for one tree) and their projections run on the reference server, the official SDK servers and the reference server behind every variant and fault of the rewriting proxy: every verdict the same
+test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from git: the last commit that wrote each; BASE=<commit> for one tree) and their projections run on the reference server, the official SDK servers and the reference server behind every variant and fault of the rewriting proxy, the client cases client scenarios replaced with the reference client and the official SDK clients: every verdict the same
 	$(BIN)/tsx test/verdict-diff/run.ts $${BASE:+--base $$BASE}
+	$(BIN)/tsx test/verdict-diff/client.ts $${BASE:+--base $$BASE}
+
+test-client-sdks: $(STAMP) $(SPEC_STAMP) ## the official SDK clients (@a2a-js/sdk 1.3.0: every client case; 0.3.14: every 0.3 case) through the client suite: each non-pass listed with the client sentence it breaks; counts in reports/client-sdks.json
+	A2A_CLIENT_SDKS=1 $(BIN)/vitest run test/integration/compliance-client-sdks.test.ts
 
 test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer
 	A2A_MEMORY=1 $(BIN)/vitest run test/integration/memory-probe.test.ts

@@ -17,11 +17,11 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 
 const ROOT = fileURLToPath(new URL("../compliance/", import.meta.url));
-const PAIRS = ["v1_0/json-rpc", "v1_0/rest", "v1_0/grpc", "v0_3/json-rpc", "v0_3/rest", "v0_3/grpc"] as const;
-const VERSION: Record<string, string> = { v1_0: "1.0", v0_3: "0.3" };
+export const PAIRS = ["v1_0/json-rpc", "v1_0/rest", "v1_0/grpc", "v0_3/json-rpc", "v0_3/rest", "v0_3/grpc"] as const;
+export const VERSION: Record<string, string> = { v1_0: "1.0", v0_3: "0.3" };
 
 /** 1.0 JSON-RPC method → ACTS §4.1 abstract operation. */
-const OPERATIONS: Record<string, string> = {
+export const OPERATIONS: Record<string, string> = {
   SendMessage: "send_message",
   SendStreamingMessage: "send_streaming_message",
   GetTask: "get_task",
@@ -36,7 +36,7 @@ const OPERATIONS: Record<string, string> = {
 };
 
 /** JSON-RPC error code → ACTS §6.2 abstract error. */
-const ERRORS: Record<number, string> = {
+export const ERRORS: Record<number, string> = {
   [-32001]: "TaskNotFoundError",
   [-32002]: "TaskNotCancelableError",
   [-32003]: "PushNotificationNotSupportedError",
@@ -46,13 +46,13 @@ const ERRORS: Record<number, string> = {
 };
 
 type Json = Record<string, unknown>;
-interface Citation {
+export interface Citation {
   version: string;
   section: string;
   quote: string;
 }
 
-const key = (c: Citation) => `${c.version}|${c.section}|${c.quote}`;
+export const key = (c: Citation) => `${c.version}|${c.section}|${c.quote}`;
 
 function read(pair: string, op: string, name: string): Json | undefined {
   const file = join(ROOT, "cases", pair, op, `${name}.json`);
@@ -243,7 +243,7 @@ const KEEP: Record<string, string> = {
 };
 
 /** Per version the citations (or IDs) every twin of it has; per pair what only that twin adds. */
-function scoped<T>(twins: [string, Json][], of: (c: Json) => T[], k: (t: T) => string): Record<string, T[]> {
+export function scoped<T>(twins: [string, Json][], of: (c: Json) => T[], k: (t: T) => string): Record<string, T[]> {
   const out: Record<string, T[]> = {};
   for (const v of ["v1_0", "v0_3"]) {
     const mine = twins.filter(([p]) => p.startsWith(v));

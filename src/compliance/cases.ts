@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import type { Citation } from "./citations.js";
+import { jsonSpellingRule, type Citation } from "./citations.js";
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "./match.js";
 import { resolveValidator } from "./validators.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
@@ -31,6 +31,12 @@ export interface CaseRequest {
   rawBody?: string;
   /** Leave out the runner's credential headers. */
   withoutCredentials?: boolean;
+  /**
+   * Send credentials of a scheme the card declares, with a value no server issued, instead of the
+   * runner's (runner.ts invalidCredentials); the step does not apply when the card declares no
+   * scheme carried in a header.
+   */
+  invalidCredentials?: boolean;
   /** other: use the second principal's credentials. */
   as?: "main" | "other";
   /** Sent with this method instead when `method` finds no route (405, or a 404 that is no A2A error). */
@@ -68,6 +74,12 @@ export interface CaseExpect {
   grpc?: unknown;
   /** A projected scenario step: `body` is matched against the 1.0 view of the answer (src/compliance/projection.ts). */
   view?: Omit<AbstractCall, "params"> & { body?: unknown; stream?: StreamExpect };
+  /**
+   * Named forms of the whole answer, each an expectation of its own (status, headers, body
+   * together): the answer must match one of them entirely, and the report names which. A status
+   * and a body allowed by different forms (HTTP 200 with an error body) match none.
+   */
+  forms?: Record<string, CaseExpect>;
 }
 
 /** A step's condition on the captures of earlier steps: every key given must hold. */
@@ -307,6 +319,7 @@ function withGrpcPaths(step: CaseStep, version: Version): CaseStep {
   const ex = (x: CaseExchange): CaseExchange => ({
     ...x,
     request: { ...x.request, method: "POST", path: grpcPath(grpcMethod(version, x.request.rpc!)!) },
+    expect: withoutJsonSpelling(x.expect) as CaseExpect,
   });
   if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
   if ("awaitWebhook" in step) return step;
@@ -314,6 +327,20 @@ function withGrpcPaths(step: CaseStep, version: Version): CaseStep {
 }
 
 const VERSION_DIR: Record<Version, string> = { "1.0": "v1_0", "0.3": "v0_3" };
+
+/**
+ * A gRPC answer is binary protobuf: its member names and timestamp spellings are not on the wire,
+ * and the JSON the runner writes from the decoded message is camelCase by construction. So a
+ * `{"$match": "camelCaseKeys"}` in a gRPC case could only pass: it is dropped (what a received
+ * message can get wrong, the runner judges: see src/compliance/strict.ts, decoded).
+ */
+function withoutJsonSpelling(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutJsonSpelling);
+  if (!isPlainObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (!(k === "$match" && x === "camelCaseKeys")) out[k] = withoutJsonSpelling(x);
+  return out;
+}
 
 /** Validates one parsed case file; returns the case or the list of problems (each prefixed by the ID). */
 export function parseCase(id: string, file: string, data: unknown): { case?: Case; problems: string[] } {
@@ -360,7 +387,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
       description: raw.description,
       requirements: raw.requirements,
       level: raw.level,
-      ...(raw.spec ? { spec: raw.spec } : {}),
+      ...(raw.spec ? { spec: raw.binding === "grpc" ? raw.spec.filter((c) => !jsonSpellingRule(c)) : raw.spec } : {}),
       version: raw.version,
       binding: raw.binding,
       capabilities: raw.capabilities ?? [],

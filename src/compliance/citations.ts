@@ -150,6 +150,21 @@ export function checkCitation(c: Citation, dir?: string): string | undefined {
 }
 
 /**
+ * Whether a sentence binds the client: its section or one above it is about clients (0.3.0 §11.2
+ * "Client Compliance", §5.6.3 "Client Transport Selection Rules", 1.0.1 §8.3.2 "Client Protocol
+ * Selection"), or the client is its subject ("Clients MUST …", "Clients and servers MUST …", "A client
+ * reconnecting …", after a list marker or a bold label such as "Error handling:"). A server rule a
+ * client relies on ("The operation MUST return …", "An agent MAY serve … clients") is not one.
+ */
+export function isClientSentence(c: Citation, dir?: string): boolean {
+  const text = loadSpecText(c.version, dir);
+  const parts = c.section.split(".");
+  for (let n = parts.length; n > 0; n--) if (/\bclients?\b/i.test(text.sections.get(parts.slice(0, n).join("."))?.title ?? "")) return true;
+  const bare = normaliseText(c.quote).replace(/^(?:[-*]|\d+\.)\s+/, "");
+  return [bare, bare.replace(/^[^:]{1,40}:\s+/, "")].some((q) => /^(?:A2A\s+)?(?:an?\s+)?clients?\b/i.test(q));
+}
+
+/**
  * Every citation problem of a case given as its parts (the case first, then its steps): quotes
  * not in the text, a level above what the citations support. `caseLevel` is the level of steps
  * that have none of their own. Missing case citations are not reported here (isCited() tells them).
@@ -190,4 +205,13 @@ export function citedParts(data: {
 /** A case has a citation when it has case-level citations. */
 export function isCited(data: { spec?: Citation[] }): boolean {
   return (data.spec?.length ?? 0) > 0;
+}
+
+/**
+ * A sentence about how the JSON bindings spell the data model (1.0 §5.5 camelCase member names,
+ * §5.6.1 timestamps "When serialized to JSON"): it does not bind a gRPC answer, which is binary
+ * protobuf. gRPC cases and projections leave such citations out.
+ */
+export function jsonSpellingRule(c: Citation): boolean {
+  return c.version !== "0.3.0" && ((c.section === "5.5" && /camelCase/.test(c.quote)) || c.section === "5.6.1");
 }

@@ -97,8 +97,9 @@ export async function startGrpcProxy(opts: { target: string; faults?: string[]; 
         const original = frame(m.data, m.compressed);
         const out = active.reduce((bytes, r) => {
           if (!r.message) return bytes;
-          bump(r);
-          return r.message(m.data, ex!, index);
+          const next = r.message(m.data, ex!, index);
+          if (!next.equals(original)) bump(r);
+          return next;
         }, original);
         index++;
         down.write(out);

@@ -4,8 +4,9 @@
 // (the status), and whether the stream is held open or a reply collapsed into trailers-only.
 import type { Citation } from "./citations.js";
 import type { Version } from "./cases.js";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
-import { decodeErrorInfo, decodeStatus, encodeErrorInfo, encodeStatus, ERROR_INFO_TYPE, frame, GRPC_CODES } from "./grpc.js";
+import { decodeErrorInfo, decodeStatus, encodeErrorInfo, encodeStatus, ERROR_INFO_TYPE, frame, GRPC_CODES, grpcMethod } from "./grpc.js";
 
 /** One gRPC call through the proxy. */
 export interface GrpcExchange {
@@ -63,6 +64,52 @@ const V1_0_STREAMING: Citation = {
   section: "10.7",
   quote: "gRPC streaming uses server streaming RPCs for real-time updates.",
 };
+
+const V1_0_REQUIRED: Citation = {
+  version: "1.0.1",
+  section: "5.7",
+  quote:
+    "Fields marked with `[(google.api.field_behavior) = REQUIRED]` indicate that the field **MUST** be present and set in valid messages.",
+};
+const V1_0_PROTO: Citation = {
+  version: "1.0.1",
+  section: "1.4",
+  quote:
+    "In addition to the protocol requirements defined in this document, the file `spec/a2a.proto` is the single authoritative normative definition of all protocol data objects and request/response messages.",
+};
+const V0_3_DATA: Citation = {
+  version: "0.3.0",
+  section: "11.1.5",
+  quote:
+    "**A2A data objects**: **MUST** use the data structures defined in [Section 6](#6-protocol-data-objects) for all protocol entities.",
+};
+
+/**
+ * A response message decoded with its method's output schema, `edit` applied to every message
+ * of type `typeName` (short name: Task, TaskStatus) inside it, and encoded again (framing
+ * included). The message as it was when it does not decode.
+ */
+function editMessages(payload: Buffer, ex: GrpcExchange, typeName: string, edit: (m: Record<string, unknown>) => void): Buffer {
+  const method = grpcMethod(ex.version, ex.method);
+  if (!method) return frame(payload);
+  let msg;
+  try {
+    msg = fromBinary(method.output, payload);
+  } catch {
+    return frame(payload);
+  }
+  const seen = new Set<unknown>();
+  const walk = (v: unknown) => {
+    if (typeof v !== "object" || v === null || seen.has(v) || v instanceof Uint8Array) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach(walk);
+    const o = v as Record<string, unknown>;
+    if (typeof o.$typeName === "string" && o.$typeName.endsWith(`.${typeName}`)) edit(o);
+    for (const x of Object.values(o)) walk(x);
+  };
+  walk(msg);
+  return frame(Buffer.from(toBinary(method.output, msg)));
+}
 
 const isError = (t: GrpcHeaders) => t["grpc-status"] !== undefined && t["grpc-status"] !== "0";
 
@@ -190,6 +237,42 @@ export const GRPC_REWRITES: GrpcRewrite[] = [
     spec: [V1_0_PROTOCOL, V0_3_SERIALISATION],
     applies: {},
     message: (payload) => frame(payload, true),
+  },
+  // What a received message can get wrong, now that gRPC answers are judged as the protobuf they
+  // are (not as the JSON the runner writes from them): a REQUIRED field unset, an enum number
+  // outside its enum, a Timestamp outside its range.
+  {
+    name: "grpc-task-id-unset",
+    kind: "fault",
+    description: "every Task in an answer has its id unset (empty)",
+    spec: [V1_0_REQUIRED, V0_3_DATA],
+    applies: {},
+    message: (payload, ex) =>
+      editMessages(payload, ex, "Task", (t) => {
+        t.id = "";
+      }),
+  },
+  {
+    name: "grpc-task-state-out-of-enum",
+    kind: "fault",
+    description: "every TaskStatus in an answer has state 99, a number outside the TaskState enum",
+    spec: [V1_0_PROTO, V0_3_DATA],
+    applies: {},
+    message: (payload, ex) =>
+      editMessages(payload, ex, "TaskStatus", (s) => {
+        s.state = 99;
+      }),
+  },
+  {
+    name: "grpc-status-timestamp-out-of-range",
+    kind: "fault",
+    description: "every TaskStatus timestamp is in the year 10000, outside google.protobuf.Timestamp's range",
+    spec: [V1_0_PROTO, V0_3_DATA],
+    applies: {},
+    message: (payload, ex) =>
+      editMessages(payload, ex, "TaskStatus", (s) => {
+        if (s.timestamp) (s.timestamp as { seconds: bigint }).seconds = 253_402_300_800n;
+      }),
   },
 ];
 

@@ -263,6 +263,24 @@ export function messageJson(schema: DescMessage, bytes: Uint8Array): unknown {
   return toJson(schema, fromBinary(schema, bytes), { alwaysEmitImplicit: true });
 }
 
+/**
+ * One received message as the runner records it: its bytes (base64) and the ProtoJSON written from
+ * it, or why it is no message of `schema` (compressed unasked, bytes that do not decode, a value
+ * ProtoJSON cannot spell, such as a Timestamp outside its range).
+ */
+export function receivedMessage(schema: DescMessage, m: { compressed: boolean; data: Uint8Array }): SseEventRecord {
+  const ev: SseEventRecord = { data: base64Encode(m.data) };
+  if (m.compressed) ev.parseError = "a compressed message although the request offered no grpc-accept-encoding";
+  else
+    try {
+      ev.json = messageJson(schema, m.data);
+      ev.data = JSON.stringify(ev.json);
+    } catch (e) {
+      ev.parseError = `not a ${schema.typeName}: ${(e as Error).message}`;
+    }
+  return ev;
+}
+
 function headerRecord(h: http2.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h))
@@ -323,7 +341,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       resolve({ status: 0, headers: {}, error: (e as Error).message });
       return;
     }
-    const res: WireResponse = { status: 0, headers: {} };
+    const res: WireResponse = { status: 0, headers: {}, decoded: true };
     const events: SseEventRecord[] = [];
     let pending: Buffer = Buffer.alloc(0);
     let total = 0;
@@ -390,15 +408,7 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       const got = unframe(Buffer.concat([pending, chunk]));
       pending = got.rest;
       for (const m of got.messages) {
-        const ev: SseEventRecord = { data: base64Encode(m.data) };
-        if (m.compressed) ev.parseError = "a compressed message although the request offered no grpc-accept-encoding";
-        else
-          try {
-            ev.json = messageJson(call.method.output, m.data);
-            ev.data = JSON.stringify(ev.json);
-          } catch (e) {
-            ev.parseError = `not a ${call.method.output.typeName}: ${(e as Error).message}`;
-          }
+        const ev = receivedMessage(call.method.output, m);
         events.push(ev);
         if (streaming && res.closingAt === undefined && closingEvent(ev.json)) {
           // The stream must end now: wait a little for it, not the whole stream bound.

@@ -42,6 +42,8 @@ export interface WireResponse {
   error?: string;
   /** gRPC calls: the status (grpc-status, grpc-message, grpc-status-details-bin) and trailers. */
   grpc?: GrpcOutcome;
+  /** `json` and the events' JSON were written by the runner from protobuf messages (gRPC), not sent by the agent. */
+  decoded?: boolean;
 }
 
 export interface ExchangeOptions {

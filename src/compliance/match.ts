@@ -106,7 +106,25 @@ export class Scope {
   readonly staged = new Map<string, unknown>();
   /** The `$variants` alternative chosen at each path (JSON Pointer -> name). */
   readonly chosen = new Map<string, string>();
-  constructor(readonly vars: ReadonlyMap<string, unknown>) {}
+  /**
+   * `decoded`: the value matched is JSON the runner wrote from a decoded message (a gRPC answer,
+   * a scenario's 1.0 view), not JSON the agent sent: `$valid` leaves out the JSON spelling rules.
+   */
+  constructor(
+    readonly vars: ReadonlyMap<string, unknown>,
+    public decoded = false,
+  ) {}
+
+  /** `f` run with `decoded` set (the JSON it matches is the runner's own), then restored. */
+  decodedFor<T>(f: () => T): T {
+    const was = this.decoded;
+    this.decoded = true;
+    try {
+      return f();
+    } finally {
+      this.decoded = was;
+    }
+  }
 
   lookup(name: string): { found: boolean; value?: unknown } {
     if (this.staged.has(name)) return { found: true, value: this.staged.get(name) };
@@ -116,7 +134,7 @@ export class Scope {
 
   /** A child scope for a trial match (an alternative of $oneOf, a candidate event). */
   fork(): Scope {
-    const child = new Scope(this.vars);
+    const child = new Scope(this.vars, this.decoded);
     for (const [k, v] of this.staged) child.staged.set(k, v);
     for (const [k, v] of this.chosen) child.chosen.set(k, v);
     return child;
@@ -460,7 +478,7 @@ function matchOperators(exp: Record<string, unknown>, actual: unknown, path: str
     else if (actual === undefined) fail(exp.$valid, `missing; expected a valid ${exp.$valid}`);
     else {
       const view = protoJsonView(exp.$valid, actual);
-      const issue: ValidationIssue | undefined = check(validator, view) ?? strictIssue(exp.$valid, view);
+      const issue: ValidationIssue | undefined = check(validator, view) ?? strictIssue(exp.$valid, view, scope.decoded);
       if (issue)
         diffs.push({
           path: `${path}${issue.path}`,

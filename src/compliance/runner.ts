@@ -29,6 +29,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, streamViewOf, viewOf } from "./projection.js";
 import { seesOtherCases, shareableFirst, turnKey, withUuidPlaceholders, type SharedTurn, type SharedTurns } from "./turns.js";
+import { invalidCredentials } from "./credentials.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
 /**
@@ -222,9 +223,9 @@ function buildRequest(
   req: CaseRequest,
   baseUrl: string,
   vars: Map<string, unknown>,
-  creds: Pick<RunOptions, "headers" | "otherHeaders"> = {},
+  creds: Pick<RunOptions, "headers" | "otherHeaders"> & { invalidHeaders?: Record<string, string> } = {},
 ): WireRequest {
-  const extra = (req.as === "other" ? creds.otherHeaders : creds.headers) ?? {};
+  const extra = (req.invalidCredentials ? creds.invalidHeaders : req.as === "other" ? creds.otherHeaders : creds.headers) ?? {};
   const path = render(req.path, vars) as string;
   const own = render(req.headers ?? {}, vars) as Record<string, string>;
   const ownNames = new Set(Object.keys(own).map((k) => k.toLowerCase()));
@@ -249,6 +250,12 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   const diffs: Diff[] = [];
   if (res.status === 0)
     return [{ path: "", expected: "a response", actual: undefined, message: `no response: ${res.error ?? "unknown error"}` }];
+  // A gRPC answer is judged as the protobuf message received, not as the JSON written from it here.
+  if (res.decoded && !scope.decoded) return scope.decodedFor(() => compareResponse(expect, res, scope, streamTimeoutMs));
+  if (expect.forms) {
+    const { forms, ...rest } = expect;
+    return [...compareResponse(rest, res, scope, streamTimeoutMs), ...compareForms(forms, res, scope, streamTimeoutMs)];
+  }
   const [only, ...more] = res.events ?? [];
   if (expect.acceptSingleEventStream && expect.body !== undefined && only?.json !== undefined && !more.length)
     return match(expect.body, only.json, "/events/0", scope);
@@ -263,7 +270,9 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
       diffs.push({ path: "/body", expected: "a JSON body", actual: "an SSE stream", message: "expected a JSON body, got an SSE stream" });
     else if (res.error)
       diffs.push({ path: "/body", expected: describe(expect.body), actual: undefined, message: `body not read: ${res.error}` });
-    else if (res.json === undefined)
+    else if (res.json === undefined && isPlainObject(expect.body) && "$optional" in expect.body) {
+      // `{"$optional": m}`: no JSON body at all (empty, or plain text) is allowed.
+    } else if (res.json === undefined)
       diffs.push({
         path: "/body",
         expected: describe(expect.body),
@@ -275,6 +284,26 @@ export function compareResponse(expect: CaseExpect, res: WireResponse, scope: Sc
   if (expect.stream) diffs.push(...compareStream(expect, res, scope, streamTimeoutMs));
   if (expect.view) diffs.push(...compareView(expect.view, res, scope, streamTimeoutMs));
   return diffs;
+}
+
+/** The answer against named whole-answer forms: the first that matches entirely is chosen (recorded at "/"). */
+function compareForms(forms: Record<string, CaseExpect>, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {
+  let closest: Diff[] | undefined;
+  for (const [name, form] of Object.entries(forms)) {
+    const trial = scope.fork();
+    const diffs = compareResponse(form, res, trial, streamTimeoutMs);
+    if (!diffs.length) {
+      scope.adopt(trial);
+      scope.chosen.set("/", name);
+      return [];
+    }
+    if (!closest || diffs.length < closest.length) closest = diffs;
+  }
+  const names = Object.keys(forms).join("; ");
+  return [
+    { path: "", expected: `one of: ${names}`, actual: `HTTP ${res.status}`, message: `the answer is none of: ${names}` },
+    ...(closest ?? []),
+  ];
 }
 
 /** A scenario step: its expectation matched against the 1.0 view of the answer (ACTS §4.2), at /view. */
@@ -300,7 +329,7 @@ function compareView(view: NonNullable<CaseExpect["view"]>, res: WireResponse, s
   if (view.body === undefined) return [];
   const decoded = viewOf(view, res);
   if ("problem" in decoded) return [{ path: "/view", expected: describe(view.body), actual: undefined, message: decoded.problem }];
-  return match(view.body, decoded.view, "/view", scope);
+  return scope.decodedFor(() => match(view.body, decoded.view, "/view", scope));
 }
 
 function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, streamTimeoutMs: number): Diff[] {
@@ -660,6 +689,8 @@ type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "
     version: Version;
     /** This step is a first turn other cases share: the run's turns and its key (turns.ts). */
     shared?: { turns: SharedTurns; key: string };
+    /** Credentials no server issued, for the card's declared schemes (credentials.ts). */
+    invalidHeaders?: Record<string, string>;
   };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
@@ -795,6 +826,7 @@ export async function runCase(
     webhook: opts.webhook,
     runId,
     version: c.version,
+    invalidHeaders: invalidCredentials(c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0)),
   };
   let failed: StepResult | undefined;
   // The agent's answer left the rule untested (inconclusive): later steps do not run.
@@ -807,7 +839,11 @@ export async function runCase(
         steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
     }
-    const unmet = step.when && unmetCondition(step.when, vars);
+    const unmet =
+      (step.when && unmetCondition(step.when, vars)) ||
+      (exchangesOf(step).some((x) => x.request.invalidCredentials) && !Object.keys(timeouts.invalidHeaders ?? {}).length
+        ? "the card declares no security scheme whose credentials go in a header"
+        : undefined);
     if (unmet) {
       // otherwise.skip ends the case as inconclusive (its cleanup steps still run); else the step does not apply.
       const reason = !step.cleanup && step.otherwise ? renderReason(step.otherwise.skip, vars) : undefined;

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { parse } from "yaml";
 import { packagePath } from "../runtime/package-root.js";
-import type { Citation } from "./citations.js";
+import { jsonSpellingRule, type Citation } from "./citations.js";
 import {
   checkMatchers,
   checkStepConditions,
@@ -65,8 +65,6 @@ interface StepExtras {
   cleanup?: boolean;
   /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
   anyAnswer?: boolean;
-  /** A step the agent must refuse with an error of its choice (the pair's rule.refused): `expect: {}`. */
-  refused?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
   only?: string[];
@@ -74,6 +72,17 @@ interface StepExtras {
   stream?: Omit<StreamExpect, "last" | "each">;
   /** The HTTP status of a successful answer, where a recording keeps it (`record --exact`). */
   status?: unknown;
+  /** Sent without the runner's credentials, with invalid ones of the card's schemes, or as the second principal. */
+  withoutCredentials?: boolean;
+  invalidCredentials?: boolean;
+  as?: "main" | "other";
+  /**
+   * `true` with `expect: {}`: a step the agent must refuse with an error of its choice (the pair's
+   * rule.refused). "authentication" with `expect_error: {}`: the error is no A2A error type but a
+   * refusal of the request's credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the
+   * pair's `unauthenticated` rule.
+   */
+  refused?: true | "authentication";
 }
 
 interface ScenarioStep {
@@ -82,7 +91,7 @@ interface ScenarioStep {
   operation: string;
   params?: unknown;
   expect?: { body?: unknown };
-  expect_error?: { error_type: string };
+  expect_error?: { error_type?: string };
   /** ACTS §7 on the events' 1.0 view: final_event (the last event), each_event (every event), our matchers. */
   expect_stream?: { final_event?: unknown; each_event?: unknown; min_count?: number; max_count?: number };
   [EXTRA]?: StepExtras;
@@ -91,6 +100,8 @@ interface ScenarioStep {
 interface ScenarioExtras {
   /** The level on one version where it differs from the test's (0.3's text is often weaker). */
   levels?: Partial<Record<Version, "must" | "should" | "may">>;
+  /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
+  card?: Partial<Record<Version, unknown>>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -123,7 +134,7 @@ export class ScenarioLoadError extends Error {
   }
 }
 
-function listYaml(dir: string): string[] {
+export function listYaml(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
@@ -176,7 +187,13 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (s.expect !== undefined && streaming) problems.push(`${sat}/expect: ${s.operation} answers a stream (expect_stream)`);
       for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
         if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
-      if (s.expect_error && !isErrorName(s.expect_error.error_type))
+      const refused = s[EXTRA]?.refused;
+      if (refused !== undefined && refused !== "authentication" && refused !== true)
+        problems.push(`${sat}/${EXTRA}/refused: true or "authentication"`);
+      else if (refused === true && s.expect === undefined) problems.push(`${sat}/${EXTRA}/refused: true goes with expect: {}`);
+      else if (refused === "authentication" && (!s.expect_error || s.expect_error.error_type !== undefined))
+        problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
+      else if (s.expect_error && refused !== "authentication" && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
@@ -185,6 +202,8 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
     });
+  for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
+    checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
   return { scenario: { file, name, test }, problems: [] };
 }
@@ -247,6 +266,9 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(grpc ? { rpc } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
     ...(shape.fallbackMethod ? { fallbackMethod: shape.fallbackMethod } : {}),
+    ...(x.withoutCredentials ? { withoutCredentials: true } : {}),
+    ...(x.invalidCredentials ? { invalidCredentials: true } : {}),
+    ...(x.as ? { as: x.as } : {}),
     operation: call,
   };
   const name = step.description ?? step.id;
@@ -255,7 +277,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(x.cleanup ? { cleanup: true } : {}),
   };
   if (step.expect_error) {
-    return rule.error(step.expect_error.error_type, step.id).map((check, i) => {
+    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
+    return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
       const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
@@ -292,7 +315,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       view: { ...viewOf, stream: view },
     };
   } else if (x.anyAnswer) expect = {};
-  else if (x.refused) expect = rule.refused(step.id);
+  else if (x.refused === true) expect = rule.refused(step.id);
   else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
   if (x.status !== undefined) expect = { ...expect, status: x.status };
   return [
@@ -321,7 +344,8 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   const steps: CaseStep[] = t.steps
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
-  const hasError = t.steps.some((st) => st.expect_error);
+  const hasError = t.steps.some((st) => st.expect_error && st[EXTRA]?.refused !== "authentication");
+  const card = x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   return {
     id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
@@ -336,12 +360,13 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
       ...rule.spec,
       ...(hasError ? rule.errorSpec : []),
       ...(t.steps.some((st) => st.expect_stream) ? rule.streamSpec : []),
-    ]),
+    ]).filter((c) => binding !== "grpc" || !jsonSpellingRule(c)),
     version,
     binding,
     capabilities: x.capabilities ?? [],
     behaviours: agent.filter((a) => a !== "any").map((a) => a.slice("fixture:".length) as Behaviour),
-    needsOtherPrincipal: false,
+    needsOtherPrincipal: t.steps.some((st) => st[EXTRA]?.as === "other"),
+    ...(card !== undefined ? { when: { card } } : {}),
     needsWebhook: JSON.stringify(t.steps).includes("{{webhookUrl}}"),
     steps,
   };

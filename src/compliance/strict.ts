@@ -29,6 +29,8 @@ interface Flavour {
   extraRequired: Record<string, string[]>;
   /** 1.0 rules: Z timestamps, REQUIRED set (not empty / not UNSPECIFIED), camelCase names. */
   v1: boolean;
+  /** The JSON spelling rules (Z timestamps, camelCase names): off for JSON the runner wrote itself. */
+  spelling: boolean;
 }
 
 const readJson = (rel: string) => JSON.parse(readFileSync(packagePath("generated", rel), "utf8")) as Record<string, unknown>;
@@ -37,13 +39,15 @@ const flavours = new Map<string, Flavour>();
 function flavour(prefix: "v1_0." | "v0_3.rest."): Flavour {
   let f = flavours.get(prefix);
   if (!f) {
-    if (prefix === "v1_0.") f = { defs: readJson("v1_0/schema.json").$defs as Record<string, Schema>, extraRequired: {}, v1: true };
+    if (prefix === "v1_0.")
+      f = { defs: readJson("v1_0/schema.json").$defs as Record<string, Schema>, extraRequired: {}, v1: true, spelling: true };
     else {
       const { ["@generated"]: _, ...extra } = readJson("v0_3/rest-required.json");
       f = {
         defs: readJson("v0_3/schema.json").$defs as Record<string, Schema>,
         extraRequired: extra as Record<string, string[]>,
         v1: false,
+        spelling: false,
       };
     }
     flavours.set(prefix, f);
@@ -61,7 +65,7 @@ function walk(f: Flavour, s: Schema, def: string | undefined, v: unknown, path: 
     const name = s.$ref.slice(s.$ref.lastIndexOf("/") + 1);
     return f.defs[name] ? walk(f, f.defs[name], name, v, path) : undefined;
   }
-  if (f.v1 && s.format === "date-time" && typeof v === "string" && !v.endsWith("Z"))
+  if (f.spelling && s.format === "date-time" && typeof v === "string" && !v.endsWith("Z"))
     return { path, message: `timestamp ${JSON.stringify(v)} is not in UTC with a "Z" suffix (1.0 §5.6.1: MUST be in UTC timezone)` };
   if (s.type === "array" && Array.isArray(v) && s.items) {
     for (const [i, item] of v.entries()) {
@@ -81,7 +85,7 @@ function walk(f: Flavour, s: Schema, def: string | undefined, v: unknown, path: 
     return undefined;
   }
   const props = s.properties;
-  if (f.v1)
+  if (f.spelling)
     for (const k of Object.keys(v))
       if (!(k in props) && SNAKE.test(k))
         return { path: `${path}/${k}`, message: `member name "${k}" is snake_case (1.0 §5.5: field names MUST use camelCase)` };
@@ -133,11 +137,19 @@ export function protoJsonView(name: string, value: unknown): unknown {
   return def ? dropNulls(f, def, value) : value;
 }
 
-/** The first strict-layer issue of `value` for validator `name` (`v1_0.Task`, `v0_3.rest.Task`); none for other names. */
-export function strictIssue(name: string, value: unknown): ValidationIssue | undefined {
+/**
+ * The first strict-layer issue of `value` for validator `name` (`v1_0.Task`, `v0_3.rest.Task`); none for other names.
+ * `decoded`: the value is JSON the runner wrote from a decoded message (a gRPC answer, a scenario's
+ * 1.0 view), so the JSON spelling rules (Z timestamps, camelCase names) are not judged on it: they
+ * could only pass. What a received message can get wrong stays judged: REQUIRED fields unset (""
+ * or *_UNSPECIFIED once decoded), enum numbers outside the enum and unset messages (the generated
+ * validator), timestamps outside the Timestamp range (the decoder refuses them).
+ */
+export function strictIssue(name: string, value: unknown, decoded = false): ValidationIssue | undefined {
   const prefix = name.startsWith("v0_3.rest.") ? "v0_3.rest." : name.startsWith("v1_0.") ? "v1_0." : undefined;
   if (!prefix) return undefined;
-  const f = flavour(prefix);
+  const base = flavour(prefix);
+  const f = decoded && base.spelling ? { ...base, spelling: false } : base;
   const def = name.slice(prefix.length);
   return f.defs[def] ? walk(f, f.defs[def], def, value, "") : undefined;
 }

@@ -34,6 +34,12 @@ export interface WireRule {
    * when 0.3's `final` flag can be judged.
    */
   stream(op: Operation, rpcId: string | number, ends: boolean): CaseExpect;
+  /**
+   * The checks of a request the server must refuse for its credentials (a scenario step's
+   * `refused: authentication`, the §3.3.2 "Authentication Errors" category): refused at MUST, the
+   * binding's status for authentication at SHOULD.
+   */
+  unauthenticated(rpcId: string | number): ErrorCheck[];
   /** The sentences the success and envelope rules rest on (added to every projected case). */
   spec: Citation[];
   /** The sentences the stream rules rest on (added to a case with a stream step). */
@@ -68,6 +74,58 @@ const cite = (version: SpecVersion, section: string, quote: string): Citation =>
 
 /** The operation whose HTTP+JSON answer may have no body at all (deletion). */
 const EMPTY_REPLY: Operation = "DeleteTaskPushNotificationConfig";
+const AUTH_STATUS_1_0 = [
+  cite("1.0.1", "7.4", "**SHOULD** use appropriate binding-specific error codes for authentication challenges or rejections."),
+  cite("1.0.1", "3.3.2", "Example error codes: HTTP `401 Unauthorized`, gRPC `UNAUTHENTICATED`, JSON-RPC custom error"),
+];
+const AUTH_STATUS_0_3 = [
+  cite(
+    "0.3.0",
+    "4.4",
+    "**SHOULD** use standard HTTP status codes like [`401 Unauthorized`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/401) or [`403 Forbidden`](https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/403) for authentication challenges or rejections.",
+  ),
+];
+const HTTP_AUTH_STATUS = { $variants: { "401 Unauthorized": 401, "403 Forbidden": 403 } };
+const GRPC_AUTH_STATUS = { $variants: { UNAUTHENTICATED: "UNAUTHENTICATED", PERMISSION_DENIED: "PERMISSION_DENIED" } };
+/** An HTTP status that refuses: a client or server error, never a success. */
+const ERROR_STATUS = { $range: [400, 599] };
+
+/**
+ * JSON-RPC: refused either at the HTTP level (an error status, and no JSON-RPC `result` in whatever
+ * body comes) or with a JSON-RPC error (1.0.1 §3.3.2's "JSON-RPC custom error"), matched as one form
+ * each, status and body together. The HTTP status at SHOULD.
+ */
+const jsonRpcRefusal = (statusSpec: Citation[]) => (id: string | number) => [
+  {
+    expect: {
+      forms: {
+        "HTTP error status": { status: ERROR_STATUS, body: { $optional: { result: ABSENT } } },
+        "JSON-RPC error": {
+          body: {
+            jsonrpc: "2.0",
+            id: { $oneOf: [id, null] },
+            error: { code: { $match: "integer" }, message: { $match: "string" } },
+            result: ABSENT,
+          },
+        },
+      },
+    },
+  },
+  { suffix: " (HTTP status)", expect: { status: HTTP_AUTH_STATUS }, level: "SHOULD" as Level, spec: statusSpec },
+];
+
+/** HTTP+JSON: an error status and no success body (a 200 carrying an error body is no refusal); the status at SHOULD. */
+const restRefusal = (statusSpec: Citation[]) => () => [
+  // No answer's payload: no task, no message object (1.0 `message`, 0.3 `msg`); an error's message string is fine.
+  { expect: { status: ERROR_STATUS, body: { $optional: { task: ABSENT, msg: ABSENT, message: { $optional: { $match: "string" } } } } } },
+  { suffix: " (HTTP status)", expect: { status: HTTP_AUTH_STATUS }, level: "SHOULD" as Level, spec: statusSpec },
+];
+
+/** gRPC: any status but OK; UNAUTHENTICATED (or PERMISSION_DENIED) at SHOULD. */
+const grpcRefusal = (statusSpec: Citation[]) => () => [
+  { expect: { grpc: { status: { $match: "nonEmptyString", $not: "OK" } } } },
+  { suffix: " (status code)", expect: { grpc: { status: GRPC_AUTH_STATUS } }, level: "SHOULD" as Level, spec: statusSpec },
+];
 
 /** The generated validator a successful answer must pass, per dialect (`v1_0.*`, `v0_3.*` JSON-RPC, `v0_3.rest.*`). */
 function validFor(version: Version, binding: WireBinding, op: Operation): unknown {
@@ -175,6 +233,7 @@ const jsonRpc = (version: Version, spec: Citation[], errorSpec: Citation[], erro
       },
     },
   ],
+  unauthenticated: jsonRpcRefusal(version === "1.0" ? AUTH_STATUS_1_0 : AUTH_STATUS_0_3),
   spec,
   errorSpec,
 });
@@ -242,6 +301,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
           },
         },
       ],
+      unauthenticated: restRefusal(AUTH_STATUS_1_0),
       spec: [PROTO_1_0],
       errorSpec: [
         ...SPEC_1_0_ERRORS,
@@ -276,6 +336,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
           },
         },
       ],
+      unauthenticated: grpcRefusal(AUTH_STATUS_1_0),
       spec: [PROTO_1_0],
       errorSpec: [
         ...SPEC_1_0_ERRORS,
@@ -331,6 +392,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         },
         { suffix: " (exact status)", expect: { status: spec0(error).http }, level: "SHOULD", spec: [REST_STATUS_0_3] },
       ],
+      unauthenticated: restRefusal(AUTH_STATUS_0_3),
       spec: [
         ...SPEC_0_3_DATA,
         cite(
@@ -381,6 +443,14 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
           "**Method Coverage**: **MUST** provide all methods with functionally equivalent behavior to other supported transports.",
         ),
       ],
+      unauthenticated: grpcRefusal([
+        cite(
+          "0.3.0",
+          "3.4.1",
+          "**Same Error Handling**: Map errors consistently across transports using the error codes defined in [Section 8](#8-error-handling).",
+        ),
+        ...AUTH_STATUS_0_3,
+      ]),
       errorSpec: [],
     },
   },

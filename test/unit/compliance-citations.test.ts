@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { CASES_DIR, readCaseFiles, type Level } from "../../src/compliance/cases.js";
 import { CLIENT_CASES_DIR } from "../../src/compliance/client/cases.js";
+import { clientScenarioCases, loadClientScenarios } from "../../src/compliance/client/scenarios.js";
 import { loadScenarioCases } from "../../src/compliance/scenarios.js";
 import {
   SpecText,
@@ -26,7 +27,8 @@ function allCases(): { id: string; data: RawCase }[] {
     });
   // Scenarios are checked as each of their projections: the scenario's sentences plus the wire rules'.
   const projected = loadScenarioCases().map((c) => ({ id: `${c.id} (scenario ${c.scenario})`, data: c }));
-  return [...read(CASES_DIR, ""), ...projected, ...read(CLIENT_CASES_DIR, "client:")];
+  const client = clientScenarioCases(loadClientScenarios().scenarios).map((c) => ({ id: `client:${c.id} (scenario)`, data: c }));
+  return [...read(CASES_DIR, ""), ...projected, ...read(CLIENT_CASES_DIR, "client:"), ...client];
 }
 
 describe("citation checks", () => {

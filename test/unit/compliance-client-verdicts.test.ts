@@ -67,7 +67,7 @@ describe("client verdicts by level", () => {
     expect([none.status, none.failureLevel]).toEqual(["warn", "MAY"]);
   });
 
-  it("a 0.3 a2a-python error body: reporting an error is the MUST, the code from the status a SHOULD", async () => {
+  it("a 0.3 a2a-python error body: reporting an error is the MUST, the code from the status a MAY (no client sentence: the body carries no code)", async () => {
     const get = { method: "GET", path: "/v1/tasks/missing-1" };
     const recognised = await run("v0_3/rest/get/task-not-found-error-message-body", {
       requests: [get],
@@ -78,7 +78,7 @@ describe("client verdicts by level", () => {
       requests: [get],
       result: { ok: false, error: { kind: "http 404" } },
     });
-    expect([generic.status, generic.failureLevel]).toEqual(["warn", "SHOULD"]);
+    expect([generic.status, generic.failureLevel]).toEqual(["warn", "MAY"]);
     const success = await run("v0_3/rest/get/task-not-found-error-message-body", {
       requests: [get],
       result: { ok: true, task: { id: "missing-1" } },

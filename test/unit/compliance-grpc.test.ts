@@ -1,9 +1,12 @@
 // The suite's gRPC pieces without a socket: framing, google.rpc.Status / ErrorInfo in
 // grpc-status-details-bin, the status a response is judged on, the default OK expectation, the
 // loader's rpc checks, and each gRPC fault of the proxy's table on a sample.
+import { create, toBinary } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
-import { parseCase } from "../../src/compliance/cases.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseCase, type CaseExpect } from "../../src/compliance/cases.js";
 import {
   decodeErrorInfo,
   decodeStatus,
@@ -16,6 +19,7 @@ import {
   grpcPath,
   methodOfPath,
   outcomeOf,
+  receivedMessage,
   requestBytes,
   unframe,
 } from "../../src/compliance/grpc.js";
@@ -23,6 +27,7 @@ import { GRPC_REWRITES, grpcAppliesTo, type GrpcExchange } from "../../src/compl
 import { Scope } from "../../src/compliance/match.js";
 import { sendsMessage } from "../../src/compliance/pacing.js";
 import { compareResponse } from "../../src/compliance/runner.js";
+import { TaskSchema, TaskState } from "../../generated/v1_0/a2a_pb.js";
 
 const notFound = () => {
   const info = encodeErrorInfo({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
@@ -100,6 +105,16 @@ describe("judging a gRPC response", () => {
     expect(compareResponse(expected, res({ "grpc-status": "5", "grpc-status-details-bin": notFound() }), new Scope(new Map()))).toEqual([]);
   });
 
+  it("the kept-or-refused context cases take their refusal branch on any non-OK status (1.0.1 §3.4.1)", () => {
+    for (const v of ["v1_0", "v0_3"]) {
+      const file = join("compliance/cases", v, "grpc/send-message/client-chosen-context-is-kept-or-refused.json");
+      const step = (JSON.parse(readFileSync(file, "utf8")) as { steps: { expect: CaseExpect }[] }).steps[0]!;
+      expect(compareResponse(step.expect, res({ "grpc-status": "3" }), new Scope(new Map())), v).toEqual([]);
+      const kept = res({ "grpc-status": "0" }, { json: { task: { id: "t", contextId: "another" } } });
+      expect(compareResponse(step.expect, kept, new Scope(new Map())).length, v).toBeGreaterThan(0);
+    }
+  });
+
   it("rpc requests count as messages sent by their method name", () => {
     expect(sendsMessage({ method: "POST", path: "/lf.a2a.v1.A2AService/SendStreamingMessage", rpc: "SendStreamingMessage" })).toBe(true);
     expect(sendsMessage({ method: "POST", path: "/lf.a2a.v1.A2AService/GetTask", rpc: "GetTask" })).toBe(false);
@@ -126,6 +141,18 @@ describe("gRPC cases in the loader", () => {
   });
 });
 
+/** A GetTask answer as the agent sends it: a Task with an id, a state and a status timestamp. */
+const TASK_SAMPLE = Buffer.from(
+  toBinary(
+    TaskSchema,
+    create(TaskSchema, {
+      id: "t-1",
+      contextId: "c-1",
+      status: { state: TaskState.WORKING, timestamp: { seconds: 1_767_000_000n, nanos: 0 } },
+    }),
+  ),
+);
+
 describe("the gRPC faults of the rewriting proxy", () => {
   const unary: GrpcExchange = { version: "1.0", method: "GetTask", streaming: false };
   const errorTrailers = { "grpc-status": "5", "grpc-message": "Task%20not%20found", "grpc-status-details-bin": notFound() };
@@ -137,7 +164,7 @@ describe("the gRPC faults of the rewriting proxy", () => {
       const changes = [
         r.trailers && JSON.stringify(r.trailers(errorTrailers, ex)) !== JSON.stringify(errorTrailers),
         r.head && r.head({ "content-type": "application/grpc" }, ex)["content-type"] !== "application/grpc",
-        r.message && !r.message(Buffer.from("abc"), ex, 0).equals(frame(Buffer.from("abc"))),
+        r.message && !r.message(TASK_SAMPLE, ex, 0).equals(frame(TASK_SAMPLE)),
         r.holdOpen,
         r.trailersOnly,
       ];
@@ -150,5 +177,71 @@ describe("the gRPC faults of the rewriting proxy", () => {
     const r = GRPC_REWRITES.find((x) => x.name === "grpc-error-info-reason-renamed")!;
     const out = outcomeOf(r.trailers!(errorTrailers, unary), false);
     expect(out.errorInfo).toMatchObject({ reason: "TaskNotFoundError", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
+  });
+
+  // gRPC answers are judged as the protobuf received: each fault on a message's content turns a
+  // `$valid` check red, while the JSON spelling rules (Z timestamps, camelCase), which the
+  // runner's own JSON always meets, are not judged on it.
+  it("each fault on a message's content fails the received Task's $valid check", () => {
+    const judge = (bytes: Buffer) => {
+      const [m] = unframe(bytes).messages;
+      const ev = receivedMessage(grpcMethod("1.0", "GetTask")!.output, m!);
+      const res = {
+        status: 200,
+        headers: {},
+        decoded: true,
+        json: ev.json,
+        text: ev.data,
+        ...(ev.parseError ? { error: ev.parseError } : {}),
+      };
+      return compareResponse(
+        { body: { $valid: "v1_0.Task" } },
+        { ...res, grpc: outcomeOf({ "grpc-status": "0" }, false) },
+        new Scope(new Map()),
+      );
+    };
+    expect(judge(frame(TASK_SAMPLE))).toEqual([]);
+    const messages: Record<string, RegExp> = {
+      "grpc-task-id-unset": /REQUIRED field "id" is an empty string/,
+      "grpc-task-state-out-of-enum": /must be of type string \(got 99\)/,
+      "grpc-status-timestamp-out-of-range": /body not read: not a lf\.a2a\.v1\.Task: .*Timestamp/,
+    };
+    for (const [name, expected] of Object.entries(messages)) {
+      const r = GRPC_REWRITES.find((x) => x.name === name)!;
+      const diffs = judge(r.message!(TASK_SAMPLE, { version: "1.0", method: "GetTask", streaming: false }, 0));
+      expect(diffs.map((d) => d.message).join("; "), name).toMatch(expected);
+    }
+  });
+
+  it("the runner's JSON of a gRPC answer is not judged on JSON spelling; an agent's JSON is", () => {
+    const task = { id: "t-1", contextId: "c-1", status: { state: "TASK_STATE_WORKING", timestamp: "2026-01-01T00:00:00+02:00" } };
+    const res = (decoded: boolean) => ({ status: 200, headers: {}, json: task, ...(decoded ? { decoded } : {}) });
+    expect(compareResponse({ body: { $valid: "v1_0.Task" } }, res(false), new Scope(new Map()))[0]?.message).toMatch(/UTC with a "Z"/);
+    expect(compareResponse({ body: { $valid: "v1_0.Task" } }, res(true), new Scope(new Map()))).toEqual([]);
+  });
+
+  it("a gRPC case drops camelCase checks and JSON-spelling citations at load", () => {
+    const raw = {
+      title: "t",
+      requirements: ["S-23"],
+      level: "MUST",
+      version: "1.0",
+      binding: "grpc",
+      agent: "any",
+      steps: [{ request: { rpc: "GetTask", body: {} }, expect: { body: { $match: "camelCaseKeys", id: { $match: "nonEmptyString" } } } }],
+      spec: [
+        {
+          version: "1.0.1",
+          section: "5.5",
+          quote:
+            "All JSON serializations of the A2A protocol data model **MUST** use **camelCase** naming for field names, not the snake_case convention used in Protocol Buffer definitions.",
+        },
+        { version: "1.0.1", section: "3.1.3", quote: "x" },
+      ],
+    };
+    const c = parseCase("v1_0/grpc/x/y", "f.json", raw).case!;
+    expect(c.steps[0]).toMatchObject({ expect: { body: { id: { $match: "nonEmptyString" } } } });
+    expect(JSON.stringify(c.steps[0])).not.toContain("camelCaseKeys");
+    expect(c.spec?.map((x) => x.section)).toEqual(["3.1.3"]);
   });
 });

@@ -10,10 +10,8 @@
 // DECIDED below, with the sentence that decided it.
 //
 //   npx tsx test/verdict-diff/run.ts [--base <commit>] [--agents <name part>]   (make test-verdict-diff)
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmbeddedTarget } from "../../src/cli/embedded-target.js";
 import { exchangesOf, type Case } from "../../src/compliance/cases.js";
@@ -25,6 +23,7 @@ import { runSuite } from "../../src/compliance/suite.js";
 import type { CaseResult } from "../../src/compliance/runner.js";
 import { startSdkTarget } from "../integration/compliance-sdk-target.js";
 import { startSdk03EchoTarget, startSdkEchoTarget } from "../support/sdk-echo-target.js";
+import { oldCases } from "./old-cases.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -35,41 +34,6 @@ export const DECIDED: Record<string, string> = {
   // empty repeated field is no field (binary protobuf cannot tell them apart), so all three skip.
   "v1_0/grpc/list-tasks/include-artifacts-returns-them": "an empty artifacts list is no artifacts, as on the JSON twins",
 };
-
-const git = (...args: string[]) =>
-  execFileSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
-
-/**
- * The commit holding the newest copy of a case file: the last one, on any line of the history, that
- * wrote it (a rule changed on main after a branch converted the file must be compared as changed).
- */
-function holding(file: string): string | undefined {
-  return git("log", "--full-history", "--no-merges", "--diff-filter=AM", "-1", "--format=%H", "--", file).trim() || undefined;
-}
-
-/** The old copies of the scenarios' cases, written below a fresh directory (their IDs as paths). */
-function oldCases(base: string | undefined, ids: Set<string>): { dir: string; missing: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-verdict-diff-"));
-  const missing: string[] = [];
-  for (const id of ids) {
-    const file = `compliance/cases/${id}.json`;
-    const at = base ?? holding(file);
-    let text: string | undefined;
-    try {
-      text = at ? git("show", `${at}:${file}`) : undefined;
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined) {
-      missing.push(id);
-      continue;
-    }
-    const to = join(dir, `${id}.json`);
-    mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, text);
-  }
-  return { dir, missing };
-}
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
 

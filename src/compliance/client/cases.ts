@@ -8,7 +8,7 @@
 // must then send, in order (`exchanges[].request`, matchers), what the fixture server answers to
 // each (`exchanges[].response`, wire data recorded for the case's version and binding), and the
 // result the driver must report (`result`, a matcher).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import type { Citation } from "../citations.js";
@@ -16,6 +16,7 @@ import { COMPLIANCE_DIR, readCaseFiles, type Case, type Level, type Version } fr
 import { MATCH_KINDS, OPERATORS, isPlainObject } from "../match.js";
 import { loadCatalogue } from "../requirements.js";
 import { resolveValidator } from "../validators.js";
+import { CLIENT_SCENARIOS_DIR, clientScenarioCases, loadClientScenarios } from "./scenarios.js";
 
 export const CLIENT_CASES_DIR = join(COMPLIANCE_DIR, "client-cases");
 const SCHEMA_FILE = join(CLIENT_CASES_DIR, "client-case.schema.json");
@@ -26,7 +27,7 @@ export interface ClientExchange {
   spec?: Citation[];
   level?: Level;
   optional?: boolean;
-  request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown };
+  request: { method?: unknown; path?: unknown; headers?: Record<string, unknown>; body?: unknown; view?: RequestView };
   /** gRPC cases: `body` and `events` are ProtoJSON messages (sent as binary protobuf), `grpc` an error status. */
   response: {
     status?: number;
@@ -36,6 +37,17 @@ export interface ClientExchange {
     end?: "close" | "drop";
     grpc?: { status: string; message?: string; errorInfo?: { reason: string; domain?: string; metadata?: Record<string, string> } };
   };
+}
+
+/**
+ * Client scenarios (scenarios.ts): matchers on the request decoded to its 1.0 view (the ProtoJSON of
+ * the operation's 1.0 request message) by the server side of the codecs, the operation included.
+ */
+export interface RequestView {
+  operation: string;
+  version: Version;
+  binding: "json-rpc" | "rest" | "grpc";
+  params: unknown;
 }
 
 /** A further check at its own level: one exchange's request, or the driver's result. */
@@ -125,8 +137,16 @@ export function parseClientCase(
   return { problems: [], case: { id, file, ...raw } };
 }
 
-/** Loads and validates every client case below `dir`; throws ClientCaseLoadError listing every problem. */
-export function loadClientCases(dir: string = CLIENT_CASES_DIR, catalogueFile?: string): ClientCase[] {
+/**
+ * Loads and validates every client case below `dir`, and (for the built-in cases, or `scenariosDir`)
+ * the client scenarios' projections (scenarios.ts); throws ClientCaseLoadError listing every problem,
+ * among them a scenario that is also written as a case file.
+ */
+export function loadClientCases(
+  dir: string = CLIENT_CASES_DIR,
+  catalogueFile?: string,
+  scenariosDir: string | undefined = dir === CLIENT_CASES_DIR ? CLIENT_SCENARIOS_DIR : undefined,
+): ClientCase[] {
   const catalogue = loadCatalogue(catalogueFile);
   const known = new Set([...catalogue.rules.map((r) => r.id), ...catalogue.tckIds]);
   const problems: string[] = [];
@@ -139,6 +159,20 @@ export function loadClientCases(dir: string = CLIENT_CASES_DIR, catalogueFile?: 
     const r = parseClientCase(entry.id, entry.file, entry.data, known);
     problems.push(...r.problems);
     if (r.case) cases.push(r.case);
+  }
+  if (scenariosDir !== undefined && existsSync(scenariosDir)) {
+    const loaded = loadClientScenarios(scenariosDir);
+    problems.push(...loaded.problems);
+    const files = new Set(cases.map((c) => c.id));
+    for (const c of clientScenarioCases(loaded.scenarios)) {
+      if (files.has(c.id)) problems.push(`${c.id}: written both ways: a case file and the client scenario ${c.file}`);
+      for (const r of c.requirements)
+        if (!known.has(r)) problems.push(`${c.id}: unknown requirement ID "${r}" (not in compliance/requirements.json)`);
+      c.exchanges.forEach((x, i) => checkMatchers(x.request, `${c.id}: /exchanges/${i}/request`, problems));
+      checkMatchers(c.result, `${c.id}: /result`, problems);
+      cases.push(c);
+    }
+    cases.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
   if (problems.length) throw new ClientCaseLoadError(problems);
   return cases;

@@ -12,7 +12,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Scope, match, render, type Diff } from "../match.js";
-import type { ClientCase, ClientExchange } from "./cases.js";
+import { fromJson } from "@bufbuild/protobuf";
+import { decodeCall } from "../../transport/server.js";
+import { encode1_0, OPERATIONS, type Operation } from "../../versioning/codec.js";
+import { decodeGrpcRequest } from "../../versioning/grpc.js";
+import { grpcMethod } from "../grpc.js";
+import type { ClientCase, ClientExchange, RequestView } from "./cases.js";
 import { startGrpcFixture, type GrpcFixture } from "./grpc-fixture.js";
 import { PROTOCOL_BINDING } from "../discovery.js";
 
@@ -91,6 +96,42 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
+/**
+ * A client scenario's request matchers on the 1.0 view: the request decoded by the server side of the
+ * codecs (decodeCall; for gRPC the version's service message), then matched as the ProtoJSON of the
+ * operation's 1.0 request. A request that does not decode as that operation is the difference.
+ */
+function viewDiffs(v: RequestView, rec: RecordedRequest, ifacePath: string, scope: Scope): Diff[] {
+  const op = v.operation as Operation;
+  const refused = (why: string): Diff[] => [
+    {
+      path: "/view",
+      expected: `a ${v.version} ${op} request`,
+      actual: rec.body ?? `${rec.method} ${rec.url}`,
+      message: `the request does not decode as ${op}: ${why}`,
+    },
+  ];
+  let request: unknown;
+  try {
+    if (v.binding === "grpc") {
+      const method = grpcMethod(v.version, op);
+      if (!method || rec.json === undefined) return refused(rec.body ?? "no message");
+      request = decodeGrpcRequest(v.version, op, fromJson(method.input, rec.json as never)).value;
+    } else {
+      const call = decodeCall(
+        { method: rec.method, url: rec.url, headers: rec.headers, body: rec.body ?? "" },
+        { binding: v.binding === "json-rpc" ? "JSONRPC" : "HTTP+JSON", versions: [v.version], basePath: ifacePath },
+      );
+      if (call.kind === "reply") return refused(`the server codecs answer ${call.status} ${call.body}`);
+      if (call.operation !== op) return refused(`it is ${call.operation}`);
+      request = call.request;
+    }
+  } catch (e) {
+    return refused((e as Error).message);
+  }
+  return match(v.params, encode1_0(OPERATIONS[op].request, request as never), "/view", scope);
+}
+
 /** Compares one request with an exchange's expectation; captures go into scope. */
 export function compareRequest(e: ClientExchange["request"], rec: RecordedRequest, ifacePath: string, scope: Scope): Diff[] {
   const diffs: Diff[] = [];
@@ -117,6 +158,7 @@ export function compareRequest(e: ClientExchange["request"], rec: RecordedReques
       diffs.push({ path: "/body", expected: "a JSON body", actual: rec.body, message: "the request body is not JSON" });
     else diffs.push(...match(e.body, rec.json, "/body", scope));
   }
+  if (e.view) diffs.push(...viewDiffs(e.view, rec, ifacePath, scope));
   return diffs;
 }
 
