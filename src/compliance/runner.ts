@@ -705,11 +705,15 @@ export async function runCase(
     version: c.version,
     invalidHeaders: invalidCredentials(c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0)),
   };
+  // A case stops at its first failing step of its highest level only: a SHOULD or MAY step that
+  // fails does not keep a later MUST step from running (and from failing the case).
+  const top = Math.min(LEVEL_RANK[c.level], ...c.steps.map((st) => LEVEL_RANK[st.level ?? c.level]));
   let failed: StepResult | undefined;
+  let stopped = false;
   // The agent's answer left the rule untested (inconclusive): later steps do not run.
   let untested: string | undefined;
   for (const [i, step] of c.steps.entries()) {
-    if ((failed || untested) && !step.cleanup) {
+    if ((stopped || untested) && !step.cleanup) {
       if ("awaitWebhook" in step)
         steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
       for (const x of exchangesOf(step))
@@ -739,7 +743,9 @@ export async function runCase(
     }));
     steps.push(...rs);
     if (step.cleanup) continue;
-    failed ??= rs.find((r) => r.status === "fail");
+    const failure = rs.find((r) => r.status === "fail");
+    failed ??= failure;
+    if (failure && LEVEL_RANK[step.level ?? c.level] <= top) stopped = true;
     untested ??= rs.find((r) => r.status === "inconclusive")?.reason;
   }
   if (untested && !failed)
