@@ -25,7 +25,7 @@ import type { Delivery, WebhookSink } from "./webhook-sink.js";
  * needs a Task, its task did not end within the runner's patience, ...): never a failure, since
  * the spec bounds neither.
  */
-export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "inconclusive" | "known-failing";
+export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "inconclusive" | "not-offered" | "known-failing";
 
 export interface StepResult {
   name: string;
@@ -110,7 +110,8 @@ export interface RunOptions extends RunMessage {
 
 /**
  * The verdict of a case that ran: the first failing step decides it, at that step's level (else
- * the case's). A MUST failure fails; a SHOULD or MAY failure is a warning unless `strict`.
+ * the case's). A MUST failure fails; a SHOULD failure is a warning unless `strict`; a MAY failure is
+ * "not offered".
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
   // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
@@ -125,6 +126,9 @@ export function verdict(caseLevel: Level, steps: StepResult[], strict = false): 
       .map((x) => `${x.path || "/"} ${x.message}`)
       .slice(0, 3)
       .join("; ");
+  // A MAY the agent does not offer is no defect (RFC 2119: "truly optional"): "not offered", never
+  // a warning nor, even with --strict, a failure. A SHOULD not met is a warning.
+  if (failureLevel === "MAY") return { status: "not-offered", failureLevel, reason: `${failed.name}: ${what}` };
   return { status: failureLevel === "MUST" || strict ? "fail" : "warn", failureLevel, reason: `${failed.name}: ${what}` };
 }
 
