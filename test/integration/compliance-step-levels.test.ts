@@ -3,8 +3,8 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Case, CaseStep } from "../../src/compliance/cases.js";
-import type { Discovery } from "../../src/compliance/discovery.js";
 import { runCase } from "../../src/compliance/runner.js";
+import { restCase, restDiscovery } from "../support/rest-case.js";
 import { listenHttp } from "../support/servers.js";
 
 let server: Server;
@@ -25,27 +25,8 @@ const step = (name: string, status: number, level?: "MUST" | "SHOULD" | "MAY"): 
   expect: { status },
   ...(level ? { level } : {}),
 });
-const mkCase = (level: Case["level"], steps: CaseStep[]): Case => ({
-  id: "v1_0/rest/x/y",
-  file: "y.json",
-  title: "t",
-  requirements: ["S-23"],
-  level,
-  version: "1.0",
-  binding: "rest",
-  capabilities: [],
-  behaviours: [],
-  needsOtherPrincipal: false,
-  needsWebhook: false,
-  steps,
-});
-const discovery = (): Discovery => ({
-  agentUrl: url,
-  cardUrl: `${url}/.well-known/agent-card.json`,
-  interfaces: [{ version: "1.0", binding: "rest", url, source: "test" }],
-  capabilities: { "1.0": {}, "0.3": {} },
-  notes: [],
-});
+const mkCase = (level: Case["level"], steps: CaseStep[]) => restCase(steps, level);
+const discovery = () => restDiscovery(url);
 
 describe("a case's steps of different levels", () => {
   it("a failing SHOULD step does not hide a later failing MUST step", async () => {
