@@ -117,7 +117,7 @@ ${stepHtml(r)}</details>`;
 
 /** Cases per status; statuses listed worst first. */
 type Counts = Partial<Record<string, number>>;
-const COUNTED = ["fail", "warn", "known-failing", "pass", "inconclusive", "skip"];
+const COUNTED = ["fail", "warn", "known-failing", "pass", "not-offered", "inconclusive", "skip"];
 
 function cellHtml(c: Counts | undefined): string {
   if (!c) return '<td class="muted">–</td>';
@@ -213,6 +213,7 @@ export function htmlReport(report: Report): string {
       .join("");
   const skips = grouped("skip");
   const untested = grouped("inconclusive");
+  const notOffered = report.results.filter((r) => r.status === "not-offered");
   const exercisedRule = new Set(report.exercised.overall.exercisedRules);
   const onAgent = new Set(report.exercised.overall.notExercised);
   const coverage = report.coverage
@@ -233,6 +234,7 @@ export function htmlReport(report: Report): string {
     ["warnings", `Warnings (${warnings.length})`],
     ["matrix", "By area"],
     ["interfaces", "Interfaces"],
+    ...(notOffered.length ? [["not-offered", "Not offered"]] : []),
     ...(untested ? [["inconclusive", "Inconclusive"]] : []),
     ...(skips ? [["skipped", "Skipped"]] : []),
     ["other", "Other cases"],
@@ -259,6 +261,7 @@ ${exercisedHtml(report)}
 <table><tr><th>Version</th><th>Binding</th><th>URL</th><th>Declared by</th></tr>${ifaces}</table>
 <p class="muted">Fixture agent: ${esc(report.discovery.behaviours ? report.discovery.behaviours.join(", ") : "no")}</p>
 ${report.discovery.notes.map((n) => `<p class="muted">note: ${esc(n)}</p>`).join("")}
+${notOffered.length ? `<h2 id="not-offered">Not offered (${notOffered.length})</h2><p class="muted">MAY features the agent does not offer: not a defect, never a warning.</p><table><tr><th>Case</th><th>What was not offered</th></tr>${notOffered.map((r) => `<tr><td>${esc(r.id)}</td><td>${esc(r.reason ?? "")}</td></tr>`).join("")}</table>` : ""}
 ${untested ? `<h2 id="inconclusive">Inconclusive, by reason</h2><p class="muted">The agent's answers left these rules untested; they do not fail the run.</p><table><tr><th>Cases</th><th>Reason</th></tr>${untested}</table>` : ""}
 ${skips ? `<h2 id="skipped">Skipped, by reason</h2><table><tr><th>Cases</th><th>Reason</th></tr>${skips}</table>` : ""}
 <h2 id="other">Other cases</h2>

@@ -18,6 +18,8 @@ export interface Summary {
   skipped: number;
   /** Cases the agent's behaviour left untested (runner.ts CaseStatus); they never fail a run. */
   inconclusive: number;
+  /** Cases whose only failure is a MAY: an optional feature the agent does not offer (never a warning or failure). */
+  notOffered: number;
   knownFailing: number;
   /** Messages the run sent to the agent (server runs: every SendMessage and streaming send, the probe and 429 re-sends included). */
   messagesSent?: number;
@@ -99,6 +101,7 @@ export function summarise(results: CaseResult[], stale: KnownFailingEntry[]): Su
     warnings: count("warn"),
     skipped: count("skip"),
     inconclusive: count("inconclusive"),
+    notOffered: count("not-offered"),
     knownFailing: count("known-failing"),
   };
 }
@@ -167,7 +170,7 @@ export function buildReport(input: {
 
 /** The last line of every console report. */
 export function summaryLine(s: Summary): string {
-  const untested = s.inconclusive ? `, ${s.inconclusive} inconclusive` : "";
+  const untested = (s.inconclusive ? `, ${s.inconclusive} inconclusive` : "") + (s.notOffered ? `, ${s.notOffered} not offered` : "");
   const sent = s.messagesSent === undefined ? "" : `; ${s.messagesSent} message${s.messagesSent === 1 ? "" : "s"} sent`;
   return `${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${untested}${sent}`;
 }
@@ -327,6 +330,7 @@ const KINDS: { status: string; label: string; tone?: Tone }[] = [
   { status: "known-failing", label: "known failing", tone: "yellow" },
   { status: "pass", label: "passed", tone: "green" },
   { status: "inconclusive", label: "inconclusive", tone: "dim" },
+  { status: "not-offered", label: "not offered", tone: "dim" },
   { status: "skip", label: "skipped", tone: "dim" },
 ];
 /** Shorter words for a matrix cell. */
@@ -428,7 +432,7 @@ export function versionBindingMatrix(report: Pick<Report, "results" | "discovery
     return {
       text: [`${c.get("pass") ?? 0}/${ran.length} ok`, ...extra].join(", "),
       // Inconclusive cases do not fail a run: they leave a cell green.
-      tone: c.get("fail") ? "fail" : ran.some((r) => r.status !== "pass" && r.status !== "inconclusive") ? "warn" : "pass",
+      tone: c.get("fail") ? "fail" : ran.some((r) => !["pass", "inconclusive", "not-offered"].includes(r.status)) ? "warn" : "pass",
       failing,
     };
   };
@@ -553,6 +557,8 @@ function glanceReport(report: Report, opts: ConsoleOptions): string[] {
       `inconclusive (the agent's answers left the rule untested; not a failure): ${n} case${n === 1 ? "" : "s"}; most: ${clip(top.reason, 80)} (${top.cases.length})`,
     );
   }
+  if (s.notOffered)
+    lines.push(`not offered (MAY features the agent does not offer; not a defect): ${s.notOffered} case${s.notOffered === 1 ? "" : "s"}`);
   if (report.divergences.length)
     lines.push(
       `twins that disagree: ${report.divergences.map((d) => `${d.scenario} (across ${d.axis === "binding" ? "bindings" : "versions"})`).join("; ")}`,
@@ -599,12 +605,19 @@ function verboseLines(report: Report, opts: ConsoleOptions): string[] {
   lines.push("");
   for (const r of report.results) {
     const tag =
-      { pass: "PASS", fail: "FAIL", warn: "WARN", skip: "SKIP", inconclusive: "INCONCLUSIVE", "known-failing": "XFAIL" }[r.status] ??
-      String(r.status).toUpperCase();
+      {
+        pass: "PASS",
+        fail: "FAIL",
+        warn: "WARN",
+        skip: "SKIP",
+        inconclusive: "INCONCLUSIVE",
+        "not-offered": "NOT OFFERED",
+        "known-failing": "XFAIL",
+      }[r.status] ?? String(r.status).toUpperCase();
     const level = r.failureLevel && r.failureLevel !== r.level ? `${r.level}, failed step ${r.failureLevel}` : r.level;
     lines.push(`${tag} ${r.id} [${level}; ${r.requirements.join(", ")}]`);
     lines.push(...notApplicableSteps(r).map((l) => `  ${l}`));
-    if (r.status === "skip" || r.status === "inconclusive" || r.status === "known-failing") {
+    if (r.status === "skip" || r.status === "inconclusive" || r.status === "not-offered" || r.status === "known-failing") {
       lines.push(`  ${r.reason ?? ""}`);
       continue;
     }
@@ -697,12 +710,15 @@ export function junitReport(report: Report): string {
     out.push(
       `  <testsuite name="${xmlEscape(suite)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${secs(time)}">`,
     );
+    const notOffered = results.filter((r) => r.status === "not-offered").length;
+    if (notOffered) out.push(`    <properties><property name="notOffered" value="${notOffered}"/></properties>`);
     for (const r of results) {
       const segs = r.id.split("/");
       const classname = segs.slice(0, -1).join(".");
       out.push(`    <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(segs.at(-1) ?? r.id)}" time="${secs(r.durationMs)}">`);
       out.push("      <properties>");
       out.push(`        <property name="level" value="${r.level}"/>`);
+      if (r.status === "not-offered") out.push('        <property name="verdict" value="not offered"/>');
       for (const req of r.requirements) out.push(`        <property name="requirement" value="${xmlEscape(req)}"/>`);
       out.push("      </properties>");
       if (r.status === "fail")
@@ -711,6 +727,8 @@ export function junitReport(report: Report): string {
         );
       else if (r.status === "warn")
         out.push(`      <system-err>${xmlEscape(`warning (${r.failureLevel ?? r.level}): ${failureText(r)}`)}</system-err>`);
+      // Not offered: a passing test case (an optional feature left out is no defect) that says so.
+      else if (r.status === "not-offered") out.push(`      <system-out>${xmlEscape(`not offered (MAY): ${r.reason ?? ""}`)}</system-out>`);
       else if (r.status === "skip") out.push(`      <skipped message="${xmlEscape(r.reason ?? "skipped")}"/>`);
       else if (r.status === "inconclusive") out.push(`      <skipped message="${xmlEscape(`inconclusive: ${r.reason ?? ""}`)}"/>`);
       else if (r.status === "known-failing") out.push(`      <skipped message="${xmlEscape(r.reason ?? "known failing")}"/>`);

@@ -38,7 +38,7 @@ import type { Delivery, WebhookSink } from "./webhook-sink.js";
  * needs a Task, its task did not end within the runner's patience, ...): never a failure, since
  * the spec bounds neither.
  */
-export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "inconclusive" | "known-failing";
+export type CaseStatus = "pass" | "fail" | "warn" | "skip" | "inconclusive" | "not-offered" | "known-failing";
 
 export interface StepResult {
   name: string;
@@ -129,7 +129,8 @@ export interface RunOptions extends RunMessage {
 
 /**
  * The verdict of a case that ran: the first failing step decides it, at that step's level (else
- * the case's). A MUST failure fails; a SHOULD or MAY failure is a warning unless `strict`.
+ * the case's). A MUST failure fails; a SHOULD failure is a warning unless `strict`; a MAY failure is
+ * "not offered".
  */
 export function verdict(caseLevel: Level, steps: StepResult[], strict = false): Pick<CaseResult, "status" | "failureLevel" | "reason"> {
   // The strongest failure decides: a MAY check that fails first must not hide a MUST failure after it.
@@ -144,6 +145,9 @@ export function verdict(caseLevel: Level, steps: StepResult[], strict = false): 
       .map((x) => `${x.path || "/"} ${x.message}`)
       .slice(0, 3)
       .join("; ");
+  // A MAY the agent does not offer is no defect (RFC 2119: "truly optional"): "not offered", never
+  // a warning nor, even with --strict, a failure. A SHOULD not met is a warning.
+  if (failureLevel === "MAY") return { status: "not-offered", failureLevel, reason: `${failed.name}: ${what}` };
   return { status: failureLevel === "MUST" || strict ? "fail" : "warn", failureLevel, reason: `${failed.name}: ${what}` };
 }
 
@@ -828,11 +832,15 @@ export async function runCase(
     version: c.version,
     invalidHeaders: invalidCredentials(c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0)),
   };
+  // A case stops at its first failing step of its highest level only: a SHOULD or MAY step that
+  // fails does not keep a later MUST step from running (and from failing the case).
+  const top = Math.min(LEVEL_RANK[c.level], ...c.steps.map((st) => LEVEL_RANK[st.level ?? c.level]));
   let failed: StepResult | undefined;
+  let stopped = false;
   // The agent's answer left the rule untested (inconclusive): later steps do not run.
   let untested: string | undefined;
   for (const [i, step] of c.steps.entries()) {
-    if ((failed || untested) && !step.cleanup) {
+    if ((stopped || untested) && !step.cleanup) {
       if ("awaitWebhook" in step)
         steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
       for (const x of exchangesOf(step))
@@ -863,7 +871,9 @@ export async function runCase(
     }));
     steps.push(...rs);
     if (step.cleanup) continue;
-    failed ??= rs.find((r) => r.status === "fail");
+    const failure = rs.find((r) => r.status === "fail");
+    failed ??= failure;
+    if (failure && LEVEL_RANK[step.level ?? c.level] <= top) stopped = true;
     untested ??= rs.find((r) => r.status === "inconclusive")?.reason;
   }
   if (untested && !failed)

@@ -2,9 +2,8 @@
 // passes, and the report names the verb it serves; a TaskNotFoundError 404 is no missing route.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Case } from "../../src/compliance/cases.js";
-import type { Discovery } from "../../src/compliance/discovery.js";
 import { runCase } from "../../src/compliance/runner.js";
+import { restCase, restDiscovery } from "../support/rest-case.js";
 import { listenHttp } from "../support/servers.js";
 
 let server: Server;
@@ -27,33 +26,19 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const mkCase = (path: string, expect: Record<string, unknown>): Case => ({
-  id: "v1_0/rest/streaming/x",
-  file: "x.json",
-  title: "t",
-  requirements: ["S-23"],
-  level: "MUST",
-  version: "1.0",
-  binding: "rest",
-  capabilities: [],
-  behaviours: [],
-  needsOtherPrincipal: false,
-  needsWebhook: false,
-  steps: [
-    {
-      name: "subscribe",
-      request: { method: "POST", fallbackMethod: "GET", path, headers: { "Content-Type": "application/json" }, body: {} },
-      expect,
-    },
-  ],
-});
-const discovery = (): Discovery => ({
-  agentUrl: url,
-  cardUrl: `${url}/.well-known/agent-card.json`,
-  interfaces: [{ version: "1.0", binding: "rest", url, source: "test" }],
-  capabilities: { "1.0": {}, "0.3": {} },
-  notes: [],
-});
+const mkCase = (path: string, expect: Record<string, unknown>) =>
+  restCase(
+    [
+      {
+        name: "subscribe",
+        request: { method: "POST", fallbackMethod: "GET", path, headers: { "Content-Type": "application/json" }, body: {} },
+        expect,
+      },
+    ],
+    "MUST",
+    "v1_0/rest/streaming/x",
+  );
+const discovery = () => restDiscovery(url);
 
 describe("fallbackMethod", () => {
   it("retries with GET (without the body) when POST finds no route, and reports the verb", async () => {

@@ -45,7 +45,6 @@ describe("gRPC cases against the official SDK's gRPC services around an echo exe
     expectSkipsFor(report, ECHO_SKIPS);
     expect(report.results.filter((r) => r.status === "known-failing").map((r) => r.id)).toEqual([
       "v0_3/grpc/send-message/unsupported-part-media-type-is-refused",
-      "v1_0/card/card-has-last-modified",
       "v1_0/grpc/send-message/unsupported-part-media-type-is-refused",
     ]);
   });

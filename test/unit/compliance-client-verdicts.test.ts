@@ -53,7 +53,7 @@ const completed = {
 };
 
 describe("client verdicts by level", () => {
-  it("0.3 HTTP+JSON resubscribe: POST as 0.3.0 §7.9 prescribes passes; no resubscribe is a MAY warning", async () => {
+  it("0.3 HTTP+JSON resubscribe: POST as 0.3.0 §7.9 prescribes passes; no resubscribe is not offered (MAY)", async () => {
     const post = await run("v0_3/rest/stream/resubscribe-after-dropped-stream", {
       requests: [stream03, { method: "POST", path: "/v1/tasks/task-1:subscribe" }],
       result: completed,
@@ -64,7 +64,7 @@ describe("client verdicts by level", () => {
       requests: [stream03],
       result: { ok: false, error: { kind: "network", message: "connection dropped" } },
     });
-    expect([none.status, none.failureLevel]).toEqual(["warn", "MAY"]);
+    expect([none.status, none.failureLevel]).toEqual(["not-offered", "MAY"]);
   });
 
   it("a 0.3 a2a-python error body: reporting an error is the MUST, the code from the status a MAY (no client sentence: the body carries no code)", async () => {

@@ -246,14 +246,15 @@ describe("levels decide the verdict", () => {
     status,
     ...over,
   });
-  it("a MUST failure fails; a SHOULD or MAY failure is a warning, unless strict", () => {
+  it("a MUST failure fails; a SHOULD failure is a warning, unless strict; a MAY failure is not offered, even strict", () => {
     expect(verdict("MUST", [step("pass"), step("fail")])).toEqual({
       status: "fail",
       failureLevel: "MUST",
       reason: "s: /status expected 404, got 500",
     });
     expect(verdict("SHOULD", [step("fail")]).status).toBe("warn");
-    expect(verdict("MAY", [step("fail")]).status).toBe("warn");
+    expect(verdict("MAY", [step("fail")]).status).toBe("not-offered");
+    expect(verdict("MAY", [step("fail")], true).status).toBe("not-offered");
     expect(verdict("SHOULD", [step("fail")], true).status).toBe("fail");
     expect(verdict("MUST", [step("pass")])).toEqual({ status: "pass" });
   });
@@ -261,8 +262,28 @@ describe("levels decide the verdict", () => {
     expect(verdict("MUST", [step("pass"), step("fail", { level: "SHOULD" })])).toMatchObject({ status: "warn", failureLevel: "SHOULD" });
     expect(verdict("SHOULD", [step("fail", { level: "MUST" })])).toMatchObject({ status: "fail", failureLevel: "MUST" });
     // A passing MUST-level step does not lift a later SHOULD failure, nor the reverse.
-    expect(verdict("MUST", [step("pass", { level: "MUST" }), step("fail", { level: "MAY" })]).status).toBe("warn");
+    expect(verdict("MUST", [step("pass", { level: "MUST" }), step("fail", { level: "MAY" })]).status).toBe("not-offered");
+    expect(verdict("MUST", [step("fail", { level: "MAY" }), step("fail", { level: "SHOULD" })]).status).toBe("warn");
   });
+  it("not offered counts on its own: console, last line (only then), JSON, JUnit, HTML; never a warning", () => {
+    const results = [mkResult("v1_0/json-rpc/a/n", "not-offered"), mkResult("v1_0/json-rpc/a/p", "pass")];
+    const r = reportOf(results);
+    expect(r.summary).toMatchObject({ passed: 1, failed: 0, warnings: 0, notOffered: 1 });
+    const text = consoleReport(r);
+    expect(text.trimEnd().split("\n").pop()).toBe("1 passed, 0 failed, 0 warnings, 0 skipped, 1 not offered");
+    expect(text).toContain("not offered (MAY features the agent does not offer; not a defect): 1 case");
+    expect(
+      consoleReport(reportOf([mkResult("v1_0/json-rpc/a/p", "pass")]))
+        .trimEnd()
+        .split("\n")
+        .pop(),
+    ).not.toContain("not offered");
+    const junit = junitReport(r);
+    expect(junit).toContain('<property name="notOffered" value="1"/>');
+    expect(junit).not.toMatch(/<failure|<skipped/);
+    expect(htmlReport(r)).toContain('<h2 id="not-offered">Not offered (1)</h2>');
+  });
+
   it("warnings count on their own, and a known-failing list covers them too", () => {
     const results = [mkResult("v1_0/json-rpc/a/w", "warn"), mkResult("v1_0/json-rpc/a/f", "fail"), mkResult("v1_0/json-rpc/a/p", "pass")];
     const r = reportOf(results);
@@ -388,7 +409,7 @@ describe("reporters", () => {
 
   it("JSON: summary, results with expected and actual wire, coverage", () => {
     const j = JSON.parse(jsonReport(report));
-    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, warnings: 0, skipped: 1, inconclusive: 0, knownFailing: 0 });
+    expect(j.summary).toEqual({ total: 3, passed: 1, failed: 2, warnings: 0, skipped: 1, inconclusive: 0, notOffered: 0, knownFailing: 0 });
     expect(j.results[1].steps[0].diffs[0].path).toBe("/body/error/code");
     expect(j.results[1].steps[0].actual.json).toEqual({ error: { code: -32002 } });
     expect(j.coverage.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
