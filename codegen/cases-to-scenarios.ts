@@ -295,48 +295,58 @@ export function convert(op: string, name: string): { yaml?: string; files?: stri
     spec: scoped(twins, (c) => (c.spec as Citation[] | undefined) ?? [], key),
     ...(source.description ? { description: source.description } : {}),
   };
-  const doc = {
-    acts_version: "1.0",
-    spec_version: "1.0",
-    suites: [
-      {
-        id: op,
-        name: op,
-        tests: [
-          {
-            id: name,
-            name: (source.title as string).replace(/^1\.0 JSON-RPC: /, ""),
-            level: (source.level as string).toLowerCase(),
-            steps: s.steps,
-            "x-a2a-toolkit": extras,
-          },
-        ],
-      },
-    ],
-  };
+  const doc = actsDocument(op, {
+    id: name,
+    name: (source.title as string).replace(/^1\.0 JSON-RPC: /, ""),
+    level: source.level as string,
+    steps: s.steps,
+    extras,
+  });
   return { yaml: stringify(doc, { lineWidth: 0 }), files: twins.map(([p]) => join(ROOT, "cases", p, op, `${name}.json`)) };
 }
 
-function main(): void {
-  const [op, flag] = process.argv.slice(2);
-  if (!op) throw new Error("usage: cases-to-scenarios.ts <operation> [--write]");
+/** An ACTS document of one suite (`op`) holding one test, our extras under x-a2a-toolkit. */
+export function actsDocument(
+  op: string,
+  t: { id: string; name: string; level: string; tags?: string[]; steps: Json[]; extras: Json },
+): Json {
+  const test = {
+    id: t.id,
+    name: t.name,
+    level: t.level.toLowerCase(),
+    ...(t.tags ? { tags: t.tags } : {}),
+    steps: t.steps,
+    "x-a2a-toolkit": t.extras,
+  };
+  return { acts_version: "1.0", spec_version: "1.0", suites: [{ id: op, name: op, tests: [test] }] };
+}
+
+/** Converts every scenario name of one folder of `from` (its pairs' <op>/ folders) into `to`/<op>/, deleting the copies with --write. */
+export function convertFolder(
+  from: string,
+  to: string,
+  convertOne: (op: string, name: string) => { yaml?: string; files?: string[]; why?: string },
+  [op, flag]: string[],
+): void {
+  if (!op) throw new Error(`usage: <script> <operation> [--write]`);
   const names = new Set<string>();
   for (const p of PAIRS) {
-    const dir = join(ROOT, "cases", p, op);
+    const dir = join(ROOT, from, p, op);
     if (existsSync(dir)) for (const f of readdirSync(dir)) if (f.endsWith(".json")) names.add(f.replace(/\.json$/, ""));
   }
   for (const name of [...names].sort()) {
-    const r = convert(op, name);
+    const r = convertOne(op, name);
     if (!r.yaml) {
       console.log(`kept   ${op}/${name}: ${r.why}`);
       continue;
     }
     console.log(`${flag === "--write" ? "wrote" : "would write"} ${op}/${name}.yaml (replaces ${r.files!.length} files)`);
     if (flag !== "--write") continue;
-    mkdirSync(join(ROOT, "scenarios", op), { recursive: true });
-    writeFileSync(join(ROOT, "scenarios", op, `${name}.yaml`), r.yaml);
+    mkdirSync(join(ROOT, to, op), { recursive: true });
+    writeFileSync(join(ROOT, to, op, `${name}.yaml`), r.yaml);
     for (const f of r.files!) rmSync(f);
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  convertFolder("cases", "scenarios", convert, process.argv.slice(2));

@@ -146,15 +146,17 @@ export function listYaml(dir: string): string[] {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Reads one scenario file: an ACTS document with one suite named after the folder and one test named after the file. */
-export function readScenario(dir: string, file: string): { scenario?: Scenario; problems: string[] } {
+/**
+ * The frame every scenario file shares (server and client): `<folder>/<base>.yaml` holding an ACTS
+ * document of one suite, named after the folder, of one test; the test, or the file's problems.
+ */
+export function readActsFile(dir: string, file: string): { name: string; base: string; test?: unknown; problems: string[] } {
   const name = relative(dir, file)
     .split(sep)
     .join("/")
     .replace(/\.yaml$/, "");
-  const [folder, base, ...rest] = name.split("/");
-  const problems: string[] = [];
-  const fail = (p: string) => ({ problems: [`${name}: ${p}`] });
+  const [folder, base = "", ...rest] = name.split("/");
+  const fail = (p: string) => ({ name, base, problems: [`${name}: ${p}`] });
   if (!folder || !base || rest.length) return fail("a scenario lives at <operation>/<scenario>.yaml");
   let doc: unknown;
   try {
@@ -165,8 +167,18 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
   const suite = isObject(doc) && Array.isArray(doc.suites) && doc.suites.length === 1 ? (doc.suites[0] as unknown) : undefined;
   if (!isObject(doc) || doc.acts_version === undefined || !isObject(suite) || !Array.isArray(suite.tests) || suite.tests.length !== 1)
     return fail("must be an ACTS document (acts_version, spec_version) with one suite of one test");
-  if (suite.id !== folder) problems.push(`/suites/0/id: ${JSON.stringify(suite.id)} but the scenario lives under ${folder}/`);
-  const test = suite.tests[0] as ScenarioTest;
+  const problems =
+    suite.id === folder ? [] : [`${name}: /suites/0/id: ${JSON.stringify(suite.id)} but the scenario lives under ${folder}/`];
+  return { name, base, test: suite.tests[0], problems };
+}
+
+/** Reads one scenario file: an ACTS document with one suite named after the folder and one test named after the file. */
+export function readScenario(dir: string, file: string): { scenario?: Scenario; problems: string[] } {
+  const frame = readActsFile(dir, file);
+  if (frame.test === undefined) return { problems: frame.problems };
+  const { name, base } = frame;
+  const problems: string[] = frame.problems.map((p) => p.slice(name.length + 2));
+  const test = frame.test as ScenarioTest;
   const at = "/suites/0/tests/0";
   if (test.id !== base) problems.push(`${at}/id: ${JSON.stringify(test.id)} but the file is ${base}.yaml`);
   if (typeof test.name !== "string" || !test.name) problems.push(`${at}/name: required`);

@@ -13,10 +13,7 @@
 // the client sent is matched in two parts: what the pair's wire must look like, written once per pair
 // here (WIRE), and `x-a2a-toolkit.request`, matchers on the request decoded by the same server codecs
 // to its 1.0 view (fixture-server.ts compareRequest, `view`).
-import { readFileSync } from "node:fs";
-import { relative, sep } from "node:path";
 import { toJson } from "@bufbuild/protobuf";
-import { parse } from "yaml";
 import { packagePath } from "../../runtime/package-root.js";
 import { encodeError, encodeResult, openStream, type DecodedCall, type HttpReply } from "../../transport/server.js";
 import { decode1_0, jsonRpcMethodOf, OPERATIONS, type Operation } from "../../versioning/codec.js";
@@ -25,7 +22,7 @@ import { encodeGrpcResponse, grpcEventEncoder, grpcStatusOf } from "../../versio
 import type { Citation } from "../citations.js";
 import type { Level, Version } from "../cases.js";
 import { grpcMethod, grpcPath } from "../grpc.js";
-import { ABSTRACT_OPERATIONS, listYaml } from "../scenarios.js";
+import { ABSTRACT_OPERATIONS, listYaml, readActsFile } from "../scenarios.js";
 import type { ClientCase, ClientCheck, ClientExchange } from "./cases.js";
 
 export const CLIENT_SCENARIOS_DIR = packagePath("compliance", "client-scenarios");
@@ -95,24 +92,11 @@ const joined = <T>(s: Scoped<T[]>, version: Version, pair: Pair): T[] => [...(s[
 
 /** Reads one client scenario: one suite named after the folder, one test named after the file, ACTS client steps. */
 export function readClientScenario(dir: string, file: string): { scenario?: ClientScenario; problems: string[] } {
-  const name = relative(dir, file)
-    .split(sep)
-    .join("/")
-    .replace(/\.yaml$/, "");
-  const [folder, base, ...rest] = name.split("/");
-  const problems: string[] = [];
-  if (!folder || !base || rest.length) return { problems: [`${name}: a client scenario lives at <op>/<scenario>.yaml`] };
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    return { problems: [`${name}: not valid YAML: ${(e as Error).message}`] };
-  }
-  const suite = isObject(doc) && Array.isArray(doc.suites) && doc.suites.length === 1 ? (doc.suites[0] as unknown) : undefined;
-  if (!isObject(doc) || doc.acts_version === undefined || !isObject(suite) || !Array.isArray(suite.tests) || suite.tests.length !== 1)
-    return { problems: [`${name}: must be an ACTS document (acts_version, spec_version) with one suite of one test`] };
-  const test = suite.tests[0] as ClientScenario["test"];
-  if (suite.id !== folder) problems.push(`/suites/0/id: ${JSON.stringify(suite.id)} but the scenario lives under ${folder}/`);
+  const frame = readActsFile(dir, file);
+  if (frame.test === undefined) return { problems: frame.problems };
+  const { name, base } = frame;
+  const problems: string[] = frame.problems.map((p) => p.slice(name.length + 2));
+  const test = frame.test as ClientScenario["test"];
   if (test.id !== base) problems.push(`/suites/0/tests/0/id: ${JSON.stringify(test.id)} but the file is ${base}.yaml`);
   const x = test[X];
   if (!isObject(x) || !Array.isArray(x.pairs) || !x.pairs.every((p) => PAIRS.includes(p)))
