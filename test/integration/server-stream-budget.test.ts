@@ -29,9 +29,7 @@ afterAll(async () => server?.close());
 type Listed = { result?: { tasks?: { id: string; status: { state: string }; artifacts?: { parts: { text?: string }[] }[] }[] } };
 
 async function listTasks() {
-  return (
-    (await postRpc<Listed>(`${server.url}/`, "ListTasks", { pageSize: 100 }, JSON_1_0)).body.result?.tasks ?? []
-  );
+  return (await postRpc<Listed>(`${server.url}/`, "ListTasks", { pageSize: 100 }, JSON_1_0)).body.result?.tasks ?? [];
 }
 
 /** The text of the last part of a task's first artifact. */
@@ -44,10 +42,7 @@ describe("one stream buffer budget for the process", () => {
   it("cuts non-reading SSE and gRPC subscribers with their binding's error; their tasks complete", async () => {
     const session = http2.connect(`http://127.0.0.1:${server.port}`);
     try {
-      const sse = [
-        sseNonReader(server.port, `stream ${SSE_CHUNKS}`),
-        sseNonReader(server.port, `stream ${SSE_CHUNKS}`),
-      ];
+      const sse = [sseNonReader(server.port, `stream ${SSE_CHUNKS}`), sseNonReader(server.port, `stream ${SSE_CHUNKS}`)];
       const grpc = [grpcNonReader(session, `stream ${CHUNKS}`), grpcNonReader(session, `stream ${CHUNKS}`)];
       // The tasks go on without their readers: all four complete, every chunk in the artifact.
       let tasks: Awaited<ReturnType<typeof listTasks>> = [];
@@ -58,7 +53,14 @@ describe("one stream buffer budget for the process", () => {
       }
       expect(tasks.map((t) => t.status.state)).toEqual(Array(4).fill("TASK_STATE_COMPLETED"));
       const last = (await Promise.all(tasks.map((t) => lastChunk(t.id)))).sort();
-      expect(last).toEqual([`chunk ${CHUNKS}/${CHUNKS}`, `chunk ${CHUNKS}/${CHUNKS}`, `chunk ${SSE_CHUNKS}/${SSE_CHUNKS}`, `chunk ${SSE_CHUNKS}/${SSE_CHUNKS}`].sort());
+      expect(last).toEqual(
+        [
+          `chunk ${CHUNKS}/${CHUNKS}`,
+          `chunk ${CHUNKS}/${CHUNKS}`,
+          `chunk ${SSE_CHUNKS}/${SSE_CHUNKS}`,
+          `chunk ${SSE_CHUNKS}/${SSE_CHUNKS}`,
+        ].sort(),
+      );
 
       // Reading now: the SSE stream ends with the error event, before the task's end.
       for (const text of await Promise.all(sse.map(readSse))) {
