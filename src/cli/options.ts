@@ -23,6 +23,8 @@ export interface HttpLimitFlags {
   bodyTimeout?: number;
   idleTimeout?: number;
   maxConnectionsPerAddress?: number;
+  http2PingInterval?: number;
+  http2PingTimeout?: number;
 }
 
 /** Adds the HTTP-limit flags to a server command. */
@@ -36,6 +38,12 @@ export function addHttpLimitFlags(command: Command): Command {
       "--max-connections-per-address <n>",
       "open connections one client address may have (default 256)",
       parsePositiveInt("connections"),
+    )
+    .option("--http2-ping-interval <ms>", "with gRPC: send a PING on every HTTP/2 session this often (default 30000)", ms)
+    .option(
+      "--http2-ping-timeout <ms>",
+      "with gRPC: close an HTTP/2 session whose client leaves a PING unanswered this long (default 10000)",
+      ms,
     );
 }
 
@@ -46,6 +54,8 @@ export function httpLimits(f: HttpLimitFlags) {
     bodyTimeoutMs: f.bodyTimeout,
     idleTimeoutMs: f.idleTimeout,
     maxConnectionsPerAddress: f.maxConnectionsPerAddress,
+    http2PingIntervalMs: f.http2PingInterval,
+    http2PingTimeoutMs: f.http2PingTimeout,
   };
 }
 

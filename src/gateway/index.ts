@@ -241,7 +241,8 @@ export interface BuildGatewayOptions extends GatewayPluginOptions, HttpLimitOpti
 
 /** A fastify app serving the gateway on one port; it closes the gateway it made when the app closes. */
 export async function buildGateway(options: BuildGatewayOptions): Promise<FastifyInstance> {
-  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin } = options;
+  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, http2PingIntervalMs, http2PingTimeoutMs, ...plugin } =
+    options;
   const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, ...plugin });
   if (!plugin.grpc) {
     await app.register(gatewayPlugin, { ...plugin, prefix: prefix ?? "" });
@@ -256,6 +257,10 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
   const streamBudget = sharedStreamBudget(plugin);
   await app.register(gatewayPlugin, { ...plugin, streamBudget, prefix: prefix ?? "" });
   const { gateway, store: _store, fetch: _fetch, backendLimits: _limits, ...serve } = plugin;
-  attachGrpc(app, { ...serve, authenticate: undefined, handler: gateway.runtime, streamBudget, prefix: prefix ?? "" });
+  attachGrpc(
+    app,
+    { ...serve, authenticate: undefined, handler: gateway.runtime, streamBudget, prefix: prefix ?? "" },
+    { http2PingIntervalMs, http2PingTimeoutMs },
+  );
   return app;
 }

@@ -95,6 +95,13 @@ export async function run(x: Execution, live: LiveTask, result: AgentResult | "c
   }
 }
 
+/**
+ * Items a stream's turn takes before it lets the event loop run other work (I/O, other tasks). With
+ * 16, 500 tasks streaming at once hold the loop for a few hundred ms per round at most, and a task
+ * of 20,000 items pays 1,250 loop turns (docs/limits.md, "Keeping the server answering").
+ */
+export const YIELD_EVERY = 16;
+
 async function drain(
   x: Execution,
   live: LiveTask,
@@ -110,8 +117,15 @@ async function drain(
     pending = undefined;
     sent++;
   };
+  let since = 0;
   try {
     for await (const item of items as AsyncIterable<StreamItem>) {
+      // An agent that yields without waiting for anything (a generator over data at hand) would keep
+      // the event loop for its whole stream: every YIELD_EVERY items, other work gets a turn.
+      if (++since >= YIELD_EVERY) {
+        since = 0;
+        await new Promise((r) => setImmediate(r));
+      }
       if (isTerminal(live.task.status?.state)) return;
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
       flush(false);

@@ -14,7 +14,9 @@
 //   within DEFAULT_SNIFF_TIMEOUT_MS (5 s, at most the headers timeout); one that sends nothing, or
 //   half-closes without a byte (a TCP health check), is closed (adapters/shared-port.ts).
 // - HTTP/2 sessions: closed after `idleTimeoutMs` without a frame; at most 100 concurrent streams
-//   each; a request stream whose message has not fully arrived within `bodyTimeoutMs` is cancelled.
+//   each; a request stream whose message has not fully arrived within `bodyTimeoutMs` is cancelled;
+//   a PING every `http2PingIntervalMs` (default 30 s), and a session whose client does not answer
+//   within `http2PingTimeoutMs` (default 10 s) is closed with its streams.
 // - malformed HTTP (node's 'clientError': bad chunk framing, duplicate Content-Length, a NUL in a
 //   header, oversized headers, the headers timeout) and a path that is not valid percent-encoding
 //   (fastify's FST_ERR_BAD_URL) get the error body of the binding the request was meant for,
@@ -36,6 +38,10 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+/** Interval of keep-alive PINGs on HTTP/2 sessions (adapters/shared-port.ts). */
+export const DEFAULT_HTTP2_PING_INTERVAL_MS = 30_000;
+/** Time an HTTP/2 client has to answer a PING before its session is closed. */
+export const DEFAULT_HTTP2_PING_TIMEOUT_MS = 10_000;
 /** Time a cleartext connection has to send its first bytes (HTTP/1.1 or the HTTP/2 preface), capped by the headers timeout. */
 export const DEFAULT_SNIFF_TIMEOUT_MS = 5_000;
 
@@ -46,6 +52,10 @@ export interface HttpLimitOptions {
   idleTimeoutMs?: number;
   /** Open connections one client address may have (default 256; the next gets HTTP 429). */
   maxConnectionsPerAddress?: number;
+  /** gRPC served on the port: a PING on every HTTP/2 session this often, in ms (default 30,000; 0: none). */
+  http2PingIntervalMs?: number;
+  /** gRPC served on the port: time a client has to answer a PING, in ms (default 10,000; then its session is closed). */
+  http2PingTimeoutMs?: number;
 }
 
 /** Where the A2A routes are and which versions they serve: what an error's shape depends on. */

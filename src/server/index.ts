@@ -59,7 +59,17 @@ export interface BuildServerOptions extends A2APluginOptions, HttpLimitOptions {
 
 /** A fastify app serving `agent` over A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON; call `listen` on it. */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
-  const { prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, tls, ...plugin } = options;
+  const {
+    prefix,
+    logger,
+    headersTimeoutMs,
+    idleTimeoutMs,
+    maxConnectionsPerAddress,
+    tls,
+    http2PingIntervalMs,
+    http2PingTimeoutMs,
+    ...plugin
+  } = options;
   const app = a2aFastify({ prefix, logger, headersTimeoutMs, idleTimeoutMs, maxConnectionsPerAddress, tls, ...plugin });
   if (!plugin.grpc) {
     await app.register(a2aPlugin, { ...plugin, prefix: prefix ?? "" });
@@ -73,7 +83,11 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   const streamBudget = sharedStreamBudget(plugin);
   await app.register(a2aPlugin, { ...plugin, runtime, streamBudget, prefix: prefix ?? "" });
   if (!plugin.runtime) app.addHook("preClose", () => runtime.close());
-  attachGrpc(app, { ...plugin, authenticate: undefined, runtime, streamBudget, prefix: prefix ?? "" });
+  attachGrpc(
+    app,
+    { ...plugin, authenticate: undefined, runtime, streamBudget, prefix: prefix ?? "" },
+    { http2PingIntervalMs, http2PingTimeoutMs },
+  );
   return app;
 }
 
@@ -81,8 +95,16 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
  * Serves gRPC on a fastify app's port (adapters/shared-port.ts) over `runtime`, the handler its
  * A2A routes serve (buildServer, buildGateway); its HTTP/2 sessions end when the app closes.
  */
-export function attachGrpc(app: FastifyInstance, options: A2AGrpcHandlerOptions): void {
-  const port = shareWithGrpc(app.server, a2aGrpcHandler(options), { bodyTimeoutMs: options.bodyTimeoutMs });
+export function attachGrpc(
+  app: FastifyInstance,
+  options: A2AGrpcHandlerOptions,
+  limits: Pick<HttpLimitOptions, "http2PingIntervalMs" | "http2PingTimeoutMs"> = {},
+): void {
+  const port = shareWithGrpc(app.server, a2aGrpcHandler(options), {
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    pingIntervalMs: limits.http2PingIntervalMs,
+    pingTimeoutMs: limits.http2PingTimeoutMs,
+  });
   app.addHook("preClose", () => port.close());
 }
 

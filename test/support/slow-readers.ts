@@ -74,7 +74,9 @@ export function readGrpc(stream: SlowGrpcStream): Promise<{ events: v1_0.StreamR
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     stream.on("data", (d: Buffer) => chunks.push(d));
-    stream.once("close", () => {
+    // Destroyed before this call (its session was closed: keep-alive pings it did not answer).
+    const gone = stream.destroyed;
+    const finish = () => {
       const buf = Buffer.concat(chunks);
       const events: v1_0.StreamResponse[] = [];
       for (let at = 0; at + 5 <= buf.length;) {
@@ -84,7 +86,9 @@ export function readGrpc(stream: SlowGrpcStream): Promise<{ events: v1_0.StreamR
       }
       const t = stream.trailers ?? {};
       resolve({ events, status: String(t["grpc-status"]), message: decodeURIComponent(String(t["grpc-message"] ?? "")) });
-    });
+    };
+    if (gone) return finish();
+    stream.once("close", finish);
     stream.resume();
   });
 }

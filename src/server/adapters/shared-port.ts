@@ -15,6 +15,8 @@ import type { Socket } from "node:net";
 import tls from "node:tls";
 import {
   DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HTTP2_PING_INTERVAL_MS,
+  DEFAULT_HTTP2_PING_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_SNIFF_TIMEOUT_MS,
   everyConnection,
@@ -33,6 +35,10 @@ export interface SharedPort {
 export interface SharedPortOptions {
   /** A request stream's message must have arrived this long after the stream opened (ms; default 30,000; 0: no limit). */
   bodyTimeoutMs?: number;
+  /** A PING is sent on every open HTTP/2 session this often (ms; default 30,000; 0: none). */
+  pingIntervalMs?: number;
+  /** A session whose client has not answered a PING this long after it was sent is closed (ms; default 10,000). */
+  pingTimeoutMs?: number;
 }
 
 /**
@@ -50,6 +56,8 @@ export function shareWithGrpc(
   const idleMs = limits.keepAliveTimeout || DEFAULT_IDLE_TIMEOUT_MS;
   const sniffMs = Math.min(DEFAULT_SNIFF_TIMEOUT_MS, limits.headersTimeout || DEFAULT_SNIFF_TIMEOUT_MS);
   const bodyMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
+  const pingMs = Math.max(0, Math.floor(opts.pingIntervalMs ?? DEFAULT_HTTP2_PING_INTERVAL_MS));
+  const pingTimeoutMs = Math.max(1, Math.floor(opts.pingTimeoutMs ?? DEFAULT_HTTP2_PING_TIMEOUT_MS));
   // At most 100 calls in flight per connection (node's default is 2^32-1), as gRPC servers commonly advertise.
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: 100 } }, handler);
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -58,6 +66,7 @@ export function shareWithGrpc(
     s.once("close", () => sessions.delete(s));
     // A session without a frame for the idle timeout is closed (GOAWAY; calls in flight finish).
     s.setTimeout(idleMs, () => s.close());
+    if (pingMs > 0) keepAlive(s, pingMs, pingTimeoutMs);
   });
   // A request message that has not fully arrived within the body timeout is cancelled: a client may
   // not hold a stream's buffered message open for ever.
@@ -119,6 +128,34 @@ export function shareWithGrpc(
       });
     },
   };
+}
+
+/**
+ * Keep-alive pings: every `intervalMs` a PING goes out on the session (RFC 9113 §6.7); a client that
+ * has not answered one within `timeoutMs` is gone, or not reading, and its session is destroyed with
+ * the streams it holds (their tasks go on). A session open with a quiet stream (a long task's
+ * SubscribeToTask) is not idle for the idle timeout's GOAWAY, which waits for its streams: this is
+ * what ends it when the client has vanished.
+ */
+function keepAlive(session: http2.ServerHttp2Session, intervalMs: number, timeoutMs: number): void {
+  let unanswered: NodeJS.Timeout | undefined;
+  const timer = setInterval(() => {
+    if (session.destroyed || unanswered) return;
+    const sent = session.ping((err) => {
+      clearTimeout(unanswered);
+      unanswered = undefined;
+      if (err && !session.destroyed) session.destroy();
+    });
+    // Too many PINGs awaiting their ACK already (the client answers none): as good as unanswered.
+    if (!sent) return session.destroy();
+    unanswered = setTimeout(() => session.destroy(), timeoutMs);
+    unanswered.unref();
+  }, intervalMs);
+  timer.unref();
+  session.once("close", () => {
+    clearInterval(timer);
+    clearTimeout(unanswered);
+  });
 }
 
 /**
