@@ -7,7 +7,7 @@
 import { decodeReply, decodeStreamEvent, encodeCall, NotA2AReplyError } from "../transport/client.js";
 import { codecFor, decode1_0, encode1_0, OPERATIONS, type Operation } from "../versioning/codec.js";
 import type { Version } from "./cases.js";
-import type { SseEventRecord, WireResponse } from "./http.js";
+import type { WireResponse } from "./http.js";
 
 export type { Operation };
 
