@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT, registerClientCommands } from "../../src/cli/client-commands.js";
 import { main } from "../../src/cli/main.js";
+import { bearerAuth } from "../../src/security/auth.js";
 import { createFixtureAgent } from "../../src/server/index.js";
 import { listenHttp, serverGroup, startRpcAgent, type RunningServer } from "../support/servers.js";
 
@@ -32,7 +33,13 @@ let junkUrl: string;
 let plain: Server;
 let plainUrl: string;
 beforeAll(async () => {
-  url = (await servers.start("fastify", { agent: createFixtureAgent() })).url;
+  // The extended card needs a credential (1.0.1 §13.3): this server accepts one bearer token for it.
+  url = (
+    await servers.start("fastify", {
+      agent: createFixtureAgent(),
+      extendedCardAuthenticators: [bearerAuth({ tokens: { "card-t0ken": "carol" } })],
+    })
+  ).url;
   oldUrl = (await servers.start("fastify", { agent: createFixtureAgent(), versions: ["0.3"] })).url;
   securedUrl = (
     await servers.start("fastify", {
@@ -88,7 +95,9 @@ describe("a2a-toolkit client commands", () => {
     expect(r.out).toMatch(/streaming yes/);
     const j = await cli("card", url, "--json");
     expect(JSON.parse(j.out).supportedInterfaces.length).toBeGreaterThan(0);
-    const ext = await cli("card", url, "--extended", "--binding", "rest");
+    const refused = await cli("card", url, "--extended", "--binding", "rest");
+    expect(refused.code).not.toBe(EXIT.ok);
+    const ext = await cli("card", url, "--extended", "--binding", "rest", "--header", "Authorization: Bearer card-t0ken");
     expect(ext.code).toBe(EXIT.ok);
     expect(ext.out).toMatch(/extended: Extended/);
   });

@@ -73,6 +73,6 @@ describe("client compliance: a careless client fails", () => {
     });
     expect(report.summary.failed).toBe(1);
     const diffs = (report.results[0]?.steps ?? []).flatMap((s) => s.diffs.map((d) => d.path));
-    expect(diffs).toEqual(expect.arrayContaining(["/headers/a2a-version", "/body/params/message/taskId", "/body/params/message/kind"]));
+    expect(diffs).toEqual(expect.arrayContaining(["/headers/a2a-version", "/view/message/taskId", "/body/params/message/kind"]));
   });
 });

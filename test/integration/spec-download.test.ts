@@ -28,6 +28,7 @@ const A2A_FILES: Record<string, string> = {
   "v0.3.0/docs/specification.md": "text/specification-v0.3.0.md",
   "v1.0.0/docs/specification.md": "text/specification-v1.0.0.md",
   "v1.0.1/docs/specification.md": "text/specification-v1.0.1.md",
+  "v1.0.1/LICENSE": "LICENSE",
 };
 /** The ACTS draft (acts/), pinned at a commit of the same repository: its upstream path is in the pin's URL. */
 const ACTS_FILES: Record<string, string> = Object.fromEntries(

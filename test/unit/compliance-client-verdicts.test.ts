@@ -78,7 +78,7 @@ describe("client verdicts by level", () => {
       requests: [get],
       result: { ok: false, error: { kind: "http 404" } },
     });
-    expect([generic.status, generic.failureLevel]).toEqual(["warn", "MAY"]);
+    expect([generic.status, generic.failureLevel]).toEqual(["not-offered", "MAY"]);
     const success = await run("v0_3/rest/get/task-not-found-error-message-body", {
       requests: [get],
       result: { ok: true, task: { id: "missing-1" } },

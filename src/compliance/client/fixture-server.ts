@@ -118,8 +118,10 @@ function viewDiffs(v: RequestView, rec: RecordedRequest, ifacePath: string, scop
       if (!method || rec.json === undefined) return refused(rec.body ?? "no message");
       request = decodeGrpcRequest(v.version, op, fromJson(method.input, rec.json as never)).value;
     } else {
+      // The version header is judged on its own (the wire rules' A2A-Version check): the request is
+      // read as the scenario's version, so a missing header does not hide what the body gets wrong.
       const call = decodeCall(
-        { method: rec.method, url: rec.url, headers: rec.headers, body: rec.body ?? "" },
+        { method: rec.method, url: rec.url, headers: { ...rec.headers, "a2a-version": v.version }, body: rec.body ?? "" },
         { binding: v.binding === "json-rpc" ? "JSONRPC" : "HTTP+JSON", versions: [v.version], basePath: ifacePath },
       );
       if (call.kind === "reply") return refused(`the server codecs answer ${call.status} ${call.body}`);
