@@ -69,7 +69,7 @@ const FULL = process.env.A2A_PROXY_FAULTS === "full";
 /** Per gRPC fault: the gRPC cases it turns red in front of the official SDK's gRPC services. */
 const {
   $comment: _about,
-  $turnsToSkip: _skips,
+  $otherChanges: _others,
   ...GRPC_TURNS_RED
 } = JSON.parse(readFileSync(new URL("./compliance-grpc-proxy-faults.json", import.meta.url), "utf8")) as Record<string, string[]>;
 for (const [fault, ids] of Object.entries(GRPC_TURNS_RED)) TARGETS[fault] = FULL ? ids : ids.slice(0, 1);
