@@ -28,7 +28,9 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
   let serve: ServeChild;
 
   beforeAll(async () => {
-    db = await startPostgres();
+    // Durable commits: the halt is an immediate shutdown, which would lose acknowledged commits still in
+    // WAL buffers (synchronous_commit off), making the database, not the server, forget what it was told.
+    db = await startPostgres({ durableCommits: true });
     url = db.createDatabase("outage");
     serve = await serveChild(["--store", url]);
   }, 60_000);

@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL cluster for tests: initdb + pg_ctl (Debian's `postgresql` package, run as
 // the `postgres` user when the tests run as root) in a temporary directory, listening on 127.0.0.1
-// only on a free port, fsync off. startPostgres() resolves with a connection URL; stop() shuts the
+// only on a free port, fsync off (synchronous_commit off unless durableCommits). startPostgres() resolves with a connection URL; stop() shuts the
 // cluster down and removes the directory. When the binaries are absent, `postgresBinaries()` is
 // undefined and tests skip with POSTGRES_MISSING (`.ci/run` installs the package, so CI never skips).
 import { execFileSync } from "node:child_process";
@@ -46,7 +46,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/**
+ * `durableCommits`: a COMMIT returns only once its WAL is written (synchronous_commit on). Without it
+ * an acknowledged commit can still sit in WAL buffers, and halt()'s immediate shutdown loses it, as a
+ * database with synchronous_commit off would; a test that counts what clients were told needs it.
+ */
+export async function startPostgres(opts: { durableCommits?: boolean } = {}): Promise<Postgres> {
   const bin = postgresBinaries();
   if (!bin) throw new Error(POSTGRES_MISSING);
   const asRoot = process.getuid?.() === 0;
@@ -68,8 +73,9 @@ export async function startPostgres(): Promise<Postgres> {
     });
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -k ${dir}`;
-  run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", opts, "-w", "-t", "30", "start"]);
+  const commit = opts.durableCommits ? "on" : "off";
+  const settings = `-c listen_addresses=127.0.0.1 -c port=${port} -c fsync=off -c synchronous_commit=${commit} -c full_page_writes=off -k ${dir}`;
+  run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let stopped = false;
   return {
@@ -82,7 +88,7 @@ export async function startPostgres(): Promise<Postgres> {
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
     },
     resume() {
-      run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", opts, "-w", "-t", "30", "start"]);
+      run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
     },
     async stop() {
       if (stopped) return;
