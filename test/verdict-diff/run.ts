@@ -33,6 +33,19 @@ export const DECIDED: Record<string, string> = {
   // check on an empty list; its JSON-RPC and HTTP+JSON twins skip the same task. On the 1.0 view an
   // empty repeated field is no field (binary protobuf cannot tell them apart), so all three skip.
   "v1_0/grpc/list-tasks/include-artifacts-returns-them": "an empty artifacts list is no artifacts, as on the JSON twins",
+  // The old 0.3 stream copies checked the `final` flag only where the case was about it; every
+  // projected 0.3 stream now carries the 0.3 wire rule on it (0.3.0 §9.3 "Server closes the SSE
+  // connection after the final:true event": at most one event flagged, a stream that ends on a status
+  // update ends on the flagged one), so a stream without the flag, with final:false or with an event
+  // after the final one is caught in these cases too, at their own level.
+  "v0_3/json-rpc/streaming/stream-ends-after-final-status": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  "v0_3/rest/streaming/stream-ends-after-final-status": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  "v0_3/json-rpc/streaming/stream-events-name-one-task": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  "v0_3/rest/streaming/stream-events-name-one-task": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  "v0_3/json-rpc/streaming/stream-status-timestamps-do-not-go-backwards":
+    "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  "v0_3/rest/streaming/stream-status-timestamps-do-not-go-backwards":
+    "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
