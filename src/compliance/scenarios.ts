@@ -134,7 +134,7 @@ export class ScenarioLoadError extends Error {
   }
 }
 
-export function listYaml(dir: string): string[] {
+function listYaml(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
@@ -384,17 +384,26 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   };
 }
 
+/** Every file below `dir` read by `read` (server or client scenarios), with the problems of those that do not load. */
+export function readScenarios<T>(
+  dir: string,
+  read: (dir: string, file: string) => { scenario?: T; problems: string[] },
+): { scenarios: T[]; problems: string[] } {
+  const problems: string[] = [];
+  const scenarios: T[] = [];
+  for (const file of listYaml(dir)) {
+    const r = read(dir, file);
+    problems.push(...r.problems);
+    if (r.scenario) scenarios.push(r.scenario);
+  }
+  return { scenarios, problems };
+}
+
 /** Every scenario below `dir`; throws ScenarioLoadError listing every problem. */
 export function loadScenarios(dir: string = SCENARIOS_DIR): Scenario[] {
-  const problems: string[] = [];
-  const out: Scenario[] = [];
-  for (const file of listYaml(dir)) {
-    const r = readScenario(dir, file);
-    problems.push(...r.problems);
-    if (r.scenario) out.push(r.scenario);
-  }
+  const { scenarios, problems } = readScenarios(dir, readScenario);
   if (problems.length) throw new ScenarioLoadError(problems);
-  return out;
+  return scenarios;
 }
 
 /** The cases of every scenario below `dir`, one per (version, binding) it applies to. */

@@ -38,14 +38,14 @@ export const DECIDED: Record<string, string> = {
   // connection after the final:true event": at most one event flagged, a stream that ends on a status
   // update ends on the flagged one), so a stream without the flag, with final:false or with an event
   // after the final one is caught in these cases too, at their own level.
-  "v0_3/json-rpc/streaming/stream-ends-after-final-status": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
-  "v0_3/rest/streaming/stream-ends-after-final-status": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
-  "v0_3/json-rpc/streaming/stream-events-name-one-task": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
-  "v0_3/rest/streaming/stream-events-name-one-task": "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
-  "v0_3/json-rpc/streaming/stream-status-timestamps-do-not-go-backwards":
-    "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
-  "v0_3/rest/streaming/stream-status-timestamps-do-not-go-backwards":
-    "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+  ...Object.fromEntries(
+    ["json-rpc", "rest"].flatMap((b) =>
+      ["stream-ends-after-final-status", "stream-events-name-one-task", "stream-status-timestamps-do-not-go-backwards"].map((c) => [
+        `v0_3/${b}/streaming/${c}`,
+        "the 0.3 wire rule on `final` (0.3.0 §9.3) now judges every 0.3 stream",
+      ]),
+    ),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);

@@ -22,7 +22,7 @@ import { encodeGrpcResponse, grpcEventEncoder, grpcStatusOf } from "../../versio
 import type { Citation } from "../citations.js";
 import type { Level, Version } from "../cases.js";
 import { grpcMethod, grpcPath } from "../grpc.js";
-import { ABSTRACT_OPERATIONS, listYaml, readActsFile } from "../scenarios.js";
+import { ABSTRACT_OPERATIONS, readActsFile, readScenarios } from "../scenarios.js";
 import type { ClientCase, ClientCheck, ClientExchange } from "./cases.js";
 
 export const CLIENT_SCENARIOS_DIR = packagePath("compliance", "client-scenarios");
@@ -259,14 +259,7 @@ export function projectClientScenario(s: ClientScenario, pair: Pair): ClientCase
 
 /** Every client scenario below `dir`, with the problems of those that do not load. */
 export function loadClientScenarios(dir: string = CLIENT_SCENARIOS_DIR): { scenarios: ClientScenario[]; problems: string[] } {
-  const problems: string[] = [];
-  const scenarios: ClientScenario[] = [];
-  for (const file of listYaml(dir)) {
-    const r = readClientScenario(dir, file);
-    problems.push(...r.problems);
-    if (r.scenario) scenarios.push(r.scenario);
-  }
-  return { scenarios, problems };
+  return readScenarios(dir, readClientScenario);
 }
 
 /** The cases of every client scenario: one per pair it lists. */
