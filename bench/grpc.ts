@@ -6,7 +6,7 @@
 // on: @connectrpc/connect-node (createGrpcTransport) and @grpc/grpc-js (Client.makeUnaryRequest).
 //
 //   npx tsx bench/grpc.ts [--runs 5] [--duration 5] [--concurrency 50] [--client grpc-js|connect-node|both]
-//                         [--no-streams] [--old <dir>]
+//                         [--no-streams] [--old <dir>] [--cpu-prof <dir>]
 //
 // Blocking 1.0 SendMessage, `concurrency` calls in flight on one HTTP/2 connection for `duration` s
 // after a warm-up, in `runs` interleaved rounds (ours, SDK, ours, SDK, …; per client library), so
@@ -16,6 +16,7 @@
 // rounds. Then (unless --no-streams) the time to receive a whole SendStreamingMessage of 100 and of
 // 2,000 chunks (one call at a time, median of several). Prints tables and ratios; writes nothing.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
 import { createGrpcTransport } from "@connectrpc/connect-node";
@@ -35,6 +36,8 @@ const RUNS = opt("runs", 5);
 const CLIENT = str("client") ?? "both";
 const OLD = str("old");
 const STREAMS = !args.includes("--no-streams");
+/** `--cpu-prof <dir>`: each server process writes CPU profiles under it (read the largest with bench/profile.ts). */
+const PROF = str("cpu-prof");
 if (!["grpc-js", "connect-node", "both"].includes(CLIENT)) throw new Error("--client grpc-js|connect-node|both");
 
 interface Target {
@@ -43,7 +46,9 @@ interface Target {
 }
 
 async function start(which: "ours+grpc" | "sdk+grpc", cwd = process.cwd()): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], {
+  // One folder per server: node writes a profile per thread (tsx's loader runs in one of its own).
+  const prof = PROF ? ["--cpu-prof", "--cpu-prof-dir", `${PROF}/${which}-${cwd === process.cwd() ? "new" : "old"}`] : [];
+  const child = spawn(process.execPath, [...prof, "--import", "tsx", "bench/server-targets.ts", which], {
     cwd,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -146,7 +151,7 @@ function grpcJsCaller(address: string): Caller {
 }
 
 /** Closed loop: `CONCURRENCY` callers send back to back for `seconds`; latencies in ms. */
-async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
+async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50: number; p99: number; elapsed: number }> {
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   let errors = 0;
@@ -167,7 +172,7 @@ async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50
   if (errors) throw new Error(`${errors} failed calls`);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99) };
+  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), elapsed };
 }
 
 async function streamMs(caller: Caller, chunks: number, times: number): Promise<number> {
@@ -182,6 +187,16 @@ async function streamMs(caller: Caller, chunks: number, times: number): Promise<
   return ms[Math.floor(ms.length / 2)]!;
 }
 
+/** CPU time a process has used (user + system, µs), from /proc (Linux; NaN elsewhere). */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
 const fmt = (x: number, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const f2 = (x: number) => fmt(x, 2);
 
@@ -189,7 +204,7 @@ interface Server {
   name: string;
   target: Target;
   /** Per client library: one load run per round. */
-  runs: Record<string, { rps: number; p50: number; p99: number }[]>;
+  runs: Record<string, { rps: number; p50: number; p99: number; cpu: number }[]>;
 }
 
 const LIBS = (
@@ -212,35 +227,38 @@ try {
     for (const [li] of LIBS.entries())
       for (const s of servers) {
         const [lib, caller] = callers.get(s)![li]!;
+        const cpu0 = cpuMicros(s.target.child.pid);
         const l = await load(caller, DURATION_S);
-        (s.runs[lib] ??= []).push(l);
-        process.stderr.write(`round ${r + 1}/${RUNS}: ${lib} → ${s.name}: ${fmt(l.rps)} req/s\n`);
+        // The server's CPU time per call: robust to load from other processes, unlike req/s.
+        const cpu = (cpuMicros(s.target.child.pid) - cpu0) / (l.rps * l.elapsed);
+        (s.runs[lib] ??= []).push({ ...l, cpu });
+        process.stderr.write(`round ${r + 1}/${RUNS}: ${lib} → ${s.name}: ${fmt(l.rps)} req/s, ${fmt(cpu)} µs CPU/call\n`);
       }
   const [ours, sdk, old] = servers as [Server, Server, Server | undefined];
   lines.push(
     `gRPC blocking 1.0 SendMessage, ${CONCURRENCY} calls in flight on one connection, ${DURATION_S} s per load run, ${RUNS} interleaved rounds, medians (Node ${process.version})`,
     "",
-    "| client library | server | SendMessage req/s (min–max) | p50 ms | p99 ms |",
-    "|---|---|---|---|---|",
+    "| client library | server | SendMessage req/s (min–max) | p50 ms | p99 ms | server CPU µs/call |",
+    "|---|---|---|---|---|---|",
   );
   for (const [lib] of LIBS)
     for (const s of servers) {
       const rs = s.runs[lib]!;
       const rps = spread(rs.map((x) => x.rps));
       lines.push(
-        `| ${lib} | ${s.name} | ${fmt(rps.median)} (${fmt(rps.min)}–${fmt(rps.max)}) | ${fmt(median(rs.map((x) => x.p50)), 1)} | ${fmt(median(rs.map((x) => x.p99)), 1)} |`,
+        `| ${lib} | ${s.name} | ${fmt(rps.median)} (${fmt(rps.min)}–${fmt(rps.max)}) | ${fmt(median(rs.map((x) => x.p50)), 1)} | ${fmt(median(rs.map((x) => x.p99)), 1)} | ${fmt(median(rs.map((x) => x.cpu)))} |`,
       );
     }
   lines.push("");
   for (const [lib] of LIBS) {
-    const m = (s: Server, k: "rps" | "p99") => median(s.runs[lib]!.map((x) => x[k]));
+    const m = (s: Server, k: "rps" | "p99" | "cpu") => median(s.runs[lib]!.map((x) => x[k]));
     const byRound = (a: Server, b: Server) => a.runs[lib]!.map((x, i) => f2(x.rps / b.runs[lib]![i]!.rps)).join(", ");
     lines.push(
-      `${lib} client: ${ours.name} / SDK ${f2(m(ours, "rps") / m(sdk, "rps"))}× req/s (rounds ${byRound(ours, sdk)}), p99 ${f2(m(ours, "p99") / m(sdk, "p99"))}×`,
+      `${lib} client: ${ours.name} / SDK ${f2(m(ours, "rps") / m(sdk, "rps"))}× req/s (rounds ${byRound(ours, sdk)}), p99 ${f2(m(ours, "p99") / m(sdk, "p99"))}×, server CPU per call ${f2(m(ours, "cpu") / m(sdk, "cpu"))}×`,
     );
     if (old)
       lines.push(
-        `${lib} client: old / SDK ${f2(m(old, "rps") / m(sdk, "rps"))}×, new / old ${f2(m(ours, "rps") / m(old, "rps"))}× (rounds ${byRound(ours, old)})`,
+        `${lib} client: old / SDK ${f2(m(old, "rps") / m(sdk, "rps"))}×, new / old ${f2(m(ours, "rps") / m(old, "rps"))}× (rounds ${byRound(ours, old)}), server CPU per call new / old ${f2(m(ours, "cpu") / m(old, "cpu"))}×`,
       );
   }
   if (STREAMS) {
