@@ -1,6 +1,6 @@
 // Where a process's CPU time went, from a V8 CPU profile (`node --cpu-prof`, or bench/grpc.ts
 // --cpu-prof <dir>): self time per bucket (our code by folder, each library, node internals,
-// garbage collection, idle) and the heaviest functions, each as a share of all samples. Shares
+// garbage collection) and the heaviest functions, each as a share of the time not idle. Shares
 // survive a loaded machine far better than absolute times do.
 //
 //   npx tsx bench/profile.ts <file.cpuprofile> [--top 25]
@@ -38,12 +38,13 @@ function bucket(n: Node): string {
   }
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
-  if (url.startsWith("node:")) return `node: ${url.slice(5).split("/")[0]}`;
-  const ours = /\/(src|generated|bench)\/(.*)$/.exec(url);
-  if (ours) {
-    const parts = ours[2]!.split("/");
-    return `${ours[1]}/${parts.length > 1 ? parts[0] + "/" : parts[0]}`;
+  // node:internal/http2/core → "node: http2"; node:events → "node: events".
+  if (url.startsWith("node:")) {
+    const parts = url.slice(5).split("/");
+    return `node: ${parts[0] === "internal" && parts.length > 2 ? parts[1] : parts[0] === "internal" ? (parts[1] ?? "internal").replace(/\.js$/, "") : parts[0]}`;
   }
+  const ours = /\/((?:src|generated|bench)\/.*)$/.exec(url);
+  if (ours) return ours[1]!;
   return url;
 }
 
@@ -63,16 +64,20 @@ const sum = (key: (n: Node) => string) => {
   }
   return [...m].sort((a, b) => b[1] - a[1]);
 };
-const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
 const busy = total - (sum(bucket).find(([k]) => k === "idle")?.[1] ?? 0);
+// Shares of the time the process was not idle: what a call costs, whatever the load around it.
+const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)} %`;
 const out = [
-  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s not idle`,
+  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s not idle; shares of the time not idle`,
   "",
   "self time by bucket:",
-  ...sum(bucket).map(([k, t]) => `${pct(t)}  ${k}`),
+  ...sum(bucket)
+    .filter(([k, t]) => k !== "idle" && t / busy >= 0.001)
+    .map(([k, t]) => `${pct(t)}  ${k}`),
   "",
   `heaviest functions (self time):`,
   ...sum((n) => `${n.callFrame.functionName || "(anonymous)"} ${bucket(n)}:${n.callFrame.lineNumber + 1}`)
+    .filter(([k]) => !k.startsWith("(idle)"))
     .slice(0, TOP)
     .map(([k, t]) => `${pct(t)}  ${k}`),
 ];
