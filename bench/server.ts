@@ -1,11 +1,12 @@
 // Server benchmark: our reference server side by side with an @a2a-js/sdk server running the same
-// echo agent (bench/server-targets.ts), each started fresh in its own process.
+// echo agent (bench/server-targets.ts), each in its own process, both started at once.
 //
 //   npx tsx bench/server.ts [--duration 10] [--runs 3]
 //   npx tsx bench/server.ts --stores [--duration 10] [--runs 3]
 //
 // Measures, per target: blocking SendMessage over 1.0 JSON-RPC and message/send over 0.3 JSON-RPC
-// with autocannon (50 connections; `--runs` runs each, the two alternating, median reported with min–max), then the
+// with autocannon (50 connections; `--runs` interleaved rounds: ours 1.0, ours 0.3, SDK 1.0, SDK 0.3, …;
+// medians reported with min–max, and ours / SDK round by round), then the
 // time to receive a whole SSE stream of 100 and of 2,000 chunks (one client; median of several).
 // Prints a table and the ratios the issue sets targets for; writes nothing.
 //
@@ -44,18 +45,24 @@ function summary(rs: Result[]) {
 }
 
 /**
- * `runs` load runs of each of the 1.0 and the 0.3 send, alternating (1.0, 0.3, 1.0, …) after one
- * short warm-up run of each, so that neither version always runs on the warmer process or the
- * quieter minute.
+ * `runs` rounds; in each, both servers (started at once) serve a run of the 1.0 and one of the 0.3
+ * send (ours 1.0, ours 0.3, SDK 1.0, SDK 0.3, …) after one short warm-up run of each, so that
+ * neither server nor version always runs on the warmer process or the quieter minute.
  */
-async function pairedRuns(base: string, runs: number) {
-  const sends = [
-    { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Result[] },
-    { body: send0_3, headers: {}, results: [] as Result[] },
-  ] as const;
-  for (const s of sends) await load(base, s.body, s.headers, 2);
-  for (let i = 0; i < runs; i++) for (const s of sends) s.results.push(await load(base, s.body, s.headers));
-  return { v1: summary(sends[0].results), v03: summary(sends[1].results) };
+async function interleavedRuns(bases: readonly string[], runs: number) {
+  const sends = () =>
+    [
+      { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Result[] },
+      { body: send0_3, headers: {}, results: [] as Result[] },
+    ] as const;
+  const perServer = bases.map((base) => ({ base, sends: sends() }));
+  for (const { base, sends } of perServer) for (const s of sends) await load(base, s.body, s.headers, 2);
+  for (let i = 0; i < runs; i++)
+    for (const { base, sends } of perServer) {
+      process.stderr.write(`round ${i + 1}/${runs}: ${base} …\n`);
+      for (const s of sends) s.results.push(await load(base, s.body, s.headers));
+    }
+  return perServer.map(({ sends }) => ({ v1: summary(sends[0].results), v03: summary(sends[1].results), v1Runs: sends[0].results }));
 }
 
 /** Milliseconds from sending SendStreamingMessage to the end of the stream; checks the chunk count. */
@@ -145,19 +152,27 @@ async function stores(): Promise<void> {
 }
 
 const results: Record<string, Record<string, unknown>> = {};
-for (const which of ["sdk", "ours"] as const) {
-  const t = await start(which);
-  try {
-    process.stderr.write(`${which}: 1.0 SendMessage and 0.3 message/send, alternating …\n`);
-    const { v1, v03 } = await pairedRuns(t.base, RUNS);
+const both = await Promise.all([start("ours"), start("sdk")]);
+let perRound = "";
+try {
+  process.stderr.write("1.0 SendMessage and 0.3 message/send, both servers in the same rounds …\n");
+  const [o, k] = await interleavedRuns(
+    both.map((t) => t.base),
+    RUNS,
+  );
+  perRound = o!.v1Runs.map((r, i) => (r.requests.average / k!.v1Runs[i]!.requests.average).toFixed(2)).join(", ");
+  for (const [which, t, runs] of [
+    ["ours", both[0], o!],
+    ["sdk", both[1], k!],
+  ] as const) {
     process.stderr.write(`${which}: SSE streams …\n`);
     const s100 = await streams(t.base, 100, 21);
     // The SDK server needs seconds per 2,000-chunk stream: fewer repetitions there.
     const s2000 = which === "sdk" ? await streams(t.base, 2000, 3, 1) : await streams(t.base, 2000, 9);
-    results[which] = { v1, v03, s100, s2000 };
-  } finally {
-    await stopTarget(t);
+    results[which] = { v1: runs.v1, v03: runs.v03, s100, s2000 };
   }
+} finally {
+  await Promise.all(both.map(stopTarget));
 }
 
 const f = (x: number, d = 0) => x.toFixed(d);
@@ -169,7 +184,7 @@ const ours = results.ours as {
 };
 const sdk = results.sdk as typeof ours;
 const lines = [
-  `node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, median of ${RUNS} runs (min–max)`,
+  `node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, median of ${RUNS} interleaved rounds (min–max)`,
   "",
   "| Measure | @a2a-js/sdk 1.3.0 | a2a-toolkit | Ratio |",
   "|---|---|---|---|",
@@ -180,6 +195,7 @@ const lines = [
   `| SSE 100 chunks, ms (median) | ${f(sdk.s100.median, 1)} | ${f(ours.s100.median, 1)} | ${f(ours.s100.median / sdk.s100.median, 2)}× |`,
   `| SSE 2,000 chunks, ms (median) | ${f(sdk.s2000.median, 1)} | ${f(ours.s2000.median, 1)} (${f(ours.s2000.min, 1)}–${f(ours.s2000.max, 1)}) | ${f(ours.s2000.median / sdk.s2000.median, 2)}× |`,
   "",
+  `1.0 SendMessage a2a-toolkit / SDK, round by round: ${perRound}`,
   `a2a-toolkit 0.3 path vs 1.0 path (throughput): ${f(ours.v03.rps / ours.v1.rps, 2)}× (medians; runs ${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)} vs ${f(ours.v1.rpsMin)}–${f(ours.v1.rpsMax)} req/s)`,
 ];
 process.stdout.write(lines.join("\n") + "\n");
