@@ -16,13 +16,13 @@
 // rounds. Then (unless --no-streams) the time to receive a whole SendStreamingMessage of 100 and of
 // 2,000 chunks (one call at a time, median of several). Prints tables and ratios; writes nothing.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import * as v1_0 from "../generated/v1_0/index.js";
 import { median, spread } from "./stats.js";
+import { cpuMicros } from "./targets.js";
 
 const args = process.argv.slice(2);
 const str = (name: string) => {
@@ -185,16 +185,6 @@ async function streamMs(caller: Caller, chunks: number, times: number): Promise<
   }
   ms.sort((a, b) => a - b);
   return ms[Math.floor(ms.length / 2)]!;
-}
-
-/** CPU time a process has used (user + system, µs), from /proc (Linux; NaN elsewhere). */
-function cpuMicros(pid: number | undefined): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
 }
 
 const fmt = (x: number, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -21,8 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Result } from "autocannon";
-import { spread } from "./stats.js";
-import { load as loadRun, send0_3, send1_0, startTarget, stopTarget } from "./targets.js";
+import { median, spread } from "./stats.js";
+import { load as loadRun, loadWithCpu, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -37,11 +37,16 @@ const start = (which: "ours" | "sdk", sqliteFile?: string) => startTarget(sqlite
 const load = (base: string, body: string, headers: Record<string, string>, duration = DURATION) =>
   loadRun(base, body, headers, duration, CONNECTIONS);
 
+type Run = Result & { cpuPerRequest: number };
+/** One measured load run: req/s, latency and the server's own CPU time per request. */
+const measure = (t: Target, body: string, headers: Record<string, string>) => loadWithCpu(t, body, headers, DURATION, CONNECTIONS);
+
 /** Median and spread of load runs. */
-function summary(rs: Result[]) {
+function summary(rs: Run[]) {
   const rps = spread(rs.map((r) => r.requests.average));
   const p99 = spread(rs.map((r) => r.latency.p99));
-  return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max };
+  const cpu = median(rs.map((r) => r.cpuPerRequest));
+  return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max, cpu };
 }
 
 /**
@@ -49,18 +54,18 @@ function summary(rs: Result[]) {
  * send (ours 1.0, ours 0.3, SDK 1.0, SDK 0.3, …) after one short warm-up run of each, so that
  * neither server nor version always runs on the warmer process or the quieter minute.
  */
-async function interleavedRuns(bases: readonly string[], runs: number) {
+async function interleavedRuns(targets: readonly Target[], runs: number) {
   const sends = () =>
     [
-      { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Result[] },
-      { body: send0_3, headers: {}, results: [] as Result[] },
+      { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Run[] },
+      { body: send0_3, headers: {}, results: [] as Run[] },
     ] as const;
-  const perServer = bases.map((base) => ({ base, sends: sends() }));
-  for (const { base, sends } of perServer) for (const s of sends) await load(base, s.body, s.headers, 2);
+  const perServer = targets.map((t) => ({ t, sends: sends() }));
+  for (const { t, sends } of perServer) for (const s of sends) await load(t.base, s.body, s.headers, 2);
   for (let i = 0; i < runs; i++)
-    for (const { base, sends } of perServer) {
-      process.stderr.write(`round ${i + 1}/${runs}: ${base} …\n`);
-      for (const s of sends) s.results.push(await load(base, s.body, s.headers));
+    for (const { t, sends } of perServer) {
+      process.stderr.write(`round ${i + 1}/${runs}: ${t.base} …\n`);
+      for (const s of sends) s.results.push(await measure(t, s.body, s.headers));
     }
   return perServer.map(({ sends }) => ({ v1: summary(sends[0].results), v03: summary(sends[1].results), v1Runs: sends[0].results }));
 }
@@ -102,11 +107,11 @@ async function stores(): Promise<void> {
   try {
     const headers = { "A2A-Version": "1.0" };
     for (const t of targets) await load(t.base, send1_0, headers, 2);
-    const runs = targets.map((t, i) => ({ t, name: names[i], results: [] as Result[] }));
+    const runs = targets.map((t, i) => ({ t, name: names[i], results: [] as Run[] }));
     for (let r = 0; r < RUNS; r++)
       for (const { t, name, results } of runs) {
         process.stderr.write(`run ${r + 1}/${RUNS}: ${name} …\n`);
-        results.push(await load(t.base, send1_0, headers));
+        results.push(await measure(t, send1_0, headers));
       }
     const mid = (xs: number[]) => {
       const m = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -115,7 +120,14 @@ async function stores(): Promise<void> {
     };
     const rows = runs.map(({ name, results: rs }) => {
       const rps = rs.map((r) => r.requests.average);
-      return { name, rps: mid(rps), min: Math.min(...rps), max: Math.max(...rps), p99: mid(rs.map((r) => r.latency.p99)) };
+      return {
+        name,
+        rps: mid(rps),
+        min: Math.min(...rps),
+        max: Math.max(...rps),
+        p99: mid(rs.map((r) => r.latency.p99)),
+        cpu: mid(rs.map((r) => r.cpuPerRequest)),
+      };
     });
     const [oursMem, oursSql, sdkMem, sdkSql] = rows;
     const [memRuns, sqlRuns] = runs.map((r) => r.results);
@@ -131,9 +143,9 @@ async function stores(): Promise<void> {
       `node ${process.version}, blocking 1.0 SendMessage (JSON-RPC), ${CONNECTIONS} connections, ${DURATION} s per run, ` +
         `median of ${RUNS} alternating runs (min–max)`,
       "",
-      "| server | req/s | p99 ms |",
-      "|---|---|---|",
-      ...rows.map((r) => `| ${r.name} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} |`),
+      "| server | req/s | p99 ms | server CPU µs/request |",
+      "|---|---|---|---|",
+      ...rows.map((r) => `| ${r.name} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} | ${f(r.cpu)} |`),
       "",
       "| ours SQLite (default) vs | ratio | target |",
       "|---|---|---|",
@@ -141,6 +153,7 @@ async function stores(): Promise<void> {
       `| SDK SQLite, req/s | ${f(oursSql.rps / sdkSql.rps, 2)}× | ≥ 5× ${check(oursSql.rps >= 5 * sdkSql.rps)} |`,
       `| ours memory, req/s | ${f(oursSql.rps / oursMem.rps, 2)}× | ≥ 0.6× ${check(oursSql.rps >= 0.6 * oursMem.rps)} |`,
       `| SDK memory, p99 | ${f(oursSql.p99 / sdkMem.p99, 2)}× | ≤ ⅓ ${check(oursSql.p99 <= sdkMem.p99 / 3)} |`,
+      `| SDK memory, server CPU per request | ${f(oursSql.cpu / sdkMem.cpu, 2)}× | |`,
       "",
       `run by run, ours SQLite / ours memory: ${perRun.join(", ")}`,
     ];
@@ -156,10 +169,7 @@ const both = await Promise.all([start("ours"), start("sdk")]);
 let perRound = "";
 try {
   process.stderr.write("1.0 SendMessage and 0.3 message/send, both servers in the same rounds …\n");
-  const [o, k] = await interleavedRuns(
-    both.map((t) => t.base),
-    RUNS,
-  );
+  const [o, k] = await interleavedRuns(both, RUNS);
   perRound = o!.v1Runs.map((r, i) => (r.requests.average / k!.v1Runs[i]!.requests.average).toFixed(2)).join(", ");
   for (const [which, t, runs] of [
     ["ours", both[0], o!],
@@ -192,6 +202,8 @@ const lines = [
   `| 1.0 SendMessage, p99 ms | ${f(sdk.v1.p99)} (${f(sdk.v1.p99Min)}–${f(sdk.v1.p99Max)}) | ${f(ours.v1.p99)} (${f(ours.v1.p99Min)}–${f(ours.v1.p99Max)}) | ${f(ours.v1.p99 / sdk.v1.p99, 2)}× |`,
   `| 0.3 message/send, req/s | ${f(sdk.v03.rps)} (${f(sdk.v03.rpsMin)}–${f(sdk.v03.rpsMax)}) | ${f(ours.v03.rps)} (${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)}) | ${f(ours.v03.rps / sdk.v03.rps, 2)}× |`,
   `| 0.3 message/send, p99 ms | ${f(sdk.v03.p99)} | ${f(ours.v03.p99)} | ${f(ours.v03.p99 / sdk.v03.p99, 2)}× |`,
+  `| 1.0 SendMessage, server CPU µs/request | ${f(sdk.v1.cpu)} | ${f(ours.v1.cpu)} | ${f(ours.v1.cpu / sdk.v1.cpu, 2)}× |`,
+  `| 0.3 message/send, server CPU µs/request | ${f(sdk.v03.cpu)} | ${f(ours.v03.cpu)} | ${f(ours.v03.cpu / sdk.v03.cpu, 2)}× |`,
   `| SSE 100 chunks, ms (median) | ${f(sdk.s100.median, 1)} | ${f(ours.s100.median, 1)} | ${f(ours.s100.median / sdk.s100.median, 2)}× |`,
   `| SSE 2,000 chunks, ms (median) | ${f(sdk.s2000.median, 1)} | ${f(ours.s2000.median, 1)} (${f(ours.s2000.min, 1)}–${f(ours.s2000.max, 1)}) | ${f(ours.s2000.median / sdk.s2000.median, 2)}× |`,
   "",
