@@ -88,12 +88,9 @@ export function cpuMicros(pid: number | undefined): number {
 /** load() on a target, with the target's own CPU time per request (µs; NaN where /proc is missing). */
 export async function loadWithCpu(
   t: Target,
-  body: string,
-  headers: Record<string, string>,
-  duration: number,
-  connections = 50,
+  ...args: Parameters<typeof load> extends [string, ...infer Rest] ? Rest : never
 ): Promise<Result & { cpuPerRequest: number }> {
   const before = cpuMicros(t.child.pid);
-  const r = await load(t.base, body, headers, duration, connections);
+  const r = await load(t.base, ...args);
   return Object.assign(r, { cpuPerRequest: (cpuMicros(t.child.pid) - before) / r.requests.total });
 }
