@@ -8,6 +8,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
+import { FIXTURE_EXTENSION_URI } from "../../src/compliance/discovery.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 
 let app: FastifyInstance;
@@ -58,7 +59,7 @@ function call(body: Buffer, headers: http2.OutgoingHttpHeaders = {}, path = SEND
 const status = (a: Answer) => Number(a.trailers["grpc-status"] ?? a.headers["grpc-status"]);
 
 describe("unary gRPC over raw HTTP/2", () => {
-  it("one message: the completed task, status OK, with the extensions header left for invoke to set", async () => {
+  it("one message: the completed task, status OK, one length-prefixed message", async () => {
     const a = await call(envelope(send("hello")), { "a2a-version": "1.0" });
     expect(a.headers[":status"]).toBe(200);
     expect(a.headers["content-type"]).toBe("application/grpc+proto");
@@ -66,6 +67,14 @@ describe("unary gRPC over raw HTTP/2", () => {
     expect(a.body.readUInt32BE(1)).toBe(a.body.length - 5);
     const r = fromBinary(v1_0.SendMessageResponseSchema, a.body.subarray(5));
     expect(r.payload.case).toBe("task");
+  });
+
+  it("an extension the card declares, asked for in metadata: named in the response headers; one it does not: not", async () => {
+    const a = await call(envelope(send("x")), { "a2a-extensions": `${FIXTURE_EXTENSION_URI}, urn:example:unknown` });
+    expect(status(a)).toBe(0);
+    expect(a.headers["a2a-extensions"]).toBe(FIXTURE_EXTENSION_URI);
+    const none = await call(envelope(send("x")));
+    expect(none.headers["a2a-extensions"]).toBeUndefined();
   });
 
   it("no message, two messages, a cut envelope: UNIMPLEMENTED, UNIMPLEMENTED, INVALID_ARGUMENT", async () => {
