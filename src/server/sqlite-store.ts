@@ -531,9 +531,9 @@ export interface TaskRowParams {
 
 export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   const json = encode(v1_0.TaskSchema, task, { alwaysEmit: v1_0.alwaysEmit }) as Record<string, unknown>;
-  const artifacts = JSON.stringify(json.artifacts ?? []);
-  delete json.artifacts;
-  const body = JSON.stringify(json);
+  const { artifacts: list, ...rest } = json;
+  const artifacts = JSON.stringify(list ?? []);
+  const body = JSON.stringify(rest);
   const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,
