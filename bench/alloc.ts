@@ -9,6 +9,7 @@ import { Session } from "node:inspector/promises";
 import type * as v1_0 from "../generated/v1_0/index.js";
 import { firstText, reply, TaskRuntime } from "../src/server/index.js";
 import { decodeCall, encodeResult, type HttpRequestLike } from "../src/transport/server.js";
+import { send0_3, send1_0 } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -23,34 +24,13 @@ const runtime = new TaskRuntime({
   agent: { card: { name: "bench echo", description: "echo", version: "1", capabilities: {} }, handleMessage: (m) => reply(firstText(m)) },
   logger: { error: () => {}, warn: () => {} },
 });
-const text = "hello benchmark";
-const req: HttpRequestLike =
-  VERSION === "1.0"
-    ? {
-        method: "POST",
-        url: "/",
-        headers: { "content-type": "application/json", "a2a-version": "1.0" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: { message: { messageId: "b", role: "ROLE_USER", parts: [{ text }] } },
-        }),
-      }
-    : {
-        method: "POST",
-        url: "/",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "message/send",
-          params: {
-            message: { kind: "message", messageId: "b", role: "user", parts: [{ kind: "text", text }] },
-            configuration: { blocking: true },
-          },
-        }),
-      };
+// The bodies the HTTP benchmarks load servers with (targets.ts).
+const req: HttpRequestLike = {
+  method: "POST",
+  url: "/",
+  headers: VERSION === "1.0" ? { "content-type": "application/json", "a2a-version": "1.0" } : { "content-type": "application/json" },
+  body: VERSION === "1.0" ? send1_0 : send0_3,
+};
 
 async function serveOnce(): Promise<void> {
   const call = decodeCall(req, { binding: "JSONRPC" });
