@@ -20,7 +20,7 @@
 // covers every route but the public card; each principal may hold `maxStreamsPerPrincipal` SSE
 // streams at once (then HTTP 429 in the binding's shape).
 import { createHash } from "node:crypto";
-import type * as v1_0 from "../../generated/v1_0/index.js";
+import type * as v1_0 from "../../../generated/v1_0/index.js";
 import {
   decodeCall,
   encodeError,
@@ -30,15 +30,15 @@ import {
   type DecodedCall,
   type HttpReply,
   type SseStream,
-} from "../transport/server.js";
-import { splitUrl } from "../transport/rest.js";
-import { sseComment } from "../transport/sse.js";
-import { agentCardReply, askedCardVersion } from "../versioning/card.js";
-import { A2AError } from "../versioning/errors.js";
-import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
-import { policyOf } from "../versioning/policy.js";
-import type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
-import type { AgentCardInit } from "./agent.js";
+} from "../../transport/server.js";
+import { splitUrl } from "../../transport/rest.js";
+import { sseComment } from "../../transport/sse.js";
+import { agentCardReply, askedCardVersion } from "../../versioning/card.js";
+import { A2AError } from "../../versioning/errors.js";
+import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
+import { policyOf } from "../../versioning/policy.js";
+import type { Operation, RequestOf, ResponseOf } from "../../versioning/codec.js";
+import type { AgentCardInit } from "../engine/agent.js";
 import { buildCard, grpcAddressOf } from "./card.js";
 import {
   dispatchStream,
@@ -49,9 +49,9 @@ import {
   type A2AHandler,
   type EventStream,
   type HandlerContext,
-} from "./handler.js";
-import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "./runtime.js";
-import { localStreamSlots, type StreamSlots } from "./coordinator.js";
+} from "../engine/handler.js";
+import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "../engine/runtime.js";
+import { localStreamSlots, type StreamSlots } from "../engine/coordinator.js";
 import {
   authenticate,
   cardSecurity,
@@ -60,8 +60,8 @@ import {
   type AuthRequest,
   type AuthResult,
   type Authenticator,
-} from "../security/auth.js";
-import { signAgentCard, type SigningKey } from "../security/card-signing.js";
+} from "../../security/auth.js";
+import { signAgentCard, type SigningKey } from "../../security/card-signing.js";
 import { EventWait, fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
 
