@@ -1,9 +1,10 @@
 // The framework-neutral HTTP front of the reference server: one request in (method, target,
 // headers, raw body) → a reply (status, headers, body) or a stream (status, headers, SSE frames).
-// Everything between an HTTP framework and an A2AHandler happens here, once: routing by path,
-// content types and version negotiation (decodeCall), authentication, extension checks, the
-// dispatch table (handler.ts), stream quotas and keep-alive comments, the card route with its
-// signing and caching, and errors in the binding's and version's shape. The adapters
+// Everything between an HTTP framework and an A2AHandler happens in the front, once, in named
+// parts: routing by path (here), the card route with its signing and caching (card-route.ts),
+// authentication, extension checks and stream quotas (gate.ts), content types, version negotiation
+// and the dispatch table (dispatch.ts: decodeCall, handler.ts), SSE frames with keep-alive comments
+// (stream-pump.ts), and errors in the binding's and version's shape. The adapters
 // (adapters/fastify.ts, adapters/node-http.ts) only carry requests in and replies out; the gRPC
 // adapter (adapters/grpc.ts) decodes its own messages and comes in through `invoke`, which takes
 // the same steps from authentication to dispatch.
@@ -19,51 +20,21 @@
 // wrong content types, oversized bodies and internal failures. Authentication (`authenticators`)
 // covers every route but the public card; each principal may hold `maxStreamsPerPrincipal` SSE
 // streams at once (then HTTP 429 in the binding's shape).
-import { createHash } from "node:crypto";
-import type * as v1_0 from "../../../generated/v1_0/index.js";
-import {
-  decodeCall,
-  encodeError,
-  encodeResult,
-  openStream,
-  toA2AError,
-  type DecodedCall,
-  type HttpReply,
-  type SseStream,
-} from "../../transport/server.js";
+import { encodeError, type HttpReply } from "../../transport/server.js";
 import { splitUrl } from "../../transport/rest.js";
-import { sseComment } from "../../transport/sse.js";
-import { agentCardReply, askedCardVersion } from "../../versioning/card.js";
 import { A2AError } from "../../versioning/errors.js";
-import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
-import { policyOf } from "../../versioning/policy.js";
+import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import type { Operation, RequestOf, ResponseOf } from "../../versioning/codec.js";
-import type { AgentCardInit } from "../engine/agent.js";
-import { buildCard, grpcAddressOf } from "./card.js";
-import {
-  dispatchStream,
-  dispatchUnary,
-  isExtendedCardCall,
-  isStreaming,
-  isUnary,
-  type A2AHandler,
-  type EventStream,
-  type HandlerContext,
-} from "../engine/handler.js";
+import type { Authenticator } from "../../security/auth.js";
+import type { SigningKey } from "../../security/card-signing.js";
+import type { A2AHandler, EventStream } from "../engine/handler.js";
 import { consoleLogger, TaskRuntime, type Logger, type RuntimeOptions } from "../engine/runtime.js";
 import { localStreamSlots, type StreamSlots } from "../engine/coordinator.js";
-import {
-  authenticate,
-  cardSecurity,
-  unauthenticatedReply,
-  withCardSecurity,
-  type AuthRequest,
-  type AuthResult,
-  type Authenticator,
-} from "../../security/auth.js";
-import { signAgentCard, type SigningKey } from "../../security/card-signing.js";
-import { EventWait, fellBehind, StreamBudget, StreamQueue, type Packing } from "./stream-budget.js";
-import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf } from "./http-limits.js";
+import { CardRoute } from "./card-route.js";
+import { Dispatch } from "./dispatch.js";
+import { Gate } from "./gate.js";
+import { StreamBudget } from "./stream-budget.js";
+import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf, type RouteScope } from "./http-limits.js";
 
 /** The runtime's options the front passes on when it builds the TaskRuntime (documented in runtime.ts). */
 type RuntimeServeOptions = Pick<
@@ -264,9 +235,12 @@ export interface Front<Req> {
 const CARD_PATH = "/.well-known/agent-card.json";
 /** The methods the A2A routes answer; any other gets MethodNotFound. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const TICK = Symbol("keep-alive");
-const GONE = Symbol("client gone");
 
+/**
+ * The front, made of named parts (ARCHITECTURE.md): the card route (card-route.ts), the gate of
+ * authentication, extensions and stream slots (gate.ts), the dispatch (dispatch.ts) with its stream
+ * pump (stream-pump.ts); here only routing by path and the replies before any part is reached.
+ */
 export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; logger?: Logger }): Front<Req> {
   const versions = opts.versions?.length ? [...opts.versions] : [...SUPPORTED_VERSIONS];
   for (const v of versions) if (!SUPPORTED_VERSIONS.includes(v)) throw new Error(`unsupported A2A version ${v}`);
@@ -275,342 +249,74 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
   const prefix = (opts.prefix ?? "").replace(/\/+$/, "");
   const scope = { prefix, versions };
   const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
-  const cardMaxAge = opts.cardMaxAge ?? 300;
-  const keepAliveMs = opts.sseKeepAliveMs ?? 15_000;
   const maxStreams =
     opts.maxStreamsPerPrincipal !== undefined && opts.maxStreamsPerPrincipal >= 1 ? Math.floor(opts.maxStreamsPerPrincipal) : 100;
-  const streamSlots = opts.streamSlots ?? localStreamSlots();
   const streamBudget =
     opts.streamBudget ?? new StreamBudget({ maxBytes: opts.maxStreamBufferBytes, maxBytesPerStream: opts.maxStreamBufferBytesPerStream });
   const authenticators = opts.authenticators?.length ? [...opts.authenticators] : undefined;
   // Only an otherwise open server checks credentials for the extended card alone (see the option).
-  const open = !authenticators && !opts.authenticate;
-  const cardAuthenticators = open ? [...(opts.extendedCardAuthenticators ?? [])] : [];
-  const signing = opts.cardSigning;
-
-  // The handler's card may change while serving (the gateway's, when a backend is discovered late):
-  // what depends on it is derived again when its declaration is another object.
-  let declaration: AgentCardInit | undefined;
-  let hasExtended = false;
-  let declaredUris = new Set<string>();
-  let requiredUris: string[] = [];
-  // Signing costs a few ms: each card is built once per base URL, so every shape of the public
-  // card (1.0, dual) carries the same signature.
-  const builtCards = new Map<string, Promise<v1_0.AgentCard>>();
-  // One entry per shape and base URL; its ETag and Last-Modified (the time it was built, to the
-  // second) last as long as the entry, so a validator never outlives the body it names.
-  const cardCache = new Map<string, { reply: HttpReply; etag: string; modified: number }>();
-  const currentCard = (): AgentCardInit => {
-    const now = handler.card();
-    if (now.declaration !== declaration) {
-      declaration = now.declaration;
-      hasExtended = now.extended;
-      builtCards.clear();
-      cardCache.clear();
-      const declared = declaration.capabilities?.extensions ?? [];
-      declaredUris = new Set(declared.map((e) => e.uri ?? ""));
-      requiredUris = declared.filter((e) => e.required && e.uri).map((e) => e.uri!);
-    }
-    return declaration;
-  };
-
-  /** The 1.0 card as served: the declaration, its interfaces and the schemes we check, signed last. */
-  const cardFor = (url: string, extended: AgentCardInit | undefined): Promise<v1_0.AgentCard> => {
-    const publicInit = currentCard();
-    const key = `${extended ? "extended" : "public"} ${url}`;
-    let card = builtCards.get(key);
-    if (!card) {
-      card = (async () => {
-        const grpcUrl = opts.grpc === true ? grpcAddressOf(url) : opts.grpc || undefined;
-        let c = buildCard(extended ?? publicInit, url, versions, extended !== undefined || hasExtended, grpcUrl);
-        if (authenticators) c = withCardSecurity(c, authenticators);
-        else if (cardAuthenticators.length)
-          c = { ...c, securitySchemes: { ...c.securitySchemes, ...cardSecurity(cardAuthenticators).securitySchemes } };
-        if (signing) c = await signAgentCard(c, signing.key, { kid: signing.kid, alg: signing.alg, jku: signing.jku });
-        return c;
-      })();
-      if (builtCards.size > 64) builtCards.clear();
-      builtCards.set(key, card);
-      card.catch(() => builtCards.delete(key));
-    }
-    return card;
-  };
-
-  const baseUrl = (request: FrontRequest<Req>) => (opts.publicUrl ?? `${request.origin}${prefix}`).replace(/\/+$/, "");
-
-  const serveCard = async (request: FrontRequest<Req>): Promise<HttpReply> => {
-    // The seam picks the shape (1.0 / 0.3 / dual) from A2A-Version; the key covers what it looks at.
-    const asked = askedCardVersion({ headers: request.headers, url: request.url });
-    const url = baseUrl(request);
-    const key = `${asked === "" || SUPPORTED_VERSIONS.some((v) => v === asked) ? asked : "other"} ${url}`;
-    currentCard();
-    let cached = cardCache.get(key);
-    if (!cached) {
-      const card = await cardFor(url, undefined);
-      const r = agentCardReply(card, { headers: request.headers, url: request.url }, { versions });
-      const etag = `"${createHash("sha256").update(r.body).digest("base64url").slice(0, 27)}"`;
-      cached = { reply: r, etag, modified: Math.floor(Date.now() / 1000) * 1000 };
-      if (cardCache.size > 64) cardCache.clear();
-      cardCache.set(key, cached);
-    }
-    const headers = {
-      ...cached.reply.headers,
-      "cache-control": `public, max-age=${cardMaxAge}`,
-      etag: cached.etag,
-      "last-modified": new Date(cached.modified).toUTCString(),
-    };
-    return notModified(request.headers, cached) ? { kind: "reply", status: 304, headers, body: "" } : { ...cached.reply, headers };
-  };
-
-  /** The principal, or why there is none (the authenticators' result; undefined: the `authenticate` hook refused). */
-  const who = async (request: {
-    headers: FrontRequest<Req>["headers"];
-    url: string;
-    raw: Req;
-  }): Promise<string | AuthResult | undefined> => {
-    if (authenticators) {
-      const r = await authenticate(authenticators, request);
-      return r.ok ? r.principal : r;
-    }
-    if (!opts.authenticate) return "anonymous";
-    return opts.authenticate(request.raw);
-  };
-
-  /** The principal, or the 401 reply. */
-  const principalOf = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<string | HttpReply> => {
-    const r = await who(request);
-    if (typeof r === "string") return r;
-    if (r && authenticators)
-      return unauthenticatedReply(
-        { ...errorScope(request.url, request.headers, scope), rpcId: rpcIdOf(binding, request.body) },
-        r,
-        authenticators,
-      );
-    const e = encodeError(
-      { ...errorScope(request.url, request.headers, scope), rpcId: null },
-      new A2AError("InvalidRequestError", "Authentication required"),
-    );
-    return { ...e, status: 401, headers: { ...e.headers, "www-authenticate": "Bearer" } };
-  };
-
-  /** The extensions a call activates; ExtensionSupportRequiredError when it lacks a required one. */
-  const activated = (asked: readonly string[]): string[] => {
-    currentCard();
-    const missing = requiredUris.filter((u) => !asked.includes(u));
-    if (missing.length)
-      throw new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {
-        extensions: missing.join(","),
-      });
-    return asked.filter((u) => declaredUris.has(u));
-  };
-
-  /** Takes one of the caller's stream slots (streamSlots: this process, or every replica): its release, or undefined when all are taken. */
-  const takeStream = async (principal: string, clientAddress: string): Promise<(() => void) | undefined> => {
-    // Without authentication every caller is "anonymous": count per client address instead.
-    const key = authenticators || opts.authenticate ? `principal:${principal}` : `address:${clientAddress}`;
-    if (!(await streamSlots.acquire(key, maxStreams))) return undefined;
-    return () => streamSlots.release(key);
-  };
-  const tooManyStreams = () =>
-    new A2AError("InvalidRequestError", `Too many open streams: at most ${maxStreams} per caller; close one and retry`);
-
-  /**
-   * The extended card's caller on an open server (extendedCardAuthenticators): its principal, or why
-   * there is none. Undefined when nothing is to check: the server authenticates every call, or it
-   * has no extended card (UnsupportedOperationError comes first, 1.0.1 §3.3.4).
-   */
-  const extendedCardCaller = async (request: AuthRequest): Promise<string | AuthResult | undefined> => {
-    currentCard();
-    if (!open || !hasExtended) return undefined;
-    if (!cardAuthenticators.length) return { ok: false, error: "missing" };
-    const r = await authenticate(cardAuthenticators, request);
-    return r.ok ? r.principal : r;
-  };
-
-  /** GetExtendedAgentCard: the handler declares, the front publishes. */
-  const extendedCard = async (version: ProtocolVersion, request: v1_0.GetExtendedAgentCardRequest, ctx: HandlerContext, url: string) => {
-    // Without one, the handler's UnsupportedOperationError (1.0 §3.3.4), unless the version has its
-    // own error (policy.ts).
-    currentCard();
-    const noCard = policyOf(version).noExtendedCard;
-    if (noCard && !hasExtended) throw noCard();
-    return cardFor(url, await handler.getExtendedAgentCard(request, ctx));
-  };
-
-  const call = async (binding: "JSONRPC" | "HTTP+JSON", request: FrontRequest<Req>): Promise<HttpReply | FrontStream> => {
-    const principal = await principalOf(binding, request);
-    if (typeof principal !== "string") return principal;
-    const decoded = decodeCall(request, { binding, versions, basePath: prefix });
-    if (decoded.kind === "reply") return decoded;
-
-    let extensions: string[];
-    try {
-      extensions = activated(decoded.extensions);
-    } catch (e) {
-      return encodeError(decoded, toA2AError(e));
-    }
-    const ctx: HandlerContext = {
-      principal,
-      version: decoded.version,
-      extensions,
-      tenant: decoded.tenant,
-      // Read only by what waits on the client (streams): the adapters make the signal on first read.
-      get signal() {
-        return request.signal;
-      },
-    };
-    const failed = (e: unknown, what: string) => {
-      if (!(e instanceof A2AError)) log.error({ err: e }, what);
-      return encodeError(decoded, toA2AError(e), extensionsHeader(decoded.version, extensions));
-    };
-
-    if (isStreaming(decoded)) {
-      // Taking the slot can fail too (the replicas' count is in the database): answered like the call, with its id.
-      let release: (() => void) | undefined;
-      let events: EventStream;
+  const cardAuthenticators = !authenticators && !opts.authenticate ? [...(opts.extendedCardAuthenticators ?? [])] : [];
+  const cards = new CardRoute(handler, {
+    versions,
+    cardMaxAge: opts.cardMaxAge ?? 300,
+    grpc: opts.grpc,
+    authenticators,
+    cardAuthenticators,
+    signing: opts.cardSigning,
+  });
+  const gate = new Gate<Req>({
+    authenticators,
+    authenticate: opts.authenticate,
+    cardAuthenticators,
+    maxStreams,
+    streamSlots: opts.streamSlots ?? localStreamSlots(),
+    declared: () => cards.current(),
+    scope,
+  });
+  const pump = { budget: streamBudget, keepAliveMs: opts.sseKeepAliveMs ?? 15_000, log };
+  const dispatch = new Dispatch<Req>(handler, gate, cards, { versions, prefix, publicUrl: opts.publicUrl, cardAuthenticators, pump, log });
+  const bodyTimeoutMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
+  const refuse = (request: Pick<FrontRequest<Req>, "url" | "headers">, message: string, status: number, grpcStatus?: string) =>
+    errorWithStatus(errorScope(request.url, request.headers, scope), new A2AError("InvalidRequestError", message), status, grpcStatus);
+  const failure = failureReply<Req>(scope, log);
+  return {
+    bodyLimit,
+    bodyTimeoutMs,
+    streamBudget,
+    async handle(request) {
       try {
-        release = await takeStream(principal, request.clientAddress);
-        if (!release) return errorWithStatus(decoded, tooManyStreams(), 429, "RESOURCE_EXHAUSTED");
-        events = await dispatchStream(handler, decoded, ctx);
+        const method = request.method.toUpperCase();
+        const { path } = splitUrl(request.url);
+        if (!METHODS.has(method) || !(path === prefix || path.startsWith(`${prefix}/`))) return notFound(request, versions);
+        if ((method === "GET" || method === "HEAD") && path === prefix + CARD_PATH)
+          return await cards.serve(request, dispatch.baseUrl(request.origin));
+        return await dispatch.call(path === prefix || path === `${prefix}/` ? "JSONRPC" : "HTTP+JSON", request);
       } catch (e) {
-        release?.();
-        return failed(e, "A2A stream failed to start");
+        return failure(request, e as Error);
       }
-      const sse = openStream(decoded, { extensions });
-      const frames = pump(events, sse, request.signal, release);
-      return { kind: "stream", status: 200, headers: sse.headers, frames, measure: (transport) => frames.measure(transport) };
-    }
-    try {
-      if (isUnary(decoded)) return encodeResult(decoded, await dispatchUnary(handler, decoded, ctx), { extensions });
-      if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${decoded.operation} is not a unary operation`);
-      const caller = await extendedCardCaller(request);
-      if (caller !== undefined && typeof caller !== "string")
-        return unauthenticatedReply(
-          { version: decoded.version, binding, rpcId: rpcIdOf(binding, request.body) },
-          caller,
-          cardAuthenticators,
-        );
-      const cardCtx = caller === undefined ? ctx : { ...ctx, principal: caller };
-      return encodeResult(decoded, await extendedCard(decoded.version, decoded.request, cardCtx, baseUrl(request)), { extensions });
-    } catch (e) {
-      return failed(e, "A2A operation failed");
-    }
+    },
+    invoke: (c) => dispatch.invoke(c),
+    failure,
+    tooLarge: (request) => refuse(request, `Request body is larger than ${bodyLimit} bytes`, 413),
+    bodyTimedOut: (request) => refuse(request, `The request body did not arrive within ${bodyTimeoutMs} ms`, 408),
+    tooManyConnections: (request) =>
+      refuse(request, "Too many connections from this address; close one and retry", 429, "RESOURCE_EXHAUSTED"),
+    close: async () => {
+      if (owned) await handler.close();
+    },
   };
+}
 
-  const refusal = (r: AuthResult | undefined) => (r && !r.ok && r.error === "invalid" ? "Credentials refused" : "Authentication required");
+function notFound(request: Pick<FrontRequest<unknown>, "url" | "headers" | "method">, versions: readonly ProtocolVersion[]): HttpReply {
+  return encodeError(
+    { version: versionOf(request.headers, safeQuery(request.url), [...versions]), binding: "HTTP+JSON", rpcId: null },
+    new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${clip(request.url)}`),
+  );
+}
 
-  const invoke = async (c: DirectCall<Req>): Promise<DirectResult> => {
-    const principal = await who(c);
-    if (typeof principal !== "string")
-      return {
-        kind: "refused",
-        status: "UNAUTHENTICATED",
-        message: refusal(principal),
-      };
-    try {
-      const extensions = activated(c.extensions);
-      const ctx: HandlerContext = { principal, version: c.version, extensions, tenant: c.tenant, signal: c.signal };
-      const decoded = { operation: c.operation, request: c.request } as DecodedCall;
-      if (isStreaming(decoded)) {
-        const release = await takeStream(principal, c.clientAddress);
-        if (!release) return { kind: "refused", status: "RESOURCE_EXHAUSTED", message: tooManyStreams().message };
-        try {
-          return { kind: "stream", events: await dispatchStream(handler, decoded, ctx), release, extensions };
-        } catch (e) {
-          release();
-          throw e;
-        }
-      }
-      if (isUnary(decoded)) return { kind: "unary", response: await dispatchUnary(handler, decoded, ctx), extensions };
-      if (!isExtendedCardCall(decoded)) throw new A2AError("UnsupportedOperationError", `${c.operation} is not a unary operation`);
-      const caller = await extendedCardCaller(c);
-      if (caller !== undefined && typeof caller !== "string")
-        return { kind: "refused", status: "UNAUTHENTICATED", message: refusal(caller) };
-      const url = (opts.publicUrl ?? `${c.origin}${prefix}`).replace(/\/+$/, "");
-      const cardCtx = caller === undefined ? ctx : { ...ctx, principal: caller };
-      return { kind: "unary", response: await extendedCard(c.version, decoded.request, cardCtx, url), extensions };
-    } catch (e) {
-      if (!(e instanceof A2AError)) log.error({ err: e }, "A2A operation failed");
-      throw toA2AError(e);
-    }
-  };
-
-  /**
-   * SSE frames of one stream, taken from the handler as they come and queued as bytes until the
-   * client reads them (stream-budget.ts: a stream over its share of the budget is cut with an error
-   * event). Comments keep proxies from cutting a stream that is quiet while the agent works.
-   */
-  function pump(events: EventStream, sse: SseStream, signal: AbortSignal, release: () => void): StreamQueue<SseChunk> {
-    // The client going away ends the wait for the next event even when the handler's iterator
-    // does not settle a pending next() on return() (an async generator's return waits behind it).
-    const waiting = new EventWait();
-    const stop = () => {
-      waiting.stop(GONE);
-      void events.return?.();
-    };
-    const out = new StreamQueue<SseChunk>(
-      streamBudget,
-      SSE_PACKING,
-      (limit) => {
-        out.push(sse.error(fellBehind(limit)));
-        out.end();
-        stop();
-      },
-      stop,
-    );
-    const produce = async () => {
-      if (signal.aborted) stop();
-      else signal.addEventListener("abort", stop, { once: true });
-      const timer = keepAliveMs > 0 ? setInterval(() => waiting.nudge(TICK), keepAliveMs) : undefined;
-      try {
-        // A pending next() may reject while a comment is out: the empty catch keeps that from counting
-        // as unhandled; the rejection still reaches the wait that awaits it.
-        const pull = () => {
-          const p = events.next();
-          p.catch(() => {});
-          return p;
-        };
-        let pending = pull();
-        for (;;) {
-          const next = await waiting.wait(pending);
-          if (next === GONE) break;
-          if (next === TICK) {
-            // A stream with frames still queued is not idle.
-            if (!signal.aborted && out.length === 0) out.push(sseComment());
-            continue;
-          }
-          if (typeof next === "symbol" || next.done || signal.aborted) break;
-          const { frames, close } = sse.event(next.value);
-          if (frames) out.push(frames);
-          if (close) break;
-          pending = pull();
-        }
-        if (!signal.aborted) {
-          const tail = sse.end();
-          if (tail) out.push(tail);
-        }
-      } catch (e) {
-        if (!(e instanceof A2AError)) log.error({ err: e }, "A2A stream failed");
-        if (!signal.aborted) out.push(sse.error(toA2AError(e)));
-      } finally {
-        clearInterval(timer);
-        signal.removeEventListener("abort", stop);
-        stop();
-        release();
-        out.end();
-      }
-    };
-    void produce();
-    return out;
-  }
-
-  const notFound = (request: Pick<FrontRequest<Req>, "url" | "headers" | "method">) =>
-    encodeError(
-      { version: versionOf(request.headers, safeQuery(request.url), versions), binding: "HTTP+JSON", rpcId: null },
-      new A2AError("MethodNotFoundError", `No A2A route for ${request.method} ${clip(request.url)}`),
-    );
-
-  const failure = (request: Pick<FrontRequest<Req>, "url" | "headers">, err: Error & { statusCode?: number }): HttpReply => {
+/** A failure outside the parts (a framework's error, a bug): a 4xx in the route's shape, or an InternalError logged. */
+function failureReply<Req>(scope: RouteScope, log: Logger): Front<Req>["failure"] {
+  return (request, err) => {
     const ctx = errorScope(request.url, request.headers, scope);
     if (err instanceof A2AError) return encodeError({ ...ctx, rpcId: null }, err);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -620,55 +326,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     if (ctx.binding === "JSONRPC") return encodeError({ ...ctx, rpcId: null }, new A2AError("InternalError"));
     return errorWithStatus(ctx, new A2AError("InternalError"), 500);
   };
-
-  const bodyTimeoutMs = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
-  return {
-    bodyLimit,
-    bodyTimeoutMs,
-    streamBudget,
-    async handle(request) {
-      try {
-        const method = request.method.toUpperCase();
-        const { path } = splitUrl(request.url);
-        if (!METHODS.has(method) || !(path === prefix || path.startsWith(`${prefix}/`))) return notFound(request);
-        if ((method === "GET" || method === "HEAD") && path === prefix + CARD_PATH) return await serveCard(request);
-        return await call(path === prefix || path === `${prefix}/` ? "JSONRPC" : "HTTP+JSON", request);
-      } catch (e) {
-        return failure(request, e as Error);
-      }
-    },
-    invoke,
-    failure,
-    tooLarge: (request) =>
-      errorWithStatus(
-        errorScope(request.url, request.headers, scope),
-        new A2AError("InvalidRequestError", `Request body is larger than ${bodyLimit} bytes`),
-        413,
-      ),
-    bodyTimedOut: (request) =>
-      errorWithStatus(
-        errorScope(request.url, request.headers, scope),
-        new A2AError("InvalidRequestError", `The request body did not arrive within ${bodyTimeoutMs} ms`),
-        408,
-      ),
-    tooManyConnections: (request) =>
-      errorWithStatus(
-        errorScope(request.url, request.headers, scope),
-        new A2AError("InvalidRequestError", "Too many connections from this address; close one and retry"),
-        429,
-        "RESOURCE_EXHAUSTED",
-      ),
-    close: async () => {
-      if (owned) await handler.close();
-    },
-  };
 }
-
-/** SSE frames wait as UTF-8 bytes (what the socket would hold of them). */
-const SSE_PACKING: Packing<SseChunk> = {
-  pack: (chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk),
-  unpack: (b) => b,
-};
 
 function safeQuery(url: string): URLSearchParams {
   try {
@@ -678,31 +336,7 @@ function safeQuery(url: string): URLSearchParams {
   }
 }
 
-/** The JSON-RPC id of a raw request body, when it can be read (for the 401 envelope). */
-function rpcIdOf(binding: "JSONRPC" | "HTTP+JSON", body: unknown): string | number | null {
-  if (binding !== "JSONRPC" || body === undefined) return null;
-  try {
-    const text = typeof body === "string" ? body : new TextDecoder().decode(body as Uint8Array);
-    const id = (JSON.parse(text) as { id?: unknown }).id;
-    return typeof id === "string" || typeof id === "number" ? id : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Client-supplied text echoed in an error message, cut to a sane length. */
 function clip(s: string, max = 200): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-/**
- * RFC 9110 §13.1: If-None-Match (weak comparison, `*`) decides when present; otherwise
- * If-Modified-Since, when it is a valid date no earlier than the entry's Last-Modified.
- */
-function notModified(headers: FrontRequest<unknown>["headers"], entry: { etag: string; modified: number }): boolean {
-  const inm = headers["if-none-match"];
-  const ifNoneMatch = Array.isArray(inm) ? inm.join(",") : inm;
-  if (ifNoneMatch !== undefined) return ifNoneMatch.split(",").some((t) => ["*", entry.etag].includes(t.trim().replace(/^W\//, "")));
-  const ims = headers["if-modified-since"];
-  return typeof ims === "string" && Date.parse(ims) >= entry.modified;
 }
