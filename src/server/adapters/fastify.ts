@@ -5,7 +5,7 @@
 // content-type parser, error and not-found handlers do not leak into the application it is mounted in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
-import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front.js";
+import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front/front.js";
 import { CloseSignal, guard, send } from "./node-http.js";
 
 export type A2APluginOptions = A2AServeOptions<FastifyRequest>;

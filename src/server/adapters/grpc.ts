@@ -29,10 +29,10 @@ import {
 } from "../../versioning/grpc.js";
 import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import { toA2AError } from "../../transport/server.js";
-import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
-import { consoleLogger, type Logger } from "../runtime.js";
+import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front/front.js";
+import { consoleLogger, type Logger } from "../engine/runtime.js";
 import { unaryFastPath, type GrpcCall, type UnaryImpl } from "./grpc-unary.js";
-import { EventWait, fellBehind, StreamQueue, type Packing } from "../stream-budget.js";
+import { EventWait, fellBehind, StreamQueue, type Packing } from "../front/stream-budget.js";
 
 const GONE = Symbol("client gone");
 

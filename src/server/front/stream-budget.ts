@@ -9,7 +9,7 @@
 // its queue is dropped and it ends with its binding's error (SSE: an error event, then the end of
 // the stream; gRPC: RESOURCE_EXHAUSTED). The task goes on; the client can resubscribe.
 
-import { A2AError, retryable } from "../versioning/errors.js";
+import { A2AError, retryable } from "../../versioning/errors.js";
 
 const MiB = 1024 * 1024;
 
