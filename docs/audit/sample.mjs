@@ -46,15 +46,12 @@ function draw(list, n, rnd) {
 const rnd = mulberry32(seed);
 const scenarios = existsSync("compliance/scenarios") ? ids("compliance/scenarios", ".yaml", "scenarios/") : [];
 const caseFiles = ids("compliance/cases", ".json");
-const clientScenarios = existsSync("compliance/client-scenarios")
-  ? ids("compliance/client-scenarios", ".yaml", "client-scenarios/")
-  : [];
+const clientScenarios = existsSync("compliance/client-scenarios") ? ids("compliance/client-scenarios", ".yaml", "client-scenarios/") : [];
 const clientCaseFiles = ids("compliance/client-cases", ".json");
 const server = draw([...caseFiles, ...scenarios], nS, rnd),
   client = draw([...clientCaseFiles, ...clientScenarios], nC, rnd);
 if (scenarios.length) Object.assign(server, { caseFiles: caseFiles.length, scenarios: scenarios.length });
-if (clientScenarios.length)
-  Object.assign(client, { caseFiles: clientCaseFiles.length, scenarios: clientScenarios.length });
+if (clientScenarios.length) Object.assign(client, { caseFiles: clientCaseFiles.length, scenarios: clientScenarios.length });
 const out = { seed, prng: "mulberry32, Fisher-Yates from the end; server list drawn first, then client list, same stream", server, client };
 writeFileSync(outPath, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out, null, 2));
