@@ -28,7 +28,15 @@ import { CLOSE_GRACE_MS, lastState } from "./stream-end.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./defaults.js";
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, streamViewOf, viewOf } from "./projection.js";
-import { seesOtherCases, shareableFirst, turnKey, withUuidPlaceholders, type SharedTurn, type SharedTurns } from "./turns.js";
+import {
+  ownTurnNeeded,
+  seesOtherCases,
+  shareableFirst,
+  turnKey,
+  withUuidPlaceholders,
+  type SharedTurn,
+  type SharedTurns,
+} from "./turns.js";
 import { invalidCredentials } from "./credentials.js";
 import type { Delivery, WebhookSink } from "./webhook-sink.js";
 
@@ -838,7 +846,11 @@ function prepareCase(
   // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
   const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
   for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
-  const first = opts.shareTurns !== false && opts.sharedTurns ? shareableFirst(c) : undefined;
+  // With --max-messages a case's cost must be known before it runs: it shares only a turn it never re-sends.
+  const first =
+    opts.shareTurns !== false && opts.sharedTurns && (opts.maxMessages === undefined || ownTurnNeeded(c, () => true) === false)
+      ? shareableFirst(c)
+      : undefined;
   const key = first && firstTurnKey(first, c.version, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, opts);
   return { iface, vars, ...(key !== undefined ? { key } : {}) };
 }
@@ -914,10 +926,19 @@ export async function runCase(
       ...(step.cleanup ? { cleanup: true } : {}),
     };
     const stepOpts = i === 0 && shared ? { ...timeouts, shared } : timeouts;
-    const ran = (await runStep(step, i, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, stepOpts)).map((r) => ({
-      ...r,
-      ...own,
-    }));
+    const urls = { interface: iface.url, agent: d.agentUrl, card: d.cardUrl };
+    const before = i === 0 && shared ? new Map(vars) : undefined;
+    let ran = (await runStep(step, i, urls, vars, stepOpts)).map((r) => ({ ...r, ...own }));
+    if (before && ownTurnNeeded(c, (w) => !unmetCondition(w, vars))) {
+      // The shared answer is one this case would change (turns.ts): it sends its own first message.
+      vars.clear();
+      for (const [k, v] of before) vars.set(k, v);
+      ran = (await runStep(step, i, urls, vars, timeouts)).map((r) => ({
+        ...r,
+        ...own,
+        notes: [...(r.notes ?? []), "the shared first answer is one this case changes: the case sent its own"],
+      }));
+    }
     const rs = atMostShould(ran, step.level ?? c.level, c.version);
     steps.push(...rs);
     if (step.cleanup) continue;

@@ -58,7 +58,7 @@ export function changesTask(req: CaseRequest): boolean {
 /**
  * The case's first exchange, when other cases may share its turn: it sends a message that waits
  * for the agent's answer (no polling, not returnImmediately), and nothing after it in the case
- * changes a task.
+ * changes a task, or only under a condition on that answer (ownTurnNeeded).
  */
 export function shareableFirst(c: Pick<Case, "steps">): CaseExchange | undefined {
   const [first, ...rest] = c.steps as [CaseStep | undefined, ...CaseStep[]];
@@ -67,8 +67,24 @@ export function shareableFirst(c: Pick<Case, "steps">): CaseExchange | undefined
   // A send that returns at once leaves a task that is still running: what the case reads next
   // depends on how long ago it was sent, so it sends its own.
   if (/"(returnImmediately|return_immediately)":true|"blocking":false/.test(JSON.stringify(first.request))) return undefined;
-  if (rest.some((s) => ("awaitWebhook" in s ? true : exchangesOf(s).some((x) => changesTask(x.request))))) return undefined;
+  if (rest.some((s) => "awaitWebhook" in s)) return undefined;
+  // A later step that changes the task only when the first answer meets its condition (a cancel of
+  // a task waiting for input) leaves the shared task alone otherwise: runCase sends the case's own
+  // first message when the condition holds (ownTurnNeeded).
+  if (changingSteps(rest).some((s) => !s.when)) return undefined;
   return first;
+}
+
+function changingSteps(steps: CaseStep[]): CaseStep[] {
+  return steps.filter((s) => exchangesOf(s).some((x) => changesTask(x.request)));
+}
+
+/**
+ * Whether a case that shared its first turn must send its own after all: a later step that
+ * changes the task applies to this answer (`holds`: its condition is met by the answer's captures).
+ */
+export function ownTurnNeeded(c: Pick<Case, "steps">, holds: (when: NonNullable<CaseStep["when"]>) => boolean): boolean {
+  return changingSteps(c.steps.slice(1)).some((s) => s.when !== undefined && holds(s.when));
 }
 
 /**

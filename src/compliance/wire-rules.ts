@@ -4,7 +4,7 @@
 // message of the version's own schema), and how each A2A error is represented. A scenario says
 // only what the 1.0 view must hold; these rules are checked on every projected step beside it.
 // Each rule carries the sentences it rests on; they join the citations of the projected case.
-import { ERRORS, ERROR_DOMAIN, ERROR_INFO_TYPE, type A2AErrorName } from "../versioning/errors.js";
+import { ERRORS, ERROR_DOMAIN, ERROR_INFO_TYPE, grpcStatus0_3, type A2AErrorName } from "../versioning/errors.js";
 import { OPERATIONS, type Operation } from "../versioning/codec.js";
 import type { Citation, SpecVersion } from "./citations.js";
 import type { CaseExpect, Level, Version } from "./cases.js";
@@ -70,6 +70,13 @@ const UNIMPLEMENTED_IN_1_0_0 = new Set(["UnsupportedOperationError", "PushNotifi
 function grpcStatus1_0(error: string): unknown {
   const status = spec0(error).grpc;
   return UNIMPLEMENTED_IN_1_0_0.has(error) ? { $variants: { "1.0.1": status, "1.0.0": "UNIMPLEMENTED" } } : status;
+}
+
+/** 0.3 gRPC: the de-facto status of an error, or 1.0.1's where they differ (both `$variants`, named in the report). */
+function grpcStatus0_3Either(error: string): unknown {
+  const usual = grpcStatus0_3(error as A2AErrorName);
+  const now = spec0(error).grpc;
+  return usual === now ? now : { $variants: { "0.3 practice": usual, "1.0.1": now } };
 }
 
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
@@ -419,12 +426,13 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         stream: { each: { $valid: "v0_3.rest.StreamResponse" }, ...FINAL_PB_0_3(ends) },
       }),
       streamSpec: FINAL_0_3,
-      // 0.3 asks only for "appropriate gRPC status codes": an error status at MUST, the de-facto code at SHOULD.
+      // 0.3 asks only for "appropriate gRPC status codes": an error status at MUST; at SHOULD the
+      // de-facto 0.3 code (a2a-wire.md §3.1, last column) or 1.0.1's, where the two differ.
       error: (error) => [
         { expect: { grpc: { status: { $match: "nonEmptyString", $not: "OK" } } } },
         {
           suffix: " (status code)",
-          expect: { grpc: { status: spec0(error).grpc } },
+          expect: { grpc: { status: grpcStatus0_3Either(error) } },
           level: "SHOULD",
           spec: [
             cite(

@@ -413,3 +413,21 @@ export function fromAnyRestError(status: number, body: unknown, version: "1.0" |
   const fallback = fromRestError(status, {});
   return new A2AError(fallback.type, message ?? fallback.message);
 }
+
+/**
+ * gRPC status codes of 0.3 (0.3 §3.2.2 asks for "appropriate gRPC status codes" without a table):
+ * the de-facto mapping of a2a-wire.md §3.1 / §3.2, last column. Errors 0.3 does not define keep 1.0.1's.
+ */
+const GRPC_0_3: Partial<Record<A2AErrorName, GrpcStatus>> = {
+  MethodNotFoundError: "UNIMPLEMENTED",
+  TaskNotCancelableError: "UNIMPLEMENTED",
+  PushNotificationNotSupportedError: "UNIMPLEMENTED",
+  UnsupportedOperationError: "UNIMPLEMENTED",
+  ContentTypeNotSupportedError: "UNIMPLEMENTED",
+  ExtendedAgentCardNotConfiguredError: "UNKNOWN",
+};
+
+/** The de-facto 0.3 gRPC status of an error (GRPC_0_3), or 1.0.1's where 0.3 practice has none of its own. */
+export function grpcStatus0_3(error: A2AErrorName): GrpcStatus {
+  return GRPC_0_3[error] ?? ERRORS[error].grpc;
+}

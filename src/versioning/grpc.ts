@@ -26,11 +26,11 @@ import {
   ERROR_DOMAIN,
   ERROR_INFO_TYPE,
   ERRORS,
+  grpcStatus0_3,
   errorByReason,
   GRPC_CODES,
   invalidParams,
   type A2AErrorName,
-  type GrpcStatus,
 } from "./errors.js";
 import type { Translated } from "./loss.js";
 import { normalizeVersion, versionNotSupported, type ProtocolVersion } from "./negotiate.js";
@@ -188,27 +188,13 @@ export interface GrpcStatusOf {
 }
 
 /**
- * gRPC status codes of 0.3 (0.3 §3.2.2 asks for "appropriate gRPC status codes" without a table):
- * the de-facto mapping of a2a-wire.md §3.1 / §3.2, last column. Errors 0.3 does not define keep 1.0.1's.
- */
-const GRPC_0_3: Partial<Record<A2AErrorName, GrpcStatus>> = {
-  MethodNotFoundError: "UNIMPLEMENTED",
-  TaskNotCancelableError: "UNIMPLEMENTED",
-  PushNotificationNotSupportedError: "UNIMPLEMENTED",
-  UnsupportedOperationError: "UNIMPLEMENTED",
-  ContentTypeNotSupportedError: "UNIMPLEMENTED",
-  ExtendedAgentCardNotConfiguredError: "UNKNOWN",
-};
-
-/**
  * An A2AError as a gRPC status. 1.0: the 1.0.1 code (§5.4) and `google.rpc.ErrorInfo` (reason,
  * domain "a2a-protocol.org", metadata; §10.6) plus a BadRequest detail when the error has one. 0.3
  * gets the same details (the official SDK's 0.3 service sends ErrorInfo too; where 0.3 codes
  * collide, the reason tells the errors apart) with the 0.3 code.
  */
 export function grpcStatusOf(version: ProtocolVersion, err: A2AError): GrpcStatusOf {
-  const name =
-    err.retryAfterSeconds !== undefined ? "UNAVAILABLE" : version === "0.3" ? (GRPC_0_3[err.type] ?? err.spec.grpc) : err.spec.grpc;
+  const name = err.retryAfterSeconds !== undefined ? "UNAVAILABLE" : version === "0.3" ? grpcStatus0_3(err.type) : err.spec.grpc;
   const details: GrpcDetail[] = [];
   if (err.spec.reason)
     details.push({

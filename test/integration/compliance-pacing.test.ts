@@ -163,6 +163,33 @@ describe("runner pacing against an agent that takes time", () => {
     expect(seen.sends).toBe(3);
   });
 
+  it("shared turns: a case that changes the task only under a condition shares the turn unless the answer meets it", async () => {
+    const sendState: CaseStep = {
+      ...send("echo"),
+      expect: { status: 200, body: { result: { task: { id: { $capture: "taskId" }, status: { state: { $capture: "state" } } } } } },
+    };
+    const cancelIf = (state: string): CaseStep => ({ ...cancel, cleanup: false, when: { capture: "state", matches: state } });
+    const cases = [
+      makeCase("reads", [sendState]),
+      makeCase("cancels-if-working", [sendState, cancelIf("TASK_STATE_WORKING")]),
+      makeCase("cancels-if-completed", [sendState, cancelIf("TASK_STATE_COMPLETED")]),
+    ];
+    const results = await run(cases, { concurrency: 1 });
+    expect(results.map((r) => `${r.id.split("/").pop()} ${r.status}`)).toEqual([
+      "reads pass",
+      "cancels-if-working pass",
+      "cancels-if-completed pass",
+    ]);
+    // The shared answer (completed) meets one case's condition: that case sends its own and cancels only its own task.
+    expect(seen.sends).toBe(2);
+    const own = results[2]?.steps[0];
+    expect(own?.notes).toContain("the shared first answer is one this case changes: the case sent its own");
+    const ownTask = (own?.actual?.json as { result: { task: { id: string } } }).result.task.id;
+    const sharedTask = (results[0]?.steps[0]?.actual?.json as { result: { task: { id: string } } }).result.task.id;
+    expect(ownTask).not.toBe(sharedTask);
+    expect(seen.cancels).toEqual([ownTask]);
+  });
+
   it("a failing step: the cleanup step runs, its own failure does not change the verdict", async () => {
     const failing: CaseStep = { ...send("never"), name: "expects done", expect: { body: COMPLETED } };
     const captureFirst: CaseStep = { ...send("never"), name: "send" };

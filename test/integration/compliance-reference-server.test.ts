@@ -125,7 +125,9 @@ describe("compliance suite against the reference server", () => {
             (r) =>
               r.status !== "pass" &&
               r.status !== "known-failing" &&
-              !(r.status === "skip" && r.id.endsWith("/card-signatures-are-well-formed-jws")),
+              !(r.status === "skip" && r.id.endsWith("/card-signatures-are-well-formed-jws")) &&
+              // Runs only on a task waiting for input: the run's message here completes its task.
+              !(r.status === "inconclusive" && r.id.endsWith("/get-task/interrupted-task-is-found-waiting")),
           )
           .map((r) => `${r.id}: ${r.reason}`),
         text,

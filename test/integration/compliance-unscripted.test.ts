@@ -21,18 +21,20 @@ const SHORT = { timeoutMs: 2_000, streamTimeoutMs: 2_000, taskTimeoutMs: 2_000 }
 
 /**
  * maxMessages / maxSeconds: issue 27's bounds with default options (the 3 s agent: at most 100
- * messages and 60 s; the never-ending one: 5 minutes). The time is printed; its bound here is
- * doubled for a loaded machine.
+ * messages and 60 s, its time bound doubled here for a loaded machine; the never-ending one: 5
+ * minutes, asserted as is: its run is waiting out bounds, not work, 150 s at eight cases at a time).
+ * minRan: cases run (passed, failed or inconclusive) on the bindings the card declares, 211 on
+ * each agent since the agent-agnostic interrupted-task cases; 1.0 only without contextId.
  */
 const AGENTS: { kind: Unscripted; options?: typeof SHORT; minRan: number; maxMessages?: number; maxSeconds?: number }[] = [
-  { kind: "free-text", minRan: 170 },
-  { kind: "message", minRan: 170 },
-  { kind: "slow", minRan: 170, maxMessages: 100, maxSeconds: 120 },
-  { kind: "never-ends", options: SHORT, minRan: 170 },
-  { kind: "never-ends", minRan: 170, maxSeconds: 600 },
-  { kind: "no-context", minRan: 100 },
-  { kind: "alternating", minRan: 170 },
-  { kind: "input-first", minRan: 170 },
+  { kind: "free-text", minRan: 210 },
+  { kind: "message", minRan: 210 },
+  { kind: "slow", minRan: 210, maxMessages: 100, maxSeconds: 120 },
+  { kind: "never-ends", options: SHORT, minRan: 200 },
+  { kind: "never-ends", minRan: 200, maxSeconds: 300 },
+  { kind: "no-context", minRan: 120 },
+  { kind: "alternating", minRan: 210 },
+  { kind: "input-first", minRan: 210 },
 ];
 
 describe.runIf(ENABLED)("compliance suite against unscripted agents (official SDK 1.3.0 server)", () => {

@@ -80,7 +80,10 @@ class UnscriptedExecutor implements AgentExecutor {
     }
     const status = (state: TaskState, message?: Message) =>
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: now() }, metadata: undefined }));
-    if (!ctx.task)
+    // A stream starts with the task (1.0.1 §3.1.2), a continuation's too: the SDK refuses a stream
+    // whose first event is a status update.
+    if (ctx.task) bus.publish(AgentEvent.task(ctx.task));
+    else
       bus.publish(
         AgentEvent.task({
           id: taskId,
