@@ -6,7 +6,9 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { postRpc } from "./rpc.js";
 
-const BIN = fileURLToPath(new URL("../../bin/a2a-toolkit.js", import.meta.url));
+// The command compiled once per run by the globalSetup (cli-build.ts: half the start-up time of
+// src/ through tsx); the checkout's bin when a file runs without it.
+const BIN = process.env.A2A_TEST_CLI_BIN ?? fileURLToPath(new URL("../../bin/a2a-toolkit.js", import.meta.url));
 
 export interface CliChild {
   child: ChildProcess;
