@@ -4,7 +4,9 @@
 // bin file as an installed package runs it instead: beside a dist/ of plain JavaScript (esbuild,
 // the transform tsx applies, with the same tsconfig), where it starts in about half that time.
 //
-// Layout: <root>/.cache/cli-<pid>/bin/a2a-toolkit.js (a copy) and .../dist/{src,generated}, one
+// The client-compliance drivers (compliance/drivers/*.ts, one process per case) are compiled with it.
+//
+// Layout: <root>/.cache/cli-<pid>/bin/a2a-toolkit.js (a copy) and .../dist/{src,generated,compliance}, one
 // per run (two runs in one checkout never share or delete each other's), removed after the run.
 // The copy finds no ../src/cli/main.ts, so it takes its dist/ branch; packageRoot() walks up to the
 // checkout's package.json (compliance/, generated/*.json, spec/), and bare imports resolve in the
@@ -24,11 +26,11 @@ function files(dir: string, keep: (name: string) => boolean): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
-/** Compiles src/ and generated/ into `dir`; returns the path of its bin. */
+/** Compiles src/, generated/ and the client drivers into `dir`; returns the path of its bin. */
 export async function buildCli(dir: string): Promise<string> {
   rmSync(dir, { recursive: true, force: true });
   const dist = join(dir, "dist");
-  const sources = ["src", "generated"].flatMap((d) =>
+  const sources = ["src", "generated", "compliance/drivers"].flatMap((d) =>
     files(join(root, d), (n) => n.endsWith(".ts") && !n.endsWith(".d.ts") && !n.endsWith(".test.ts")),
   );
   await build({

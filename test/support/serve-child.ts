@@ -3,12 +3,24 @@
 // their measurements: `serve` on a free loopback port, its resident memory, JSON-RPC SendMessage.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { postRpc } from "./rpc.js";
 
 // The command compiled once per run by the globalSetup (cli-build.ts: half the start-up time of
-// src/ through tsx); the checkout's bin when a file runs without it.
+// src/ through tsx); the checkout's bin when a file runs without it. nodeCommand: the same for the
+// client drivers.
 const BIN = process.env.A2A_TEST_CLI_BIN ?? fileURLToPath(new URL("../../bin/a2a-toolkit.js", import.meta.url));
+
+/**
+ * The command that runs a TypeScript file of the checkout (`file` from its root, e.g. a client
+ * driver): its compiled copy in the run's tree, else `node --import tsx` on the source.
+ */
+export function nodeCommand(file: string): string[] {
+  const compiled = process.env.A2A_TEST_CLI_BIN;
+  if (compiled) return [process.execPath, join(dirname(dirname(compiled)), "dist", file.replace(/\.ts$/, ".js"))];
+  return [process.execPath, "--import", "tsx", fileURLToPath(new URL(`../../${file}`, import.meta.url))];
+}
 
 export interface CliChild {
   child: ChildProcess;
