@@ -1,11 +1,13 @@
 // Compiles an upstream a2a.proto with buf (npm @bufbuild/buf, local modules only: nothing is
-// fetched) into a descriptor image, and runs protoc-gen-es over that image.
+// fetched) into a descriptor image, and runs protoc-gen-es over that image (in process).
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { fromBinary, createFileRegistry, type FileRegistry } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { join } from "node:path";
+import { create, fromBinary, createFileRegistry, type FileRegistry } from "@bufbuild/protobuf";
+import { CodeGeneratorRequestSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+// The plugin `buf generate` runs as protoc-gen-es, imported (the package has no exports map).
+import { protocGenEs } from "@bufbuild/protoc-gen-es/dist/cjs/src/protoc-gen-es-plugin.js";
 import { projectRoot } from "./spec.js";
 
 const bin = (name: string) => join(projectRoot, "node_modules", ".bin", name);
@@ -47,38 +49,24 @@ export function compileProto(specDir: string, protoDir: string): CompiledProto {
   }
 }
 
-/** Runs protoc-gen-es over the image; returns generated files keyed by relative path. */
+/**
+ * Runs protoc-gen-es over the image, in this process: the CodeGeneratorRequest `buf generate` would
+ * send it (every file of the image but the well-known types, as buf's include_imports does), without
+ * buf's and the plugin's processes (about 7 s of a 10 s generation on a loaded 2-core machine).
+ * Returns generated files keyed by relative path.
+ */
 export function generateEs(image: Uint8Array): Map<string, string> {
-  const work = mkdtempSync(join(tmpdir(), "a2a-es-"));
-  try {
-    const input = join(work, "image.binpb");
-    writeFileSync(input, image);
-    const out = join(work, "out");
-    writeFileSync(
-      join(work, "buf.gen.yaml"),
-      [
-        "version: v2",
-        "plugins:",
-        `  - local: ${bin("protoc-gen-es")}`,
-        `    out: ${out}`,
-        "    include_imports: true",
-        "    opt: [target=ts, import_extension=js, json_types=true]",
-        "",
-      ].join("\n"),
-    );
-    run(bin("buf"), ["generate", input, "--template", join(work, "buf.gen.yaml"), "--path", "a2a.proto"], work);
-    const files = new Map<string, string>();
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir).sort()) {
-        const p = join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else files.set(relative(out, p), readFileSync(p, "utf8"));
-      }
-    };
-    mkdirSync(out, { recursive: true });
-    walk(out);
-    return files;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const set = fromBinary(FileDescriptorSetSchema, image);
+  // buf's image adds its own field (8042, ImageFileExtension) to every file; `buf generate` sends
+  // plain FileDescriptorProtos, so drop it as buf does (it would be embedded in the descriptors).
+  for (const file of set.file) delete file.$unknown;
+  const response = protocGenEs.run(
+    create(CodeGeneratorRequestSchema, {
+      protoFile: set.file,
+      fileToGenerate: set.file.map((f) => f.name).filter((name) => !name.startsWith("google/protobuf/")),
+      parameter: "target=ts,import_extension=js,json_types=true",
+    }),
+  );
+  if (response.error) throw new Error(`protoc-gen-es failed: ${response.error}`);
+  return new Map(response.file.map((f) => [f.name, f.content] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

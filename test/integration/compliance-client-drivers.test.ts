@@ -8,9 +8,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runClientSuite } from "../../src/compliance/client/runner.js";
 import type { Report } from "../../src/compliance/report.js";
+import { nodeCommand } from "../support/serve-child.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const driver = (name: string) => [process.execPath, "--import", "tsx", join(root, "compliance/drivers", name), "{url}"];
+const driver = (name: string) => [...nodeCommand(`compliance/drivers/${name}`), "{url}"];
 const ids = (report: Report, status: string) =>
   report.results
     .filter((r) => r.status === status)

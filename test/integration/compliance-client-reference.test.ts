@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest";
 import { runTestClientCommand } from "../../src/cli/test-client-command.js";
 import { runClientSuite } from "../../src/compliance/client/runner.js";
 import { failuresOf } from "../support/compliance.js";
+import { nodeCommand } from "../support/serve-child.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const driver = [process.execPath, "--import", "tsx", join(root, "compliance/drivers/reference-client.ts"), "{url}"];
+const driver = [...nodeCommand("compliance/drivers/reference-client.ts"), "{url}"];
 
 describe("client compliance: reference client", () => {
   // Each case starts the driver in its own process (about a second each): `make test` runs every

@@ -12,6 +12,7 @@ import { obligationProblems } from "../../src/compliance/client/obligations.js";
 import { runClientSuite } from "../../src/compliance/client/runner.js";
 import { loadKnownFailing } from "../../src/compliance/known-failing.js";
 import type { Report } from "../../src/compliance/report.js";
+import { nodeCommand } from "../support/serve-child.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const counts: Record<string, Record<string, Record<string, number>>> = {};
@@ -40,7 +41,7 @@ describe.skipIf(!process.env.A2A_CLIENT_SDKS)("the official SDK clients through 
   it.each(sdks)("$name: every non-pass is listed with the client sentence it breaks", { timeout: 900_000 }, async (sdk) => {
     const knownFailingFile = join(root, "compliance/drivers", sdk.list);
     const report = await runClientSuite({
-      command: [process.execPath, "--import", "tsx", join(root, "compliance/drivers", sdk.driver), "{url}"],
+      command: [...nodeCommand(`compliance/drivers/${sdk.driver}`), "{url}"],
       concurrency: 2,
       knownFailingFile,
       ...(sdk.versions ? { versions: sdk.versions } : {}),

@@ -19,8 +19,11 @@ writeFileSync(join(dir, "broken.ts"), `import "./does-not-exist.js";\nexport def
 
 describe("serve --agent", () => {
   it("serves a .ts agent from a CommonJS project; a broken module exits with one line", async () => {
-    const good = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", "--agent", join(dir, "my-agent.ts")], { cwd: dir });
-    const bad = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", "--agent", join(dir, "broken.ts")], { cwd: dir });
+    const good = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", "--agent", join(dir, "my-agent.ts")], {
+      cwd: dir,
+      checkout: true,
+    });
+    const bad = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", "--agent", join(dir, "broken.ts")], { cwd: dir, checkout: true });
     try {
       const url = await good.url;
       const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { name: string };

@@ -29,18 +29,10 @@ let base: string;
 let port: number;
 
 beforeAll(async () => {
-  const cli = spawnCli([
-    "serve",
-    "--port",
-    "0",
-    "--store",
-    `sqlite:${join(dir, "fuzz.db")}`,
-    "--push",
-    "--body-timeout",
-    "500",
-    "--headers-timeout",
-    "500",
-  ]);
+  const cli = spawnCli(
+    ["serve", "--port", "0", "--store", `sqlite:${join(dir, "fuzz.db")}`, "--push", "--body-timeout", "500", "--headers-timeout", "500"],
+    { checkout: true },
+  );
   child = cli.child;
   base = await cli.url;
   port = Number(new URL(base).port);
