@@ -786,8 +786,8 @@ function prepareCase(
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   const vars = seeded ?? new Map<string, unknown>();
   if (skip || !iface) return { skip, vars };
-  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
-  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
+  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too (a wire scenario's raw steps are the pair's own).
+  const spelling = c.scenario && !c.wire ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
   for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
   const first = opts.shareTurns !== false && opts.sharedTurns ? shareableFirst(c) : undefined;
   const key = first && firstTurnKey(first, c.version, { interface: iface.url, agent: d.agentUrl, card: d.cardUrl }, vars, opts);

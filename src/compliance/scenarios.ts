@@ -272,7 +272,9 @@ function wireCase(s: Scenario, version: Version, binding: WireBinding): { case?:
     steps,
   };
   const r = parseCase(`${VERSION_DIR[version]}/${binding}/${s.name}`, s.file, data);
-  return r.case ? { case: { ...r.case, scenario: s.name }, problems: [] } : { problems: r.problems.map((p) => `${p} (${s.name}.yaml)`) };
+  return r.case
+    ? { case: { ...r.case, scenario: s.name, wire: true }, problems: [] }
+    : { problems: r.problems.map((p) => `${p} (${s.name}.yaml)`) };
 }
 
 /** The (version, binding) pairs a scenario is projected onto. */
