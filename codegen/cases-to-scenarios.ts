@@ -348,5 +348,100 @@ export function convertFolder(
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
-  convertFolder("cases", "scenarios", convert, process.argv.slice(2));
+const TITLE: Record<string, string> = {
+  "v1_0/json-rpc": "1.0 JSON-RPC",
+  "v1_0/rest": "1.0 HTTP+JSON",
+  "v1_0/grpc": "1.0 gRPC",
+  "v0_3/json-rpc": "0.3 JSON-RPC",
+  "v0_3/rest": "0.3 HTTP+JSON",
+  "v0_3/grpc": "0.3 gRPC",
+};
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * A scenario `convert` keeps as a wire scenario (src/compliance/scenarios.ts `wire`): one file whose
+ * steps are the twins' steps as ACTS §4.4 raw steps (method, path, string headers, body; the rest of
+ * the request and the expectation in our matchers under x-a2a-toolkit), each written once and scoped
+ * (`only`) to the pairs that send it, and the twins' case fields written once where they agree, per
+ * pair where not. The test's `transport` filter names its bindings (§4.4 asks it of raw-only tests).
+ * Each pair's projection is the case file it replaces, so nothing it decides changes.
+ */
+export function convertWire(op: string, name: string): { yaml?: string; files?: string[]; why?: string } {
+  const twins = PAIRS.map((p): [string, Json | undefined] => [p, read(p, op, name)]).filter((t): t is [string, Json] => !!t[1]);
+  if (!twins.length) return { why: "no twin on a binding's folder" };
+  if (twins.some(([, c]) => (c.steps as Json[]).some((st) => !("request" in st))))
+    return { why: "a parallel or webhook step (ACTS §4.4 raw steps are single exchanges)" };
+  const pairOf = (p: string) => `${VERSION[p.split("/")[0]!]}/${p.split("/")[1]}`;
+  // The test's name: the title without its pair prefix, when every twin's is that.
+  const rests = twins.map(([p, c]) => (c.title as string).startsWith(`${TITLE[p]}: `) && (c.title as string).slice(TITLE[p]!.length + 2));
+  const name0 = rests.every((r) => r !== false && r === rests[0]) ? (rests[0] as string) : undefined;
+  const fields = new Set(twins.flatMap(([, c]) => Object.keys(c)));
+  for (const k of ["$schema", "version", "binding", "steps", ...(name0 !== undefined ? ["title"] : [])]) fields.delete(k);
+  const common: Json = {};
+  const per: Record<string, Json> = {};
+  for (const k of fields) {
+    if (twins.every(([, c]) => k in c && same(c[k], twins[0]![1][k]))) common[k] = twins[0]![1][k];
+    else for (const [p, c] of twins) if (k in c) (per[pairOf(p)] ??= {})[k] = c[k];
+  }
+  // Steps: each pair's in order, a step equal to one already written for another pair shared with it.
+  const merged: { step: Json; pairs: string[] }[] = [];
+  for (const [p, c] of twins) {
+    let at = 0;
+    for (const step of c.steps as Json[]) {
+      const found = merged.findIndex((m, i) => i >= at && !m.pairs.includes(pairOf(p)) && same(m.step, step));
+      if (found >= 0) {
+        merged[found]!.pairs.push(pairOf(p));
+        at = found + 1;
+      } else merged.splice(at++, 0, { step, pairs: [pairOf(p)] });
+    }
+  }
+  const all = twins.map(([p]) => pairOf(p));
+  const steps = merged.map(({ step, pairs }, i): Json => {
+    const only = pairs.length === all.length ? {} : { only: pairs };
+    // ACTS §4.4 keys where the request has them; the rest of it, and our expectations, as extras.
+    const { name: description, request, expect, ...rest } = step as { name?: string; request: Json; expect: Json };
+    const { method, path, headers, body, ...more } = request;
+    const plain = headers === undefined || Object.values(headers as Json).every((h) => typeof h === "string");
+    // A gRPC request names its rpc; as a raw step it is the POST of that method's path (both versions' service is a2a.v1.A2AService).
+    const grpc = method === undefined && typeof more.rpc === "string";
+    const raw = {
+      method: grpc ? "POST" : method,
+      path: grpc ? `/a2a.v1.A2AService/${more.rpc as string}` : path,
+      ...(plain && headers !== undefined ? { headers } : {}),
+      ...(body !== undefined ? { body } : {}),
+    };
+    const extra = { ...(plain ? {} : { headers }), ...more };
+    return {
+      id: `step-${i + 1}`,
+      ...(description !== undefined ? { description } : {}),
+      raw,
+      "x-a2a-toolkit": { ...only, ...(Object.keys(extra).length ? { request: extra } : {}), expect, ...rest },
+    };
+  });
+  const first = twins[0]![1];
+  const transport = [...new Set(twins.map(([p]) => p.split("/")[1]!.replace("json-rpc", "jsonrpc")))];
+  const test = {
+    id: name,
+    name: name0 ?? (first.title as string),
+    level: (first.level as string).toLowerCase(),
+    transport,
+    steps,
+    "x-a2a-toolkit": { wire: { pairs: all, case: common, ...(Object.keys(per).length ? { per } : {}) } },
+  };
+  const doc = { acts_version: "1.0", spec_version: "1.0", suites: [{ id: op, name: op, tests: [test] }] };
+  return { yaml: stringify(doc, { lineWidth: 0 }), files: twins.map(([p]) => join(ROOT, "cases", p, op, `${name}.json`)) };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const wire = args.includes("--wire");
+  convertFolder(
+    "cases",
+    "scenarios",
+    (op, name) => {
+      const r = convert(op, name);
+      return r.yaml || !wire ? r : convertWire(op, name);
+    },
+    args.filter((a) => a !== "--wire"),
+  );
+}

@@ -139,6 +139,8 @@ export interface Case {
   file: string;
   /** Set when the case is a projection of compliance/scenarios/<scenario>.yaml. */
   scenario?: string;
+  /** Set when that scenario is a wire scenario: its steps are raw, spelled in the pair's own version and binding. */
+  wire?: true;
   title: string;
   description?: string;
   requirements: string[];

@@ -843,8 +843,8 @@ function prepareCase(
   const { skip, iface, vars: seeded } = applicability(c, d, opts);
   const vars = seeded ?? new Map<string, unknown>();
   if (skip || !iface) return { skip, vars };
-  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too.
-  const spelling = c.scenario ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
+  // A scenario's params are 1.0 ProtoJSON whatever the pair: its message parts too (a wire scenario's raw steps are the pair's own).
+  const spelling = c.scenario && !c.wire ? (["1.0", "json-rpc"] as const) : ([c.version, iface.binding] as const);
   for (const [k, v] of messageVars(opts, ...spelling)) if (!vars.has(k)) vars.set(k, v);
   // With --max-messages a case's cost must be known before it runs: it shares only a turn it never re-sends.
   const first =

@@ -14,6 +14,7 @@ import { jsonSpellingRule, type Citation } from "./citations.js";
 import {
   checkMatchers,
   checkStepConditions,
+  parseCase,
   restErrorShapes,
   type Behaviour,
   type Case,
@@ -83,14 +84,20 @@ interface StepExtras {
    * pair's `unauthenticated` rule.
    */
   refused?: true | "authentication";
+  /** A wire scenario's raw step: the request members ACTS §4.4 has no key for (rpc, rawBody, as, ...). */
+  request?: Record<string, unknown>;
+  /** A wire scenario's raw step: its expectation in our matchers (CaseExpect of cases.ts), on the wire. */
+  expect?: unknown;
 }
 
 interface ScenarioStep {
   id: string;
   description?: string;
   operation: string;
+  /** ACTS §4.4 raw step (wire scenarios only): method, path, headers and body, sent as they are. */
+  raw?: Record<string, unknown>;
   params?: unknown;
-  expect?: { body?: unknown };
+  expect?: { body?: unknown; [k: string]: unknown };
   expect_error?: { error_type?: string };
   /** ACTS §7 on the events' 1.0 view: final_event (the last event), each_event (every event), our matchers. */
   expect_stream?: { final_event?: unknown; each_event?: unknown; min_count?: number; max_count?: number };
@@ -109,6 +116,12 @@ interface ScenarioExtras {
   requirements: Scoped<string>;
   spec: Scoped<Citation>;
   description?: string;
+  /**
+   * A wire scenario: every step is a raw step (ACTS §4.4) or a whole case step, scoped to the pairs
+   * it is sent on by `only`; each pair's case is `case` with `per[pair]` over it (title, level,
+   * requirements, spec, agent, when, ...), checked by cases.ts's parseCase as a case file is.
+   */
+  wire?: { pairs: string[]; case: Record<string, unknown>; per?: Record<string, Record<string, unknown>> };
 }
 
 interface ScenarioTest {
@@ -184,10 +197,13 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
   if (typeof test.name !== "string" || !test.name) problems.push(`${at}/name: required`);
   if (!["must", "should", "may"].includes(test.level)) problems.push(`${at}/level: must be must, should or may`);
   const extras = test[EXTRA];
-  if (!isObject(extras) || !isObject(extras.requirements) || !isObject(extras.spec))
+  if (isObject(extras) && extras.wire !== undefined) problems.push(...wireProblems(test, at));
+  else if (!isObject(extras) || !isObject(extras.requirements) || !isObject(extras.spec))
     problems.push(`${at}/${EXTRA}: needs requirements and spec (per version)`);
   if (!Array.isArray(test.steps) || !test.steps.length) problems.push(`${at}/steps: at least one step`);
-  else
+  else if (isObject(extras) && extras.wire !== undefined) {
+    /* checked per pair by parseCase */
+  } else
     test.steps.forEach((s, i) => {
       const sat = `${at}/steps/${i}`;
       if (!(s.operation in ABSTRACT_OPERATIONS))
@@ -220,9 +236,51 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
   return { scenario: { file, name, test }, problems: [] };
 }
 
+const PAIR_NAMES = VERSIONS.flatMap((v) => WIRE_BINDINGS.map((b) => `${v}/${b}`));
+
+/** The shape of a wire scenario's extras and steps (what each pair's case says, parseCase checks). */
+function wireProblems(test: ScenarioTest, at: string): string[] {
+  const w = test[EXTRA].wire;
+  const out: string[] = [];
+  if (!isObject(w) || !Array.isArray(w.pairs) || !w.pairs.length || !isObject(w.case)) return [`${at}/${EXTRA}/wire: needs pairs and case`];
+  for (const p of w.pairs) if (!PAIR_NAMES.includes(p)) out.push(`${at}/${EXTRA}/wire/pairs: unknown pair ${JSON.stringify(p)}`);
+  for (const p of Object.keys(w.per ?? {})) if (!w.pairs.includes(p)) out.push(`${at}/${EXTRA}/wire/per: ${p} is not in pairs`);
+  (Array.isArray(test.steps) ? test.steps : []).forEach((st, i) => {
+    if (!isObject(st.raw) || st[EXTRA]?.expect === undefined)
+      out.push(`${at}/steps/${i}: a wire scenario's step is an ACTS §4.4 raw step with ${EXTRA}.expect`);
+    for (const p of st[EXTRA]?.only ?? []) if (!w.pairs.includes(p)) out.push(`${at}/steps/${i}/${EXTRA}/only: ${p} is not in pairs`);
+  });
+  return out;
+}
+
+/** A wire scenario's case on one pair, as the case file it replaced held it, checked by parseCase. */
+function wireCase(s: Scenario, version: Version, binding: WireBinding): { case?: Case; problems: string[] } {
+  const w = s.test[EXTRA].wire!;
+  const pair = `${version}/${binding}`;
+  const steps = s.test.steps
+    .filter((st) => !st[EXTRA]?.only || st[EXTRA].only.includes(pair))
+    .map((st) => {
+      const { only: _only, request, expect, ...rest } = st[EXTRA] ?? {};
+      return { ...(st.description !== undefined ? { name: st.description } : {}), request: { ...st.raw, ...request }, expect, ...rest };
+    });
+  const data = {
+    title: `${version} ${BINDING_TITLE[binding]}: ${s.test.name}`,
+    ...w.case,
+    ...w.per?.[pair],
+    version,
+    binding,
+    steps,
+  };
+  const r = parseCase(`${VERSION_DIR[version]}/${binding}/${s.name}`, s.file, data);
+  return r.case
+    ? { case: { ...r.case, scenario: s.name, wire: true }, problems: [] }
+    : { problems: r.problems.map((p) => `${p} (${s.name}.yaml)`) };
+}
+
 /** The (version, binding) pairs a scenario is projected onto. */
 export function pairsOf(s: Scenario): [Version, WireBinding][] {
   const x = s.test[EXTRA];
+  if (x.wire) return x.wire.pairs.map((p) => p.split("/") as [Version, WireBinding]);
   return (x.versions ?? VERSIONS).flatMap((v) => (x.bindings ?? WIRE_BINDINGS).map((b): [Version, WireBinding] => [v, b]));
 }
 
@@ -350,6 +408,11 @@ function applies(only: string[] | undefined, version: Version, binding: WireBind
 
 /** The case a scenario becomes on one (version, binding). */
 export function projectScenario(s: Scenario, version: Version, binding: WireBinding): Case {
+  if (s.test[EXTRA].wire) {
+    const r = wireCase(s, version, binding);
+    if (!r.case) throw new ScenarioLoadError(r.problems);
+    return r.case;
+  }
   const t = s.test;
   const x = t[EXTRA];
   const rule = WIRE_RULES[version][binding];
@@ -410,12 +473,17 @@ export function loadScenarios(dir: string = SCENARIOS_DIR): Scenario[] {
 export function loadScenarioCases(dir: string = SCENARIOS_DIR): Case[] {
   const problems: string[] = [];
   const cases = loadScenarios(dir).flatMap((s) =>
-    pairsOf(s).map(([v, b]) => {
+    pairsOf(s).flatMap(([v, b]) => {
+      if (s.test[EXTRA].wire) {
+        const r = wireCase(s, v, b);
+        problems.push(...r.problems);
+        return r.case ? [r.case] : [];
+      }
       const c = projectScenario(s, v, b);
       const own: string[] = [];
       checkStepConditions(c, own);
       problems.push(...own.map((p) => `${c.id} (${s.name}.yaml): ${p}`));
-      return c;
+      return [c];
     }),
   );
   if (problems.length) throw new ScenarioLoadError(problems);

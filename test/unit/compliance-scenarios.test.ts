@@ -129,11 +129,17 @@ describe("scenarios", () => {
     const compile = (s: object) => new Ajv({ allErrors: true, strict: false }).compile(s);
     const doc = compile(schema);
     const test = compile({ definitions: schema.definitions, $ref: "#/definitions/test" });
-    const step = compile({ definitions: schema.definitions, $ref: "#/definitions/serverStep" });
+    const server = compile({ definitions: schema.definitions, $ref: "#/definitions/serverStep" });
+    const raw = compile({ definitions: schema.definitions, $ref: "#/definitions/rawStep" });
+    // A wire scenario's steps are ACTS §4.4 raw steps.
+    const stepProblems = (x: unknown) => {
+      const v = (x as { raw?: unknown }).raw !== undefined ? raw : server;
+      return v(x) ? [] : [v.errors];
+    };
     const problems = scenarios.flatMap((s) => {
       const d = withoutExtras(parse(readFileSync(s.file, "utf8"))) as { suites: { tests: { steps: unknown[] }[] }[] };
       const t = d.suites[0]!.tests[0]!;
-      return [doc(d) ? [] : [doc.errors], test(t) ? [] : [test.errors], t.steps.map((x) => (step(x) ? [] : [step.errors]))]
+      return [doc(d) ? [] : [doc.errors], test(t) ? [] : [test.errors], t.steps.map(stepProblems)]
         .flat(2)
         .map((e) => `${s.name}: ${JSON.stringify(e)}`);
     });
@@ -145,9 +151,12 @@ describe("scenarios", () => {
     const files = [
       { id: "v0_3/json-rpc/get-task/returns-completed-task" },
       { id: "v1_0/rest/get-task/reply-is-camel-case-with-utc-timestamps" },
+      { id: "v1_0/json-rpc/streaming/concurrent-subscribers-all-see-completion" },
     ];
+    // A wire scenario (per-binding raw steps) is a scenario like any other.
     expect(writtenTwice(files, projected)).toEqual([
       "v0_3/json-rpc/get-task/returns-completed-task: also written as the scenario compliance/scenarios/get-task/returns-completed-task.yaml; delete one",
+      "v1_0/rest/get-task/reply-is-camel-case-with-utc-timestamps: also written as the scenario compliance/scenarios/get-task/reply-is-camel-case-with-utc-timestamps.yaml; delete one",
     ]);
   });
 
