@@ -34,7 +34,7 @@ import {
 import { splitUrl } from "../transport/rest.js";
 import { sseComment } from "../transport/sse.js";
 import { agentCardReply, askedCardVersion } from "../versioning/card.js";
-import { A2AError } from "../versioning/errors.js";
+import { A2AError, retryable } from "../versioning/errors.js";
 import { extensionsHeader, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
 import { policyOf } from "../versioning/policy.js";
 import type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
@@ -251,6 +251,8 @@ export interface Front<Req> {
   tooLarge(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   /** HTTP 408 for a body that did not arrive within `bodyTimeoutMs`. */
   bodyTimedOut(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
+  /** HTTP 503 (retryable) for a body that does not fit in the memory budget (stream-budget.ts). */
+  overBudget(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   /** HTTP 429 for a connection beyond its address's limit (http-limits.ts). */
   tooManyConnections(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   readonly bodyLimit: number;
@@ -650,6 +652,18 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
         errorScope(request.url, request.headers, scope),
         new A2AError("InvalidRequestError", `The request body did not arrive within ${bodyTimeoutMs} ms`),
         408,
+      ),
+    overBudget: (request) =>
+      errorWithStatus(
+        errorScope(request.url, request.headers, scope),
+        retryable(
+          new A2AError(
+            "InternalError",
+            `The server's memory budget (${streamBudget.maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`,
+          ),
+        ),
+        503,
+        "UNAVAILABLE",
       ),
     tooManyConnections: (request) =>
       errorWithStatus(
