@@ -1,38 +1,57 @@
 // gRPC benchmark: our server (buildServer({ grpc: true }): connect-node on the HTTP port) side by
 // side with the official SDK's gRPC server (@a2a-js/sdk/server/grpc on @grpc/grpc-js) running the
-// same echo agent (bench/server-targets.ts `ours+grpc` / `sdk+grpc`), each in its own process.
-// autocannon speaks no gRPC: the load comes from a small closed-loop generator over a gRPC client
-// library, run twice, once over each library the adapter could have been built on:
-// @connectrpc/connect-node (createGrpcTransport) and @grpc/grpc-js (Client.makeUnaryRequest).
+// same echo agent (bench/server-targets.ts `ours+grpc` / `sdk+grpc`), each in its own process,
+// both started at once. autocannon speaks no gRPC: the load comes from a small closed-loop
+// generator over a gRPC client library, once over each library the adapter could have been built
+// on: @connectrpc/connect-node (createGrpcTransport) and @grpc/grpc-js (Client.makeUnaryRequest).
 //
-//   npx tsx bench/grpc.ts [--duration 5] [--concurrency 50]
+//   npx tsx bench/grpc.ts [--runs 5] [--duration 5] [--concurrency 50] [--client grpc-js|connect-node|both]
+//                         [--no-streams] [--old <dir>] [--cpu-prof <dir>]
 //
-// Measures, per (client library, server): blocking 1.0 SendMessage, `concurrency` calls in flight
-// on one HTTP/2 connection for `duration` s after a 1 s warm-up (req/s, p50/p99 ms); then the
-// time to receive a whole SendStreamingMessage of 100 and of 2,000 chunks (one call at a time,
-// median of several). Prints a table and the ratios; writes nothing.
+// Blocking 1.0 SendMessage, `concurrency` calls in flight on one HTTP/2 connection for `duration` s
+// after a warm-up, in `runs` interleaved rounds (ours, SDK, ours, SDK, …; per client library), so
+// that drift of the shared cores hits both alike: medians of req/s, p50 and p99 over the rounds, the
+// ratio of the medians and the ratio round by round. `--old <dir>` adds a third server, ours from
+// another checkout (prepared as for bench/server-ab.ts), to judge a change: new / old in the same
+// rounds. Then (unless --no-streams) the time to receive a whole SendStreamingMessage of 100 and of
+// 2,000 chunks (one call at a time, median of several). Prints tables and ratios; writes nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import * as v1_0 from "../generated/v1_0/index.js";
+import { median, spread } from "./stats.js";
+import { cpuMicros } from "./targets.js";
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: number) => {
+const str = (name: string) => {
   const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
+  return i >= 0 ? args[i + 1] : undefined;
 };
+const opt = (name: string, dflt: number) => Number(str(name) ?? dflt);
 const DURATION_S = opt("duration", 5);
 const CONCURRENCY = opt("concurrency", 50);
+const RUNS = opt("runs", 5);
+const CLIENT = str("client") ?? "both";
+const OLD = str("old");
+const STREAMS = !args.includes("--no-streams");
+/** `--cpu-prof <dir>`: each server process writes CPU profiles under it (read the largest with bench/profile.ts). */
+const PROF = str("cpu-prof");
+if (!["grpc-js", "connect-node", "both"].includes(CLIENT)) throw new Error("--client grpc-js|connect-node|both");
 
 interface Target {
   child: ChildProcess;
   address: string;
 }
 
-async function start(which: "ours+grpc" | "sdk+grpc"): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server-targets.ts", which], { stdio: ["ignore", "pipe", "inherit"] });
+async function start(which: "ours+grpc" | "sdk+grpc", cwd = process.cwd()): Promise<Target> {
+  // One folder per server: node writes a profile per thread (tsx's loader runs in one of its own).
+  const prof = PROF ? ["--cpu-prof", "--cpu-prof-dir", `${PROF}/${which}-${cwd === process.cwd() ? "new" : "old"}`] : [];
+  const child = spawn(process.execPath, [...prof, "--import", "tsx", "bench/server-targets.ts", which], {
+    cwd,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on("data", (d: Buffer) => {
       const m = /READY \d+ GRPC (\d+)/.exec(d.toString());
@@ -132,7 +151,7 @@ function grpcJsCaller(address: string): Caller {
 }
 
 /** Closed loop: `CONCURRENCY` callers send back to back for `seconds`; latencies in ms. */
-async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
+async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50: number; p99: number; elapsed: number }> {
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   let errors = 0;
@@ -153,7 +172,7 @@ async function load(caller: Caller, seconds: number): Promise<{ rps: number; p50
   if (errors) throw new Error(`${errors} failed calls`);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99) };
+  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), elapsed };
 }
 
 async function streamMs(caller: Caller, chunks: number, times: number): Promise<number> {
@@ -169,47 +188,82 @@ async function streamMs(caller: Caller, chunks: number, times: number): Promise<
 }
 
 const fmt = (x: number, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+const f2 = (x: number) => fmt(x, 2);
 
-const rows: string[] = [];
-const results: Record<string, Record<string, { rps: number; p99: number; s100: number; s2000: number }>> = {};
-for (const which of ["sdk+grpc", "ours+grpc"] as const) {
-  const target = await start(which);
-  const server = which === "ours+grpc" ? "a2a-toolkit" : "@a2a-js/sdk";
-  try {
-    for (const [lib, make] of [
-      ["connect-node", connectCaller],
-      ["grpc-js", grpcJsCaller],
-    ] as const) {
-      const caller = make(target.address);
-      await load(caller, 1); // warm-up
-      const l = await load(caller, DURATION_S);
-      process.stderr.write(`${lib} → ${server}: ${fmt(l.rps)} req/s; streams…\n`);
-      await streamMs(caller, 100, 2);
-      const s100 = await streamMs(caller, 100, 9);
-      const s2000 = await streamMs(caller, 2000, which === "sdk+grpc" ? 1 : 5);
-      caller.close();
-      (results[lib] ??= {})[server] = { rps: l.rps, p99: l.p99, s100, s2000 };
-      rows.push(`| ${lib} | ${server} | ${fmt(l.rps)} | ${fmt(l.p50, 1)} | ${fmt(l.p99, 1)} | ${fmt(s100, 1)} | ${fmt(s2000, 1)} |`);
-    }
-  } finally {
-    await stop(target);
-  }
+interface Server {
+  name: string;
+  target: Target;
+  /** Per client library: one load run per round. */
+  runs: Record<string, { rps: number; p50: number; p99: number; cpu: number }[]>;
 }
 
-process.stdout.write(
+const LIBS = (
   [
-    `gRPC, ${CONCURRENCY} calls in flight on one connection, ${DURATION_S} s per load run (Node ${process.version})`,
+    ["grpc-js", grpcJsCaller],
+    ["connect-node", connectCaller],
+  ] as const
+).filter(([lib]) => CLIENT === "both" || CLIENT === lib);
+
+const servers: Server[] = await Promise.all([
+  start("ours+grpc").then((target) => ({ name: OLD ? "new" : "a2a-toolkit", target, runs: {} })),
+  start("sdk+grpc").then((target) => ({ name: "@a2a-js/sdk", target, runs: {} })),
+  ...(OLD ? [start("ours+grpc", OLD).then((target) => ({ name: "old", target, runs: {} }))] : []),
+]);
+const lines: string[] = [];
+try {
+  const callers = new Map(servers.map((s) => [s, LIBS.map(([lib, make]) => [lib, make(s.target.address)] as const)]));
+  for (const s of servers) for (const [, caller] of callers.get(s)!) await load(caller, 2); // warm-up
+  for (let r = 0; r < RUNS; r++)
+    for (const [li] of LIBS.entries())
+      for (const s of servers) {
+        const [lib, caller] = callers.get(s)![li]!;
+        const cpu0 = cpuMicros(s.target.child.pid);
+        const l = await load(caller, DURATION_S);
+        // The server's CPU time per call: robust to load from other processes, unlike req/s.
+        const cpu = (cpuMicros(s.target.child.pid) - cpu0) / (l.rps * l.elapsed);
+        (s.runs[lib] ??= []).push({ ...l, cpu });
+        process.stderr.write(`round ${r + 1}/${RUNS}: ${lib} → ${s.name}: ${fmt(l.rps)} req/s, ${fmt(cpu)} µs CPU/call\n`);
+      }
+  const [ours, sdk, old] = servers as [Server, Server, Server | undefined];
+  lines.push(
+    `gRPC blocking 1.0 SendMessage, ${CONCURRENCY} calls in flight on one connection, ${DURATION_S} s per load run, ${RUNS} interleaved rounds, medians (Node ${process.version})`,
     "",
-    "| client library | server | SendMessage req/s | p50 ms | p99 ms | stream 100 chunks ms | stream 2,000 chunks ms |",
-    "|---|---|---|---|---|---|---|",
-    ...rows,
-    "",
-    "Ratios a2a-toolkit / @a2a-js/sdk:",
-    ...Object.entries(results).map(([lib, r]) => {
-      const a = r["a2a-toolkit"]!;
-      const b = r["@a2a-js/sdk"]!;
-      return `  ${lib} client: SendMessage ${fmt(a.rps / b.rps, 2)}× req/s, p99 ${fmt(a.p99 / b.p99, 2)}×, stream 100 ${fmt(a.s100 / b.s100, 2)}×, stream 2,000 ${fmt(a.s2000 / b.s2000, 3)}×`;
-    }),
-    "",
-  ].join("\n"),
-);
+    "| client library | server | SendMessage req/s (min–max) | p50 ms | p99 ms | server CPU µs/call |",
+    "|---|---|---|---|---|---|",
+  );
+  for (const [lib] of LIBS)
+    for (const s of servers) {
+      const rs = s.runs[lib]!;
+      const rps = spread(rs.map((x) => x.rps));
+      lines.push(
+        `| ${lib} | ${s.name} | ${fmt(rps.median)} (${fmt(rps.min)}–${fmt(rps.max)}) | ${fmt(median(rs.map((x) => x.p50)), 1)} | ${fmt(median(rs.map((x) => x.p99)), 1)} | ${fmt(median(rs.map((x) => x.cpu)))} |`,
+      );
+    }
+  lines.push("");
+  for (const [lib] of LIBS) {
+    const m = (s: Server, k: "rps" | "p99" | "cpu") => median(s.runs[lib]!.map((x) => x[k]));
+    const byRound = (a: Server, b: Server) => a.runs[lib]!.map((x, i) => f2(x.rps / b.runs[lib]![i]!.rps)).join(", ");
+    lines.push(
+      `${lib} client: ${ours.name} / SDK ${f2(m(ours, "rps") / m(sdk, "rps"))}× req/s (rounds ${byRound(ours, sdk)}), p99 ${f2(m(ours, "p99") / m(sdk, "p99"))}×, server CPU per call ${f2(m(ours, "cpu") / m(sdk, "cpu"))}×`,
+    );
+    if (old)
+      lines.push(
+        `${lib} client: old / SDK ${f2(m(old, "rps") / m(sdk, "rps"))}×, new / old ${f2(m(ours, "rps") / m(old, "rps"))}× (rounds ${byRound(ours, old)}), server CPU per call new / old ${f2(m(ours, "cpu") / m(old, "cpu"))}×`,
+      );
+  }
+  if (STREAMS) {
+    lines.push("", "| client library | server | stream 100 chunks ms | stream 2,000 chunks ms |", "|---|---|---|---|");
+    for (const [li, [lib]] of LIBS.entries())
+      for (const s of servers) {
+        const caller = callers.get(s)![li]![1];
+        await streamMs(caller, 100, 2);
+        const s100 = await streamMs(caller, 100, 9);
+        const s2000 = await streamMs(caller, 2000, s.name === "@a2a-js/sdk" ? 1 : 5);
+        lines.push(`| ${lib} | ${s.name} | ${fmt(s100, 1)} | ${fmt(s2000, 1)} |`);
+      }
+  }
+  for (const cs of callers.values()) for (const [, c] of cs) c.close();
+} finally {
+  await Promise.all(servers.map((s) => stop(s.target)));
+}
+process.stdout.write(lines.join("\n") + "\n");

@@ -12,7 +12,7 @@
 // message/send (autocannon, 50 connections), medians over the rounds; then the ratios new/SDK,
 // old/SDK and new/old, and new/old round by round. Writes nothing.
 import { median } from "./stats.js";
-import { load, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
+import { load, loadWithCpu, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -31,10 +31,12 @@ interface Server extends Target {
   name: string;
   v1: number[];
   v03: number[];
+  /** Server CPU µs per request of each 1.0 run. */
+  cpu: number[];
 }
 
 async function start(name: string, cwd: string, which: "ours" | "sdk"): Promise<Server> {
-  return { name, ...(await startTarget([which], cwd)), v1: [], v03: [] };
+  return { name, ...(await startTarget([which], cwd)), v1: [], v03: [], cpu: [] };
 }
 
 const rate = async (base: string, body: string, headers: Record<string, string>, duration: number) =>
@@ -49,7 +51,9 @@ try {
   for (let r = 0; r < RUNS; r++)
     for (const s of servers) {
       process.stderr.write(`round ${r + 1}/${RUNS}: ${s.name} …\n`);
-      s.v1.push(await rate(s.base, send1_0, { "A2A-Version": "1.0" }, DURATION));
+      const r1 = await loadWithCpu(s, send1_0, { "A2A-Version": "1.0" }, DURATION);
+      s.v1.push(Math.round(r1.requests.average));
+      s.cpu.push(r1.cpuPerRequest);
       s.v03.push(await rate(s.base, send0_3, {}, DURATION));
     }
   const [n, o, sdk] = servers as [Server, Server, Server];
@@ -57,12 +61,16 @@ try {
   const lines = [
     `node ${process.version}, 50 connections, ${DURATION} s per run, ${RUNS} interleaved rounds, medians`,
     "",
-    "| server | 1.0 SendMessage req/s | 0.3 message/send req/s | 0.3 / 1.0 |",
-    "|---|---|---|---|",
-    ...servers.map((s) => `| ${s.name} | ${median(s.v1)} (${s.v1.join(", ")}) | ${median(s.v03)} | ${f(median(s.v03) / median(s.v1))}× |`),
+    "| server | 1.0 SendMessage req/s | 1.0 server CPU µs/request | 0.3 message/send req/s | 0.3 / 1.0 |",
+    "|---|---|---|---|---|",
+    ...servers.map(
+      (s) =>
+        `| ${s.name} | ${median(s.v1)} (${s.v1.join(", ")}) | ${Math.round(median(s.cpu))} | ${median(s.v03)} | ${f(median(s.v03) / median(s.v1))}× |`,
+    ),
     "",
     `1.0 req/s: new / SDK ${f(median(n.v1) / median(sdk.v1))}×, old / SDK ${f(median(o.v1) / median(sdk.v1))}×, new / old ${f(median(n.v1) / median(o.v1))}×`,
     `new / old, round by round: ${n.v1.map((x, i) => f(x / (o.v1[i] ?? NaN))).join(", ")}`,
+    `server CPU per 1.0 request: new / SDK ${f(median(n.cpu) / median(sdk.cpu))}×, new / old ${f(median(n.cpu) / median(o.cpu))}×`,
   ];
   process.stdout.write(lines.join("\n") + "\n");
 } finally {

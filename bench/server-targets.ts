@@ -17,7 +17,7 @@ async function ours(file?: string, grpc = false): Promise<number> {
   const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
   let stores = {};
   if (file) {
-    const { SqliteTaskStore } = await import("../src/server/sqlite-store.js");
+    const { SqliteTaskStore } = await import("../src/server/store/sqlite-store.js");
     const store = new SqliteTaskStore(file);
     store.recoverInterrupted();
     stores = { store, pushConfigs: store.pushConfigs };

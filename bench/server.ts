@@ -1,11 +1,12 @@
 // Server benchmark: our reference server side by side with an @a2a-js/sdk server running the same
-// echo agent (bench/server-targets.ts), each started fresh in its own process.
+// echo agent (bench/server-targets.ts), each in its own process, both started at once.
 //
 //   npx tsx bench/server.ts [--duration 10] [--runs 3]
 //   npx tsx bench/server.ts --stores [--duration 10] [--runs 3]
 //
 // Measures, per target: blocking SendMessage over 1.0 JSON-RPC and message/send over 0.3 JSON-RPC
-// with autocannon (50 connections; `--runs` runs each, the two alternating, median reported with min–max), then the
+// with autocannon (50 connections; `--runs` interleaved rounds: ours 1.0, ours 0.3, SDK 1.0, SDK 0.3, …;
+// medians reported with min–max, and ours / SDK round by round), then the
 // time to receive a whole SSE stream of 100 and of 2,000 chunks (one client; median of several).
 // Prints a table and the ratios the issue sets targets for; writes nothing.
 //
@@ -20,8 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Result } from "autocannon";
-import { spread } from "./stats.js";
-import { load as loadRun, send0_3, send1_0, startTarget, stopTarget } from "./targets.js";
+import { median, spread } from "./stats.js";
+import { load as loadRun, loadWithCpu, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -36,26 +37,37 @@ const start = (which: "ours" | "sdk", sqliteFile?: string) => startTarget(sqlite
 const load = (base: string, body: string, headers: Record<string, string>, duration = DURATION) =>
   loadRun(base, body, headers, duration, CONNECTIONS);
 
+type Run = Result & { cpuPerRequest: number };
+/** One measured load run: req/s, latency and the server's own CPU time per request. */
+const measure = (t: Target, body: string, headers: Record<string, string>) => loadWithCpu(t, body, headers, DURATION, CONNECTIONS);
+
 /** Median and spread of load runs. */
-function summary(rs: Result[]) {
+function summary(rs: Run[]) {
   const rps = spread(rs.map((r) => r.requests.average));
   const p99 = spread(rs.map((r) => r.latency.p99));
-  return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max };
+  const cpu = median(rs.map((r) => r.cpuPerRequest));
+  return { rps: rps.median, rpsMin: rps.min, rpsMax: rps.max, p99: p99.median, p99Min: p99.min, p99Max: p99.max, cpu };
 }
 
 /**
- * `runs` load runs of each of the 1.0 and the 0.3 send, alternating (1.0, 0.3, 1.0, …) after one
- * short warm-up run of each, so that neither version always runs on the warmer process or the
- * quieter minute.
+ * `runs` rounds; in each, both servers (started at once) serve a run of the 1.0 and one of the 0.3
+ * send (ours 1.0, ours 0.3, SDK 1.0, SDK 0.3, …) after one short warm-up run of each, so that
+ * neither server nor version always runs on the warmer process or the quieter minute.
  */
-async function pairedRuns(base: string, runs: number) {
-  const sends = [
-    { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Result[] },
-    { body: send0_3, headers: {}, results: [] as Result[] },
-  ] as const;
-  for (const s of sends) await load(base, s.body, s.headers, 2);
-  for (let i = 0; i < runs; i++) for (const s of sends) s.results.push(await load(base, s.body, s.headers));
-  return { v1: summary(sends[0].results), v03: summary(sends[1].results) };
+async function interleavedRuns(targets: readonly Target[], runs: number) {
+  const sends = () =>
+    [
+      { body: send1_0, headers: { "A2A-Version": "1.0" }, results: [] as Run[] },
+      { body: send0_3, headers: {}, results: [] as Run[] },
+    ] as const;
+  const perServer = targets.map((t) => ({ t, sends: sends() }));
+  for (const { t, sends } of perServer) for (const s of sends) await load(t.base, s.body, s.headers, 2);
+  for (let i = 0; i < runs; i++)
+    for (const { t, sends } of perServer) {
+      process.stderr.write(`round ${i + 1}/${runs}: ${t.base} …\n`);
+      for (const s of sends) s.results.push(await measure(t, s.body, s.headers));
+    }
+  return perServer.map(({ sends }) => ({ v1: summary(sends[0].results), v03: summary(sends[1].results), v1Runs: sends[0].results }));
 }
 
 /** Milliseconds from sending SendStreamingMessage to the end of the stream; checks the chunk count. */
@@ -95,11 +107,11 @@ async function stores(): Promise<void> {
   try {
     const headers = { "A2A-Version": "1.0" };
     for (const t of targets) await load(t.base, send1_0, headers, 2);
-    const runs = targets.map((t, i) => ({ t, name: names[i], results: [] as Result[] }));
+    const runs = targets.map((t, i) => ({ t, name: names[i], results: [] as Run[] }));
     for (let r = 0; r < RUNS; r++)
       for (const { t, name, results } of runs) {
         process.stderr.write(`run ${r + 1}/${RUNS}: ${name} …\n`);
-        results.push(await load(t.base, send1_0, headers));
+        results.push(await measure(t, send1_0, headers));
       }
     const mid = (xs: number[]) => {
       const m = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -108,7 +120,14 @@ async function stores(): Promise<void> {
     };
     const rows = runs.map(({ name, results: rs }) => {
       const rps = rs.map((r) => r.requests.average);
-      return { name, rps: mid(rps), min: Math.min(...rps), max: Math.max(...rps), p99: mid(rs.map((r) => r.latency.p99)) };
+      return {
+        name,
+        rps: mid(rps),
+        min: Math.min(...rps),
+        max: Math.max(...rps),
+        p99: mid(rs.map((r) => r.latency.p99)),
+        cpu: mid(rs.map((r) => r.cpuPerRequest)),
+      };
     });
     const [oursMem, oursSql, sdkMem, sdkSql] = rows;
     const [memRuns, sqlRuns] = runs.map((r) => r.results);
@@ -124,9 +143,9 @@ async function stores(): Promise<void> {
       `node ${process.version}, blocking 1.0 SendMessage (JSON-RPC), ${CONNECTIONS} connections, ${DURATION} s per run, ` +
         `median of ${RUNS} alternating runs (min–max)`,
       "",
-      "| server | req/s | p99 ms |",
-      "|---|---|---|",
-      ...rows.map((r) => `| ${r.name} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} |`),
+      "| server | req/s | p99 ms | server CPU µs/request |",
+      "|---|---|---|---|",
+      ...rows.map((r) => `| ${r.name} | ${f(r.rps)} (${f(r.min)}–${f(r.max)}) | ${r.p99} | ${f(r.cpu)} |`),
       "",
       "| ours SQLite (default) vs | ratio | target |",
       "|---|---|---|",
@@ -134,6 +153,7 @@ async function stores(): Promise<void> {
       `| SDK SQLite, req/s | ${f(oursSql.rps / sdkSql.rps, 2)}× | ≥ 5× ${check(oursSql.rps >= 5 * sdkSql.rps)} |`,
       `| ours memory, req/s | ${f(oursSql.rps / oursMem.rps, 2)}× | ≥ 0.6× ${check(oursSql.rps >= 0.6 * oursMem.rps)} |`,
       `| SDK memory, p99 | ${f(oursSql.p99 / sdkMem.p99, 2)}× | ≤ ⅓ ${check(oursSql.p99 <= sdkMem.p99 / 3)} |`,
+      `| SDK memory, server CPU per request | ${f(oursSql.cpu / sdkMem.cpu, 2)}× | |`,
       "",
       `run by run, ours SQLite / ours memory: ${perRun.join(", ")}`,
     ];
@@ -145,19 +165,24 @@ async function stores(): Promise<void> {
 }
 
 const results: Record<string, Record<string, unknown>> = {};
-for (const which of ["sdk", "ours"] as const) {
-  const t = await start(which);
-  try {
-    process.stderr.write(`${which}: 1.0 SendMessage and 0.3 message/send, alternating …\n`);
-    const { v1, v03 } = await pairedRuns(t.base, RUNS);
+const both = await Promise.all([start("ours"), start("sdk")]);
+let perRound = "";
+try {
+  process.stderr.write("1.0 SendMessage and 0.3 message/send, both servers in the same rounds …\n");
+  const [o, k] = await interleavedRuns(both, RUNS);
+  perRound = o!.v1Runs.map((r, i) => (r.requests.average / k!.v1Runs[i]!.requests.average).toFixed(2)).join(", ");
+  for (const [which, t, runs] of [
+    ["ours", both[0], o!],
+    ["sdk", both[1], k!],
+  ] as const) {
     process.stderr.write(`${which}: SSE streams …\n`);
     const s100 = await streams(t.base, 100, 21);
     // The SDK server needs seconds per 2,000-chunk stream: fewer repetitions there.
     const s2000 = which === "sdk" ? await streams(t.base, 2000, 3, 1) : await streams(t.base, 2000, 9);
-    results[which] = { v1, v03, s100, s2000 };
-  } finally {
-    await stopTarget(t);
+    results[which] = { v1: runs.v1, v03: runs.v03, s100, s2000 };
   }
+} finally {
+  await Promise.all(both.map(stopTarget));
 }
 
 const f = (x: number, d = 0) => x.toFixed(d);
@@ -169,7 +194,7 @@ const ours = results.ours as {
 };
 const sdk = results.sdk as typeof ours;
 const lines = [
-  `node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, median of ${RUNS} runs (min–max)`,
+  `node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, median of ${RUNS} interleaved rounds (min–max)`,
   "",
   "| Measure | @a2a-js/sdk 1.3.0 | a2a-toolkit | Ratio |",
   "|---|---|---|---|",
@@ -177,9 +202,12 @@ const lines = [
   `| 1.0 SendMessage, p99 ms | ${f(sdk.v1.p99)} (${f(sdk.v1.p99Min)}–${f(sdk.v1.p99Max)}) | ${f(ours.v1.p99)} (${f(ours.v1.p99Min)}–${f(ours.v1.p99Max)}) | ${f(ours.v1.p99 / sdk.v1.p99, 2)}× |`,
   `| 0.3 message/send, req/s | ${f(sdk.v03.rps)} (${f(sdk.v03.rpsMin)}–${f(sdk.v03.rpsMax)}) | ${f(ours.v03.rps)} (${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)}) | ${f(ours.v03.rps / sdk.v03.rps, 2)}× |`,
   `| 0.3 message/send, p99 ms | ${f(sdk.v03.p99)} | ${f(ours.v03.p99)} | ${f(ours.v03.p99 / sdk.v03.p99, 2)}× |`,
+  `| 1.0 SendMessage, server CPU µs/request | ${f(sdk.v1.cpu)} | ${f(ours.v1.cpu)} | ${f(ours.v1.cpu / sdk.v1.cpu, 2)}× |`,
+  `| 0.3 message/send, server CPU µs/request | ${f(sdk.v03.cpu)} | ${f(ours.v03.cpu)} | ${f(ours.v03.cpu / sdk.v03.cpu, 2)}× |`,
   `| SSE 100 chunks, ms (median) | ${f(sdk.s100.median, 1)} | ${f(ours.s100.median, 1)} | ${f(ours.s100.median / sdk.s100.median, 2)}× |`,
   `| SSE 2,000 chunks, ms (median) | ${f(sdk.s2000.median, 1)} | ${f(ours.s2000.median, 1)} (${f(ours.s2000.min, 1)}–${f(ours.s2000.max, 1)}) | ${f(ours.s2000.median / sdk.s2000.median, 2)}× |`,
   "",
+  `1.0 SendMessage a2a-toolkit / SDK, round by round: ${perRound}`,
   `a2a-toolkit 0.3 path vs 1.0 path (throughput): ${f(ours.v03.rps / ours.v1.rps, 2)}× (medians; runs ${f(ours.v03.rpsMin)}–${f(ours.v03.rpsMax)} vs ${f(ours.v1.rpsMin)}–${f(ours.v1.rpsMax)} req/s)`,
 ];
 process.stdout.write(lines.join("\n") + "\n");

@@ -40,7 +40,7 @@ if (!gc) {
 // Typed as this checkout's modules: an older --src is expected to offer the same few names.
 const load = (p: string): Promise<unknown> => import(pathToFileURL(join(SRC, p)).href);
 const server = (await load("server/index.ts")) as typeof import("../src/server/index.js");
-const { SqliteTaskStore } = (await load("server/sqlite-store.ts")) as typeof import("../src/server/sqlite-store.js");
+const { SqliteTaskStore } = (await load("server/store/sqlite-store.ts")) as typeof import("../src/server/store/sqlite-store.js");
 const v1_0 = (await load("../generated/v1_0/index.ts")) as typeof import("../generated/v1_0/index.js");
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-bench-wal-"));

@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../generated/v1_0/index.js";
-import { SqliteTaskStore } from "../src/server/sqlite-store.js";
-import { MemoryTaskStore, type TaskStore } from "../src/server/store.js";
+import { SqliteTaskStore } from "../src/server/store/sqlite-store.js";
+import { MemoryTaskStore, type TaskStore } from "../src/server/store/store.js";
 import { median } from "./stats.js";
 
 const args = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // bench/server-targets.ts (its own process, `READY <port>` on stdout) and one autocannon run that
 // refuses to count a run with errors.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import autocannon, { type Result } from "autocannon";
 
 /** Blocking 1.0 SendMessage (JSON-RPC) of `text`. */
@@ -72,4 +73,24 @@ export async function load(
   });
   if (r.errors || r.non2xx || r.timeouts) throw new Error(`load run had ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
   return r;
+}
+
+/** CPU time a process has used (user + system, µs), from /proc (Linux; NaN elsewhere). */
+export function cpuMicros(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** load() on a target, with the target's own CPU time per request (µs; NaN where /proc is missing). */
+export async function loadWithCpu(
+  t: Target,
+  ...args: Parameters<typeof load> extends [string, ...infer Rest] ? Rest : never
+): Promise<Result & { cpuPerRequest: number }> {
+  const before = cpuMicros(t.child.pid);
+  const r = await load(t.base, ...args);
+  return Object.assign(r, { cpuPerRequest: (cpuMicros(t.child.pid) - before) / r.requests.total });
 }

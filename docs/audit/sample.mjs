@@ -4,6 +4,9 @@
 // exists, every compliance/scenarios/<operation>/<scenario>.yaml counted once however many
 // (version, binding) pairs it runs on (ID: "scenarios/<operation>/<scenario>"). Before scenarios
 // existed (2026-12-04 audit, commit 37464d3) the list is the same as the first version of this script.
+// Client population: every compliance/client-cases/**/*.json plus, when the folder exists, every
+// compliance/client-scenarios/<operation>/<scenario>.yaml, each once (ID: "client-scenarios/<op>/<name>");
+// without that folder (2026-12-05 audit, commit 907552d) the client list is the same as before.
 // out defaults to docs/audit/<YYYY-MM-DD read from the seed>-sample.json.
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -43,9 +46,12 @@ function draw(list, n, rnd) {
 const rnd = mulberry32(seed);
 const scenarios = existsSync("compliance/scenarios") ? ids("compliance/scenarios", ".yaml", "scenarios/") : [];
 const caseFiles = ids("compliance/cases", ".json");
+const clientScenarios = existsSync("compliance/client-scenarios") ? ids("compliance/client-scenarios", ".yaml", "client-scenarios/") : [];
+const clientCaseFiles = ids("compliance/client-cases", ".json");
 const server = draw([...caseFiles, ...scenarios], nS, rnd),
-  client = draw(ids("compliance/client-cases", ".json"), nC, rnd);
+  client = draw([...clientCaseFiles, ...clientScenarios], nC, rnd);
 if (scenarios.length) Object.assign(server, { caseFiles: caseFiles.length, scenarios: scenarios.length });
+if (clientScenarios.length) Object.assign(client, { caseFiles: clientCaseFiles.length, scenarios: clientScenarios.length });
 const out = { seed, prng: "mulberry32, Fisher-Yates from the end; server list drawn first, then client list, same stream", server, client };
 writeFileSync(outPath, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out, null, 2));

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Agent } from "../server/agent.js";
+import type { Agent } from "../server/engine/agent.js";
 
 function isAgent(x: unknown): x is Agent {
   return typeof x === "object" && x !== null && typeof (x as Agent).handleMessage === "function" && typeof (x as Agent).card === "object";

@@ -21,7 +21,7 @@ export const REFERENCE_KNOWN_FAILING = packagePath("compliance", "known-failing"
 
 export async function startEmbeddedTarget(): Promise<EmbeddedTarget> {
   const { buildServer, createFixtureAgent } = await import("../server/index.js");
-  const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+  const { SqliteTaskStore } = await import("../server/store/sqlite-store.js");
   const { generateKeyPair } = await import("jose");
   const dir = mkdtempSync(join(tmpdir(), "a2a-toolkit-run-"));
   // A key made for this run signs the 1.0 card, so the signature cases (S-61) run too.

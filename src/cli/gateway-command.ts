@@ -58,11 +58,11 @@ export async function gatewayConfigFrom(
 export async function startGateway(opts: GatewayCommandOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
   const config = await gatewayConfigFrom(opts);
   const { buildGateway, createGateway } = await import("../gateway/index.js");
-  let store: import("../server/store.js").TaskStore | undefined;
+  let store: import("../server/store/store.js").TaskStore | undefined;
   // Tasks a previous process on the same file was following when it stopped (SUBMITTED or WORKING).
   let running: { owner: string; task: import("../../generated/v1_0/index.js").Task }[] = [];
   const where = opts.store ?? config.store ?? "memory";
-  let coordinator: import("../server/cluster.js").PgCoordinator | undefined;
+  let coordinator: import("../server/replicas/cluster.js").PgCoordinator | undefined;
   // A lease may expire before the gateway exists: its take-over waits for it.
   type Resume = (owner: string, task: import("../../generated/v1_0/index.js").Task) => Promise<boolean>;
   let ready: (resume: Resume) => void = () => {};
@@ -70,7 +70,7 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
   if (where.startsWith("sqlite:")) {
     const file = where.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
-    const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+    const { SqliteTaskStore } = await import("../server/store/sqlite-store.js");
     const sqlite = new SqliteTaskStore(file);
     running = sqlite.listRunning();
     store = sqlite;
@@ -78,8 +78,8 @@ export async function startGateway(opts: GatewayCommandOptions, out: (line: stri
     // The same tables as serve's (pg-store.ts), migrated on open. Replicas on one database act as
     // one gateway (cluster.ts): a followed task's lease; when a replica's lease expires another
     // takes the task over and follows it again (resume), as a restarted gateway does.
-    const { PgTaskStore } = await import("../server/pg-store.js");
-    const { PgCoordinator } = await import("../server/cluster.js");
+    const { PgTaskStore } = await import("../server/store/pg-store.js");
+    const { PgCoordinator } = await import("../server/replicas/cluster.js");
     const pg = await PgTaskStore.open(where);
     coordinator = await PgCoordinator.start(pg, where, {
       leaseMs: opts.lease ?? config.leaseMs,

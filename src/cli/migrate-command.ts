@@ -4,10 +4,10 @@
 import type { Command } from "commander";
 
 export async function runMigrate(store: string, out: (line: string) => void): Promise<void> {
-  const { isPostgresUrl, redactUrl } = await import("../server/pg-store.js");
+  const { isPostgresUrl, redactUrl } = await import("../server/store/pg-store.js");
   if (isPostgresUrl(store)) {
     const pg = (await import("pg")).default;
-    const { migratePg, pgSchemaVersion, PG_MIGRATIONS } = await import("../server/pg-migrations.js");
+    const { migratePg, pgSchemaVersion, PG_MIGRATIONS } = await import("../server/store/pg-migrations.js");
     const pool = new pg.Pool({ connectionString: store, max: 1 });
     pool.on("error", () => undefined);
     try {
@@ -26,8 +26,8 @@ export async function runMigrate(store: string, out: (line: string) => void): Pr
     return;
   }
   if (store.startsWith("sqlite:") && store.length > "sqlite:".length) {
-    const { SqliteTaskStore } = await import("../server/sqlite-store.js");
-    const { schemaVersion } = await import("../server/migrations.js");
+    const { SqliteTaskStore } = await import("../server/store/sqlite-store.js");
+    const { schemaVersion } = await import("../server/store/migrations.js");
     const s = new SqliteTaskStore(store.slice("sqlite:".length));
     out(`${store}: schema version ${schemaVersion(s.db)}`);
     await s.close();

@@ -17,7 +17,7 @@ export function parsePositiveInt(unit: string): (v: string) => number {
   };
 }
 
-/** The HTTP limits `serve` and `gateway` share (src/server/http-limits.ts; README "Limits and timeouts"). */
+/** The HTTP limits `serve` and `gateway` share (src/server/front/http-limits.ts; README "Limits and timeouts"). */
 export interface HttpLimitFlags {
   headersTimeout?: number;
   bodyTimeout?: number;
@@ -59,7 +59,7 @@ export function httpLimits(f: HttpLimitFlags) {
   };
 }
 
-/** The stream buffer budget's flags (server/stream-budget.ts, docs/limits.md), for serve and gateway. */
+/** The stream buffer budget's flags (server/front/stream-budget.ts, docs/limits.md), for serve and gateway. */
 export function addStreamBufferFlags(command: Command): Command {
   const bytes = parsePositiveInt("bytes");
   return command

@@ -14,8 +14,8 @@ import {
   type StreamBufferFlags,
 } from "./options.js";
 import { Command, InvalidArgumentError } from "commander";
-import type { Agent } from "../server/agent.js";
-import { isPostgresUrl } from "../server/pg-store.js";
+import type { Agent } from "../server/engine/agent.js";
+import { isPostgresUrl } from "../server/store/pg-store.js";
 
 export interface ServeOptions extends HttpLimitFlags, StreamBufferFlags {
   port: number;
@@ -112,7 +112,7 @@ async function cardSigning(opts: ServeOptions): Promise<import("../server/plugin
 
 /** `fixture`, or a module whose default export (or `agent` export) is an Agent or a function returning one. */
 export async function loadAgent(spec: string, fixture: { pushNotifications?: boolean } = {}): Promise<Agent> {
-  if (spec === "fixture") return (await import("../server/fixture-agent.js")).createFixtureAgent(fixture);
+  if (spec === "fixture") return (await import("../server/fixture/fixture-agent.js")).createFixtureAgent(fixture);
   return (await import("./agent-module.js")).loadAgentModule(spec);
 }
 
@@ -139,7 +139,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   if (opts.store.startsWith("sqlite:")) {
     const file = opts.store.slice("sqlite:".length);
     if (!file) throw new Error("--store sqlite:<file> needs a file name");
-    const { SqliteTaskStore } = await import("../server/sqlite-store.js");
+    const { SqliteTaskStore } = await import("../server/store/sqlite-store.js");
     const store = new SqliteTaskStore(file, { retention: { maxBytes: opts.maxStoreBytes } });
     // Tasks a previous process left running can never finish: fail them before serving.
     const recovered = store.recoverInterrupted();
@@ -149,7 +149,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
   } else if (isPostgresUrl(opts.store)) {
     // Several replicas on one database act as one agent (cluster.ts): no recovery on start, an
     // expired lease is how a dead replica's tasks are found.
-    const { startPgStores } = await import("../server/cluster.js");
+    const { startPgStores } = await import("../server/replicas/cluster.js");
     const pg = await startPgStores(opts.store, { maxStoreBytes: opts.maxStoreBytes, leaseMs: opts.lease });
     stores = pg.stores;
     storeLine = pg.line;

@@ -410,9 +410,11 @@ export async function grpcExchange(call: GrpcCall, opts: GrpcExchangeOptions): P
       for (const m of got.messages) {
         const ev = receivedMessage(call.method.output, m);
         events.push(ev);
-        if (streaming && res.closingAt === undefined && closingEvent(ev.json)) {
+        const closing = streaming && res.closingAt === undefined ? closingEvent(ev.json) : undefined;
+        if (closing) {
           // The stream must end now: wait a little for it, not the whole stream bound.
           res.closingAt = events.length - 1;
+          res.closing = closing;
           clearTimeout(timer);
           timer = setTimeout(() => onTimeout(), Math.min(CLOSE_GRACE_MS, opts.streamTimeoutMs));
         }

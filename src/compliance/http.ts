@@ -3,7 +3,7 @@
 // the body parsed as JSON when it is JSON, or the list of SSE events. Every read is bounded.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { GrpcOutcome } from "./grpc.js";
-import { CLOSE_GRACE_MS, closingEvent } from "./stream-end.js";
+import { CLOSE_GRACE_MS, closingEvent, type Closing } from "./stream-end.js";
 
 export interface WireRequest {
   method: string;
@@ -36,6 +36,8 @@ export interface WireResponse {
   closed?: boolean;
   /** Streams: the index of the first event after which the stream must close (stream-end.ts closingEvent). */
   closingAt?: number;
+  /** Streams: what that event was (a Message, a terminal or interrupted state, a JSON-RPC error). */
+  closing?: Closing;
   /** The read gave up waiting: no answer within the timeout, or a stream still open at its bound. */
   timedOut?: boolean;
   /** Why the exchange could not complete (connection refused, timeout before headers, …). */
@@ -105,6 +107,7 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
   timer = setTimeout(() => giveUp(`after ${opts.streamTimeoutMs} ms`), opts.streamTimeoutMs);
   const deadline = Date.now() + opts.streamTimeoutMs;
   let closingAt: number | undefined;
+  let closing: Closing | undefined;
   const events: SseEventRecord[] = [];
   const max = opts.maxEvents ?? 1000;
   const parser = createParser({
@@ -117,7 +120,7 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
         rec.parseError = (e as Error).message;
       }
       events.push(rec);
-      if (closingAt === undefined && closingEvent(rec.json)) {
+      if (closingAt === undefined && (closing = closingEvent(rec.json))) {
         // The stream must end now: wait a little for it, not the whole stream bound.
         closingAt = events.length - 1;
         clearTimeout(timer);
@@ -161,7 +164,7 @@ export async function exchange(req: WireRequest, opts: ExchangeOptions): Promise
     headers,
     events,
     closed,
-    ...(closingAt !== undefined ? { closingAt } : {}),
+    ...(closingAt !== undefined ? { closingAt, closing } : {}),
     ...(timedOut ? { timedOut } : {}),
     ...(error ? { error } : {}),
   };

@@ -45,6 +45,11 @@ export interface Diff {
   message: string;
   /** The expectation names a variable no earlier step captured: the agent did not give it (nothing is judged here). */
   uncaptured?: string;
+  /**
+   * A stream still open after an interrupted state (input-required, auth-required): no MUST asks
+   * it to close (stream-end.ts), so the runner judges this difference at SHOULD at most.
+   */
+  openAfterInterrupted?: true;
 }
 
 export const MATCH_KINDS = [

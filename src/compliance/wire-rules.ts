@@ -49,6 +49,8 @@ export interface WireRule {
 }
 
 const JSON_CT = { "content-type": { $regex: "^application/json" } };
+/** application/json, application/a2a+json, application/problem+json: any JSON media type. */
+const JSON_MEDIA_TYPE = { $regex: "^application/([A-Za-z0-9.!#$&^_-]+\\+)?json\\s*($|;)" };
 const OK_STATUS = { $range: [200, 299] };
 const ABSENT = { $match: "absent" };
 
@@ -266,6 +268,7 @@ const SPEC_0_3_DATA = [
   ),
 ];
 
+const CONTENT_TYPE_1_0 = cite("1.0.1", "11.1", "**Content-Type:** application/a2a+json **SHOULD** be used for requests and responses");
 const REST_STATUS_0_3 = cite(
   "0.3.0",
   "3.2.3",
@@ -288,7 +291,6 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
         {
           expect: {
             status: spec0(error).http,
-            headers: { "content-type": { $regex: "^application/(a2a\\+)?json" } },
             // The loader's restErrorShapes turns this into the two §11.6 shapes (AIP-193, google.rpc.Status).
             body: {
               error: {
@@ -300,6 +302,9 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
             },
           },
         },
+        // 1.0.1 §11.1 gives the content type at SHOULD, and the 1.0.1 §6.4 example answers an error
+        // with application/problem+json: any JSON media type (…+json included) meets it.
+        { suffix: " (content type)", expect: { headers: { "content-type": JSON_MEDIA_TYPE } }, level: "SHOULD", spec: [CONTENT_TYPE_1_0] },
       ],
       unauthenticated: restRefusal(AUTH_STATUS_1_0),
       spec: [PROTO_1_0],

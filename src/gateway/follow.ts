@@ -11,7 +11,8 @@
 // deadline the remote task is canceled, best effort.
 import type { A2AClient } from "../client/index.js";
 import { sleep } from "../runtime/sleep.js";
-import { isTerminal, TaskTooLargeError, TIMEOUT_FAILURE } from "../server/runtime.js";
+import { TaskTooLargeError, TIMEOUT_FAILURE } from "../server/engine/execute.js";
+import { isTerminal } from "../versioning/stream.js";
 import { A2AError } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 import { applyEvent, applySnapshot, endTurn, fail, record, releaseTurn, type GatewayTask, type Mirror } from "./mirror.js";

@@ -11,13 +11,13 @@
 // `agent_id:<backend name>`. Callers route with `message.metadata.agent_id` (see runtime.ts).
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type * as v1_0 from "../../generated/v1_0/index.js";
-import type { Agent, AgentCardInit } from "../server/agent.js";
+import type { Agent, AgentCardInit } from "../server/engine/agent.js";
 import { a2aPlugin, type A2APluginOptions } from "../server/plugin.js";
 import { a2aFastify, attachGrpc, sharedStreamBudget } from "../server/index.js";
-import type { HttpLimitOptions } from "../server/http-limits.js";
-import type { Logger } from "../server/runtime.js";
-import type { TurnCoordinator } from "../server/coordinator.js";
-import type { TaskStore } from "../server/store.js";
+import type { HttpLimitOptions } from "../server/front/http-limits.js";
+import type { Logger } from "../server/engine/runtime.js";
+import type { TurnCoordinator } from "../server/engine/coordinator.js";
+import type { TaskStore } from "../server/store/store.js";
 import { Backend } from "./backends.js";
 import { checkConfig, type GatewayConfig } from "./config.js";
 import { createHttpFetch, type HttpFetchOptions } from "./http-fetch.js";
@@ -253,7 +253,7 @@ export async function buildGateway(options: BuildGatewayOptions): Promise<Fastif
     throw new Error(
       "buildGateway: grpc needs `authenticators`; the `authenticate` hook takes a fastify request, which gRPC calls have not",
     );
-  // One stream budget (server/stream-budget.ts) behind both fronts.
+  // One stream budget (server/front/stream-budget.ts) behind both fronts.
   const streamBudget = sharedStreamBudget(plugin);
   await app.register(gatewayPlugin, { ...plugin, streamBudget, prefix: prefix ?? "" });
   const { gateway, store: _store, fetch: _fetch, backendLimits: _limits, ...serve } = plugin;

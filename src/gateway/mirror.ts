@@ -20,9 +20,11 @@ import { randomUUID } from "node:crypto";
 import { clone, create, equals, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import type { TurnCoordinator } from "../server/coordinator.js";
-import { isInterrupted, isTerminal, TaskTooLargeError, tooLargeFailure, type Logger } from "../server/runtime.js";
-import { keepArtifact, publishInOrder, recordTask, type LiveEntry, type TaskBook } from "../server/tasks.js";
+import type { TurnCoordinator } from "../server/engine/coordinator.js";
+import { TaskTooLargeError, tooLargeFailure } from "../server/engine/execute.js";
+import type { Logger } from "../server/engine/runtime.js";
+import { isInterrupted, isTerminal } from "../versioning/stream.js";
+import { keepArtifact, publishInOrder, recordTask, type LiveEntry, type TaskBook } from "../server/engine/tasks.js";
 import { notBefore } from "./remote.js";
 
 const S = v1_0.TaskState;

@@ -1,6 +1,6 @@
 // The gateway's task runtime: an A2AHandler that the reference server's front serves exactly like a
 // TaskRuntime (so callers speak 1.0 or 0.3, JSON-RPC or HTTP+JSON), keeping its tasks in the same
-// TaskBook (src/server/tasks.ts: principals own tasks, follow-up and terminal rules, views and
+// TaskBook (src/server/engine/tasks.ts: principals own tasks, follow-up and terminal rules, views and
 // subscriptions are the server's), but a turn is not an agent call: it is a message forwarded to a backend
 // agent, in that backend's own version and binding (the reference client), and the remote task
 // followed until it is terminal or interrupted.
@@ -47,13 +47,15 @@
 import { clone, create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow, type Empty } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import type { Agent, AgentCardInit } from "../server/agent.js";
-import type { A2AHandler } from "../server/handler.js";
-import { DEFAULT_LIMITS, isTerminal, TIMEOUT_FAILURE, type Logger } from "../server/runtime.js";
-import { claimFollowUp, type TurnCoordinator } from "../server/coordinator.js";
-import { MemoryTaskStore, type TaskStore } from "../server/store.js";
-import { once, ownerOf, TaskBook, unrecordedError, view, type CallContext } from "../server/tasks.js";
-import { eventBytes } from "../server/task-size.js";
+import type { Agent, AgentCardInit } from "../server/engine/agent.js";
+import type { A2AHandler } from "../server/engine/handler.js";
+import { TIMEOUT_FAILURE } from "../server/engine/execute.js";
+import { DEFAULT_LIMITS, type Logger } from "../server/engine/runtime.js";
+import { isTerminal } from "../versioning/stream.js";
+import { claimFollowUp, type TurnCoordinator } from "../server/engine/coordinator.js";
+import { MemoryTaskStore, type TaskStore } from "../server/store/store.js";
+import { once, ownerOf, TaskBook, unrecordedError, view, type CallContext } from "../server/engine/tasks.js";
+import { eventBytes } from "../server/store/task-size.js";
 import { A2AError, invalidParams } from "../versioning/errors.js";
 import type { Backend } from "./backends.js";
 import { BACKEND_FAILURE, cancelRemote, startFollowing } from "./follow.js";
@@ -86,7 +88,7 @@ export interface GatewayRuntimeOptions {
   maxHistoryBytes?: number;
   maxArtifactBytes?: number;
   /**
-   * Several gateway replicas on one store acting as one (the PgCoordinator of src/server/cluster.ts,
+   * Several gateway replicas on one store acting as one (the PgCoordinator of src/server/replicas/cluster.ts,
    * started with `takeOver` calling resume): a followed task's lease, events for subscribers on
    * other replicas, cancels forwarded. Default: one process.
    */

@@ -1,5 +1,5 @@
 // Push-notification config storage: the PushConfigStore interface and its in-memory implementation
-// (the SQLite one is SqlitePushConfigStore in src/server/sqlite-store.ts).
+// (the SQLite one is SqlitePushConfigStore in src/server/store/sqlite-store.ts).
 //
 // A config belongs to one task and one owner (the principal that registered it); another principal
 // never sees it (the runtime answers TaskNotFound). Each config remembers the wire version it was

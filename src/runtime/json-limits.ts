@@ -1,9 +1,9 @@
 // Limits on a parsed JSON request body that its schema cannot express: no non-finite number (JSON
 // text such as `1e999` parses to Infinity, which no A2A field can hold and ProtoJSON refuses) and no
 // nesting deeper than MAX_JSON_DEPTH (code that walks a value recursively, such as the 0.3
-// translator, must never meet a depth that could exhaust the stack). The walk is iterative, so any
-// depth JSON.parse accepts is checked safely. Transports answer a violation as InvalidParams with
-// its path (docs/limits.md).
+// translator, must never meet a depth that could exhaust the stack). The walk recurses no deeper
+// than the limit itself, so any depth JSON.parse accepts is checked safely. Transports answer a
+// violation as InvalidParams with its path (docs/limits.md).
 import type { ValidationIssue } from "./validation.js";
 
 /**
@@ -17,16 +17,35 @@ const pointer = (path: string, key: string | number) => `${path}/${String(key).r
 
 /** The first value of `value` that breaks a limit (JSON Pointer from `base`), or undefined. */
 export function jsonLimitIssue(value: unknown, base = "", maxDepth = MAX_JSON_DEPTH): ValidationIssue | undefined {
-  const stack: [unknown, string, number][] = [[value, base, 1]];
-  while (stack.length) {
-    const [v, path, depth] = stack.pop()!;
-    if (typeof v === "number") {
-      if (!Number.isFinite(v)) return { path, message: "must be a finite number (the value is out of range)" };
-    } else if (v !== null && typeof v === "object") {
-      if (depth > maxDepth) return { path, message: `is nested deeper than ${maxDepth} levels` };
-      if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], pointer(path, i), depth + 1]);
-      else for (const [k, x] of Object.entries(v)) stack.push([x, pointer(path, k), depth + 1]);
+  const keys: (string | number)[] = [];
+  const message = firstIssue(value, 1, maxDepth, keys);
+  if (message === undefined) return undefined;
+  // Keys were collected on the way back up: innermost first.
+  let path = base;
+  for (let i = keys.length - 1; i >= 0; i--) path = pointer(path, keys[i]!);
+  return { path, message };
+}
+
+/**
+ * Depth first, array items in order and object members last to first (the order this check has
+ * always reported the first of several issues in). The recursion stops at `maxDepth`, so it never
+ * nests deeper than that, whatever depth the value has; paths are built only for an issue.
+ */
+function firstIssue(v: unknown, depth: number, maxDepth: number, keys: (string | number)[]): string | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? undefined : "must be a finite number (the value is out of range)";
+  if (v === null || typeof v !== "object") return undefined;
+  if (depth > maxDepth) return `is nested deeper than ${maxDepth} levels`;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const m = firstIssue(v[i], depth + 1, maxDepth, keys);
+      if (m !== undefined) return (keys.push(i), m);
     }
+    return undefined;
+  }
+  const ks = Object.keys(v);
+  for (let i = ks.length - 1; i >= 0; i--) {
+    const m = firstIssue((v as Record<string, unknown>)[ks[i]!], depth + 1, maxDepth, keys);
+    if (m !== undefined) return (keys.push(ks[i]!), m);
   }
   return undefined;
 }

@@ -6,18 +6,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastif
 import { a2aPlugin, type A2APluginOptions } from "./adapters/fastify.js";
 import { a2aGrpcHandler, type A2AGrpcHandlerOptions } from "./adapters/grpc.js";
 import { shareWithGrpc } from "./adapters/shared-port.js";
-import { TaskRuntime } from "./runtime.js";
-import { StreamBudget } from "./stream-budget.js";
-import type { A2AFrontOptions } from "./front.js";
-import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./http-limits.js";
+import { TaskRuntime } from "./engine/runtime.js";
+import { StreamBudget } from "./front/stream-budget.js";
+import type { A2AFrontOptions } from "./front/front.js";
+import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./front/http-limits.js";
 
-export * from "./agent.js";
+export * from "./engine/agent.js";
 /** The 1.0 protocol types (TaskState, Role, Message …) agents work with. */
 export * as v1_0 from "../../generated/v1_0/index.js";
-export { toPart, toParts, firstText, type PartInit } from "./parts.js";
-export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage, type MemoryTaskStoreOptions } from "./store.js";
-export { TaskRuntime, type CallContext, type RuntimeOptions } from "./runtime.js";
-export { createFixtureAgent } from "./fixture-agent.js";
+export { toPart, toParts, firstText, type PartInit } from "./engine/parts.js";
+export { MemoryTaskStore, type TaskStore, type TaskQuery, type TaskPage, type MemoryTaskStoreOptions } from "./store/store.js";
+export { TaskRuntime, type CallContext, type RuntimeOptions } from "./engine/runtime.js";
+export { createFixtureAgent } from "./fixture/fixture-agent.js";
 export { a2aPlugin, type A2APluginOptions, type A2AHandlerPluginOptions } from "./adapters/fastify.js";
 export {
   a2aRequestListener,
@@ -36,11 +36,11 @@ export {
   type Front,
   type FrontRequest,
   type FrontStream,
-} from "./front.js";
-export type { A2AHandler, HandlerContext, EventStream } from "./handler.js";
-export { buildCard } from "./card.js";
-export { StreamBudget, DEFAULT_STREAM_BUDGET, type StreamBudgetOptions } from "./stream-budget.js";
-export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./http-limits.js";
+} from "./front/front.js";
+export type { A2AHandler, HandlerContext, EventStream } from "./engine/handler.js";
+export { buildCard } from "./front/card.js";
+export { StreamBudget, DEFAULT_STREAM_BUDGET, type StreamBudgetOptions } from "./front/stream-budget.js";
+export { a2aServerOptions, limitConnectionsPerAddress, type HttpLimitOptions } from "./front/http-limits.js";
 
 export interface BuildServerOptions extends A2APluginOptions, HttpLimitOptions {
   /** Mount point of the A2A routes (default: the root). */

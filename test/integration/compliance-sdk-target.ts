@@ -33,7 +33,7 @@ import {
   TASK_FAILURE_TEXT,
   actsPrefix,
   endsMultiTurn,
-} from "../../src/server/fixture-agent.js";
+} from "../../src/server/fixture/fixture-agent.js";
 
 // The SDK's 1.0 task states, by the short names this file uses.
 const STATE = {

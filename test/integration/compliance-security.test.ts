@@ -6,7 +6,7 @@
 // is no refusal on HTTP+JSON (the status and the body are judged together). `make test` runs the
 // one that shows the MUST; `make test-security` (A2A_SECURITY_FULL=1) all of them.
 import { afterAll, describe, expect, it } from "vitest";
-import { createFixtureAgent } from "../../src/server/fixture-agent.js";
+import { createFixtureAgent } from "../../src/server/fixture/fixture-agent.js";
 import { bearerAuth } from "../../src/security/index.js";
 import type { AuthResult, Authenticator } from "../../src/security/auth.js";
 import { consoleReport } from "../../src/compliance/report.js";

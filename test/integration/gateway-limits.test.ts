@@ -6,7 +6,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage } from "../../src/client/index.js";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
-import { tooLargeFailure } from "../../src/server/runtime.js";
+import { tooLargeFailure } from "../../src/server/engine/execute.js";
 import { serverGroup } from "../support/servers.js";
 
 const S = v1_0.TaskState;

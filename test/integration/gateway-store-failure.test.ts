@@ -1,5 +1,5 @@
 // A write the gateway's store refuses (a full disk, say) is reported to nobody as made, as with the
-// reference server (src/server/tasks.ts recordTask): a blocking caller gets InternalError instead of
+// reference server (src/server/engine/tasks.ts recordTask): a blocking caller gets InternalError instead of
 // the task, a stream ends with InternalError and never carries the unwritten status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";

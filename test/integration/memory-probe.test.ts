@@ -1,7 +1,7 @@
 // The memory probe of issue 28 (failures 3 and 8; `make test-memory`). Runs only with A2A_MEMORY=1.
 //
 // serve: 100 SSE and 100 gRPC subscribers of `stream 100000` that never read, beside 300 blocking
-// `stream 20000` tasks, with the default stream buffer budget (server/stream-budget.ts). Resident
+// `stream 20000` tasks, with the default stream buffer budget (server/front/stream-budget.ts). Resident
 // memory of `serve` stays under the bound docs/limits.md gives, a GetTask from another client is
 // answered within 1 s throughout, every task completes, and every non-reading stream was cut with
 // its binding's error. Before the budget, 100 such SSE readers alone reached 2,452 MiB.

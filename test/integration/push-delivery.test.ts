@@ -9,7 +9,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import * as v0_3 from "../../generated/v0_3/index.js";
 import { MemoryPushConfigStore, type PushWireVersion } from "../../src/push/config-store.js";
 import { PushDelivery, type PushDeliveryOptions, type PushOutcome } from "../../src/push/delivery.js";
-import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 import { listenHttp } from "../support/servers.js";
 
 interface Received {

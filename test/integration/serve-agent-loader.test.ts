@@ -9,7 +9,7 @@ import { spawnCli } from "../support/serve-child.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-agent-loader-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const fixture = pathToFileURL(join(import.meta.dirname, "../../src/server/fixture-agent.ts")).href;
+const fixture = pathToFileURL(join(import.meta.dirname, "../../src/server/fixture/fixture-agent.ts")).href;
 writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "cjs-project", type: "commonjs" }));
 writeFileSync(
   join(dir, "my-agent.ts"),

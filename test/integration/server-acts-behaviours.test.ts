@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, textMessage, type A2AClient } from "../../src/client/index.js";
-import { ACTS_PREFIXES, createFixtureAgent } from "../../src/server/fixture-agent.js";
+import { ACTS_PREFIXES, createFixtureAgent } from "../../src/server/fixture/fixture-agent.js";
 import { ACTS_BEHAVIOUR_CHECKS, ACTS_CHECKED_PREFIXES } from "../support/acts-behaviours.js";
 import { startServer, type RunningServer } from "../support/servers.js";
 

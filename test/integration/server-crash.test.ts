@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_RECOVERY_MESSAGE } from "../../src/server/sqlite-store.js";
+import { DEFAULT_RECOVERY_MESSAGE } from "../../src/server/store/sqlite-store.js";
 import { spawnCli, type CliChild } from "../support/serve-child.js";
 
 const SENDS = Number(process.env.A2A_CRASH_SENDS ?? 150);

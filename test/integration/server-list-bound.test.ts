@@ -16,8 +16,8 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createFixtureAgent } from "../../src/server/index.js";
-import { DEFAULT_LIMITS } from "../../src/server/runtime.js";
-import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { DEFAULT_LIMITS } from "../../src/server/engine/runtime.js";
+import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 import { flood } from "../support/serve-child.js";
 import { startServer, type RunningServer } from "../support/servers.js";
 

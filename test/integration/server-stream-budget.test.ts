@@ -1,6 +1,6 @@
 // Issue 28, failure 3: clients that open a stream and never read it made memory grow without a
 // bound across streams (100 non-reading SSE subscribers of `stream 100000`: 2.4 GB). With one
-// stream buffer budget for the process (server/stream-budget.ts), a tiny one here, non-reading SSE
+// stream buffer budget for the process (server/front/stream-budget.ts), a tiny one here, non-reading SSE
 // and gRPC subscribers are cut when they fall behind their share: on reading again, the SSE client
 // finds an error event and the end of the stream, the gRPC client RESOURCE_EXHAUSTED. Their tasks
 // complete; the bytes the streams hold stay within the budget throughout; a client that reads

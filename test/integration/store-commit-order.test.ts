@@ -11,7 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway } from "../../src/gateway/index.js";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
-import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 
 /** A store whose commits wait until release(). */
 class HeldStore extends SqliteTaskStore {

@@ -9,7 +9,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { buildServer, createFixtureAgent, MemoryTaskStore } from "../../src/server/index.js";
-import { isPgOutage } from "../../src/server/pg-store.js";
+import { isPgOutage } from "../../src/server/store/pg-store.js";
 import { listen, type RunningServer } from "../support/servers.js";
 
 /** What pg rejects with when the database refuses the connection, marked as pg-store.ts marks it. */

@@ -3,7 +3,7 @@
 // subscriber on another replica can join mid-turn; a turn whose AbortSignal fires writes
 // "aborted <taskId>" to stderr (the test sees that the cancel reached the agent). Anything else
 // goes to the fixture agent.
-import { createFixtureAgent } from "../../src/server/fixture-agent.js";
+import { createFixtureAgent } from "../../src/server/fixture/fixture-agent.js";
 import { firstText, sleep, stream, type Agent, type StreamItem } from "../../src/server/index.js";
 
 export default function pacedAgent(): Agent {

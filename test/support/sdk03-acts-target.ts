@@ -6,7 +6,7 @@
 // prefix is echoed, as the echo target does.
 import type { AgentCard, Message, Part, TaskState } from "a2a-js-sdk-0.3";
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "a2a-js-sdk-0.3/server";
-import * as fixture from "../../src/server/fixture-agent.js";
+import * as fixture from "../../src/server/fixture/fixture-agent.js";
 import { CancelWaits, serveSdk03, type EchoTarget } from "./sdk-echo-target.js";
 
 const now = () => new Date().toISOString();

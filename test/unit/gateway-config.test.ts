@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { assert, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { Backend, checkConfig, GatewayConfigError, GatewayRuntime, parseBackendList, parseConfigText } from "../../src/gateway/index.js";
-import type { Agent } from "../../src/server/agent.js";
+import type { Agent } from "../../src/server/engine/agent.js";
 import { A2AError } from "../../src/versioning/errors.js";
 
 describe("gateway configuration", () => {

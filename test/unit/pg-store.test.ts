@@ -6,8 +6,8 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { migratePg, PG_MIGRATIONS, pgSchemaVersion } from "../../src/server/pg-migrations.js";
-import { PgTaskStore } from "../../src/server/pg-store.js";
+import { migratePg, PG_MIGRATIONS, pgSchemaVersion } from "../../src/server/store/pg-migrations.js";
+import { PgTaskStore } from "../../src/server/store/pg-store.js";
 import { runMigrate } from "../../src/cli/migrate-command.js";
 import { freshDatabase, postgresBinaries, POSTGRES_MISSING, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 

@@ -6,8 +6,8 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { MemoryPushConfigStore, type PushConfigStore } from "../../src/push/config-store.js";
-import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
-import { PgTaskStore } from "../../src/server/pg-store.js";
+import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
+import { PgTaskStore } from "../../src/server/store/pg-store.js";
 import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-push-store-"));

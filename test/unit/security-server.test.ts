@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/index.js";
-import { createFixtureAgent } from "../../src/server/fixture-agent.js";
+import { createFixtureAgent } from "../../src/server/fixture/fixture-agent.js";
 import { apiKeyAuth, authenticateHook, bearerAuth, cardSecurityJson } from "../../src/security/auth.js";
 import { injectRpc } from "../support/rpc.js";
 

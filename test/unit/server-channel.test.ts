@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Channel, SubscriberOverflowError } from "../../src/server/channel.js";
+import { Channel, SubscriberOverflowError } from "../../src/server/engine/channel.js";
 
 async function drain<T>(it: AsyncIterator<T>): Promise<{ items: T[]; error?: unknown }> {
   const items: T[] = [];

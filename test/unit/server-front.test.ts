@@ -1,10 +1,10 @@
-// The front (src/server/front.ts) over an A2AHandler that is not the TaskRuntime: requests in,
+// The front (src/server/front/front.ts) over an A2AHandler that is not the TaskRuntime: requests in,
 // replies and SSE frames out, no framework and no socket. What a new binding or framework relies on.
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import type { A2AHandler, HandlerContext } from "../../src/server/handler.js";
-import { createFront, type FrontRequest, type FrontStream } from "../../src/server/front.js";
+import type { A2AHandler, HandlerContext } from "../../src/server/engine/handler.js";
+import { createFront, type FrontRequest, type FrontStream } from "../../src/server/front/front.js";
 import type { HttpReply } from "../../src/transport/server.js";
 import { A2AError } from "../../src/versioning/errors.js";
 

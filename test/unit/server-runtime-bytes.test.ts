@@ -4,10 +4,11 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { inputRequired, reply, stream, type Agent } from "../../src/server/agent.js";
-import { createFixtureAgent, FIXTURE_LIMITS } from "../../src/server/fixture-agent.js";
-import { firstText } from "../../src/server/parts.js";
-import { TaskRuntime, tooLargeFailure, type CallContext } from "../../src/server/runtime.js";
+import { inputRequired, reply, stream, type Agent } from "../../src/server/engine/agent.js";
+import { createFixtureAgent, FIXTURE_LIMITS } from "../../src/server/fixture/fixture-agent.js";
+import { firstText } from "../../src/server/engine/parts.js";
+import { tooLargeFailure } from "../../src/server/engine/execute.js";
+import { TaskRuntime, type CallContext } from "../../src/server/engine/runtime.js";
 
 const S = v1_0.TaskState;
 const call: CallContext = { principal: "alice", version: "1.0", extensions: [] };

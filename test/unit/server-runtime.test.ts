@@ -4,11 +4,12 @@ import { assert, describe, expect, it, vi } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { A2AError, toJsonRpcError, toRestError } from "../../src/versioning/errors.js";
 import { grpcStatusOf } from "../../src/versioning/grpc.js";
-import { LeaseLostError } from "../../src/server/pg-store.js";
-import { reply, stream, type Agent } from "../../src/server/agent.js";
-import { ASK_QUESTION, AUTH_PROMPT, createFixtureAgent, FAIL_TEXT } from "../../src/server/fixture-agent.js";
-import { GENERIC_FAILURE, TaskRuntime, TIMEOUT_FAILURE, type CallContext } from "../../src/server/runtime.js";
-import { MemoryTaskStore } from "../../src/server/store.js";
+import { LeaseLostError } from "../../src/server/store/pg-store.js";
+import { reply, stream, type Agent } from "../../src/server/engine/agent.js";
+import { ASK_QUESTION, AUTH_PROMPT, createFixtureAgent, FAIL_TEXT } from "../../src/server/fixture/fixture-agent.js";
+import { GENERIC_FAILURE, TIMEOUT_FAILURE } from "../../src/server/engine/execute.js";
+import { TaskRuntime, type CallContext } from "../../src/server/engine/runtime.js";
+import { MemoryTaskStore } from "../../src/server/store/store.js";
 
 const S = v1_0.TaskState;
 const call: CallContext = { principal: "alice", version: "1.0", extensions: [] };

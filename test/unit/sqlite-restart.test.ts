@@ -9,8 +9,8 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { buildServer } from "../../src/server/index.js";
-import { createFixtureAgent } from "../../src/server/fixture-agent.js";
-import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { createFixtureAgent } from "../../src/server/fixture/fixture-agent.js";
+import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 import { injectRpc } from "../support/rpc.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-sqlite-restart-"));

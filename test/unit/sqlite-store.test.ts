@@ -8,11 +8,11 @@ import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Migration } from "../../src/server/migrations.js";
-import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/sqlite-store.js";
+import { migrate, MigrationError, schemaVersion, TASK_STORE_MIGRATIONS, type Migration } from "../../src/server/store/migrations.js";
+import { DEFAULT_RECOVERY_MESSAGE, SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 import { encode } from "../../src/runtime/protojson.js";
-import { MemoryTaskStore, type ListCursor, type TaskQuery, type TaskStore } from "../../src/server/store.js";
-import { PgTaskStore } from "../../src/server/pg-store.js";
+import { MemoryTaskStore, type ListCursor, type TaskQuery, type TaskStore } from "../../src/server/store/store.js";
+import { PgTaskStore } from "../../src/server/store/pg-store.js";
 import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;

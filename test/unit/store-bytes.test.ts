@@ -8,10 +8,10 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { SqliteTaskStore } from "../../src/server/sqlite-store.js";
-import { MemoryTaskStore, type ListCursor, type TaskStore } from "../../src/server/store.js";
-import { OBJECT_BYTES, taskBytes } from "../../src/server/task-size.js";
-import { PgTaskStore } from "../../src/server/pg-store.js";
+import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
+import { MemoryTaskStore, type ListCursor, type TaskStore } from "../../src/server/store/store.js";
+import { OBJECT_BYTES, taskBytes } from "../../src/server/store/task-size.js";
+import { PgTaskStore } from "../../src/server/store/pg-store.js";
 import { deferred, freshDatabase, postgresBinaries, sharedPostgres, stopSharedPostgres } from "../support/postgres.js";
 
 const S = v1_0.TaskState;

@@ -1,7 +1,7 @@
-// The stream buffer budget (src/server/stream-budget.ts): who is cut and when, what a queue counts,
+// The stream buffer budget (src/server/front/stream-budget.ts): who is cut and when, what a queue counts,
 // and that a cut queue lets go of what it held.
 import { describe, expect, it } from "vitest";
-import { EventWait, StreamBudget, StreamQueue, type Packing } from "../../src/server/stream-budget.js";
+import { EventWait, StreamBudget, StreamQueue, type Packing } from "../../src/server/front/stream-budget.js";
 
 const TEXT: Packing<string> = { pack: (s) => Buffer.from(s), unpack: (b) => Buffer.from(b).toString() };
 

@@ -6,7 +6,7 @@
 import { Transform } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
-import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front.js";
+import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front/front.js";
 import { CloseSignal, guard, send } from "./node-http.js";
 
 const OVER_BUDGET = "A2A_OVER_MEMORY_BUDGET";

@@ -29,9 +29,10 @@ import {
 } from "../../versioning/grpc.js";
 import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import { toA2AError } from "../../transport/server.js";
-import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front.js";
-import { consoleLogger, type Logger } from "../runtime.js";
-import { EventWait, fellBehind, StreamQueue, type Packing } from "../stream-budget.js";
+import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front/front.js";
+import { consoleLogger, type Logger } from "../engine/runtime.js";
+import { unaryFastPath, type GrpcCall, type UnaryImpl } from "./grpc-unary.js";
+import { EventWait, fellBehind, StreamQueue, type Packing } from "../front/stream-budget.js";
 
 const GONE = Symbol("client gone");
 
@@ -61,6 +62,9 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
   const front = options.front ?? createFront<GrpcRequest>(options);
   const log = options.logger ?? consoleLogger;
   const versions = options.versions?.length ? [...options.versions] : [...SUPPORTED_VERSIONS];
+  const readMaxBytes = options.bodyLimit ?? 1024 * 1024;
+  // Unary calls by path, served by grpc-unary.ts; streams (and what that path passes on) by connect-node.
+  const unaryByPath = new Map<string, { method: DescMethod; impl: UnaryImpl }>();
   const routes = (router: ConnectRouter) => {
     for (const version of versions) {
       const service = GRPC_SERVICES[version];
@@ -69,19 +73,39 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
         const op = info.operation as Operation;
         if (info.streaming)
           router.rpc(method as DescMethod & { methodKind: "server_streaming" }, streaming(front, version, op, log, method.output) as never);
-        else router.rpc(method as DescMethod & { methodKind: "unary" }, unary(front, version, op, log));
+        else {
+          const impl = unary(front, version, op, log);
+          unaryByPath.set(`/${service.typeName}/${method.name}`, { method, impl });
+          router.rpc(method as DescMethod & { methodKind: "unary" }, (msg: Message, ctx: HandlerContext) => impl(msg, callOf(ctx)));
+        }
       }
     }
   };
-  const handler = connectNodeAdapter({
+  const connect = connectNodeAdapter({
     routes,
     grpc: true,
     grpcWeb: false,
     connect: false,
-    readMaxBytes: options.bodyLimit ?? 1024 * 1024,
+    readMaxBytes,
     contextValues: (req) => createContextValues().set(RAW, req),
   });
-  return Object.assign((req: GrpcRequest, res: unknown) => handler(req as never, res as never), { close: () => front.close() });
+  const handler = unaryFastPath(unaryByPath, readMaxBytes, connect);
+  return Object.assign((req: GrpcRequest, res: unknown) => handler(req as Http2ServerRequest, res as never), {
+    close: () => front.close(),
+  });
+}
+
+/** A call that came through connect-node (streams, and what grpc-unary.ts passes on) as a GrpcCall. */
+function callOf(ctx: HandlerContext): GrpcCall {
+  const headers: Record<string, string> = {};
+  ctx.requestHeader.forEach((v, k) => (headers[k] = v));
+  return {
+    headers,
+    path: new URL(ctx.url).pathname,
+    signal: ctx.signal,
+    setHeader: (k, v) => ctx.responseHeader.set(k, v),
+    raw: ctx.values.get(RAW),
+  };
 }
 
 async function invoke(
@@ -89,13 +113,12 @@ async function invoke(
   version: ProtocolVersion,
   op: Operation,
   msg: Message,
-  ctx: HandlerContext,
+  call: GrpcCall,
 ): Promise<DirectResult> {
-  checkGrpcVersion(version, ctx.requestHeader.get(GRPC_VERSION_KEY));
+  const { headers } = call;
+  checkGrpcVersion(version, headers[GRPC_VERSION_KEY] ?? null);
   const request = decodeGrpcRequest(version, op, msg).value as RequestOf<Operation>;
-  const raw = ctx.values.get(RAW);
-  const headers: Record<string, string> = {};
-  ctx.requestHeader.forEach((v, k) => (headers[k] = v));
+  const raw = call.raw;
   const encrypted = (raw?.socket as TLSSocket | undefined)?.encrypted === true;
   const authority = headers[":authority"] ?? headers.host ?? raw?.headers[":authority"] ?? raw?.headers.host ?? "localhost";
   const r = await front.invoke({
@@ -103,24 +126,24 @@ async function invoke(
     request,
     version,
     headers,
-    url: new URL(ctx.url).pathname,
+    url: call.path,
     origin: `${encrypted ? "https" : "http"}://${String(authority)}`,
     clientAddress: raw?.socket?.remoteAddress ?? "",
     extensions: readExtensions(headers, version),
     tenant: (request as { tenant?: string }).tenant ?? "",
-    signal: ctx.signal,
+    signal: call.signal,
     raw: raw as GrpcRequest,
   });
   if (r.kind === "refused")
     throw new ConnectError(r.message, r.status === "UNAUTHENTICATED" ? Code.Unauthenticated : Code.ResourceExhausted);
-  for (const [k, v] of Object.entries(extensionsHeader(version, r.extensions))) ctx.responseHeader.set(k, v);
+  for (const [k, v] of Object.entries(extensionsHeader(version, r.extensions))) call.setHeader(k, v);
   return r;
 }
 
-function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger) {
-  return async (msg: Message, ctx: HandlerContext): Promise<Message> => {
+function unary(front: Front<GrpcRequest>, version: ProtocolVersion, op: Operation, log: Logger): UnaryImpl {
+  return async (msg, call) => {
     try {
-      const r = await invoke(front, version, op, msg, ctx);
+      const r = await invoke(front, version, op, msg, call);
       if (r.kind !== "unary") throw new A2AError("InternalError");
       return encodeGrpcResponse(version, op, r.response as never).value;
     } catch (e) {
@@ -137,7 +160,7 @@ function streaming(front: Front<GrpcRequest>, version: ProtocolVersion, op: Oper
   return async function* (msg: Message, ctx: HandlerContext): AsyncGenerator<Message> {
     let r: DirectResult;
     try {
-      r = await invoke(front, version, op, msg, ctx);
+      r = await invoke(front, version, op, msg, callOf(ctx));
     } catch (e) {
       throw toConnectError(version, e, log);
     }

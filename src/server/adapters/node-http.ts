@@ -6,7 +6,7 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { HttpReply } from "../../transport/server.js";
-import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type Front, type FrontStream } from "../front.js";
+import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type Front, type FrontStream } from "../front/front.js";
 import {
   a2aNodeServerOptions,
   a2aClientErrorHandler,
@@ -15,9 +15,9 @@ import {
   isOverConnectionLimit,
   limitConnectionsPerAddress,
   type HttpLimitOptions,
-} from "../http-limits.js";
-import type { Logger } from "../runtime.js";
-import type { BudgetHold } from "../stream-budget.js";
+} from "../front/http-limits.js";
+import type { Logger } from "../engine/runtime.js";
+import type { BudgetHold } from "../front/stream-budget.js";
 
 interface ListenerMount {
   /** Mount point of the A2A routes (default: the root); other paths get MethodNotFound. */

@@ -21,7 +21,7 @@ import {
   DEFAULT_SNIFF_TIMEOUT_MS,
   everyConnection,
   isOverConnectionLimit,
-} from "../http-limits.js";
+} from "../front/http-limits.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n");
 

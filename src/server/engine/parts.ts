@@ -2,7 +2,7 @@
 // instead of building protobuf-es messages by hand.
 import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
 
 interface PartCommon {
   mediaType?: string;

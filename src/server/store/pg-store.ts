@@ -19,8 +19,8 @@
 //
 // Schema: pg-migrations.ts, applied by PgTaskStore.open (and `a2a-toolkit migrate`).
 import pg from "pg";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../../push/config-store.js";
 import { CommitBarrier } from "./commit-barrier.js";
 import { migratePg, PG_MIGRATIONS, type PgMigration } from "./pg-migrations.js";
 import {

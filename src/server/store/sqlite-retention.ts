@@ -16,7 +16,7 @@
 // each, so no request waits behind a long delete. Totals come from covering indexes (migration 3),
 // never from reading a body.
 import type Database from "better-sqlite3";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
 
 export interface SqliteRetentionOptions {
   /** Most tasks kept (default 100,000). */

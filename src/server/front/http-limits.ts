@@ -27,12 +27,12 @@ import type * as http from "node:http";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from "fastify";
-import { encodeError, type CallContext, type HttpReply } from "../transport/server.js";
-import type { Binding } from "../versioning/codec.js";
-import { A2AError } from "../versioning/errors.js";
-import { knownVersion } from "../versioning/policy.js";
-import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
-import { splitUrl } from "../transport/rest.js";
+import { encodeError, type CallContext, type HttpReply } from "../../transport/server.js";
+import type { Binding } from "../../versioning/codec.js";
+import { A2AError } from "../../versioning/errors.js";
+import { knownVersion } from "../../versioning/policy.js";
+import { negotiate, SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
+import { splitUrl } from "../../transport/rest.js";
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;

@@ -8,7 +8,7 @@
 // pass as small. It is computed from lengths already at hand, without serialising anything.
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
-import type * as v1_0 from "../../generated/v1_0/index.js";
+import type * as v1_0 from "../../../generated/v1_0/index.js";
 
 /** Counted for each part, message and artifact on top of its content. */
 export const OBJECT_BYTES = 160;

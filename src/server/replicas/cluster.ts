@@ -30,18 +30,18 @@ import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { decode, encode } from "../runtime/protojson.js";
-import { A2AError, type A2AErrorName } from "../versioning/errors.js";
-import { isTerminal } from "../versioning/stream.js";
-import { Channel } from "./channel.js";
-import { CommitBarrier } from "./commit-barrier.js";
-import type { LocalTurns, StreamSlots, TurnCoordinator } from "./coordinator.js";
-import { PgTaskStore, redactUrl } from "./pg-store.js";
-import { DEFAULT_RECOVERY_MESSAGE } from "./sqlite-store.js";
-import type { CallContext } from "./tasks.js";
-import { taskEvent } from "./tasks.js";
-import { endsStream } from "../versioning/stream.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { decode, encode } from "../../runtime/protojson.js";
+import { A2AError, type A2AErrorName } from "../../versioning/errors.js";
+import { isTerminal } from "../../versioning/stream.js";
+import { Channel } from "../engine/channel.js";
+import { CommitBarrier } from "../store/commit-barrier.js";
+import type { LocalTurns, StreamSlots, TurnCoordinator } from "../engine/coordinator.js";
+import { PgTaskStore, redactUrl } from "../store/pg-store.js";
+import { DEFAULT_RECOVERY_MESSAGE } from "../store/sqlite-store.js";
+import type { CallContext } from "../engine/tasks.js";
+import { taskEvent } from "../engine/tasks.js";
+import { endsStream } from "../../versioning/stream.js";
 
 export interface PgCoordinatorOptions {
   /** A turn's lease, in ms (default 10,000): a replica silent this long is taken for dead. */

@@ -37,19 +37,19 @@
 //   (InvalidParams; replacing one is allowed), bytes per ListTasks page (fewer tasks; at least one).
 import { clone, create } from "@bufbuild/protobuf";
 import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError, invalidParams } from "../versioning/errors.js";
-import { policyOf } from "../versioning/policy.js";
-import { isInterrupted, isTerminal } from "../versioning/stream.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { A2AError, invalidParams } from "../../versioning/errors.js";
+import { policyOf } from "../../versioning/policy.js";
+import { isTerminal } from "../../versioning/stream.js";
 import type { Agent, AgentCardInit, AgentContext, AgentResult } from "./agent.js";
 import type { A2AHandler } from "./handler.js";
 import type { Subscription } from "./channel.js";
-import { MemoryPushConfigStore, type PushConfigStore } from "../push/config-store.js";
-import { PushDelivery, type PushDeliveryOptions } from "../push/delivery.js";
-import { MemoryTaskStore, type TaskStore } from "./store.js";
+import { MemoryPushConfigStore, type PushConfigStore } from "../../push/config-store.js";
+import { PushDelivery, type PushDeliveryOptions } from "../../push/delivery.js";
+import { MemoryTaskStore, type TaskStore } from "../store/store.js";
 import { acceptedInputModes, coversMediaType } from "./parts.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
-import { eventBytes } from "./task-size.js";
+import { eventBytes } from "../store/task-size.js";
 import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
@@ -57,11 +57,7 @@ import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type
 
 const S = v1_0.TaskState;
 
-export { isInterrupted, isTerminal };
-export { GENERIC_FAILURE, TaskTooLargeError, TIMEOUT_FAILURE, tooLargeFailure } from "./execute.js";
-
-export { endsStream } from "../versioning/stream.js";
-export { followUpProblem, makePageToken, ownerOf, view, type CallContext } from "./tasks.js";
+export type { CallContext } from "./tasks.js";
 
 export interface Logger {
   error(obj: unknown, msg?: string): void;

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
 import type { AgentContext, ArtifactChunk, StatusChunk, StreamItem } from "./agent.js";
 import { toParts, type PartInit } from "./parts.js";
 import type { CallContext } from "./tasks.js";

@@ -16,13 +16,13 @@
 import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { randomUUID } from "node:crypto";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { A2AError, invalidParams, isRetryableCause, retryable } from "../versioning/errors.js";
-import { policyOf } from "../versioning/policy.js";
-import { endsStream, isTerminal } from "../versioning/stream.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { A2AError, invalidParams, isRetryableCause, retryable } from "../../versioning/errors.js";
+import { policyOf } from "../../versioning/policy.js";
+import { endsStream, isTerminal } from "../../versioning/stream.js";
 import { Channel, type ChannelByteLimit, type Subscription } from "./channel.js";
-import type { ListCursor, TaskStore } from "./store.js";
-import { artifactBytes, artifactsBytes, historyBytes, messageBytes, partsBytes } from "./task-size.js";
+import type { ListCursor, TaskStore } from "../store/store.js";
+import { artifactBytes, artifactsBytes, historyBytes, messageBytes, partsBytes } from "../store/task-size.js";
 
 /** Who is calling and how: what the transport layer learnt about the request. */
 export interface CallContext {

@@ -3,11 +3,11 @@
 // lists and deletes over the PushConfigStore, and which tasks may have webhooks (only their events
 // are handed to PushDelivery). The runtime checks that the task exists and is the caller's first.
 import { create } from "@bufbuild/protobuf";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import type { PushConfigStore, PushWireVersion } from "../push/config-store.js";
-import type { PushDeliveryOptions } from "../push/delivery.js";
-import { checkWebhookRegistration, WebhookUrlError } from "../push/ssrf.js";
-import { A2AError, invalidParams } from "../versioning/errors.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import type { PushConfigStore, PushWireVersion } from "../../push/config-store.js";
+import type { PushDeliveryOptions } from "../../push/delivery.js";
+import { checkWebhookRegistration, WebhookUrlError } from "../../push/ssrf.js";
+import { A2AError, invalidParams } from "../../versioning/errors.js";
 
 interface PushRegistryOptions {
   maxPerTask: number;

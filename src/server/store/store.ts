@@ -10,7 +10,7 @@
 // so in practice eviction takes finished and abandoned interrupted tasks first. Memory is therefore
 // bounded by maxBytes (plus one task), however many tasks pass through and however large they are.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
 import { artifactsBytes, taskBytes } from "./task-size.js";
 
 /** Position in the ListTasks order (status timestamp descending, then id descending). */

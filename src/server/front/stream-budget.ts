@@ -11,7 +11,7 @@
 // Request bodies being read count in the same budget (BudgetHold, their received bytes): a body
 // that does not fit once the streams over their share are cut is refused with a retryable error.
 
-import { A2AError, retryable } from "../versioning/errors.js";
+import { A2AError, retryable } from "../../versioning/errors.js";
 
 const MiB = 1024 * 1024;
 

@@ -2,9 +2,9 @@
 // coordinator when it has one (RuntimeOptions.coordinator; cluster.ts implements it on PostgreSQL).
 // Without one the runtime is the single-process runtime, unchanged.
 import { clone } from "@bufbuild/protobuf";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import type { A2AError } from "../versioning/errors.js";
-import type { TaskStore } from "./store.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import type { A2AError } from "../../versioning/errors.js";
+import type { TaskStore } from "../store/store.js";
 import { followUpProblem, type CallContext } from "./tasks.js";
 
 /** What the coordinator may ask of the runtime it serves. */

@@ -57,11 +57,11 @@ import { resolve as resolvePath } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { decode, encode } from "../runtime/protojson.js";
-import { A2AError } from "../versioning/errors.js";
-import { knownVersion } from "../versioning/policy.js";
-import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../push/config-store.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { decode, encode } from "../../runtime/protojson.js";
+import { A2AError } from "../../versioning/errors.js";
+import { knownVersion } from "../../versioning/policy.js";
+import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../../push/config-store.js";
 import { migrate, TASK_STORE_MIGRATIONS, type Migration } from "./migrations.js";
 import { WalCheckpointer, type WalCheckpointOptions } from "./sqlite-checkpoint.js";
 import { RetentionSweeper, type SqliteRetentionOptions } from "./sqlite-retention.js";
@@ -531,9 +531,9 @@ export interface TaskRowParams {
 
 export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   const json = encode(v1_0.TaskSchema, task, { alwaysEmit: v1_0.alwaysEmit }) as Record<string, unknown>;
-  const artifacts = JSON.stringify(json.artifacts ?? []);
-  delete json.artifacts;
-  const body = JSON.stringify(json);
+  const { artifacts: list, ...rest } = json;
+  const artifacts = JSON.stringify(list ?? []);
+  const body = JSON.stringify(rest);
   const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,

@@ -2,10 +2,10 @@
 // version) the server serves, all at the same URL (JSON-RPC POSTs to it; HTTP+JSON paths hang
 // below it: `/message:send` for 1.0, `/v1/message:send` for 0.3); gRPC, when served, at the
 // `host:port` gRPC clients dial (the service name tells the version).
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { decode } from "../runtime/protojson.js";
-import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../versioning/negotiate.js";
-import type { AgentCardInit } from "./agent.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { decode } from "../../runtime/protojson.js";
+import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
+import type { AgentCardInit } from "../engine/agent.js";
 
 export type ServedVersion = ProtocolVersion;
 export type ServedBinding = "JSONRPC" | "HTTP+JSON" | "GRPC";

@@ -17,9 +17,9 @@
 //   task fails with tooLargeFailure().
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import * as v1_0 from "../../generated/v1_0/index.js";
-import { isTerminal } from "../versioning/stream.js";
-import type { PushDelivery } from "../push/delivery.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
+import { isTerminal } from "../../versioning/stream.js";
+import type { PushDelivery } from "../../push/delivery.js";
 import type { Agent, AgentContext, AgentResult, ArtifactChunk, StreamItem } from "./agent.js";
 import type { TurnCoordinator } from "./coordinator.js";
 import { toParts, type PartInit } from "./parts.js";

@@ -16,9 +16,9 @@
 // quick and put long-running work inside a `stream` (an async generator may await anything before
 // it yields). That is what lets `returnImmediately` and streaming callers see the task at once.
 import type { JsonObject } from "@bufbuild/protobuf";
-import * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../../generated/v1_0/index.js";
 import type { PartInit } from "./parts.js";
-import { sleep as wait } from "../runtime/sleep.js";
+import { sleep as wait } from "../../runtime/sleep.js";
 
 /** The agent card as the agent declares it: the 1.0 card JSON without the interfaces (the server adds those). */
 export type AgentCardInit = Omit<v1_0.AgentCardJson, "supportedInterfaces">;

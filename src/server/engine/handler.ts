@@ -6,10 +6,10 @@
 // OPERATIONS) to the handler's method; `dispatchUnary` / `dispatchStream` call it for a decoded
 // call, with the request type the operation's own.
 import type { Empty } from "@bufbuild/protobuf/wkt";
-import type * as v1_0 from "../../generated/v1_0/index.js";
-import type { DecodedCall } from "../transport/server.js";
-import type { Operation, RequestOf, ResponseOf } from "../versioning/codec.js";
-import type { ProtocolVersion } from "../versioning/negotiate.js";
+import type * as v1_0 from "../../../generated/v1_0/index.js";
+import type { DecodedCall } from "../../transport/server.js";
+import type { Operation, RequestOf, ResponseOf } from "../../versioning/codec.js";
+import type { ProtocolVersion } from "../../versioning/negotiate.js";
 import type { AgentCardInit } from "./agent.js";
 
 /** Who is calling and how: what the front learnt about one request. */
