@@ -35,6 +35,64 @@ describe("StreamBudget", () => {
   });
 });
 
+describe("BudgetHold (request bodies in the same budget)", () => {
+  it("counts a body's bytes with the streams' and lets go of them on release", () => {
+    const budget = new StreamBudget({ maxBytes: 1000, maxBytesPerStream: 1000 });
+    const s = budget.open(() => {});
+    s.set(300);
+    const body = budget.hold();
+    expect(body.grow(200)).toBe(true);
+    expect(body.grow(100)).toBe(true);
+    expect(budget.bytes).toBe(600);
+    expect(budget.heldBytes).toBe(300);
+    body.release();
+    body.release();
+    expect(budget.bytes).toBe(300);
+    expect(budget.heldBytes).toBe(0);
+  });
+
+  it("cuts the stream furthest over its share to make room for a body", () => {
+    const budget = new StreamBudget({ maxBytes: 1000, maxBytesPerStream: 1000 });
+    const cut: string[] = [];
+    const reader = budget.open(() => cut.push("reader"));
+    const laggard = budget.open(() => cut.push("laggard"));
+    reader.set(100);
+    laggard.set(800);
+    expect(budget.hold().grow(300)).toBe(true); // 1200 > 1000: the laggard (over 500) goes
+    expect(cut).toEqual(["laggard"]);
+    expect(budget.bytes).toBe(400);
+  });
+
+  it("refuses a body that does not fit when no stream is over its share", () => {
+    const budget = new StreamBudget({ maxBytes: 1000, maxBytesPerStream: 1000 });
+    const cut: string[] = [];
+    const a = budget.open(() => cut.push("a"));
+    const b = budget.open(() => cut.push("b"));
+    a.set(300);
+    b.set(300);
+    const first = budget.hold();
+    expect(first.grow(400)).toBe(true);
+    const second = budget.hold();
+    expect(second.grow(1)).toBe(false); // a and b are within their share of what the holds leave (300)
+    expect(cut).toEqual([]);
+    expect(budget.bytes).toBe(1000);
+    first.release();
+    expect(second.grow(1)).toBe(true);
+  });
+
+  it("a stream's share is what the holds leave of the budget", () => {
+    const budget = new StreamBudget({ maxBytes: 1000, maxBytesPerStream: 1000 });
+    const cut: number[] = [];
+    const body = budget.hold();
+    expect(body.grow(600)).toBe(true);
+    const s = budget.open((limit) => cut.push(limit));
+    s.set(400);
+    expect(cut).toEqual([]);
+    s.set(401);
+    expect(cut).toEqual([400]);
+  });
+});
+
 describe("StreamQueue", () => {
   it("hands an item to a waiting writer without counting it; counts what waits, in whole blocks", async () => {
     const budget = new StreamBudget({ maxBytes: 1 << 20, maxBytesPerStream: 1 << 20 });

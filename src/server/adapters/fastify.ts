@@ -3,10 +3,13 @@
 // type: the front answers -32700 for bad JSON, 415 for wrong types); fastify's own errors (an
 // oversized or malformed body) get the front's A2A-shaped answers. The plugin is encapsulated: its
 // content-type parser, error and not-found handlers do not leak into the application it is mounted in.
+import { Transform } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
 import { createFront, type A2AHandlerServeOptions, type A2AServeOptions } from "../front/front.js";
 import { CloseSignal, guard, send } from "./node-http.js";
+
+const OVER_BUDGET = "A2A_OVER_MEMORY_BUDGET";
 
 export type A2APluginOptions = A2AServeOptions<FastifyRequest>;
 /** The plugin's options for serving an A2AHandler (the gateway's …) rather than an agent. */
@@ -26,9 +29,32 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
     if (guard(front, request.raw, reply.raw, request, () => void reply.hijack())) done();
   });
 
+  // The body's bytes count in the memory budget (stream-budget.ts) as they arrive, until the
+  // request is answered; a body that does not fit is refused with a retryable 503.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
+    const hold = front.streamBudget.hold();
+    request.raw.once("close", () => hold.release());
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, next) {
+        if (hold.grow(chunk.length)) return next(null, chunk);
+        hold.release();
+        next(Object.assign(new Error("over the memory budget"), { code: OVER_BUDGET, statusCode: 503 }));
+      },
+    });
+    payload.on("error", (e) => counted.destroy(e));
+    done(null, payload.pipe(counted));
+  });
+
   const reply = (r: FastifyReply, a: HttpReply) => r.code(a.status).headers(a.headers).send(a.body);
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, r) =>
-    reply(r, err.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? front.tooLarge(request) : front.failure(request, err)),
+    reply(
+      r,
+      err.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+        ? front.tooLarge(request)
+        : err.code === OVER_BUDGET
+          ? front.overBudget(request)
+          : front.failure(request, err),
+    ),
   );
 
   const route = async (request: FastifyRequest, r: FastifyReply) => {

@@ -17,6 +17,7 @@ import {
   type HttpLimitOptions,
 } from "../front/http-limits.js";
 import type { Logger } from "../engine/runtime.js";
+import type { BudgetHold } from "../front/stream-budget.js";
 
 interface ListenerMount {
   /** Mount point of the A2A routes (default: the root); other paths get MethodNotFound. */
@@ -66,11 +67,16 @@ async function serve(front: Front<IncomingMessage>, req: IncomingMessage, res: S
   if (!guard(front, req, res, request)) return;
   let body: Buffer | undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
-    const read = await readBody(req, front.bodyLimit);
-    if (read === "too large") {
-      const r = front.tooLarge(request);
+    const hold = front.streamBudget.hold();
+    const read = await readBody(req, front.bodyLimit, hold);
+    if (read === "too large" || read === "over budget") {
+      hold.release();
+      const r = read === "too large" ? front.tooLarge(request) : front.overBudget(request);
       return sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
     }
+    // The body's bytes stay counted until the answer is under way (a stream counts its own).
+    res.once("close", () => hold.release());
+    res.once("finish", () => hold.release());
     if (read === "aborted") return;
     body = read;
   }
@@ -177,7 +183,8 @@ function sendReply(res: ServerResponse, r: HttpReply, then?: () => void): void {
   res.end(r.body, then);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too large" | "aborted"> {
+/** The body, its bytes counted in `hold` (the memory budget) as they arrive. */
+function readBody(req: IncomingMessage, limit: number, hold: BudgetHold): Promise<Buffer | "too large" | "over budget" | "aborted"> {
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) return Promise.resolve("too large");
   return new Promise((resolve) => {
@@ -185,10 +192,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too la
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      const refused = size > limit ? "too large" : hold.grow(chunk.length) ? undefined : "over budget";
+      if (refused) {
         req.removeAllListeners("data");
         req.pause();
-        resolve("too large");
+        resolve(refused);
       } else chunks.push(chunk);
     });
     req.once("end", () => resolve(Buffer.concat(chunks)));

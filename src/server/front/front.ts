@@ -22,7 +22,7 @@
 // streams at once (then HTTP 429 in the binding's shape).
 import { encodeError, type HttpReply } from "../../transport/server.js";
 import { splitUrl } from "../../transport/rest.js";
-import { A2AError } from "../../versioning/errors.js";
+import { A2AError, retryable } from "../../versioning/errors.js";
 import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import type { Operation, RequestOf, ResponseOf } from "../../versioning/codec.js";
 import type { Authenticator } from "../../security/auth.js";
@@ -222,6 +222,8 @@ export interface Front<Req> {
   tooLarge(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   /** HTTP 408 for a body that did not arrive within `bodyTimeoutMs`. */
   bodyTimedOut(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
+  /** HTTP 503 (retryable) for a body that does not fit in the memory budget (stream-budget.ts). */
+  overBudget(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   /** HTTP 429 for a connection beyond its address's limit (http-limits.ts). */
   tooManyConnections(request: Pick<FrontRequest<Req>, "url" | "headers">): HttpReply;
   readonly bodyLimit: number;
@@ -299,6 +301,18 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     failure,
     tooLarge: (request) => refuse(request, `Request body is larger than ${bodyLimit} bytes`, 413),
     bodyTimedOut: (request) => refuse(request, `The request body did not arrive within ${bodyTimeoutMs} ms`, 408),
+    overBudget: (request) =>
+      errorWithStatus(
+        errorScope(request.url, request.headers, scope),
+        retryable(
+          new A2AError(
+            "InternalError",
+            `The server's memory budget (${streamBudget.maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`,
+          ),
+        ),
+        503,
+        "UNAVAILABLE",
+      ),
     tooManyConnections: (request) =>
       refuse(request, "Too many connections from this address; close one and retry", 429, "RESOURCE_EXHAUSTED"),
     close: async () => {

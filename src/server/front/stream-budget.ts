@@ -8,6 +8,8 @@
 // `maxBytes` (the budget divided by the open streams) while the process is over the budget, is cut:
 // its queue is dropped and it ends with its binding's error (SSE: an error event, then the end of
 // the stream; gRPC: RESOURCE_EXHAUSTED). The task goes on; the client can resubscribe.
+// Request bodies being read count in the same budget (BudgetHold, their received bytes): a body
+// that does not fit once the streams over their share are cut is refused with a retryable error.
 
 import { A2AError, retryable } from "../../versioning/errors.js";
 
@@ -54,10 +56,40 @@ export class StreamAccount {
   }
 }
 
+/**
+ * Bytes outside any stream that the budget also counts (a request body as it arrives). Unlike a
+ * stream, a hold is never cut: it is refused. grow() makes room by cutting the streams over their
+ * share first, and says false when the budget still has no room (the caller answers a retryable
+ * error and lets go).
+ */
+export class BudgetHold {
+  bytes = 0;
+  private released = false;
+  constructor(private readonly budget: StreamBudget) {}
+
+  /** `n` more bytes; false (nothing counted) when they do not fit in the budget. */
+  grow(n: number): boolean {
+    if (this.released) return false;
+    if (!this.budget.reserve(n)) return false;
+    this.bytes += n;
+    return true;
+  }
+
+  /** The bytes are gone (the body was parsed, or refused). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.budget.unreserve(this.bytes);
+    this.bytes = 0;
+  }
+}
+
 export class StreamBudget {
   readonly maxBytes: number;
   readonly maxBytesPerStream: number;
   private used = 0;
+  /** Of `used`, the bytes of holds (request bodies), not of streams. */
+  private held = 0;
   private most = 0;
   private readonly accounts = new Set<StreamAccount>();
 
@@ -67,7 +99,7 @@ export class StreamBudget {
     this.maxBytesPerStream = Math.min(this.maxBytes, positive(opts.maxBytesPerStream, DEFAULT_STREAM_BUDGET.maxBytesPerStream));
   }
 
-  /** Bytes the open streams hold, as last reported. */
+  /** Bytes the open streams hold, as last reported, and the holds (request bodies). */
   get bytes(): number {
     return this.used;
   }
@@ -80,6 +112,32 @@ export class StreamBudget {
   /** Open streams. */
   get streams(): number {
     return this.accounts.size;
+  }
+
+  /** Bytes the holds (request bodies being read) count. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Counts bytes outside the streams (a request body): see BudgetHold. */
+  hold(): BudgetHold {
+    return new BudgetHold(this);
+  }
+
+  /** @internal BudgetHold.grow */
+  reserve(n: number): boolean {
+    if (this.used + n > this.maxBytes) this.cutOver(this.used + n);
+    if (this.used + n > this.maxBytes) return false;
+    this.used += n;
+    this.held += n;
+    this.most = Math.max(this.most, this.used);
+    return true;
+  }
+
+  /** @internal BudgetHold.release */
+  unreserve(n: number): void {
+    this.used -= n;
+    this.held -= n;
   }
 
   open(onCut: (limit: number) => void): StreamAccount {
@@ -97,15 +155,23 @@ export class StreamBudget {
       this.most = Math.max(this.most, this.used);
       return;
     }
-    // Over the budget: some stream holds more than its share (the average is above it). The
-    // largest go first, until the total is back within the budget.
-    const share = Math.floor(this.maxBytes / this.accounts.size);
+    this.cutOver(this.used);
+    this.most = Math.max(this.most, this.used);
+  }
+
+  /**
+   * Over the budget (`want` bytes): some stream holds more than its share of what the holds leave
+   * (the average is above it). The largest go first, until `want` is back within the budget.
+   */
+  private cutOver(want: number): void {
+    if (this.accounts.size === 0) return;
+    const share = Math.floor(Math.max(0, this.maxBytes - this.held) / this.accounts.size);
     const over = [...this.accounts].filter((x) => x.bytes > share).sort((x, y) => y.bytes - x.bytes);
     for (const x of over) {
-      if (this.used <= this.maxBytes) break;
+      if (want <= this.maxBytes) break;
+      want -= x.bytes;
       this.cut(x, share);
     }
-    this.most = Math.max(this.most, this.used);
   }
 
   /** @internal StreamAccount.close */
