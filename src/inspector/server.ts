@@ -30,12 +30,10 @@ export interface Inspector {
 
 const MAX_BODY = 1024 * 1024;
 
-/** Where the page's files are: beside this module in the sources, or in the package's src/ from dist/. */
+/** Where the page's files are: beside this module (scripts/build.js copies them into dist/). */
 function pageDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, "page"), join(here, "../../../src/inspector/page")];
-  const dir = candidates.find((d) => existsSync(join(d, "index.html")));
-  if (!dir) throw new Error(`the inspector's page is missing (looked in ${candidates.join(", ")})`);
+  const dir = join(dirname(fileURLToPath(import.meta.url)), "page");
+  if (!existsSync(join(dir, "index.html"))) throw new Error(`the inspector's page is missing from ${dir}`);
   return dir;
 }
 
