@@ -11,7 +11,7 @@ SPEC_STAMP := spec/upstream/.materialised
 # a spec update without touching spec/pins.json or generated/.
 CODEGEN_FLAGS ?=
 
-.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-security test-acts test-package test-browser test-verdict-diff test-client-sdks test-memory build run ci clean
+.PHONY: help setup spec generate check-generated update-spec lint format typecheck test test-properties test-variants test-limits test-fuzz test-durability test-replicas test-replicas-pause test-outage test-sockets test-unscripted test-security test-acts test-package test-browser test-inspector test-verdict-diff test-client-sdks test-memory build run ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -89,7 +89,10 @@ test-sockets: $(STAMP) $(SPEC_STAMP) ## serve and gateway under ulimit -n 1024: 
 	A2A_SOCKETS=1 $(BIN)/vitest run test/integration/sockets-probe.test.ts
 
 test-browser: $(STAMP) $(SPEC_STAMP) ## the HTML report of a run against the official SDK server, opened in headless Chromium (apt-get install chromium); screenshots in reports/
-	$(BIN)/vitest run --config vitest.browser.config.ts
+	$(BIN)/vitest run --config vitest.browser.config.ts test/browser/html-report.test.ts
+
+test-inspector: $(STAMP) $(SPEC_STAMP) ## `a2a-toolkit inspect` in headless Chromium against the reference server and the official SDK server: cards, every interface, streams, input-required, cancel, wire log, inert markup, a click during 2,000 chunks; screenshots in reports/inspector/
+	$(BIN)/vitest run --config vitest.browser.config.ts test/browser/inspector.test.ts
 
 test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, 3 s per answer, never-ending (2 s bounds and default options), no contextId, Message/Task by turns, input-required first (about 8 min)
 	A2A_UNSCRIPTED=1 $(BIN)/vitest run test/integration/compliance-unscripted.test.ts

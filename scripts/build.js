@@ -1,9 +1,10 @@
 // `npm run build` (and `prepack`): compiles src/ and generated/ into dist/ (tsconfig.build.json), then
-// copies what tsc does not emit: the generator's plain-JS validators and their declarations, and
+// copies what tsc does not emit: the generator's plain-JS validators and their declarations, the
+// inspector's page (plain files, src/inspector/page/, served from beside its server module), and
 // checks that the materialised files the package carries are there (below).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,3 +36,8 @@ for (const version of ["v1_0", "v0_3"]) {
   for (const f of readdirSync(from).filter((n) => n.endsWith(".js") || n.endsWith(".d.ts")))
     copyFileSync(join(from, f), join(root, "dist", "generated", version, f));
 }
+// The inspector's page is plain HTML, CSS and JavaScript (no build step): it ships beside the
+// compiled server module that serves it (src/inspector/server.ts pageDir).
+mkdirSync(join(root, "dist", "src", "inspector", "page"), { recursive: true });
+for (const f of readdirSync(join(root, "src", "inspector", "page")))
+  copyFileSync(join(root, "src", "inspector", "page", f), join(root, "dist", "src", "inspector", "page", f));

@@ -60,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
   (await import("./gateway-command.js")).registerGatewayCommand(program, (c) => (code = c));
   (await import("./proxy-command.js")).registerProxyCommand(program, (c) => (code = c));
   (await import("./migrate-command.js")).registerMigrateCommand(program, (c) => (code = c));
+  (await import("./inspect-command.js")).registerInspectCommand(program, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

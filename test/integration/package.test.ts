@@ -194,6 +194,38 @@ describe.skipIf(!process.env.A2A_PACKAGE)("the packed package", () => {
     );
 
     it.runIf(type === "module")(
+      "serves the inspector's page from the installed package: `a2a-toolkit inspect`",
+      async () => {
+        const child = spawn("npx", ["a2a-toolkit", "inspect", "--port", "0"], {
+          cwd: dir,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        children.push(child);
+        let out = "";
+        const url = await new Promise<string>((resolve, reject) => {
+          const seen = (d: Buffer) => {
+            out += d.toString();
+            const m = /open (http:\/\/\S+)/.exec(out);
+            if (m) resolve(m[1]!);
+          };
+          child.stdout.on("data", seen);
+          child.stderr.on("data", seen);
+          child.on("exit", (code) => reject(new Error(`inspect exited (${code}): ${out}`)));
+        });
+        for (const [path, type] of [
+          ["", "text/html"],
+          ["app.js", "text/javascript"],
+          ["app.css", "text/css"],
+        ]) {
+          const res = await fetch(`${url}${path}`);
+          expect({ path, status: res.status, type: res.headers.get("content-type")?.split(";")[0] }).toEqual({ path, status: 200, type });
+        }
+      },
+      5 * MINUTE,
+    );
+
+    it.runIf(type === "module")(
       "runs the pinned ACTS corpus offline from the package: no spec directory, 0 failures",
       async () => {
         const installed = join(dir, "node_modules", "a2a-toolkit");

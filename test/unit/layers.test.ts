@@ -153,6 +153,8 @@ const LAYERS: Record<string, Allowed[]> = {
     { to: "src/runtime/" },
     { to: "generated/v1_0/" },
   ],
+  // The inspector's local API: the client (and its wire) for everything it does with an agent.
+  "src/inspector/": [{ to: "src/client/" }, { to: "src/runtime/" }, { to: "generated/v1_0/" }],
   "src/cli/": [{ to: "" }],
 };
 

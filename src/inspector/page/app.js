@@ -1,0 +1,236 @@
+// The inspector's page: plain DOM, no framework, no build step. Everything an agent sends is put in
+// the page with textContent (or as an attribute-free element), never as markup, so an agent's
+// `<script>` or `javascript:` link stays text. The page talks only to the inspector's local API
+// (src/inspector/server.ts), which uses the toolkit's client.
+const $ = (id) => document.getElementById(id);
+const state = { session: "", interfaces: [], taskId: "", contextId: "", wire: [] };
+
+function el(tag, text, className) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+function say(text, bad = false) {
+  const s = $("connect-status");
+  s.textContent = text;
+  s.className = bad ? "bad" : "";
+}
+
+function headersFrom(text) {
+  const out = {};
+  for (const line of text.split(/\n|;/)) {
+    const i = line.indexOf(":");
+    if (i > 0) out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+  }
+  return out;
+}
+
+async function api(path, body) {
+  const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = await res.json().catch(() => ({ error: `the inspector answered HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(json.error ?? `HTTP ${res.status}`);
+  return json;
+}
+
+async function connect(event) {
+  event.preventDefault();
+  say("connecting…");
+  try {
+    const r = await api("/api/connect", { url: $("url").value, headers: headersFrom($("headers").value) });
+    state.session = r.session;
+    state.interfaces = r.interfaces;
+    state.taskId = state.contextId = "";
+    $("card-url").textContent = `Card found at ${r.cardUrl}`;
+    $("card10").textContent = JSON.stringify(r.card1_0, null, 2);
+    $("card03").textContent = JSON.stringify(r.card0_3, null, 2);
+    const list = $("interfaces");
+    list.replaceChildren(...r.interfaces.map((i) => el("li", `${i.version} ${i.binding} ${i.url}`)));
+    $("iface").replaceChildren(
+      ...r.interfaces.map((i, n) => Object.assign(el("option", `${i.version} ${i.binding}`), { value: String(n) })),
+    );
+    say(`connected to ${r.name || "the agent"}: ${r.interfaces.length} interfaces`);
+    showWire(r.wire);
+  } catch (e) {
+    say(`could not connect: ${e.message}`, true);
+  }
+}
+
+function turn(text, className) {
+  const line = el("div", text, `turn ${className}`);
+  $("conversation").append(line);
+  line.scrollIntoView({ block: "nearest" });
+  return line;
+}
+
+function partsText(parts) {
+  return (parts ?? [])
+    .map((p) => (p.text !== undefined ? p.text : p.data !== undefined ? JSON.stringify(p.data) : `[file ${p.mediaType ?? ""}]`))
+    .join("");
+}
+
+function remember(task) {
+  if (!task) return;
+  if (task.id) state.taskId = task.id;
+  if (task.contextId) state.contextId = task.contextId;
+  const s = task.status?.state ?? "";
+  $("task-line").textContent = `task ${state.taskId} ${s}`;
+  if (s === "TASK_STATE_INPUT_REQUIRED" || s === "TASK_STATE_AUTH_REQUIRED") {
+    $("continue").checked = true;
+    turn(`the agent asks for more (${s.replace("TASK_STATE_", "").toLowerCase()}): your next message continues the task`, "hint");
+  }
+}
+
+function showAnswer(answer) {
+  if (answer.message) return turn(`agent: ${partsText(answer.message.parts)}`, "agent");
+  const task = answer.task ?? answer;
+  const text = (task.artifacts ?? []).map((a) => partsText(a.parts)).join("\n");
+  turn(`agent (task ${task.status?.state ?? ""}): ${text || partsText(task.status?.message?.parts)}`, "agent");
+  remember(task);
+}
+
+function request(stream) {
+  const cont = $("continue").checked;
+  return {
+    session: state.session,
+    interface: Number($("iface").value),
+    text: $("text").value,
+    stream,
+    ...(cont && state.taskId ? { taskId: state.taskId, contextId: state.contextId } : {}),
+  };
+}
+
+async function send(event) {
+  event.preventDefault();
+  const body = request(false);
+  turn(`you: ${body.text}`, "user");
+  try {
+    showAnswer((await api("/api/send", body)).answer);
+  } catch (e) {
+    turn(`error: ${e.message}`, "error");
+  }
+  refreshWire();
+}
+
+/** Streams render as they arrive: status lines, artifact chunks appended to their artifact's line. */
+async function stream() {
+  const body = request(true);
+  turn(`you (streaming): ${body.text}`, "user");
+  const artifacts = new Map();
+  const res = await fetch("/api/send", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok || !res.body) {
+    const j = await res.json().catch(() => ({}));
+    turn(`error: ${j.error ?? res.status}`, "error");
+    return;
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let at;
+    while ((at = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, at);
+      buffer = buffer.slice(at + 2);
+      const kind = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+      const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "{}");
+      if (kind === "end") turn(`stream ended after ${data.events} events`, "hint");
+      else if (kind === "failure") turn(`error: ${data.error}`, "error");
+      else onEvent(data, artifacts);
+    }
+  }
+  refreshWire();
+}
+
+function onEvent(e, artifacts) {
+  if (e.task) return (remember(e.task), turn(`task ${e.task.id} ${e.task.status?.state ?? ""}`, "status"));
+  if (e.message) return turn(`agent: ${partsText(e.message.parts)}`, "agent");
+  if (e.statusUpdate) {
+    remember({ id: e.statusUpdate.taskId, contextId: e.statusUpdate.contextId, status: e.statusUpdate.status });
+    return turn(`status ${e.statusUpdate.status?.state ?? ""} ${partsText(e.statusUpdate.status?.message?.parts)}`, "status");
+  }
+  if (e.artifactUpdate) {
+    const a = e.artifactUpdate.artifact ?? {};
+    let line = artifacts.get(a.artifactId);
+    if (!line || !e.artifactUpdate.append) {
+      line = turn("", "artifact");
+      line.dataset.artifact = a.artifactId ?? "";
+      artifacts.set(a.artifactId, line);
+    }
+    const chunk = el("span", partsText(a.parts), "chunk");
+    line.append(chunk);
+  }
+}
+
+async function cancel() {
+  if (!state.taskId) return turn("no task to cancel yet", "error");
+  try {
+    const r = await api("/api/cancel", { session: state.session, interface: Number($("iface").value), taskId: state.taskId });
+    showAnswer({ task: r.answer });
+  } catch (e) {
+    turn(`error: ${e.message}`, "error");
+  }
+  refreshWire();
+}
+
+async function refreshWire() {
+  if (!state.session) return;
+  const r = await fetch(`/api/wire?session=${encodeURIComponent(state.session)}`).then((x) => x.json());
+  showWire(r.exchanges);
+}
+
+function showWire(exchanges) {
+  state.wire = exchanges ?? [];
+  const rows = state.wire.map((x, i) => {
+    const tr = el("tr");
+    for (const v of [x.n, x.method, x.url, x.status, x.ms]) tr.append(el("td", String(v)));
+    const failed = typeof x.status === "number" ? x.status >= 400 : x.status !== "OK" && x.status !== "…";
+    if (failed) tr.className = "bad";
+    tr.addEventListener("click", () => showExchange(i, tr));
+    return tr;
+  });
+  $("wire").tBodies[0].replaceChildren(...rows);
+}
+
+function curlOf(x) {
+  if (x.kind !== "http") return "";
+  const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
+  const h = Object.entries(x.requestHeaders)
+    .map(([k, v]) => ` -H ${q(`${k}: ${v}`)}`)
+    .join("");
+  return `curl -X ${x.method} ${q(x.url)}${h}${x.requestBody ? ` --data ${q(x.requestBody)}` : ""}`;
+}
+
+function showExchange(i, tr) {
+  for (const r of $("wire").tBodies[0].rows) r.classList.remove("selected");
+  tr.classList.add("selected");
+  const x = state.wire[i];
+  const head = (h) =>
+    Object.entries(h)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\n");
+  $("exchange").textContent = [
+    `${x.method} ${x.url}`,
+    head(x.requestHeaders),
+    "",
+    x.requestBody,
+    "",
+    `→ ${x.status} (${x.ms} ms)`,
+    head(x.responseHeaders),
+    "",
+    x.responseBody,
+    "",
+    curlOf(x),
+  ].join("\n");
+}
+
+window.addEventListener("DOMContentLoaded", () => {
+  $("connect-form").addEventListener("submit", connect);
+  $("chat-form").addEventListener("submit", send);
+  $("stream").addEventListener("click", () => void stream());
+  $("cancel").addEventListener("click", () => void cancel());
+  $("refresh-wire").addEventListener("click", () => void refreshWire());
+  if ($("url").value) $("connect").click();
+});

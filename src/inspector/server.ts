@@ -1,0 +1,228 @@
+// The inspector's local API and page server (`a2a-toolkit inspect`): a node:http server on loopback
+// that serves the page (src/inspector/page/, plain files, no CDN) and a small JSON API the page
+// calls. The API uses the toolkit's own parts: card discovery (cardCandidates), the reference client
+// (createA2AClient, one per interface) and its fetch seam, through which every HTTP exchange of the
+// session is recorded for the wire view. Credentials and headers live in the session, in memory,
+// for as long as the inspector runs; nothing is written to disk.
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createA2AClient, type A2AClient } from "../client/index.js";
+import { errorSummary, textOf } from "./render.js";
+import { Session, type Interface } from "./session.js";
+
+export interface InspectorOptions {
+  /** Port to listen on (0 = any free port). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1: the page is reachable from this machine only). */
+  host?: string;
+  /** An agent URL to connect to when the page opens. */
+  url?: string;
+}
+
+export interface Inspector {
+  url: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+/** Where the page's files are: beside this module (scripts/build.js copies them into dist/). */
+function pageDir(): string {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), "page");
+  if (!existsSync(join(dir, "index.html"))) throw new Error(`the inspector's page is missing from ${dir}`);
+  return dir;
+}
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+};
+
+export async function startInspector(opts: InspectorOptions = {}): Promise<Inspector> {
+  const dir = pageDir();
+  const sessions = new Map<string, Session>();
+  const server = createServer((req, res) => {
+    void route(req, res).catch((e: unknown) => json(res, 500, { error: `inspector: ${(e as Error).message}` }));
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://inspector");
+    if (req.method === "GET" && !url.pathname.startsWith("/api/")) return servePage(res, url.pathname);
+    if (req.method !== "POST" && !(req.method === "GET" && url.pathname === "/api/wire"))
+      return json(res, 405, { error: `${req.method} ${url.pathname} is not part of the inspector's API` });
+    if (url.pathname === "/api/wire") return json(res, 200, { exchanges: sessionOf(url.searchParams.get("session"))?.wire ?? [] });
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    } catch (e) {
+      return json(res, 400, { error: `the request body is not JSON: ${(e as Error).message}` });
+    }
+    if (url.pathname === "/api/connect") return connect(res, body);
+    const session = sessionOf(body.session);
+    if (!session) return json(res, 404, { error: "no such session: connect first" });
+    if (url.pathname === "/api/send") return send(res, session, body);
+    if (url.pathname === "/api/cancel") return cancel(res, session, body);
+    return json(res, 404, { error: `no inspector API at ${url.pathname}` });
+  }
+
+  function sessionOf(id: unknown): Session | undefined {
+    return typeof id === "string" ? sessions.get(id) : undefined;
+  }
+
+  function servePage(res: ServerResponse, path: string): void {
+    const name = path === "/" ? "index.html" : path.slice(1);
+    if (!/^[a-z0-9-]+\.(html|js|css)$/.test(name) || !existsSync(join(dir, name))) return json(res, 404, { error: `no page file ${path}` });
+    res.writeHead(200, {
+      "content-type": TYPES[extname(name)]!,
+      "cache-control": "no-store",
+      // Nothing but the page's own files runs; agent content is only ever text (render.ts).
+      "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'",
+      "x-content-type-options": "nosniff",
+    });
+    res.end(
+      name === "index.html"
+        ? readFileSync(join(dir, name), "utf8").replace("__AGENT_URL__", escapeAttr(opts.url ?? ""))
+        : readFileSync(join(dir, name)),
+    );
+  }
+
+  async function connect(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+    if (typeof body.url !== "string" || !body.url) return json(res, 400, { error: "give the agent's URL or its card's URL" });
+    const headers = stringRecord(body.headers);
+    const session = new Session(randomUUID(), body.url, headers);
+    try {
+      await session.discover();
+    } catch (e) {
+      return json(res, 502, { error: errorSummary(e), wire: session.wire });
+    }
+    sessions.set(session.id, session);
+    if (sessions.size > 32) sessions.delete(sessions.keys().next().value!);
+    return json(res, 200, session.describe());
+  }
+
+  async function clientFor(session: Session, iface: Interface): Promise<A2AClient> {
+    return createA2AClient(session.card1_0 ?? session.card0_3!, {
+      fetch: session.recordingFetch,
+      headers: session.headers,
+      version: iface.version,
+      bindings: [iface.binding],
+      timeoutMs: 60_000,
+    });
+  }
+
+  async function send(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const iface = session.interfaces[Number(body.interface)];
+    if (!iface) return json(res, 400, { error: `no interface ${String(body.interface)}` });
+    const text = typeof body.text === "string" ? body.text : "";
+    const message = { messageId: randomUUID(), role: 1, parts: [{ content: { case: "text" as const, value: text } }], ...contextOf(body) };
+    let client: A2AClient;
+    try {
+      client = await clientFor(session, iface);
+    } catch (e) {
+      return json(res, 502, { error: errorSummary(e) });
+    }
+    if (body.stream !== true) {
+      const started = Date.now();
+      try {
+        const answer = await client.sendMessage({ message });
+        session.note(iface, "SendMessage", { text }, textOf(answer), started, "OK");
+        return json(res, 200, { answer: session.view(answer) });
+      } catch (e) {
+        session.note(iface, "SendMessage", { text }, errorSummary(e), started, "error");
+        return json(res, 502, { error: errorSummary(e) });
+      }
+    }
+    // The page reads the stream as it comes: one SSE event per A2A stream event, then `end`.
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
+    const started = Date.now();
+    let count = 0;
+    try {
+      for await (const event of client.sendStreamingMessage({ message }, { signal: gone.signal })) {
+        count++;
+        res.write(`data: ${JSON.stringify(session.view(event))}\n\n`);
+      }
+      session.note(iface, "SendStreamingMessage", { text }, `${count} events`, started, "OK");
+      res.end(`event: end\ndata: ${JSON.stringify({ events: count })}\n\n`);
+    } catch (e) {
+      session.note(iface, "SendStreamingMessage", { text }, errorSummary(e), started, "error");
+      if (!res.writableEnded) res.end(`event: failure\ndata: ${JSON.stringify({ error: errorSummary(e) })}\n\n`);
+    }
+  }
+
+  async function cancel(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const iface = session.interfaces[Number(body.interface)];
+    if (!iface || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
+    const started = Date.now();
+    try {
+      const task = await (await clientFor(session, iface)).cancelTask({ id: body.taskId });
+      session.note(iface, "CancelTask", { id: body.taskId }, textOf(task), started, "OK");
+      return json(res, 200, { answer: session.view(task) });
+    } catch (e) {
+      session.note(iface, "CancelTask", { id: body.taskId }, errorSummary(e), started, "error");
+      return json(res, 502, { error: errorSummary(e) });
+    }
+  }
+
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => ok());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host ?? "127.0.0.1";
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/`,
+    close: () => closeServer(server),
+  };
+}
+
+function contextOf(body: Record<string, unknown>): { taskId?: string; contextId?: string } {
+  return {
+    ...(typeof body.taskId === "string" && body.taskId ? { taskId: body.taskId } : {}),
+    ...(typeof body.contextId === "string" && body.contextId ? { contextId: body.contextId } : {}),
+  };
+}
+
+function stringRecord(v: unknown): Record<string, string> {
+  if (!v || typeof v !== "object") return {};
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string" && e[0] !== ""));
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((ok, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        fail(new Error(`larger than ${MAX_BODY} bytes`));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on("end", () => ok(Buffer.concat(chunks).toString("utf8") || "{}"));
+    req.on("error", fail);
+  });
+}
+
+function escapeAttr(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => {
+    server.close(() => done());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,172 @@
+// One inspector session: the agent it is connected to, the headers the person gave (kept in memory
+// only), the card as 1.0 and as 0.3 as the agent serves each, the interfaces it declares, and the
+// wire log: every HTTP exchange the session's clients made (through the client's fetch seam), and
+// one entry per gRPC call with its decoded request and answer (gRPC frames its own messages).
+import { toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
+import * as v1_0 from "../../generated/v1_0/index.js";
+import { createA2AClient, selectInterface, type Binding, type ProtocolVersion } from "../client/index.js";
+
+export interface Interface {
+  url: string;
+  binding: Binding;
+  version: ProtocolVersion;
+}
+
+/** One exchange on the wire, as the page shows it. */
+export interface Exchange {
+  n: number;
+  kind: "http" | "grpc";
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  status: number | string;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  ms: number;
+}
+
+/** Bodies kept per exchange (a 10 MB answer is shown cut, never held whole twice). */
+const MAX_SHOWN = 64 * 1024;
+/** Exchanges kept per session; the oldest go first. */
+const MAX_EXCHANGES = 500;
+
+const SCHEMAS: Record<string, DescMessage> = Object.fromEntries(
+  [v1_0.SendMessageResponseSchema, v1_0.StreamResponseSchema, v1_0.TaskSchema, v1_0.AgentCardSchema].map((s) => [s.typeName, s]),
+);
+
+export class Session {
+  readonly wire: Exchange[] = [];
+  card1_0: v1_0.AgentCard | undefined;
+  card0_3: v1_0.AgentCard | undefined;
+  cardUrl = "";
+  raw1_0: unknown;
+  raw0_3: unknown;
+  interfaces: Interface[] = [];
+  private n = 0;
+
+  constructor(
+    readonly id: string,
+    readonly url: string,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  /** fetch that records each exchange (bodies cut at MAX_SHOWN); streams are recorded when they end. */
+  readonly recordingFetch: typeof fetch = async (input, init) => {
+    const started = Date.now();
+    const request = new Request(input, init);
+    const requestBody = typeof init?.body === "string" ? init.body : "";
+    const entry: Exchange = {
+      n: ++this.n,
+      kind: "http",
+      method: request.method,
+      url: request.url,
+      requestHeaders: Object.fromEntries(request.headers),
+      requestBody: cut(requestBody),
+      status: "…",
+      responseHeaders: {},
+      responseBody: "",
+      ms: 0,
+    };
+    this.push(entry);
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (e) {
+      entry.status = `failed: ${(e as Error).message}`;
+      entry.ms = Date.now() - started;
+      throw e;
+    }
+    entry.status = res.status;
+    entry.responseHeaders = Object.fromEntries(res.headers);
+    const [mine, theirs] = res.body ? res.body.tee() : [null, null];
+    if (mine) void readCut(mine).then((text) => ((entry.responseBody = text), (entry.ms = Date.now() - started)));
+    else entry.ms = Date.now() - started;
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+
+  /** Finds the card (cardCandidates through the client), then fetches it as 1.0 and as 0.3 where it was found. */
+  async discover(): Promise<void> {
+    const client = await createA2AClient(this.url, { fetch: this.recordingFetch, headers: this.headers, timeoutMs: 15_000 });
+    this.cardUrl = client.cardUrl ?? this.url;
+    const asServed = async (version?: string) => {
+      const res = await this.recordingFetch(this.cardUrl, { headers: { ...this.headers, ...(version ? { "a2a-version": version } : {}) } });
+      const text = await res.text();
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return { error: `not JSON (HTTP ${res.status})`, body: cut(text) };
+      }
+    };
+    this.raw1_0 = await asServed("1.0");
+    this.raw0_3 = await asServed();
+    this.card1_0 = client.card;
+    this.interfaces = client.card.supportedInterfaces.flatMap((i) => {
+      try {
+        const t = selectInterface({ ...client.card, supportedInterfaces: [i] });
+        return [{ url: t.url, binding: t.binding, version: t.version }];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  describe() {
+    return {
+      session: this.id,
+      cardUrl: this.cardUrl,
+      name: this.card1_0?.name ?? "",
+      card1_0: this.raw1_0,
+      card0_3: this.raw0_3,
+      interfaces: this.interfaces,
+      wire: this.wire,
+    };
+  }
+
+  /** A gRPC call (or any call the fetch seam did not see) in the wire log, decoded. */
+  note(iface: Interface, operation: string, request: unknown, answer: string, started: number, status: string): void {
+    if (iface.binding !== "GRPC") return;
+    this.push({
+      n: ++this.n,
+      kind: "grpc",
+      method: operation,
+      url: iface.url,
+      requestHeaders: { ...this.headers },
+      requestBody: cut(JSON.stringify(request)),
+      status,
+      responseHeaders: {},
+      responseBody: cut(answer),
+      ms: Date.now() - started,
+    });
+  }
+
+  /** A protobuf-es message as ProtoJSON for the page. */
+  view(m: Message): unknown {
+    const schema = SCHEMAS[m.$typeName];
+    return schema ? toJson(schema, m as never) : m;
+  }
+
+  private push(e: Exchange): void {
+    this.wire.push(e);
+    if (this.wire.length > MAX_EXCHANGES) this.wire.shift();
+  }
+}
+
+function cut(s: string): string {
+  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}… (${s.length} characters in all)` : s;
+}
+
+async function readCut(body: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      total += chunk.length;
+      if (text.length < MAX_SHOWN) text += decoder.decode(chunk, { stream: true });
+    }
+  } catch (e) {
+    return `${text}… (read failed: ${(e as Error).message})`;
+  }
+  return total > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${total} bytes in all)` : text;
+}

@@ -1,0 +1,179 @@
+// The inspector (`a2a-toolkit inspect`) as a person uses it, in headless Chromium (Debian's
+// `chromium`, driven by playwright-core; no browser download), against the reference server and the
+// official @a2a-js/sdk 1.3.0 server with the fixture behaviours: connect and see both card
+// versions, send on every declared interface, watch `stream 20` append in order, answer an
+// input-required turn, cancel a slow task, read the wire log, see an agent's markup stay text, and
+// click during a 2,000-chunk stream. `make test-inspector`; screenshots under reports/inspector/.
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startInspector, type Inspector } from "../../src/inspector/server.js";
+import { buildServer, createFixtureAgent, MemoryTaskStore } from "../../src/server/index.js";
+import { startSdkTarget } from "../integration/compliance-sdk-target.js";
+
+const CHROMIUM = process.env.A2A_CHROMIUM ?? "/usr/bin/chromium";
+const OUT = resolve("reports/inspector");
+
+let browser: Browser;
+let inspector: Inspector;
+
+beforeAll(async () => {
+  mkdirSync(OUT, { recursive: true });
+  vi.spyOn(console, "error").mockImplementation(() => undefined); // the SDK logs every error it answers with
+  inspector = await startInspector();
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await inspector?.close();
+  vi.restoreAllMocks();
+});
+
+async function startReference() {
+  const app = await buildServer({ agent: createFixtureAgent(), store: new MemoryTaskStore(), grpc: true });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = app.server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+const targets = [
+  { name: "reference", start: startReference },
+  { name: "sdk", start: () => startSdkTarget({ grpc: true }) },
+];
+
+describe.each(targets)("the inspector in front of the $name server", ({ name, start }) => {
+  let target: { url: string; close(): Promise<unknown> };
+  let page: Page;
+  const shot = (step: string) => page.screenshot({ path: resolve(OUT, `${name}-${step}.png`), fullPage: true });
+  const agentLines = () => page.locator("#conversation .turn.agent");
+
+  beforeAll(async () => {
+    target = await start();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(inspector.url);
+  }, 60_000);
+  afterAll(async () => {
+    await page?.close();
+    await target?.close();
+  });
+
+  const ended = () => page.locator("#conversation .turn.hint", { hasText: "stream ended" }).count();
+
+  async function say(text: string, iface = 0) {
+    await page.selectOption("#iface", String(iface));
+    await page.fill("#text", text);
+    const before = await agentLines().count();
+    await page.click("#send");
+    await expect.poll(() => agentLines().count(), { timeout: 30_000 }).toBeGreaterThan(before);
+    return (await agentLines().last().textContent()) ?? "";
+  }
+
+  it("connects and shows the card as 1.0 and as served without a version", async () => {
+    await page.fill("#url", target.url);
+    await page.click("#connect");
+    await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+    expect(await page.textContent("#card10")).toContain('"supportedInterfaces"');
+    expect((await page.textContent("#card03"))!.length).toBeGreaterThan(20);
+    expect(await page.locator("#interfaces li").count()).toBeGreaterThanOrEqual(2);
+    await shot("1-connect");
+  });
+
+  it("sends a message on every declared interface and shows each reply", async () => {
+    const n = await page.locator("#iface option").count();
+    for (let i = 0; i < n; i++) expect(await say(`echo hello ${i}`, i)).toContain(`hello ${i}`);
+    await shot("2-every-interface");
+  });
+
+  it("streams `stream 20` and appends its 20 chunks in order", async () => {
+    await page.selectOption("#iface", "0");
+    await page.fill("#text", "stream 20");
+    const before = await ended();
+    await page.click("#stream");
+    await expect.poll(ended, { timeout: 30_000 }).toBeGreaterThan(before);
+    const chunks = await page.locator("#conversation .turn.artifact").last().locator(".chunk").allTextContents();
+    expect(chunks).toHaveLength(20);
+    expect(chunks.map((c) => Number(/chunk (\d+)/.exec(c)?.[1]))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    await shot("3-stream");
+  });
+
+  it("answers an input-required turn as a follow-up of the same task", async () => {
+    await say("ask name");
+    expect(await page.textContent("#task-line")).toContain("INPUT_REQUIRED");
+    expect(await page.isChecked("#continue")).toBe(true);
+    const taskLine = (await page.textContent("#task-line"))!.split(" ")[1];
+    await say("Ada");
+    expect(await page.textContent("#task-line")).toContain(`task ${taskLine} TASK_STATE_COMPLETED`);
+    await page.uncheck("#continue");
+    await shot("4-input-required");
+  });
+
+  it("cancels a slow task", async () => {
+    await page.selectOption("#iface", "0");
+    await page.fill("#text", "slow 20000");
+    await page.click("#stream");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 20_000 }).toMatch(/WORKING|SUBMITTED/);
+    await page.click("#cancel");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 20_000 }).toContain("CANCELED");
+    await shot("5-cancel");
+  });
+
+  it("shows the wire log with each exchange's status, and one exchange in full", async () => {
+    await page.click("#refresh-wire");
+    const statuses = await page.locator("#wire tbody tr td:nth-child(4)").allTextContents();
+    expect(statuses.length).toBeGreaterThan(5);
+    expect(statuses).toContain("200");
+    await page.locator("#wire tbody tr").first().click();
+    expect(await page.textContent("#exchange")).toMatch(/GET .*agent-card\.json[\s\S]*→ 200/);
+    await shot("6-wire");
+  });
+
+  it("keeps an agent's markup as text: no script runs, no element is made", async () => {
+    const hostile = `echo <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>`;
+    const text = await say(hostile);
+    expect(text).toContain("<script>window.__pwned=1</script>");
+    expect(await page.locator("#conversation img, #conversation script, #conversation a").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await shot("7-inert-markup");
+  });
+
+  it("stays responsive while 2,000 chunks stream in", async () => {
+    await page.evaluate(() => {
+      const w = window as unknown as { __delays: number[] };
+      w.__delays = [];
+      document.getElementById("task-line")!.addEventListener("click", (e) => w.__delays.push(performance.now() - e.timeStamp));
+    });
+    await page.selectOption("#iface", "0");
+    await page.fill("#text", "stream 2000");
+    const before = await ended();
+    await page.click("#stream");
+    await expect
+      .poll(() => page.locator("#conversation .turn.artifact").last().locator(".chunk").count(), { timeout: 30_000 })
+      .toBeGreaterThan(50);
+    for (let i = 0; i < 5; i++) await page.click("#task-line");
+    await expect.poll(ended, { timeout: 120_000 }).toBeGreaterThan(before);
+    const delays = await page.evaluate(() => (window as unknown as { __delays: number[] }).__delays);
+    expect(delays).toHaveLength(5);
+    console.log(`${name}: click handled ${Math.max(...delays).toFixed(1)} ms after it happened (slowest of 5) during a 2,000-chunk stream`);
+    expect(Math.max(...delays)).toBeLessThan(200);
+    expect(await page.locator("#conversation .turn.artifact").last().locator(".chunk").count()).toBe(2000);
+    await shot("8-responsive");
+  });
+});
+
+describe("the inspector on bad input", () => {
+  it("says so on the page for an unreachable URL and a server that is not an agent, and keeps serving", async () => {
+    const page = await browser.newPage();
+    await page.goto(inspector.url);
+    await page.fill("#url", "http://127.0.0.1:9/");
+    await page.click("#connect");
+    await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^could not connect: /);
+    await page.fill("#url", `${inspector.url}nothing-here`);
+    await page.click("#connect");
+    await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^could not connect: .*card/i);
+    expect((await fetch(inspector.url)).status).toBe(200);
+    await page.screenshot({ path: resolve(OUT, "bad-input.png") });
+    await page.close();
+  });
+});
