@@ -9,7 +9,12 @@ import { shareWithGrpc } from "./adapters/shared-port.js";
 import { TaskRuntime } from "./engine/runtime.js";
 import { StreamBudget } from "./front/stream-budget.js";
 import type { A2AFrontOptions } from "./front/front.js";
-import { a2aServerOptions, limitConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type HttpLimitOptions } from "./front/http-limits.js";
+import {
+  a2aServerOptions,
+  limitConnectionsPerAddress,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  type HttpLimitOptions,
+} from "./front/http-limits.js";
 
 export * from "./engine/agent.js";
 /** The 1.0 protocol types (TaskState, Role, Message …) agents work with. */
