@@ -73,6 +73,8 @@ const ERROR_CODES_DIFFER: Record<string, string> = {
     "0.3.0 §7.4 lets the server answer with the task ('success is not guaranteed'); 1.0 refuses with TaskNotCancelableError",
   "json-rpc/send-message/message-to-ended-task-is-refused":
     "0.3.0 §7.1 says only that sending to an ended task 'will result in an error'; 1.0 maps it to UnsupportedOperationError",
+  "json-rpc/send-message/message-to-canceled-task-is-refused":
+    "0.3.0 §7.1 says only that sending to an ended task 'will result in an error'; 1.0 maps it to UnsupportedOperationError",
   "json-rpc/streaming/subscribe-to-ended-task":
     "0.3.0 §7.9 leaves a resubscription to the server (a MAY case that accepts a stream); 1.0 §3.1.6 refuses with UnsupportedOperationError",
 };

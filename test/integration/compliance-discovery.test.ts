@@ -61,7 +61,8 @@ describe("card discovery: the same cases wherever the card is", () => {
     expect(ran.length).toBeGreaterThan(25);
     // The card cases ran (against the card, wherever it is; the JWS case needs a signed card), and every case the root runs passes.
     expect(ran.filter((r) => r.id.includes("/card/")).length).toBe(5);
-    expect(ran.filter((r) => r.status !== "pass").map((r) => r.id)).toEqual([]);
+    // (An agent that never asks for input leaves the interrupted-state cases inconclusive.)
+    expect(ran.filter((r) => r.status !== "pass" && r.status !== "inconclusive").map((r) => r.id)).toEqual([]);
     for (const target of [prefixed.url, custom.url]) {
       const report = await run(target);
       expect(verdicts(report), target).toEqual(verdicts(atRoot));

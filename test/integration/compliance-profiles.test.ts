@@ -143,6 +143,7 @@ describe("a 0.3 card without protocolVersion", () => {
     expect(report.discovery.interfaces.map((i) => `${i.version} ${i.binding}`).sort()).toEqual(["0.3 json-rpc", "0.3 rest"]);
     const getTask = report.results.filter((r) => r.id.includes("/get-task/") && r.status !== "skip");
     expect(getTask.length).toBeGreaterThanOrEqual(4);
-    expect(getTask.filter((r) => r.status !== "pass").map((r) => r.id)).toEqual([]);
+    // An echo agent never waits for input: the interrupted-state case stays inconclusive.
+    expect(getTask.filter((r) => r.status !== "pass" && r.status !== "inconclusive").map((r) => r.id)).toEqual([]);
   });
 });
