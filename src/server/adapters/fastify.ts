@@ -32,6 +32,7 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
   // The body's bytes count in the memory budget (stream-budget.ts) as they arrive, until the
   // request is answered; a body that does not fit is refused with a retryable 503.
   app.addHook("preParsing", (request, _reply, payload, done) => {
+    if (request.method === "GET" || request.method === "HEAD") return done(null, payload);
     const hold = front.streamBudget.hold();
     request.raw.once("close", () => hold.release());
     const counted = new Transform({
@@ -41,7 +42,11 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
         next(Object.assign(new Error("over the memory budget"), { code: OVER_BUDGET, statusCode: 503 }));
       },
     });
+    // A client that goes away mid-body errors the payload: the parser reading `counted` answers it,
+    // and when none reads it (the request was refused before its body) the error has nowhere to
+    // go but this listener, not the process.
     payload.on("error", (e) => counted.destroy(e));
+    counted.on("error", () => hold.release());
     done(null, payload.pipe(counted));
   });
 
