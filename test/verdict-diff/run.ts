@@ -46,6 +46,17 @@ export const DECIDED: Record<string, string> = {
       ]),
     ),
   ),
+  // Levels the third audit corrected (docs/audit/2026-12-06.md), each by its sentence: the 0.3
+  // ending of this stream rests on the 0.3.0 §9.3 example, which has no keyword (S12); an HTTP+JSON
+  // error's JSON content type is a SHOULD (1.0.1 §11.1 "application/a2a+json SHOULD be used").
+  ...Object.fromEntries(
+    ["json-rpc", "rest", "grpc"].map((b) => [
+      `v0_3/${b}/streaming/echo-stream-starts-with-task-and-ends-at-completion`,
+      "the 0.3 end of stream is SHOULD: the 0.3.0 §9.3 example has no keyword (third audit, S12)",
+    ]),
+  ),
+  "v1_0/rest/cancel-task/unknown-id-returns-task-not-found":
+    "an HTTP+JSON error's content type is SHOULD (1.0.1 §11.1; third audit, item 7)",
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
