@@ -10,9 +10,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createA2AClient, type A2AClient } from "../client/index.js";
+import type { A2AClient } from "../client/index.js";
 import { errorSummary, textOf } from "./render.js";
-import { Session, type Interface } from "./session.js";
+import { Session } from "./session.js";
 
 export interface InspectorOptions {
   /** Port to listen on (0 = any free port). */
@@ -105,16 +105,6 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     return json(res, 200, session.describe());
   }
 
-  async function clientFor(session: Session, iface: Interface): Promise<A2AClient> {
-    return createA2AClient(session.card1_0 ?? session.card0_3!, {
-      fetch: session.recordingFetch,
-      headers: session.headers,
-      version: iface.version,
-      bindings: [iface.binding],
-      timeoutMs: 60_000,
-    });
-  }
-
   async function send(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
     const iface = session.interfaces[Number(body.interface)];
     if (!iface) return json(res, 400, { error: `no interface ${String(body.interface)}` });
@@ -122,7 +112,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     const message = { messageId: randomUUID(), role: 1, parts: [{ content: { case: "text" as const, value: text } }], ...contextOf(body) };
     let client: A2AClient;
     try {
-      client = await clientFor(session, iface);
+      client = await session.clientFor(Number(body.interface));
     } catch (e) {
       return json(res, 502, { error: errorSummary(e) });
     }
@@ -161,7 +151,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (!iface || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
     const started = Date.now();
     try {
-      const task = await (await clientFor(session, iface)).cancelTask({ id: body.taskId });
+      const task = await (await session.clientFor(Number(body.interface))).cancelTask({ id: body.taskId });
       session.note(iface, "CancelTask", { id: body.taskId }, textOf(task), started, "OK");
       return json(res, 200, { answer: session.view(task) });
     } catch (e) {

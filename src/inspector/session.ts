@@ -4,7 +4,7 @@
 // one entry per gRPC call with its decoded request and answer (gRPC frames its own messages).
 import { toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { createA2AClient, selectInterface, type Binding, type ProtocolVersion } from "../client/index.js";
+import { createA2AClient, selectInterface, type A2AClient, type Binding, type ProtocolVersion } from "../client/index.js";
 
 export interface Interface {
   url: string;
@@ -38,12 +38,13 @@ const SCHEMAS: Record<string, DescMessage> = Object.fromEntries(
 export class Session {
   readonly wire: Exchange[] = [];
   card1_0: v1_0.AgentCard | undefined;
-  card0_3: v1_0.AgentCard | undefined;
   cardUrl = "";
   raw1_0: unknown;
   raw0_3: unknown;
   interfaces: Interface[] = [];
   private n = 0;
+  /** One client per interface, made on its first use and kept for the session. */
+  private readonly clients = new Map<number, Promise<A2AClient>>();
 
   constructor(
     readonly id: string,
@@ -109,6 +110,25 @@ export class Session {
         return [];
       }
     });
+  }
+
+  /** The client bound to interface `index` of the card, through the recording fetch. */
+  clientFor(index: number): Promise<A2AClient> {
+    const iface = this.interfaces[index];
+    if (!iface) return Promise.reject(new Error(`no interface ${index}`));
+    let client = this.clients.get(index);
+    if (!client) {
+      client = createA2AClient(this.card1_0!, {
+        fetch: this.recordingFetch,
+        headers: this.headers,
+        version: iface.version,
+        bindings: [iface.binding],
+        timeoutMs: 60_000,
+      });
+      client.catch(() => this.clients.delete(index));
+      this.clients.set(index, client);
+    }
+    return client;
   }
 
   describe() {
