@@ -781,7 +781,8 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
     }
   });
   if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
-  return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass" };
+  const variants = scope.chosen.size ? { variants: Object.fromEntries(scope.chosen) } : {};
+  return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass", ...variants };
 }
 
 /** Runs one step (one exchange, a parallel group, or a webhook wait); captures are kept only when everything matched. */
