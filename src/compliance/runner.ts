@@ -785,7 +785,14 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
     }
   });
   if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
-  const variants = scope.chosen.size ? { variants: Object.fromEntries(scope.chosen) } : {};
+  // The choices of all calls at one place, named once ("/deliveries/*/headers/content-type": "1.0.1").
+  const names = new Map<string, string[]>();
+  for (const [at, v] of scope.chosen) {
+    const key = at.replace(/^\/deliveries\/\d+/, "/deliveries/*");
+    const seen = names.get(key) ?? [];
+    if (!seen.includes(v)) names.set(key, [...seen, v]);
+  }
+  const variants = names.size ? { variants: Object.fromEntries([...names].map(([k, v]) => [k, v.join(" and ")])) } : {};
   return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass", ...variants };
 }
 

@@ -40,7 +40,7 @@ describe("webhook receiver", () => {
     expect(await sink.waitFor("r", () => true, 50)).toBe(false);
   });
 
-  it("a webhook step names the $variants alternative each call took, and fails a call that takes none", async () => {
+  it("a webhook step names the $variants alternatives its calls took, and fails a call that takes none", async () => {
     sink = await startWebhookSink({ host: "127.0.0.1", port: 0 });
     const contentType = { $variants: { "1.0.1": { $regex: "^application/a2a\\+json" }, "1.0.0": { $regex: "^application/json" } } };
     const step = { name: "webhook calls", awaitWebhook: { until: { done: true }, each: { headers: { "content-type": contentType } } } };
@@ -57,7 +57,9 @@ describe("webhook receiver", () => {
     };
     const ok = await run("a", ["application/json", "application/json; charset=utf-8"]);
     expect(ok.status).toBe("pass");
-    expect(ok.variants).toEqual({ "/deliveries/0/headers/content-type": "1.0.0", "/deliveries/1/headers/content-type": "1.0.0" });
+    expect(ok.variants).toEqual({ "/deliveries/*/headers/content-type": "1.0.0" });
+    const mixed = await run("c", ["application/a2a+json", "application/json"]);
+    expect(mixed.variants).toEqual({ "/deliveries/*/headers/content-type": "1.0.1 and 1.0.0" });
     const bad = await run("b", ["application/a2a+json", "text/plain"]);
     expect(bad.status).toBe("fail");
     expect(bad.diffs.map((d) => d.path)).toEqual(["/deliveries/1/headers/content-type"]);
