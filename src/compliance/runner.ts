@@ -799,10 +799,8 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
 /** A check step: the captured value against its matcher; a value the agent never gave leaves it untested. */
 function checkCaptured(c: CaptureCheck, name: string, vars: Map<string, unknown>): StepResult {
   const scope = new Scope(vars);
-  const diffs = vars.has(c.capture)
-    ? match(c.matches, vars.get(c.capture), `/${c.capture}`, scope)
-    : [{ path: `/${c.capture}`, expected: c.matches, actual: undefined, message: "not captured", uncaptured: c.capture }];
-  const missing = diffs.find((d) => d.uncaptured)?.uncaptured;
+  const diffs = match(c.matches, vars.get(c.capture), `/${c.capture}`, scope);
+  const missing = vars.has(c.capture) ? diffs.find((d) => d.uncaptured)?.uncaptured : c.capture;
   if (missing) return { name, expected: c, diffs: [], status: "inconclusive", reason: notGiven(missing) };
   if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
   return { name, expected: c, checked: vars.get(c.capture), diffs, status: diffs.length ? "fail" : "pass" };

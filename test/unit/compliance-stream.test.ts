@@ -191,6 +191,12 @@ describe("stream capture and check steps: two streams of one task compared", () 
       "same events not applicable",
     ]);
     expect(r.status).toBe("not-offered");
+    // Without the condition, the check of a list the agent never gave is untested, not failed.
+    const [serve, compare] = twoStreams("/refused");
+    const { when: _when, ...unconditional } = compare!;
+    const u = await runCase(restCase([serve!, unconditional]), restDiscovery(url));
+    expect(u.steps[2]).toMatchObject({ status: "inconclusive", reason: "the agent's earlier answers gave no sub2, which this step needs" });
+    expect(u.status).toBe("not-offered");
   });
 
   it("the loader takes a check step only on a variable an earlier step captures", () => {
