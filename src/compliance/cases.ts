@@ -62,6 +62,8 @@ export interface StreamExpect {
   /** The stream ends after the first event matching this; at most `trailer` may follow it. */
   endsAfter?: unknown;
   trailer?: unknown;
+  /** Captures the stream's events (each event's value at the JSON Pointer `at`, default the whole event) as a list. */
+  capture?: { name: string; at?: string };
 }
 
 export interface CaseExpect {
@@ -120,16 +122,23 @@ export interface WebhookExpect {
   each?: { method?: unknown; headers?: Record<string, unknown>; body?: unknown };
 }
 
-/** One exchange, several sent at the same time, or a wait for webhook deliveries. */
+/** A check on values earlier steps captured (no request): the variable named by `capture` must match `matches`. */
+export interface CaptureCheck {
+  capture: string;
+  matches: unknown;
+}
+
+/** One exchange, several sent at the same time, a wait for webhook deliveries, or a check of captured values. */
 export type CaseStep =
   | CaseExchange
   | ({ name?: string; parallel: CaseExchange[] } & StepCitation & StepCleanup)
-  | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation & StepCleanup);
+  | ({ name?: string; awaitWebhook: WebhookExpect } & StepCitation & StepCleanup)
+  | ({ name?: string; check: CaptureCheck } & StepCitation & StepCleanup);
 
-/** The exchanges of a step (none for a webhook wait). */
+/** The exchanges of a step (none for a webhook wait or a check). */
 export function exchangesOf(step: CaseStep): CaseExchange[] {
   if ("parallel" in step) return step.parallel;
-  if ("awaitWebhook" in step) return [];
+  if ("awaitWebhook" in step || "check" in step) return [];
   return [step];
 }
 
@@ -270,12 +279,13 @@ function checkBranch(v: unknown, at: string, problems: string[]): void {
   else if (new Set(alts.map((a: { name: string }) => a.name)).size < alts.length) problems.push(`${at}: branch names must differ`);
 }
 
-/** Names a matcher captures (`$capture` anywhere inside it). */
+/** Names a matcher captures (`$capture` anywhere inside it; an expectation's `stream.capture`). */
 function captureNames(value: unknown, into: Set<string>): Set<string> {
   if (Array.isArray(value)) value.forEach((v) => captureNames(v, into));
   else if (isPlainObject(value))
     for (const [k, v] of Object.entries(value)) {
       if (k === "$capture" && typeof v === "string") into.add(v);
+      if (k === "stream" && isPlainObject(v) && isPlainObject(v.capture) && typeof v.capture.name === "string") into.add(v.capture.name);
       captureNames(v, into);
     }
   return into;
@@ -295,6 +305,10 @@ export function checkStepConditions(raw: { when?: { card?: unknown }; steps: Cas
         );
     if (s.when?.matches !== undefined) checkMatchers(s.when.matches, `/steps/${i}/when/matches`, problems);
     if (s.otherwise && !s.when) problems.push(`/steps/${i}/otherwise: needs a when`);
+    if ("check" in s) {
+      if (!known.has(s.check.capture)) problems.push(`/steps/${i}/check/capture: no earlier step captures "${s.check.capture}"`);
+      return;
+    }
     captureNames("awaitWebhook" in s ? s.awaitWebhook : exchangesOf(s).map((x) => x.expect), known);
   });
 }
@@ -324,7 +338,7 @@ function withGrpcPaths(step: CaseStep, version: Version): CaseStep {
     expect: withoutJsonSpelling(x.expect) as CaseExpect,
   });
   if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
-  if ("awaitWebhook" in step) return step;
+  if ("awaitWebhook" in step || "check" in step) return step;
   return ex(step);
 }
 
@@ -363,6 +377,7 @@ export function parseCase(id: string, file: string, data: unknown): { case?: Cas
         if (x.cleanup) problems.push(`/steps/${i}/parallel/${j}: cleanup belongs to the parallel step, not to one of its exchanges`);
       });
     else if ("awaitWebhook" in s) checkMatchers(s.awaitWebhook, `/steps/${i}/awaitWebhook`, problems);
+    else if ("check" in s) checkMatchers(s.check.matches, `/steps/${i}/check/matches`, problems);
     else {
       checkMatchers(s.expect, `/steps/${i}/expect`, problems);
       if (s.repeatUntil !== undefined) checkMatchers(s.repeatUntil, `/steps/${i}/repeatUntil`, problems);
@@ -443,7 +458,7 @@ function withRestErrorShapes(step: CaseStep): CaseStep {
   const ex = (x: CaseExchange): CaseExchange =>
     x.expect.body === undefined ? x : { ...x, expect: { ...x.expect, body: restErrorShapes(x.expect.body) } };
   if ("parallel" in step) return { ...step, parallel: step.parallel.map(ex) };
-  if ("awaitWebhook" in step) return step;
+  if ("awaitWebhook" in step || "check" in step) return step;
   return ex(step);
 }
 

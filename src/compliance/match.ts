@@ -276,10 +276,18 @@ export function match(expected: unknown, actual: unknown, path = "", scope: Scop
   if (typeof expected === "string" && expected.includes("{{")) {
     const r = resolveTemplate(expected, scope);
     if (!r.ok) return [{ path, expected, actual, message: `variable "${r.name}" was not captured by an earlier step`, uncaptured: r.name }];
-    // A captured value is compared as a whole: it must be the same value again.
-    return deepEqual(r.value, actual)
-      ? []
-      : [{ path, expected: r.value, actual, message: `expected ${show(r.value)} (from ${expected}), got ${show(actual)}` }];
+    // A captured value is compared as a whole: it must be the same value again (a list or object: reported where it first differs).
+    const d = firstDifference(r.value, actual, path);
+    if (!d) return [];
+    const at = d.path === path ? "" : ` at ${d.path.slice(path.length)}`;
+    return [
+      {
+        path: d.path,
+        expected: d.expected,
+        actual: d.actual,
+        message: `expected ${show(d.expected)} (from ${expected}${at}), got ${show(d.actual)}`,
+      },
+    ];
   }
   if (isOperatorObject(expected)) return matchOperators(expected, actual, path, scope);
   if (Array.isArray(expected)) {
@@ -307,6 +315,24 @@ export function match(expected: unknown, actual: unknown, path = "", scope: Scop
 function literal(expected: unknown, actual: unknown, path: string): Diff[] {
   if (expected === actual) return [];
   return [{ path, expected, actual, message: `expected ${show(expected)}, got ${show(actual)}` }];
+}
+
+/** Where two values first differ (undefined: they are equal), descending into lists and objects of both. */
+function firstDifference(a: unknown, b: unknown, path: string): { path: string; expected: unknown; actual: unknown } | undefined {
+  if (deepEqual(a, b)) return undefined;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], pointer(path, i));
+      if (d) return d;
+    }
+    return { path, expected: `${a.length} item(s)`, actual: `${b.length} item(s)` };
+  }
+  if (isPlainObject(a) && isPlainObject(b))
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference(a[k], b[k], pointer(path, k));
+      if (d) return d;
+    }
+  return { path, expected: a, actual: b };
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -189,6 +189,7 @@ export function formatDiff(d: Diff): string {
 export function actualView(step: StepResult, opts: { allHeaders?: boolean } = {}): unknown {
   if (step.deliveries)
     return { webhookCalls: step.deliveries.map((d) => ({ method: d.method, headers: d.headers, body: d.json ?? d.text })) };
+  if ("checked" in step) return { checked: step.checked };
   const a = step.actual;
   if (!a) return step.error ? { error: step.error } : undefined;
   // By default only the headers the case looks at, and content-type: the rest is transport noise.

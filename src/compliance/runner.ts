@@ -6,6 +6,7 @@
 import type { Citation } from "./citations.js";
 import type {
   Behaviour,
+  CaptureCheck,
   Case,
   CaseExchange,
   CaseExpect,
@@ -53,13 +54,15 @@ export interface StepResult {
   /** The request as sent (after variables were substituted). */
   request?: WireRequest;
   /** The expectation as written in the case. */
-  expected: CaseExpect | WebhookExpect;
+  expected: CaseExpect | WebhookExpect | CaptureCheck;
   /** The response as received. */
   actual?: WireResponse;
   /** Client cases: `actual` is a request the client sent; its method and path (path and query), shown with it. */
   sent?: { method: string; path: string };
   /** Webhook calls received (webhook steps). */
   deliveries?: Delivery[];
+  /** The captured value a check step judged. */
+  checked?: unknown;
   diffs: Diff[];
   /**
    * "not run" when an earlier step failed; "not applicable" when its `when` did not hold;
@@ -375,6 +378,7 @@ function compareStream(expect: CaseExpect, res: WireResponse, scope: Scope, stre
     });
   }
   const data = events.map((e) => e.json);
+  if (s.capture) scope.staged.set(s.capture.name, s.capture.at ? data.map((d) => valueAt(d, s.capture!.at!)) : data);
   if (!events.length) {
     if (s.first !== undefined || s.last !== undefined || s.inOrder?.length || s.exactly?.length || s.endsAfter !== undefined)
       diffs.push({ path: "/events", expected: "at least one event", actual: "no events", message: "the stream carried no events" });
@@ -781,10 +785,35 @@ async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, un
     }
   });
   if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
-  return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass" };
+  // The choices of all calls at one place, named once ("/deliveries/*/headers/content-type": "1.0.1").
+  const names = new Map<string, string[]>();
+  for (const [at, v] of scope.chosen) {
+    const key = at.replace(/^\/deliveries\/\d+/, "/deliveries/*");
+    const seen = names.get(key) ?? [];
+    if (!seen.includes(v)) names.set(key, [...seen, v]);
+  }
+  const variants = names.size ? { variants: Object.fromEntries([...names].map(([k, v]) => [k, v.join(" and ")])) } : {};
+  return { name, expected: w, deliveries, diffs, status: diffs.length ? "fail" : "pass", ...variants };
 }
 
-/** Runs one step (one exchange, a parallel group, or a webhook wait); captures are kept only when everything matched. */
+/** A check step: the captured value against its matcher; a value the agent never gave leaves it untested. */
+function checkCaptured(c: CaptureCheck, name: string, vars: Map<string, unknown>): StepResult {
+  const scope = new Scope(vars);
+  const diffs = match(c.matches, vars.get(c.capture), `/${c.capture}`, scope);
+  const missing = vars.has(c.capture) ? diffs.find((d) => d.uncaptured)?.uncaptured : c.capture;
+  if (missing) return { name, expected: c, diffs: [], status: "inconclusive", reason: notGiven(missing) };
+  if (!diffs.length) for (const [k, v] of scope.staged) vars.set(k, v);
+  return { name, expected: c, checked: vars.get(c.capture), diffs, status: diffs.length ? "fail" : "pass" };
+}
+
+/** What a step that sends nothing itself expects (a webhook wait, a check); undefined for exchanges. */
+function ownExpectation(step: CaseStep): WebhookExpect | CaptureCheck | undefined {
+  if ("awaitWebhook" in step) return step.awaitWebhook;
+  if ("check" in step) return step.check;
+  return undefined;
+}
+
+/** Runs one step (one exchange, a parallel group, a webhook wait or a check); captures are kept only when everything matched. */
 export async function runStep(
   step: CaseStep,
   index: number,
@@ -794,6 +823,7 @@ export async function runStep(
 ): Promise<StepResult[]> {
   const name = step.name ?? `step ${index + 1}`;
   if ("awaitWebhook" in step) return [await awaitWebhook(step.awaitWebhook, name, vars, opts)];
+  if ("check" in step) return [checkCaptured(step.check, name, vars)];
   const group = "parallel" in step ? step.parallel.map((x, j) => ({ x, name: `${name} [${x.name ?? j + 1}]` })) : [{ x: step, name }];
   const outcomes = await Promise.all(group.map((g) => runExchange(g.x, g.name, baseUrls, vars, opts)));
   // A stream that only stayed open after an interrupted state gave its values all the same (atMostShould).
@@ -902,8 +932,8 @@ export async function runCase(
   let untested: string | undefined;
   for (const [i, step] of c.steps.entries()) {
     if ((stopped || untested) && !step.cleanup) {
-      if ("awaitWebhook" in step)
-        steps.push({ name: step.name ?? `step ${i + 1}`, expected: step.awaitWebhook, diffs: [], status: "not run" });
+      const expected = ownExpectation(step);
+      if (expected) steps.push({ name: step.name ?? `step ${i + 1}`, expected, diffs: [], status: "not run" });
       for (const x of exchangesOf(step))
         steps.push({ name: x.name ?? step.name ?? `step ${i + 1}`, expected: x.expect, diffs: [], status: "not run" });
       continue;
@@ -1009,7 +1039,8 @@ function renderReason(reason: string, vars: Map<string, unknown>): string {
 /** The results of a step whose `when` did not hold. */
 function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] {
   const name = step.name ?? `step ${i + 1}`;
-  if ("awaitWebhook" in step) return [{ name, expected: step.awaitWebhook, diffs: [], status: "not applicable", reason }];
+  const expected = ownExpectation(step);
+  if (expected) return [{ name, expected, diffs: [], status: "not applicable", reason }];
   return exchangesOf(step).map((x, j) => ({
     name: "parallel" in step ? `${name} [${x.name ?? j + 1}]` : name,
     expected: x.expect,

@@ -62,7 +62,7 @@ export function changesTask(req: CaseRequest): boolean {
  */
 export function shareableFirst(c: Pick<Case, "steps">): CaseExchange | undefined {
   const [first, ...rest] = c.steps as [CaseStep | undefined, ...CaseStep[]];
-  if (!first || "parallel" in first || "awaitWebhook" in first || first.cleanup || first.when) return undefined;
+  if (!first || "parallel" in first || "awaitWebhook" in first || "check" in first || first.cleanup || first.when) return undefined;
   if (first.repeatUntil !== undefined || !sendsMessage(first.request)) return undefined;
   // A send that returns at once leaves a task that is still running: what the case reads next
   // depends on how long ago it was sent, so it sends its own.

@@ -1,10 +1,14 @@
 // Stream members of issue 12 (sameValue, nonDecreasing, endsAfter + trailer, first's captures
-// seen by later matchers) and step conditions, checked on hand-made responses.
-import { describe, expect, it } from "vitest";
-import type { StreamExpect } from "../../src/compliance/cases.js";
+// seen by later matchers) and step conditions, checked on hand-made responses; a stream's events
+// captured and compared with another stream's by a check step, against a loopback server.
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCase, type CaseExchange, type CaseStep, type StreamExpect } from "../../src/compliance/cases.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { Scope } from "../../src/compliance/match.js";
-import { compareResponse, unmetCondition } from "../../src/compliance/runner.js";
+import { compareResponse, runCase, unmetCondition } from "../../src/compliance/runner.js";
+import { restCase, restDiscovery } from "../support/rest-case.js";
+import { listenHttp } from "../support/servers.js";
 
 const stream = (events: unknown[]): WireResponse => ({
   status: 200,
@@ -123,5 +127,93 @@ describe("step conditions", () => {
     );
     expect(unmetCondition({ capture: "nope", matches: {} }, vars)).toBe('when: "nope" was not captured');
     expect(unmetCondition({ captured: "taskId", notCaptured: "state" }, vars)).toBe('when: "state" was captured');
+  });
+});
+
+describe("stream capture and check steps: two streams of one task compared", () => {
+  // GET /same: three events; /short: the same without the middle one; /refused: 404. Each event
+  // carries its own JSON-RPC id (the path), so only the value at `at` can be compared.
+  const events = (id: string) =>
+    [task("t1", "TASK_STATE_WORKING"), { result: { artifactUpdate: { taskId: "t1" } } }, update("t1", "TASK_STATE_COMPLETED")].map((e) => ({
+      jsonrpc: "2.0",
+      id,
+      ...e,
+    }));
+  let server: Server;
+  let url = "";
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === "/refused") return void res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const sent = events(req.url ?? "").filter((_e, i) => req.url !== "/short" || i !== 1);
+      res.end(sent.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""));
+    });
+    url = await listenHttp(server);
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const sub = (name: string, path: string): CaseExchange => ({
+    name,
+    request: { method: "GET", path },
+    expect: { status: 200, stream: { first: { result: { task: { id: "t1" } } }, capture: { name, at: "/result" } } },
+  });
+  const citation = [{ version: "1.0.1" as const, section: "3.5.2", quote: "Each stream MUST receive the same events in the same order" }];
+  const twoStreams = (second: string): CaseStep[] => [
+    { name: "subscribe twice", level: "MAY", spec: citation, parallel: [sub("sub1", "/same"), sub("sub2", second)] },
+    { name: "same events", level: "MUST", spec: citation, when: { captured: "sub2" }, check: { capture: "sub2", matches: "{{sub1}}" } },
+  ];
+  const run = (second: string) => runCase(restCase(twoStreams(second)), restDiscovery(url));
+
+  it("passes when both streams carry the same events, whatever their envelopes", async () => {
+    const r = await run("/same");
+    expect(r.steps.map((s) => `${s.name} ${s.status}`)).toEqual([
+      "subscribe twice [sub1] pass",
+      "subscribe twice [sub2] pass",
+      "same events pass",
+    ]);
+    expect(r.status).toBe("pass");
+    expect(r.steps[2]?.checked).toEqual(events("").map((e) => e.result));
+  });
+
+  it("fails at MUST when one stream misses an event", async () => {
+    const r = await run("/short");
+    expect(r).toMatchObject({ status: "fail", failureLevel: "MUST" });
+    expect(r.reason).toBe(
+      'same events: /sub2/1/artifactUpdate expected {"taskId":"t1"} (from {{sub1}} at /1/artifactUpdate), got (absent)',
+    );
+  });
+
+  it("a second stream not served is a MAY not offered, and the comparison does not apply", async () => {
+    const r = await run("/refused");
+    expect(r.steps.map((s) => `${s.name} ${s.status}`)).toEqual([
+      "subscribe twice [sub1] pass",
+      "subscribe twice [sub2] fail",
+      "same events not applicable",
+    ]);
+    expect(r.status).toBe("not-offered");
+    // Without the condition, the check of a list the agent never gave is untested, not failed.
+    const [serve, compare] = twoStreams("/refused");
+    const { when: _when, ...unconditional } = compare!;
+    const u = await runCase(restCase([serve!, unconditional]), restDiscovery(url));
+    expect(u.steps[2]).toMatchObject({ status: "inconclusive", reason: "the agent's earlier answers gave no sub2, which this step needs" });
+    expect(u.status).toBe("not-offered");
+  });
+
+  it("the loader takes a check step only on a variable an earlier step captures", () => {
+    const parse = (steps: unknown[]) =>
+      parseCase("v1_0/rest/x/y", "f.json", {
+        title: "t",
+        requirements: ["S-39"],
+        level: "MUST",
+        version: "1.0",
+        binding: "rest",
+        agent: "any",
+        steps,
+      }).problems;
+    expect(parse(twoStreams("/same"))).toEqual([]);
+    expect(parse(twoStreams("/same").slice(1))).toEqual([
+      'v1_0/rest/x/y: /steps/0/when/captured: no earlier step captures "sub2" (captured so far: none)',
+      'v1_0/rest/x/y: /steps/0/check/capture: no earlier step captures "sub2"',
+    ]);
   });
 });

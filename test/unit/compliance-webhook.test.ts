@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { runStep } from "../../src/compliance/runner.js";
 import { startWebhookSink, type WebhookSink } from "../../src/compliance/webhook-sink.js";
 
 describe("webhook receiver", () => {
@@ -37,5 +38,30 @@ describe("webhook receiver", () => {
     sink = await startWebhookSink({ host: "127.0.0.1", port: 0 }, "https://hooks.example.test/base/");
     expect(sink.urlFor("r")).toBe("https://hooks.example.test/base/r");
     expect(await sink.waitFor("r", () => true, 50)).toBe(false);
+  });
+
+  it("a webhook step names the $variants alternatives its calls took, and fails a call that takes none", async () => {
+    sink = await startWebhookSink({ host: "127.0.0.1", port: 0 });
+    const contentType = { $variants: { "1.0.1": { $regex: "^application/a2a\\+json" }, "1.0.0": { $regex: "^application/json" } } };
+    const step = { name: "webhook calls", awaitWebhook: { until: { done: true }, each: { headers: { "content-type": contentType } } } };
+    const run = async (runId: string, types: string[]) => {
+      for (const [i, type] of types.entries())
+        await fetch(sink!.urlFor(runId), {
+          method: "POST",
+          headers: { "content-type": type },
+          body: JSON.stringify({ done: i === types.length - 1 }),
+        });
+      const opts = { timeoutMs: 1_000, streamTimeoutMs: 1_000, taskTimeoutMs: 1_000, webhook: sink, runId, version: "1.0" as const };
+      const [result] = await runStep(step, 0, { interface: "", agent: "", card: "" }, new Map(), opts);
+      return result!;
+    };
+    const ok = await run("a", ["application/json", "application/json; charset=utf-8"]);
+    expect(ok.status).toBe("pass");
+    expect(ok.variants).toEqual({ "/deliveries/*/headers/content-type": "1.0.0" });
+    const mixed = await run("c", ["application/a2a+json", "application/json"]);
+    expect(mixed.variants).toEqual({ "/deliveries/*/headers/content-type": "1.0.1 and 1.0.0" });
+    const bad = await run("b", ["application/a2a+json", "text/plain"]);
+    expect(bad.status).toBe("fail");
+    expect(bad.diffs.map((d) => d.path)).toEqual(["/deliveries/1/headers/content-type"]);
   });
 });

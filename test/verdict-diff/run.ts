@@ -57,6 +57,16 @@ export const DECIDED: Record<string, string> = {
   ),
   "v1_0/rest/cancel-task/unknown-id-returns-task-not-found":
     "an HTTP+JSON error's content type is SHOULD (1.0.1 §11.1; third audit, item 7)",
+  // The fourth audit (docs/audit/2026-12-07.md, S46): a reply that carries no contextId is in no
+  // other context (1.0.1 §3.4.1 forbids a new one; the proto does not mark Task.context_id or
+  // Message.context_id REQUIRED), and on gRPC the refusal, an error status, can be taken. Behind
+  // the proxy's context-id-missing fault the old copies failed; the scenario passes.
+  ...Object.fromEntries(
+    ["json-rpc", "rest", "grpc"].map((b) => [
+      `v1_0/${b}/multi-turn/client-context-id-is-kept-or-refused`,
+      "a reply without contextId is in no other context; a gRPC refusal is an error status (fourth audit, S46)",
+    ]),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
