@@ -95,6 +95,15 @@ function grpcStatus0_3Either(error: string): unknown {
   return usual === now ? now : { $variants: { "0.3 practice": usual, "1.0.1": now } };
 }
 
+/**
+ * The google.rpc.ErrorInfo an error carries (1.0.1 §10.6, §11.6: "For A2A-specific errors"), placed
+ * by `at`; none for the JSON-RPC protocol errors (InvalidParamsError …), which have no reason.
+ */
+function errorInfo(error: string, at: (info: { reason: string; domain: string }) => Record<string, unknown>): Record<string, unknown> {
+  const reason = spec0(error).reason;
+  return reason === undefined ? {} : at({ reason, domain: ERROR_DOMAIN });
+}
+
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
 
 /** The operation whose HTTP+JSON answer may have no body at all (deletion). */
@@ -320,7 +329,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
                 code: httpStatus1_0(error),
                 status: grpcStatus1_0(error),
                 message: { $match: "string" },
-                details: { $some: { "@type": ERROR_INFO_TYPE, reason: spec0(error).reason, domain: ERROR_DOMAIN } },
+                ...errorInfo(error, (info) => ({ details: { $some: { "@type": ERROR_INFO_TYPE, ...info } } })),
               },
             },
           },
@@ -359,7 +368,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
             grpc: {
               status: grpcStatus1_0(error),
               message: { $match: "string" },
-              errorInfo: { reason: spec0(error).reason, domain: ERROR_DOMAIN },
+              ...errorInfo(error, (info) => ({ errorInfo: info })),
             },
           },
         },
