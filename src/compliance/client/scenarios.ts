@@ -46,8 +46,8 @@ interface StepExtras {
   spec?: Citation[];
   /** Versions or pairs the step applies to (default all). */
   only?: string[];
-  /** Header matchers the client's request carries beyond its pair's wire (credentials, Accept). */
-  headers?: Record<string, unknown>;
+  /** Header matchers the client's request carries beyond its pair's wire (credentials, Accept), once or per scope. */
+  headers?: MaybeScoped<Record<string, unknown>>;
   /** Per version or pair: the request and/or answer as raw wire data, where no codec writes them. */
   wire?: WireOverrides;
 }
@@ -163,9 +163,13 @@ function wireRequest(version: Version, binding: ClientCase["binding"], op: Opera
   }
   if (binding === "rest") return { headers: header };
   const request = OPERATIONS[op].request.name;
-  // 0.3 JSON-RPC names its request envelopes after the methods (one differs from the 1.0 message name).
+  // 0.3 JSON-RPC names its request envelopes after the methods (some differ from the 1.0 message name).
   const request03 =
-    op === "SubscribeToTask" ? "TaskResubscriptionRequest" : op === "SendStreamingMessage" ? "SendStreamingMessageRequest" : request;
+    {
+      SubscribeToTask: "TaskResubscriptionRequest",
+      SendStreamingMessage: "SendStreamingMessageRequest",
+      GetExtendedAgentCard: "GetAuthenticatedExtendedCardRequest",
+    }[op as string] ?? request;
   return {
     method: "POST",
     path: "",
@@ -260,12 +264,17 @@ export function projectClientScenario(s: ClientScenario, pair: Pair, variant?: s
     const op = opOf(st);
     const raw = pick(variantWire?.[st.id], version, pair) ?? pick(sx.wire, version, pair);
     const wire = wireRequest(version, binding, op);
+    const headers = pickMaybe(sx.headers, version, pair);
     return {
       name: st.id,
       ...(sx.spec ? { spec: sx.spec } : {}),
       ...(sx.level ? { level: sx.level } : {}),
       ...(sx.optional ? { optional: true } : {}),
-      request: raw?.request ?? { ...wire, ...(sx.headers ? { headers: { ...wire.headers, ...sx.headers } } : {}), ...view(op, sx.request) },
+      request: raw?.request ?? {
+        ...wire,
+        ...(headers && Object.keys(headers).length ? { headers: { ...wire.headers, ...headers } } : {}),
+        ...view(op, sx.request),
+      },
       response: raw?.response ?? response(st, version, binding, op),
     };
   });
