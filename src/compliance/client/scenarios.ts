@@ -58,7 +58,12 @@ interface StepExtras {
  * members), other servers' error shapes (a2a-python 0.3 bodies, the 1.0.0 mapping), a 0.3 gRPC error
  * without ErrorInfo, a request that only the wire can say.
  */
-type WireOverrides = Scoped<{ request?: ClientExchange["request"]; response?: ClientExchange["response"] }>;
+type WireOverrides = Scoped<{
+  request?: ClientExchange["request"];
+  response?: ClientExchange["response"];
+  /** Headers over the projected answer's (`application/a2a+json`, which 1.0.1 §11.1 says SHOULD be used). */
+  responseHeaders?: Record<string, string>;
+}>;
 
 interface ClientScenarioStep {
   id: string;
@@ -249,6 +254,9 @@ function response(step: ClientScenarioStep, version: Version, binding: ClientCas
   return fromReply(encodeResult(call, decode1_0(OPERATIONS[op].response, step.client_response.wire_payload, "response") as never));
 }
 
+const withHeaders = (r: ClientExchange["response"], headers: Record<string, string> | undefined): ClientExchange["response"] =>
+  headers ? { ...r, headers: { ...r.headers, ...headers } } : r;
+
 /** The client case a scenario (or its variant `variant`) becomes on one pair. */
 export function projectClientScenario(s: ClientScenario, pair: Pair, variant?: string): ClientCase {
   const [version, binding] = pair.split("/") as [Version, ClientCase["binding"]];
@@ -275,7 +283,7 @@ export function projectClientScenario(s: ClientScenario, pair: Pair, variant?: s
         ...(headers && Object.keys(headers).length ? { headers: { ...wire.headers, ...headers } } : {}),
         ...view(op, sx.request),
       },
-      response: raw?.response ?? response(st, version, binding, op),
+      response: raw?.response ?? withHeaders(response(st, version, binding, op), raw?.responseHeaders),
     };
   });
   const checks = (x.checks ?? [])
