@@ -74,6 +74,35 @@ describe("client scenarios", () => {
     expect(wrongRoute[0]?.message).toMatch(/does not decode as GetTask/);
   });
 
+  it("name a wire scope that is no version or pair, and a variant's wire for a step that does not exist", () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-client-bad-"));
+    try {
+      mkdirSync(join(dir, "get"));
+      const step = { id: "get", client_response: { operation: "get_task", wire_payload: null }, expect_parsed: {} };
+      const test = {
+        id: "bad",
+        name: "bad",
+        level: "must",
+        steps: [{ ...step, "x-a2a-toolkit": { error: "TaskNotFoundError", wire: { "1.1/rest": { response: { status: 404 } } } } }],
+        "x-a2a-toolkit": {
+          pairs: ["1.0/rest"],
+          instruction: { op: "get", taskId: "t" },
+          result: {},
+          requirements: {},
+          spec: {},
+          variants: { "bad-other": { pairs: ["0.3/rest"], wire: { fetch: { "0.3/rest": { response: { status: 404 } } } } } },
+        },
+      };
+      const doc = { acts_version: "1.0", spec_version: "1.0", suites: [{ id: "get", name: "get", tests: [test] }] };
+      writeFileSync(join(dir, "get", "bad.yaml"), JSON.stringify(doc));
+      expect(() => loadClientCases(mkdtempSync(join(tmpdir(), "a2a-client-none-")), undefined, dir)).toThrow(
+        /wire: 1\.1\/rest is no version or pair[\s\S]*variants\/bad-other\/wire\/fetch: no step with this id/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a scenario that is also written as a case file", () => {
     const dir = mkdtempSync(join(tmpdir(), "a2a-client-twice-"));
     try {

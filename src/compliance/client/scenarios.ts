@@ -12,7 +12,12 @@
 // openStream; src/versioning/grpc.ts for gRPC), the seam the reference server answers through. What
 // the client sent is matched in two parts: what the pair's wire must look like, written once per pair
 // here (WIRE), and `x-a2a-toolkit.request`, matchers on the request decoded by the same server codecs
-// to its 1.0 view (fixture-server.ts compareRequest, `view`).
+// to its 1.0 view (fixture-server.ts compareRequest, `view`), with any `headers` the step adds.
+//
+// What no codec writes is said once, scoped to its version or pair: a step's `wire` (that pair's raw
+// answer or request: proto spellings, unknown members, another server's error shape), a card case's
+// `card`, and `variants`, the other server shapes of the scenario, each a case of its own name
+// (`get/task-not-found-error-message-body`) in the same file.
 import { toJson } from "@bufbuild/protobuf";
 import { packagePath } from "../../runtime/package-root.js";
 import { encodeError, encodeResult, openStream, type DecodedCall, type HttpReply } from "../../transport/server.js";
@@ -303,7 +308,7 @@ export function projectClientScenario(s: ClientScenario, pair: Pair, variant?: s
     interfaceUrl: pickMaybe(x.interfaceUrl, version, pair),
   };
   return {
-    id: `${VERSION_DIR[version]}/${binding}/${s.name.replace(/[^/]*$/, variant ?? "$&")}`,
+    id: `${VERSION_DIR[version]}/${binding}/${variant ? `${s.name.slice(0, s.name.lastIndexOf("/"))}/${variant}` : s.name}`,
     file: s.file,
     title: `${version} ${BINDING_TITLE[binding]}: ${title}`,
     ...(description ? { description } : {}),
