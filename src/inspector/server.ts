@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { A2AClient } from "../client/index.js";
+import { judge, judgeOptions } from "./judge.js";
 import { errorSummary, textOf } from "./render.js";
 import { Session } from "./session.js";
 
@@ -29,6 +30,8 @@ export interface Inspector {
 }
 
 const MAX_BODY = 1024 * 1024;
+/** Reports kept per session (older runs' reports are dropped). */
+const MAX_REPORTS = 5;
 
 /** Where the page's files are: beside this module (scripts/build.js copies them into dist/). */
 function pageDir(): string {
@@ -53,9 +56,10 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://inspector");
     if (req.method === "GET" && !url.pathname.startsWith("/api/")) return servePage(res, url.pathname);
-    if (req.method !== "POST" && !(req.method === "GET" && url.pathname === "/api/wire"))
+    if (req.method !== "POST" && !(req.method === "GET" && (url.pathname === "/api/wire" || url.pathname === "/api/report")))
       return json(res, 405, { error: `${req.method} ${url.pathname} is not part of the inspector's API` });
     if (url.pathname === "/api/wire") return json(res, 200, { exchanges: sessionOf(url.searchParams.get("session"))?.wire ?? [] });
+    if (url.pathname === "/api/report") return serveReport(res, sessionOf(url.searchParams.get("session")), url.searchParams.get("run"));
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(await readBody(req)) as Record<string, unknown>;
@@ -67,6 +71,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (!session) return json(res, 404, { error: "no such session: connect first" });
     if (url.pathname === "/api/send") return send(res, session, body);
     if (url.pathname === "/api/cancel") return cancel(res, session, body);
+    if (url.pathname === "/api/judge") return runJudge(res, session, body);
     return json(res, 404, { error: `no inspector API at ${url.pathname}` });
   }
 
@@ -158,6 +163,41 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
       session.note(iface, "CancelTask", { id: body.taskId }, errorSummary(e), started, "error");
       return json(res, 502, { error: errorSummary(e) });
     }
+  }
+
+  /** The suite against the session's agent, as SSE: `progress` per case, then `report` (or `failure`). */
+  async function runJudge(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const opts = judgeOptions(body);
+    if (typeof opts === "string") return json(res, 400, { error: opts });
+    if (session.judging) return json(res, 409, { error: "a suite run is already under way for this session" });
+    session.judging = true;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+    const event = (name: string, data: unknown) => res.writableEnded || res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    try {
+      const outcome = await judge(session, opts, (p) => event("progress", p));
+      session.reports.push(outcome.html);
+      if (session.reports.length > MAX_REPORTS) session.reports[session.reports.length - 1 - MAX_REPORTS] = "";
+      const { html: _html, ...rest } = outcome;
+      event("report", { ...rest, run: session.reports.length - 1 });
+    } catch (e) {
+      event("failure", { error: errorSummary(e) });
+    } finally {
+      session.judging = false;
+      res.end();
+    }
+  }
+
+  /** A run's report, the same HTML as `test --report html=`: no script, so its CSP allows none. */
+  function serveReport(res: ServerResponse, session: Session | undefined, run: string | null): void {
+    const html = session?.reports[Number(run)];
+    if (!html) return json(res, 404, { error: "no such report" });
+    res.writeHead(200, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'",
+      "x-content-type-options": "nosniff",
+    });
+    res.end(html);
   }
 
   await new Promise<void>((ok, fail) => {

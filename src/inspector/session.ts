@@ -23,7 +23,10 @@ export interface Exchange {
   status: number | string;
   responseHeaders: Record<string, string>;
   responseBody: string;
-  ms: number;
+  /** Milliseconds from request to the end of the answer (none for the suite's exchanges: the runner does not time steps). */
+  ms?: number;
+  /** Who sent it, when not the chat: the suite's case and step. */
+  origin?: string;
 }
 
 /** Bodies kept per exchange (a 10 MB answer is shown cut, never held whole twice). */
@@ -42,6 +45,9 @@ export class Session {
   raw1_0: unknown;
   raw0_3: unknown;
   interfaces: Interface[] = [];
+  /** The HTML reports of the session's suite runs (the last few), and whether one is running. */
+  readonly reports: string[] = [];
+  judging = false;
   private n = 0;
   /** One client per interface, made on its first use and kept for the session. */
   private readonly clients = new Map<number, Promise<A2AClient>>();
@@ -164,6 +170,13 @@ export class Session {
   view(m: Message): unknown {
     const schema = SCHEMAS[m.$typeName];
     return schema ? toJson(schema, m as never) : m;
+  }
+
+  /** An exchange someone else made (the suite's runner) in the log, bodies cut; returns its number. */
+  log(e: Omit<Exchange, "n">): number {
+    const entry = { ...e, n: ++this.n, requestBody: cut(e.requestBody), responseBody: cut(e.responseBody) };
+    this.push(entry);
+    return entry.n;
   }
 
   private push(e: Exchange): void {

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspector/server.js";
+import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createFixtureAgent, MemoryTaskStore } from "../../src/server/index.js";
 import { startSdkTarget } from "../integration/compliance-sdk-target.js";
 
@@ -38,12 +39,35 @@ async function startReference() {
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
+/**
+ * What the suite run from the page judges, with a failure to find: our server behind the rewriting
+ * proxy with one fault (rewrites.ts: a TaskNotFoundError answered as -32603 Internal error), and
+ * the SDK server's own deviation on gRPC, a warning (compliance/known-failing/a2a-js-sdk-1.3.0.json:
+ * a file part of a media type the card does not accept is executed).
+ */
 const targets = [
-  { name: "reference", start: startReference },
-  { name: "sdk", start: () => startSdkTarget({ grpc: true }) },
+  {
+    name: "reference",
+    start: startReference,
+    judged: {
+      cases: "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+      fault: "task-not-found-as-internal-error",
+      verdict: /^0 passed, 1 failed/,
+      answer: "-32603",
+    },
+  },
+  {
+    name: "sdk",
+    start: () => startSdkTarget({ grpc: true }),
+    judged: {
+      cases: "v1_0/grpc/send-message/unsupported-part-media-type-is-refused",
+      verdict: /^0 passed, 0 failed, 1 warnings/,
+      answer: "TASK_STATE_",
+    },
+  },
 ];
 
-describe.each(targets)("the inspector in front of the $name server", ({ name, start }) => {
+describe.each(targets)("the inspector in front of the $name server", ({ name, start, judged }) => {
   let target: { url: string; close(): Promise<unknown> };
   let page: Page;
   const shot = (step: string) => page.screenshot({ path: resolve(OUT, `${name}-${step}.png`), fullPage: true });
@@ -70,10 +94,14 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     return (await agentLines().last().textContent()) ?? "";
   }
 
-  it("connects and shows the card as 1.0 and as served without a version", async () => {
-    await page.fill("#url", target.url);
+  async function connect(url: string) {
+    await page.fill("#url", url);
     await page.click("#connect");
     await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+  }
+
+  it("connects and shows the card as 1.0 and as served without a version", async () => {
+    await connect(target.url);
     expect(await page.textContent("#card10")).toContain('"supportedInterfaces"');
     expect((await page.textContent("#card03"))!.length).toBeGreaterThan(20);
     expect(await page.locator("#interfaces li").count()).toBeGreaterThanOrEqual(2);
@@ -129,13 +157,40 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("6-wire");
   });
 
+  it("runs the suite with progress and opens a failure's wire exchange", async () => {
+    const proxy = judged.fault ? await startProxy({ target: target.url, faults: [judged.fault] }) : undefined;
+    try {
+      if (proxy) await connect(proxy.url);
+      await page.fill("#judge-cases", judged.cases);
+      await page.click("#judge");
+      await expect.poll(() => page.textContent("#judge-status"), { timeout: 60_000 }).toMatch(judged.verdict);
+      expect(await page.getAttribute("#judge-progress", "value")).toBe("1");
+      expect(await page.getAttribute("#judge-progress", "max")).toBe("1");
+      const failure = page.locator("#failures li").first();
+      expect(await failure.textContent()).toContain(judged.cases);
+      // The report is the CLI's HTML report, with the case's block.
+      const report = page.frameLocator("#report");
+      await expect.poll(() => report.locator(`details[id='case-${judged.cases}']`).count(), { timeout: 10_000 }).toBe(1);
+      await failure.locator("button.to-wire").click();
+      await expect.poll(() => page.textContent("#exchange")).toContain(`suite: ${judged.cases}`);
+      const shown = (await page.textContent("#exchange"))!;
+      expect(shown).toMatch(/\(fail\)\n/);
+      expect(shown).toContain(judged.answer); // the answer the case refused
+      expect(await page.locator("#wire tbody tr.selected").count()).toBe(1);
+      await shot("7-judge");
+    } finally {
+      await proxy?.close();
+      if (proxy) await connect(target.url);
+    }
+  });
+
   it("keeps an agent's markup as text: no script runs, no element is made", async () => {
     const hostile = `echo <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>`;
     const text = await say(hostile);
     expect(text).toContain("<script>window.__pwned=1</script>");
     expect(await page.locator("#conversation img, #conversation script, #conversation a").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    await shot("7-inert-markup");
+    await shot("8-inert-markup");
   });
 
   it("stays responsive while 2,000 chunks stream in", async () => {
@@ -158,7 +213,7 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     console.log(`${name}: click handled ${Math.max(...delays).toFixed(1)} ms after it happened (slowest of 5) during a 2,000-chunk stream`);
     expect(Math.max(...delays)).toBeLessThan(200);
     expect(await page.locator("#conversation .turn.artifact").last().locator(".chunk").count()).toBe(2000);
-    await shot("8-responsive");
+    await shot("9-responsive");
   });
 });
 

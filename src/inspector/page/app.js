@@ -124,6 +124,16 @@ async function stream() {
     turn(`error: ${j.error ?? res.status}`, "error");
     return;
   }
+  await readEvents(res, (kind, data) => {
+    if (kind === "end") turn(`stream ended after ${data.events} events`, "hint");
+    else if (kind === "failure") turn(`error: ${data.error}`, "error");
+    else onEvent(data, artifacts);
+  });
+  refreshWire();
+}
+
+/** The inspector's own SSE answers (stream, judge): one call per event, with its name and JSON data. */
+async function readEvents(res, onEvent) {
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
@@ -134,14 +144,9 @@ async function stream() {
     while ((at = buffer.indexOf("\n\n")) >= 0) {
       const frame = buffer.slice(0, at);
       buffer = buffer.slice(at + 2);
-      const kind = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
-      const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "{}");
-      if (kind === "end") turn(`stream ended after ${data.events} events`, "hint");
-      else if (kind === "failure") turn(`error: ${data.error}`, "error");
-      else onEvent(data, artifacts);
+      onEvent(/^event: (.*)$/m.exec(frame)?.[1] ?? "message", JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "{}"));
     }
   }
-  refreshWire();
 }
 
 function onEvent(e, artifacts) {
@@ -175,6 +180,78 @@ async function cancel() {
   refreshWire();
 }
 
+/** The suite against the agent, with live progress; each failure links to its exchange in the wire log. */
+async function judge(event) {
+  event.preventDefault();
+  if (!state.session) return void ($("judge-status").textContent = "connect to an agent first");
+  const status = $("judge-status");
+  status.textContent = "starting the suite…";
+  status.className = "";
+  $("failures").replaceChildren();
+  $("report").hidden = true;
+  $("judge-progress").value = 0;
+  const body = {
+    session: state.session,
+    version: $("judge-version").value,
+    binding: $("judge-binding").value,
+    level: $("judge-level").value,
+    cases: $("judge-cases").value,
+    acts: $("judge-acts").value,
+  };
+  const res = await fetch("/api/judge", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok || !res.body) {
+    const j = await res.json().catch(() => ({}));
+    status.textContent = `the suite did not run: ${j.error ?? res.status}`;
+    status.className = "bad";
+    return;
+  }
+  await readEvents(res, (kind, data) => {
+    if (kind === "progress") {
+      Object.assign($("judge-progress"), { value: data.index + 1, max: data.total });
+      status.textContent = `${data.index + 1}/${data.total} ${data.status.toUpperCase()} ${data.id}`;
+    } else if (kind === "failure") {
+      status.textContent = `the suite did not run: ${data.error}`;
+      status.className = "bad";
+    } else if (kind === "report") showReport(data);
+  });
+  refreshWire();
+}
+
+function showReport(r) {
+  const status = $("judge-status");
+  status.textContent = r.summary;
+  status.className = r.failed ? "bad" : "";
+  const src = `/api/report?session=${encodeURIComponent(state.session)}&run=${r.run}`;
+  $("failures").replaceChildren(
+    ...r.failures.map((f) => {
+      const li = el("li", `${f.status.toUpperCase()} ${f.id}: ${f.reason}`, f.status === "fail" ? "bad" : "");
+      if (f.exchange !== undefined) {
+        const wire = el("button", `wire exchange #${f.exchange}`, "to-wire");
+        wire.type = "button";
+        wire.addEventListener("click", () => void openExchange(f.exchange));
+        li.append(wire);
+      }
+      const inReport = el("button", "in the report", "to-report");
+      inReport.type = "button";
+      inReport.addEventListener("click", () => ($("report").src = `${src}#${encodeURIComponent(f.anchor)}`));
+      li.append(inReport);
+      return li;
+    }),
+  );
+  $("report").src = src;
+  $("report").hidden = false;
+}
+
+/** Shows exchange number `n` of the wire log (fetched afresh) and scrolls to it. */
+async function openExchange(n) {
+  await refreshWire();
+  const i = state.wire.findIndex((x) => x.n === n);
+  if (i < 0) return void ($("exchange").textContent = `exchange #${n} is no longer in the log (it keeps the last 500)`);
+  const tr = $("wire").tBodies[0].rows[i];
+  showExchange(i, tr);
+  tr.scrollIntoView({ block: "center" });
+}
+
 async function refreshWire() {
   if (!state.session) return;
   const r = await fetch(`/api/wire?session=${encodeURIComponent(state.session)}`).then((x) => x.json());
@@ -185,8 +262,9 @@ function showWire(exchanges) {
   state.wire = exchanges ?? [];
   const rows = state.wire.map((x, i) => {
     const tr = el("tr");
-    for (const v of [x.n, x.method, x.url, x.status, x.ms]) tr.append(el("td", String(v)));
-    const failed = typeof x.status === "number" ? x.status >= 400 : x.status !== "OK" && x.status !== "…";
+    for (const v of [x.n, x.method, x.url, x.status, x.ms ?? "–"]) tr.append(el("td", String(v)));
+    tr.dataset.n = String(x.n);
+    const failed = typeof x.status === "number" ? x.status >= 400 : !["OK", "…"].includes(x.status);
     if (failed) tr.className = "bad";
     tr.addEventListener("click", () => showExchange(i, tr));
     return tr;
@@ -212,12 +290,13 @@ function showExchange(i, tr) {
       .map(([k, v]) => `${k}: ${v}`)
       .join("\n");
   $("exchange").textContent = [
+    ...(x.origin ? [x.origin] : []),
     `${x.method} ${x.url}`,
     head(x.requestHeaders),
     "",
     x.requestBody,
     "",
-    `→ ${x.status} (${x.ms} ms)`,
+    x.ms === undefined ? `→ ${x.status}` : `→ ${x.status} (${x.ms} ms)`,
     head(x.responseHeaders),
     "",
     x.responseBody,
@@ -231,6 +310,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("chat-form").addEventListener("submit", send);
   $("stream").addEventListener("click", () => void stream());
   $("cancel").addEventListener("click", () => void cancel());
+  $("judge-form").addEventListener("submit", (e) => void judge(e));
   $("refresh-wire").addEventListener("click", () => void refreshWire());
   if ($("url").value) $("connect").click();
 });
