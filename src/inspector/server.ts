@@ -5,10 +5,10 @@
 // session is recorded for the wire view. Credentials and headers live in the session, in memory,
 // for as long as the inspector runs; nothing is written to disk.
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, extname, join } from "node:path";
+import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { A2AClient } from "../client/index.js";
 import { judge, judgeOptions } from "./judge.js";
@@ -72,6 +72,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (url.pathname === "/api/send") return send(res, session, body);
     if (url.pathname === "/api/cancel") return cancel(res, session, body);
     if (url.pathname === "/api/judge") return runJudge(res, session, body);
+    if (url.pathname === "/api/record") return saveRecording(res, session, body);
     return json(res, 404, { error: `no inspector API at ${url.pathname}` });
   }
 
@@ -184,6 +185,21 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     } finally {
       session.judging = false;
       res.end();
+    }
+  }
+
+  /** The session as a recording in a new (or empty) directory; relative paths are under the inspector's working directory. */
+  async function saveRecording(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    if (typeof body.dir !== "string" || !body.dir.trim()) return json(res, 400, { error: "give a directory to save the recording into" });
+    const dir = resolve(body.dir.trim());
+    if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length))
+      return json(res, 409, { error: `${dir} is not an empty directory: choose a new or empty one` });
+    try {
+      const saved = await session.saveRecording(dir);
+      if (!saved.files.length) return json(res, 400, { error: "nothing to record yet: talk to the agent over HTTP first", ...saved });
+      return json(res, 200, { dir, ...saved });
+    } catch (e) {
+      return json(res, 500, { error: `could not save the recording in ${dir}: ${(e as Error).message}` });
     }
   }
 

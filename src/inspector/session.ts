@@ -3,6 +3,8 @@
 // wire log: every HTTP exchange the session's clients made (through the client's fetch seam), and
 // one entry per gRPC call with its decoded request and answer (gRPC frames its own messages).
 import { toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { createParser } from "eventsource-parser";
+import { createRecordingBook, type WireExchange } from "../compliance/record.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, selectInterface, type A2AClient, type Binding, type ProtocolVersion } from "../client/index.js";
 
@@ -31,6 +33,8 @@ export interface Exchange {
 
 /** Bodies kept per exchange (a 10 MB answer is shown cut, never held whole twice). */
 const MAX_SHOWN = 64 * 1024;
+/** Bodies kept whole for a recording (a larger exchange is left out of it). */
+const MAX_RECORDED = 4 * 1024 * 1024;
 /** Exchanges kept per session; the oldest go first. */
 const MAX_EXCHANGES = 500;
 
@@ -47,6 +51,8 @@ export class Session {
   interfaces: Interface[] = [];
   /** The HTML reports of the session's suite runs (the last few), and whether one is running. */
   readonly reports: string[] = [];
+  /** The HTTP exchanges of the chat in full, in the order they were sent, for a recording (record.ts). */
+  readonly recordable: Partial<WireExchange>[] = [];
   judging = false;
   private n = 0;
   /** One client per interface, made on its first use and kept for the session. */
@@ -86,9 +92,23 @@ export class Session {
     }
     entry.status = res.status;
     entry.responseHeaders = Object.fromEntries(res.headers);
+    // Its place in the recording is taken now, so a stream that ends after a later call stays before it.
+    const recorded: Partial<WireExchange> = {
+      method: request.method,
+      url: request.url,
+      headers: entry.requestHeaders,
+      body: requestBody,
+    };
+    this.recordable.push(recorded);
+    if (this.recordable.length > MAX_EXCHANGES) this.recordable.shift();
     const [mine, theirs] = res.body ? res.body.tee() : [null, null];
-    if (mine) void readCut(mine).then((text) => ((entry.responseBody = text), (entry.ms = Date.now() - started)));
-    else entry.ms = Date.now() - started;
+    const done = (body: Body) => {
+      entry.responseBody = body.shown;
+      entry.ms = Date.now() - started;
+      recorded.response = responseOf(res, body);
+    };
+    if (mine) void readBody(mine).then(done);
+    else done({ shown: "", full: "", complete: true });
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 
@@ -135,6 +155,25 @@ export class Session {
       this.clients.set(index, client);
     }
     return client;
+  }
+
+  /**
+   * Writes the chat's HTTP exchanges as a recording (record.ts: the files `a2a-toolkit record`
+   * writes, which `test --cases <dir>` replays) into `outDir`. gRPC calls are not recorded (the
+   * recorder's format is HTTP), nor exchanges too large to keep whole or still under way.
+   */
+  async saveRecording(outDir: string): Promise<{ files: string[]; notRecorded: string[] }> {
+    const book = createRecordingBook({ target: new URL(this.cardUrl || this.url).origin, outDir });
+    for (const card of [this.raw1_0, this.raw0_3]) book.learnCard(card);
+    const notRecorded: string[] = [];
+    for (const x of this.recordable)
+      if (x.response) {
+        await book.ready(x as WireExchange);
+        book.add(x as WireExchange);
+      } else notRecorded.push(`${x.method} ${x.url}: still under way or larger than ${MAX_RECORDED} bytes`);
+    const grpc = this.wire.filter((x) => x.kind === "grpc" && !x.origin).length;
+    if (grpc) notRecorded.push(`${grpc} gRPC call${grpc === 1 ? "" : "s"}: a recording holds HTTP exchanges only`);
+    return { files: book.files(), notRecorded };
   }
 
   describe() {
@@ -189,17 +228,50 @@ function cut(s: string): string {
   return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}… (${s.length} characters in all)` : s;
 }
 
-async function readCut(body: ReadableStream<Uint8Array>): Promise<string> {
+interface Body {
+  /** What the wire log shows (cut at MAX_SHOWN). */
+  shown: string;
+  /** The whole text, up to MAX_RECORDED (undefined beyond: not recordable). */
+  full?: string;
+  /** The body was read to its end (false: the reader left or the agent cut it). */
+  complete: boolean;
+}
+
+async function readBody(body: ReadableStream<Uint8Array>): Promise<Body> {
   const decoder = new TextDecoder();
   let text = "";
   let total = 0;
+  let complete = true;
+  let failure = "";
   try {
     for await (const chunk of body) {
       total += chunk.length;
-      if (text.length < MAX_SHOWN) text += decoder.decode(chunk, { stream: true });
+      if (total <= MAX_RECORDED) text += decoder.decode(chunk, { stream: true });
     }
   } catch (e) {
-    return `${text}… (read failed: ${(e as Error).message})`;
+    complete = false;
+    failure = `… (read failed: ${(e as Error).message})`;
   }
-  return total > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${total} bytes in all)` : text;
+  const full = total <= MAX_RECORDED ? text : undefined;
+  const shown = total > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${total} bytes in all)` : text;
+  return { shown: shown + failure, full, complete };
+}
+
+/** A response as the recording book takes it: SSE as its events (stopped early when not read to the end). */
+function responseOf(res: Response, body: Body): WireExchange["response"] | undefined {
+  if (body.full === undefined) return undefined;
+  const headers = Object.fromEntries(res.headers);
+  if (!(headers["content-type"] ?? "").startsWith("text/event-stream")) return { status: res.status, headers, text: body.full };
+  const events: unknown[] = [];
+  const parser = createParser({
+    onEvent: (m) => {
+      try {
+        events.push(JSON.parse(m.data));
+      } catch {
+        events.push(m.data);
+      }
+    },
+  });
+  parser.feed(body.full);
+  return { status: res.status, headers, events, ...(body.complete ? { closed: true } : { stoppedAfter: Math.max(1, events.length) }) };
 }

@@ -252,6 +252,26 @@ async function openExchange(n) {
   tr.scrollIntoView({ block: "center" });
 }
 
+/** Saves the chat as a recording that `a2a-toolkit test --cases <dir>` replays. */
+async function saveRecording(event) {
+  event.preventDefault();
+  const out = $("record-status");
+  out.hidden = false;
+  out.className = "";
+  try {
+    const r = await api("/api/record", { session: state.session, dir: $("record-dir").value });
+    out.textContent = [
+      `saved ${r.files.length} file${r.files.length === 1 ? "" : "s"} in ${r.dir}:`,
+      ...r.files.map((f) => `  ${f}`),
+      ...r.notRecorded.map((n) => `not recorded: ${n}`),
+      `replay: npx a2a-toolkit test <agent URL> --cases ${r.dir} --only-cases`,
+    ].join("\n");
+  } catch (e) {
+    out.textContent = `not saved: ${e.message}`;
+    out.className = "bad";
+  }
+}
+
 async function refreshWire() {
   if (!state.session) return;
   const r = await fetch(`/api/wire?session=${encodeURIComponent(state.session)}`).then((x) => x.json());
@@ -310,6 +330,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("chat-form").addEventListener("submit", send);
   $("stream").addEventListener("click", () => void stream());
   $("cancel").addEventListener("click", () => void cancel());
+  $("record-form").addEventListener("submit", (e) => void saveRecording(e));
   $("judge-form").addEventListener("submit", (e) => void judge(e));
   $("refresh-wire").addEventListener("click", () => void refreshWire());
   if ($("url").value) $("connect").click();
