@@ -4,8 +4,11 @@
 // versions, send on every declared interface, watch `stream 20` append in order, answer an
 // input-required turn, cancel a slow task, read the wire log, see an agent's markup stay text, and
 // click during a 2,000-chunk stream. `make test-inspector`; screenshots under reports/inspector/.
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspector/server.js";
@@ -13,6 +16,7 @@ import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createFixtureAgent, MemoryTaskStore } from "../../src/server/index.js";
 import { startSdkTarget } from "../integration/compliance-sdk-target.js";
 
+const run = promisify(execFile);
 const CHROMIUM = process.env.A2A_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = resolve("reports/inspector");
 
@@ -157,6 +161,44 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("6-wire");
   });
 
+  it("saves the chat as a recording that `a2a-toolkit test --cases` replays against our server", async () => {
+    // The SDK target here serves gRPC only, which a recording does not hold: its HTTP twin is recorded.
+    const http = name === "sdk" ? await startSdkTarget() : undefined;
+    const replayOn = await startReference();
+    const dir = mkdtempSync(join(tmpdir(), "a2a-inspector-recording-"));
+    try {
+      await connect(http?.url ?? target.url);
+      const labels = await page.locator("#iface option").allTextContents();
+      for (const [i, label] of labels.entries())
+        if (!label.includes("GRPC")) expect(await say(`echo recorded ${i}`, i)).toContain("recorded");
+      await page.selectOption("#iface", "0");
+      await page.fill("#text", "stream 3");
+      const before = await ended();
+      await page.click("#stream");
+      await expect.poll(ended, { timeout: 30_000 }).toBeGreaterThan(before);
+      await say("ask name");
+      await say("Ada");
+      await page.uncheck("#continue");
+      await page.fill("#record-dir", dir);
+      await page.click("#save-recording");
+      await expect.poll(() => page.textContent("#record-status"), { timeout: 10_000 }).toMatch(/^saved \d+ files? in /);
+      expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+      await shot("7-record");
+      // The CLI, as a person runs it, against another agent: our reference server.
+      const replay = await run(process.execPath, ["bin/a2a-toolkit.js", "test", replayOn.url, "--cases", dir, "--only-cases"], {
+        timeout: 120_000,
+      }).catch((e: { code?: number; stdout?: string; stderr?: string }) => e);
+      expect(replay.stdout, replay.stderr).toMatch(/\b[1-9]\d* passed, 0 failed/);
+      expect((replay as { code?: number }).code ?? 0, replay.stdout).toBe(0);
+      console.log(`${name}: the recording replayed on our server: ${/\d+ passed, \d+ failed[^\n]*/.exec(replay.stdout)?.[0]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await replayOn.close();
+      await http?.close();
+      await connect(target.url);
+    }
+  });
+
   it("runs the suite with progress and opens a failure's wire exchange", async () => {
     const proxy = judged.fault ? await startProxy({ target: target.url, faults: [judged.fault] }) : undefined;
     try {
@@ -177,7 +219,7 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
       expect(shown).toMatch(/\(fail\)\n/);
       expect(shown).toContain(judged.answer); // the answer the case refused
       expect(await page.locator("#wire tbody tr.selected").count()).toBe(1);
-      await shot("7-judge");
+      await shot("8-judge");
     } finally {
       await proxy?.close();
       if (proxy) await connect(target.url);
@@ -190,7 +232,7 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     expect(text).toContain("<script>window.__pwned=1</script>");
     expect(await page.locator("#conversation img, #conversation script, #conversation a").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    await shot("8-inert-markup");
+    await shot("9-inert-markup");
   });
 
   it("stays responsive while 2,000 chunks stream in", async () => {
@@ -213,7 +255,7 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     console.log(`${name}: click handled ${Math.max(...delays).toFixed(1)} ms after it happened (slowest of 5) during a 2,000-chunk stream`);
     expect(Math.max(...delays)).toBeLessThan(200);
     expect(await page.locator("#conversation .turn.artifact").last().locator(".chunk").count()).toBe(2000);
-    await shot("9-responsive");
+    await shot("10-responsive");
   });
 });
 
