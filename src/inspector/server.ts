@@ -10,6 +10,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
 import { judge, judgeOptions } from "./judge.js";
 import { errorSummary, textOf } from "./render.js";
@@ -114,8 +117,10 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
   async function send(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
     const iface = session.interfaces[Number(body.interface)];
     if (!iface) return json(res, 400, { error: `no interface ${String(body.interface)}` });
-    const text = typeof body.text === "string" ? body.text : "";
-    const message = { messageId: randomUUID(), role: 1, parts: [{ content: { case: "text" as const, value: text } }], ...contextOf(body) };
+    const parts = partsOf(body);
+    if (typeof parts === "string") return json(res, 400, { error: parts });
+    const text = summaryOf(parts);
+    const message = { messageId: randomUUID(), role: 1, parts, ...contextOf(body) };
     let client: A2AClient;
     try {
       client = await session.clientFor(Number(body.interface));
@@ -226,6 +231,51 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/`,
     close: () => closeServer(server),
   };
+}
+
+/**
+ * The message's parts from the page: its text, a data part (JSON text) and a file (base64 bytes
+ * with its name and media type), in that order; a text part alone when nothing else is given.
+ * Returns why not when the data is not JSON or the file is not base64.
+ */
+function partsOf(body: Record<string, unknown>): v1_0.Part[] | string {
+  const parts: v1_0.Part[] = [];
+  const text = typeof body.text === "string" ? body.text : "";
+  if (typeof body.data === "string" && body.data.trim()) {
+    let data: JsonValue;
+    try {
+      data = JSON.parse(body.data) as JsonValue;
+    } catch (e) {
+      return `the data part is not JSON: ${(e as Error).message}`;
+    }
+    parts.push(create(v1_0.PartSchema, { content: { case: "data", value: fromJson(ValueSchema, data) } }));
+  }
+  const file = body.file as { name?: unknown; mediaType?: unknown; base64?: unknown } | undefined;
+  if (file && typeof file === "object") {
+    if (typeof file.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64)) return "the file's bytes are not base64";
+    parts.push(
+      create(v1_0.PartSchema, {
+        content: { case: "raw", value: new Uint8Array(Buffer.from(file.base64, "base64")) },
+        filename: typeof file.name === "string" ? file.name : "",
+        mediaType: typeof file.mediaType === "string" && file.mediaType ? file.mediaType : "application/octet-stream",
+      }),
+    );
+  }
+  if (text || !parts.length) parts.unshift(create(v1_0.PartSchema, { content: { case: "text", value: text } }));
+  return parts;
+}
+
+/** What the wire log notes of a gRPC call's message: its text and its other parts in brief. */
+function summaryOf(parts: v1_0.Part[]): string {
+  return parts
+    .map((p) =>
+      p.content.case === "text"
+        ? p.content.value
+        : p.content.case === "raw"
+          ? `[file ${p.filename} ${p.mediaType}, ${p.content.value.length} bytes]`
+          : `[${p.content.case ?? "empty"} part]`,
+    )
+    .join(" ");
 }
 
 function contextOf(body: Record<string, unknown>): { taskId?: string; contextId?: string } {

@@ -118,6 +118,30 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("2-every-interface");
   });
 
+  it("sends a data part and a file, and shows the file and data parts the agent answers with", async () => {
+    await page.fill("#data", '{"city": "Paris"}');
+    await page.setInputFiles("#file", { name: "note.txt", mimeType: "text/plain", buffer: Buffer.from("hello file") });
+    expect(await say("echo with parts")).toContain("with parts");
+    expect(await page.locator("#conversation .turn.user").last().textContent()).toBe(
+      'you: echo with parts {"city": "Paris"} [file note.txt]',
+    );
+    await page.click("#refresh-wire");
+    await page.locator("#wire tbody tr").last().click();
+    const sent = (await page.textContent("#exchange"))!;
+    expect(sent).toContain("note.txt");
+    expect(sent).toMatch(/Paris|data part/);
+    // The next message goes without them.
+    expect(await page.inputValue("#data")).toBe("");
+    expect(await page.evaluate(() => (document.getElementById("file") as HTMLInputElement).files!.length)).toBe(0);
+    // The fixture's `parts`: a text, a file by URL, a file by bytes and a data part, all as text.
+    const answer = await say("parts");
+    expect(answer).toMatch(/\[file [^\]]* at https?:/);
+    expect(answer).toMatch(/\[file [^\]]*, \d+ bytes\]/);
+    expect(answer).toContain("{");
+    expect(await page.locator("#conversation a").count()).toBe(0);
+    await shot("2b-parts");
+  });
+
   it("streams `stream 20` and appends its 20 chunks in order", async () => {
     await page.selectOption("#iface", "0");
     await page.fill("#text", "stream 20");
@@ -188,9 +212,10 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
       const replay = await run(process.execPath, ["bin/a2a-toolkit.js", "test", replayOn.url, "--cases", dir, "--only-cases"], {
         timeout: 120_000,
       }).catch((e: { code?: number; stdout?: string; stderr?: string }) => e);
-      expect(replay.stdout, replay.stderr).toMatch(/\b[1-9]\d* passed, 0 failed/);
-      expect((replay as { code?: number }).code ?? 0, replay.stdout).toBe(0);
-      console.log(`${name}: the recording replayed on our server: ${/\d+ passed, \d+ failed[^\n]*/.exec(replay.stdout)?.[0]}`);
+      const stdout = replay.stdout ?? "";
+      expect(stdout, replay.stderr ?? "").toMatch(/\b[1-9]\d* passed, 0 failed/);
+      expect((replay as { code?: number }).code ?? 0, stdout).toBe(0);
+      console.log(`${name}: the recording replayed on our server: ${/\d+ passed, \d+ failed[^\n]*/.exec(stdout)?.[0]}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       await replayOn.close();

@@ -64,9 +64,16 @@ function turn(text, className) {
   return line;
 }
 
+/** Parts as one line of text: texts as they are, data as JSON, files by name, media type and size or URL (never a link). */
 function partsText(parts) {
   return (parts ?? [])
-    .map((p) => (p.text !== undefined ? p.text : p.data !== undefined ? JSON.stringify(p.data) : `[file ${p.mediaType ?? ""}]`))
+    .map((p) => {
+      if (p.text !== undefined) return p.text;
+      if (p.data !== undefined) return JSON.stringify(p.data);
+      const what = [p.filename, p.mediaType].filter(Boolean).join(" ");
+      if (p.url !== undefined) return `[file ${what} at ${p.url}]`;
+      return `[file ${what}${p.raw !== undefined ? `, ${Math.floor((p.raw.length * 3) / 4)} bytes` : ""}]`;
+    })
     .join("");
 }
 
@@ -90,21 +97,40 @@ function showAnswer(answer) {
   remember(task);
 }
 
-function request(stream) {
+async function request(stream) {
   const cont = $("continue").checked;
+  const file = $("file").files[0];
+  const data = $("data").value;
+  // A data part and a file go with one message.
+  $("data").value = "";
+  $("file").value = "";
   return {
     session: state.session,
     interface: Number($("iface").value),
     text: $("text").value,
+    data,
+    ...(file ? { file: { name: file.name, mediaType: file.type, base64: await base64Of(file) } } : {}),
     stream,
     ...(cont && state.taskId ? { taskId: state.taskId, contextId: state.contextId } : {}),
   };
 }
 
+async function base64Of(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** What the person sent, as one line. */
+function sentText(body) {
+  return [body.text, body.data, body.file ? `[file ${body.file.name}]` : ""].filter(Boolean).join(" ");
+}
+
 async function send(event) {
   event.preventDefault();
-  const body = request(false);
-  turn(`you: ${body.text}`, "user");
+  const body = await request(false);
+  turn(`you: ${sentText(body)}`, "user");
   try {
     showAnswer((await api("/api/send", body)).answer);
   } catch (e) {
@@ -115,8 +141,8 @@ async function send(event) {
 
 /** Streams render as they arrive: status lines, artifact chunks appended to their artifact's line. */
 async function stream() {
-  const body = request(true);
-  turn(`you (streaming): ${body.text}`, "user");
+  const body = await request(true);
+  turn(`you (streaming): ${sentText(body)}`, "user");
   const artifacts = new Map();
   const res = await fetch("/api/send", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!res.ok || !res.body) {
