@@ -74,6 +74,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (!session) return json(res, 404, { error: "no such session: connect first" });
     if (url.pathname === "/api/send") return send(res, session, body);
     if (url.pathname === "/api/cancel") return cancel(res, session, body);
+    if (url.pathname === "/api/task") return task(res, session, body);
     if (url.pathname === "/api/judge") return runJudge(res, session, body);
     if (url.pathname === "/api/record") return saveRecording(res, session, body);
     return json(res, 404, { error: `no inspector API at ${url.pathname}` });
@@ -121,6 +122,8 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (typeof parts === "string") return json(res, 400, { error: parts });
     const text = summaryOf(parts);
     const message = { messageId: randomUUID(), role: 1, parts, ...contextOf(body) };
+    // returnImmediately (1.0; the client sends 0.3's blocking: false): the page then polls GetTask.
+    const configuration = body.returnImmediately === true ? { configuration: { returnImmediately: true } } : {};
     let client: A2AClient;
     try {
       client = await session.clientFor(Number(body.interface));
@@ -130,7 +133,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (body.stream !== true) {
       const started = Date.now();
       try {
-        const answer = await client.sendMessage({ message });
+        const answer = await client.sendMessage({ message, ...configuration });
         session.note(iface, "SendMessage", { text }, textOf(answer), started, "OK");
         return json(res, 200, { answer: session.view(answer) });
       } catch (e) {
@@ -167,6 +170,26 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
       return json(res, 200, { answer: session.view(task) });
     } catch (e) {
       session.note(iface, "CancelTask", { id: body.taskId }, errorSummary(e), started, "error");
+      return json(res, 502, { error: errorSummary(e) });
+    }
+  }
+
+  /** GetTask of a task (the page polls it after returnImmediately), or ListTasks of a context. */
+  async function task(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const iface = session.interfaces[Number(body.interface)];
+    const list = body.op === "list";
+    if (!iface || (list ? typeof body.contextId !== "string" : typeof body.taskId !== "string"))
+      return json(res, 400, { error: `give an interface and a ${list ? "contextId" : "taskId"}` });
+    const operation = list ? "ListTasks" : "GetTask";
+    const request = list ? { contextId: body.contextId as string } : { id: body.taskId as string };
+    const started = Date.now();
+    try {
+      const client = await session.clientFor(Number(body.interface));
+      const answer = list ? await client.listTasks(request) : await client.getTask(request);
+      session.note(iface, operation, request, textOf(answer), started, "OK");
+      return json(res, 200, { answer: session.view(answer) });
+    } catch (e) {
+      session.note(iface, operation, request, errorSummary(e), started, "error");
       return json(res, 502, { error: errorSummary(e) });
     }
   }

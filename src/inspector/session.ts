@@ -39,7 +39,9 @@ const MAX_RECORDED = 4 * 1024 * 1024;
 const MAX_EXCHANGES = 500;
 
 const SCHEMAS: Record<string, DescMessage> = Object.fromEntries(
-  [v1_0.SendMessageResponseSchema, v1_0.StreamResponseSchema, v1_0.TaskSchema, v1_0.AgentCardSchema].map((s) => [s.typeName, s]),
+  [v1_0.SendMessageResponseSchema, v1_0.StreamResponseSchema, v1_0.TaskSchema, v1_0.ListTasksResponseSchema, v1_0.AgentCardSchema].map(
+    (s) => [s.typeName, s],
+  ),
 );
 
 export class Session {

@@ -165,6 +165,25 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("4-input-required");
   });
 
+  it("sends with returnImmediately, polls the task to its end, and lists the tasks of its context", async () => {
+    await page.selectOption("#iface", "0");
+    await page.check("#immediately");
+    await page.fill("#text", "slow 1500");
+    await page.click("#send");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 30_000 }).toContain("TASK_STATE_COMPLETED");
+    await page.uncheck("#immediately");
+    // The send answered before the task ended; polling GetTask saw it complete.
+    const polls = await page.locator("#conversation .turn.status", { hasText: "poll: task" }).allTextContents();
+    expect(polls.at(-1)).toContain("TASK_STATE_COMPLETED");
+    const taskId = (await page.textContent("#task-line"))!.split(" ")[1]!;
+    expect(polls.at(-1)).toContain(taskId);
+    await page.click("#list-tasks");
+    await expect
+      .poll(() => page.locator("#conversation .turn.listed").allTextContents(), { timeout: 10_000 })
+      .toContainEqual(expect.stringContaining(`${taskId} TASK_STATE_COMPLETED`));
+    await shot("4b-poll-and-list");
+  });
+
   it("cancels a slow task", async () => {
     await page.selectOption("#iface", "0");
     await page.fill("#text", "slow 20000");

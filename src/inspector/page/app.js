@@ -111,6 +111,7 @@ async function request(stream) {
     data,
     ...(file ? { file: { name: file.name, mediaType: file.type, base64: await base64Of(file) } } : {}),
     stream,
+    ...(!stream && $("immediately").checked ? { returnImmediately: true } : {}),
     ...(cont && state.taskId ? { taskId: state.taskId, contextId: state.contextId } : {}),
   };
 }
@@ -132,7 +133,55 @@ async function send(event) {
   const body = await request(false);
   turn(`you: ${sentText(body)}`, "user");
   try {
-    showAnswer((await api("/api/send", body)).answer);
+    const { answer } = await api("/api/send", body);
+    showAnswer(answer);
+    if (body.returnImmediately && answer.task && !settled(answer.task.status?.state)) await poll(body.interface, answer.task.id);
+  } catch (e) {
+    turn(`error: ${e.message}`, "error");
+  }
+  refreshWire();
+}
+
+const SETTLED = ["COMPLETED", "FAILED", "CANCELED", "REJECTED", "INPUT_REQUIRED", "AUTH_REQUIRED"].map((s) => `TASK_STATE_${s}`);
+const settled = (s) => SETTLED.includes(s);
+
+/** After returnImmediately: GetTask every half second until the task ends or asks for something (at most 2 minutes). */
+async function poll(iface, taskId) {
+  let last = "";
+  for (let i = 0; i < 240; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const { answer } = await api("/api/task", { session: state.session, interface: iface, op: "get", taskId });
+    const s = answer.status?.state ?? "";
+    if (s !== last) turn(`poll: task ${answer.id} ${s}`, "status");
+    last = s;
+    if (settled(s)) return showAnswer({ task: answer });
+  }
+  turn(`stopped polling task ${taskId}: still ${last} after 2 minutes`, "error");
+}
+
+async function getTask() {
+  if (!state.taskId) return turn("no task yet", "error");
+  try {
+    const { answer } = await api("/api/task", {
+      session: state.session,
+      interface: Number($("iface").value),
+      op: "get",
+      taskId: state.taskId,
+    });
+    showAnswer({ task: answer });
+  } catch (e) {
+    turn(`error: ${e.message}`, "error");
+  }
+  refreshWire();
+}
+
+async function listTasks() {
+  if (!state.contextId) return turn("no context yet: send a message first", "error");
+  try {
+    const body = { session: state.session, interface: Number($("iface").value), op: "list", contextId: state.contextId };
+    const tasks = (await api("/api/task", body)).answer.tasks ?? [];
+    turn(`${tasks.length} task${tasks.length === 1 ? "" : "s"} in context ${state.contextId}:`, "hint");
+    for (const t of tasks) turn(`  ${t.id} ${t.status?.state ?? ""}`, "listed");
   } catch (e) {
     turn(`error: ${e.message}`, "error");
   }
@@ -356,6 +405,8 @@ window.addEventListener("DOMContentLoaded", () => {
   $("chat-form").addEventListener("submit", send);
   $("stream").addEventListener("click", () => void stream());
   $("cancel").addEventListener("click", () => void cancel());
+  $("get-task").addEventListener("click", () => void getTask());
+  $("list-tasks").addEventListener("click", () => void listTasks());
   $("record-form").addEventListener("submit", (e) => void saveRecording(e));
   $("judge-form").addEventListener("submit", (e) => void judge(e));
   $("refresh-wire").addEventListener("click", () => void refreshWire());
