@@ -16,7 +16,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
 import { judge, judgeOptions } from "./judge.js";
 import { errorSummary, textOf } from "./render.js";
-import { Session } from "./session.js";
+import { Session, type Interface } from "./session.js";
 
 export interface InspectorOptions {
   /** Port to listen on (0 = any free port). */
@@ -75,6 +75,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (url.pathname === "/api/send") return send(res, session, body);
     if (url.pathname === "/api/cancel") return cancel(res, session, body);
     if (url.pathname === "/api/task") return task(res, session, body);
+    if (url.pathname === "/api/subscribe") return subscribe(res, session, body);
     if (url.pathname === "/api/judge") return runJudge(res, session, body);
     if (url.pathname === "/api/record") return saveRecording(res, session, body);
     return json(res, 404, { error: `no inspector API at ${url.pathname}` });
@@ -141,21 +142,46 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
         return json(res, 502, { error: errorSummary(e) });
       }
     }
-    // The page reads the stream as it comes: one SSE event per A2A stream event, then `end`.
+    return relay(res, session, iface, "SendStreamingMessage", { text }, (signal) => client.sendStreamingMessage({ message }, { signal }));
+  }
+
+  /** SubscribeToTask: the task's events from now on, relayed like a stream. */
+  async function subscribe(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const iface = session.interfaces[Number(body.interface)];
+    if (!iface || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
+    const id = body.taskId;
+    let client: A2AClient;
+    try {
+      client = await session.clientFor(Number(body.interface));
+    } catch (e) {
+      return json(res, 502, { error: errorSummary(e) });
+    }
+    return relay(res, session, iface, "SubscribeToTask", { id }, (signal) => client.subscribeToTask({ id }, { signal }));
+  }
+
+  /** The page reads a stream as it comes: one SSE event per A2A stream event, then `end` (or `failure`). */
+  async function relay(
+    res: ServerResponse,
+    session: Session,
+    iface: Interface,
+    operation: string,
+    request: unknown,
+    open: (signal: AbortSignal) => AsyncIterable<v1_0.StreamResponse>,
+  ): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
     const gone = new AbortController();
     res.on("close", () => gone.abort());
     const started = Date.now();
     let count = 0;
     try {
-      for await (const event of client.sendStreamingMessage({ message }, { signal: gone.signal })) {
+      for await (const event of open(gone.signal)) {
         count++;
         res.write(`data: ${JSON.stringify(session.view(event))}\n\n`);
       }
-      session.note(iface, "SendStreamingMessage", { text }, `${count} events`, started, "OK");
+      session.note(iface, operation, request, `${count} events`, started, "OK");
       res.end(`event: end\ndata: ${JSON.stringify({ events: count })}\n\n`);
     } catch (e) {
-      session.note(iface, "SendStreamingMessage", { text }, errorSummary(e), started, "error");
+      session.note(iface, operation, request, errorSummary(e), started, "error");
       if (!res.writableEnded) res.end(`event: failure\ndata: ${JSON.stringify({ error: errorSummary(e) })}\n\n`);
     }
   }

@@ -184,6 +184,25 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("4b-poll-and-list");
   });
 
+  it("subscribes to a running task and follows it to its end", async () => {
+    await page.selectOption("#iface", "0");
+    await page.check("#immediately");
+    await page.fill("#text", "slow 3000");
+    await page.click("#send");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 10_000 }).toMatch(/WORKING|SUBMITTED/);
+    await page.uncheck("#immediately");
+    const taskId = (await page.textContent("#task-line"))!.split(" ")[1]!;
+    await page.click("#subscribe");
+    const ends = page.locator("#conversation .turn.hint", { hasText: "subscription ended" });
+    await expect.poll(() => ends.count(), { timeout: 30_000 }).toBe(1);
+    const turns = await page.locator("#conversation .turn").allTextContents();
+    const after = turns.slice(turns.indexOf(`subscribed to task ${taskId}`));
+    expect(after.length).toBeGreaterThan(1);
+    // The subscription's own events (not the page's polls) carry the task to COMPLETED.
+    expect(after.some((t) => /^(status|task \S+) TASK_STATE_COMPLETED/.test(t))).toBe(true);
+    await shot("4c-subscribe");
+  });
+
   it("cancels a slow task", async () => {
     await page.selectOption("#iface", "0");
     await page.fill("#text", "slow 20000");

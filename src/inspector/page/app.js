@@ -192,15 +192,26 @@ async function listTasks() {
 async function stream() {
   const body = await request(true);
   turn(`you (streaming): ${sentText(body)}`, "user");
+  await follow("/api/send", body, "stream");
+}
+
+/** SubscribeToTask on the last task: its events from now on, rendered like a stream. */
+async function subscribe() {
+  if (!state.taskId) return turn("no task to subscribe to yet", "error");
+  turn(`subscribed to task ${state.taskId}`, "hint");
+  await follow("/api/subscribe", { session: state.session, interface: Number($("iface").value), taskId: state.taskId }, "subscription");
+}
+
+async function follow(path, body, what) {
   const artifacts = new Map();
-  const res = await fetch("/api/send", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!res.ok || !res.body) {
     const j = await res.json().catch(() => ({}));
     turn(`error: ${j.error ?? res.status}`, "error");
     return;
   }
   await readEvents(res, (kind, data) => {
-    if (kind === "end") turn(`stream ended after ${data.events} events`, "hint");
+    if (kind === "end") turn(`${what} ended after ${data.events} events`, "hint");
     else if (kind === "failure") turn(`error: ${data.error}`, "error");
     else onEvent(data, artifacts);
   });
@@ -405,6 +416,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("chat-form").addEventListener("submit", send);
   $("stream").addEventListener("click", () => void stream());
   $("cancel").addEventListener("click", () => void cancel());
+  $("subscribe").addEventListener("click", () => void subscribe());
   $("get-task").addEventListener("click", () => void getTask());
   $("list-tasks").addEventListener("click", () => void listTasks());
   $("record-form").addEventListener("submit", (e) => void saveRecording(e));
