@@ -5,6 +5,8 @@
 import { toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { createParser } from "eventsource-parser";
 import { createRecordingBook, type WireExchange } from "../compliance/record.js";
+import { cardJson, parseAgentCard } from "../versioning/card.js";
+import { LOSS_REGISTER, type Loss } from "../versioning/loss.js";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { createA2AClient, selectInterface, type A2AClient, type Binding, type ProtocolVersion } from "../client/index.js";
 
@@ -178,8 +180,47 @@ export class Session {
     return { files: book.files(), notRecorded };
   }
 
+  /**
+   * What the translation layer loses between the card's two versions (loss register rows,
+   * LOSSY.md): the 1.0 card written as 0.3, and the card served without a version read as 1.0.
+   */
+  losses(): { card: string; id: string; path: string; detail: string; summary: string }[] {
+    const rows = (card: string, losses: Loss[]) =>
+      losses.map((l) => ({ card, id: l.id, path: l.path, detail: l.detail, summary: LOSS_REGISTER[l.id]?.summary ?? "" }));
+    const out = this.card1_0 ? rows("the 1.0 card as 0.3", cardJson(this.card1_0, "0.3").losses) : [];
+    try {
+      const served = parseAgentCard(this.raw0_3);
+      if (served.version === "0.3") out.push(...rows("the card served without a version, read as 1.0", served.losses));
+    } catch {
+      // not a card: the page shows what came
+    }
+    return out;
+  }
+
+  /** The card's security schemes, what it requires, and its signatures' protected headers (not verified: no key is trusted here). */
+  security(): { schemes: string[]; requirements: string[]; signatures: string[] } {
+    const card = (this.raw1_0 ?? {}) as {
+      securitySchemes?: Record<string, unknown>;
+      securityRequirements?: unknown[];
+      signatures?: { protected?: string }[];
+    };
+    const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, scheme]) => `${name}: ${JSON.stringify(scheme)}`);
+    const requirements = (card.securityRequirements ?? []).map((r) => JSON.stringify(r));
+    const signatures = (card.signatures ?? []).map((sig, i) => {
+      try {
+        const header = JSON.parse(Buffer.from(sig.protected ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+        return `signature ${i + 1}: ${JSON.stringify(header)}`;
+      } catch {
+        return `signature ${i + 1}: the protected header is not base64url JSON`;
+      }
+    });
+    return { schemes, requirements, signatures };
+  }
+
   describe() {
     return {
+      losses: this.losses(),
+      security: this.security(),
       session: this.id,
       cardUrl: this.cardUrl,
       name: this.card1_0?.name ?? "",

@@ -109,6 +109,13 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     expect(await page.textContent("#card10")).toContain('"supportedInterfaces"');
     expect((await page.textContent("#card03"))!.length).toBeGreaterThan(20);
     expect(await page.locator("#interfaces li").count()).toBeGreaterThanOrEqual(2);
+    // Both fixture cards declare a 1.0 interface, which a 0.3 reader of the card does not see (loss L2).
+    const losses = await page.locator("#losses li.loss").allTextContents();
+    expect(losses.length).toBeGreaterThan(0);
+    expect(losses[0]).toMatch(
+      /^L2 per-interface protocolVersion.*: the 1\.0 card as 0\.3, \/supportedInterfaces\/\d+: .*not shown to a 0\.3 reader/,
+    );
+    expect(await page.locator("#security li").allTextContents()).toEqual(["no security schemes declared", "the card is not signed"]);
     await shot("1-connect");
   });
 

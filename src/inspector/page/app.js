@@ -45,6 +45,7 @@ async function connect(event) {
     $("card-url").textContent = `Card found at ${r.cardUrl}`;
     $("card10").textContent = JSON.stringify(r.card1_0, null, 2);
     $("card03").textContent = JSON.stringify(r.card0_3, null, 2);
+    showCardExtras(r);
     const list = $("interfaces");
     list.replaceChildren(...r.interfaces.map((i) => el("li", `${i.version} ${i.binding} ${i.url}`)));
     $("iface").replaceChildren(
@@ -55,6 +56,23 @@ async function connect(event) {
   } catch (e) {
     say(`could not connect: ${e.message}`, true);
   }
+}
+
+/** Security schemes and signatures of the 1.0 card, and the loss register rows between its versions, as text. */
+function showCardExtras(r) {
+  const { schemes, requirements, signatures } = r.security;
+  $("security").replaceChildren(
+    ...(schemes.length ? schemes.map((s) => el("li", `scheme ${s}`)) : [el("li", "no security schemes declared")]),
+    ...requirements.map((q) => el("li", `required: ${q}`)),
+    ...(signatures.length
+      ? signatures.map((s) => el("li", `${s} (not verified: the inspector holds no key to trust)`))
+      : [el("li", "the card is not signed")]),
+  );
+  $("losses").replaceChildren(
+    ...(r.losses.length
+      ? r.losses.map((l) => el("li", `${l.id} ${l.summary}: ${l.card}, ${l.path}: ${l.detail}`, "loss"))
+      : [el("li", "nothing is lost either way")]),
+  );
 }
 
 function turn(text, className) {
