@@ -14,6 +14,8 @@ import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import type { A2AClient } from "../client/index.js";
+import type { JSONWebKeySet } from "jose";
+import { jwksKeyResolver, verifyAgentCard } from "../security/card-signing.js";
 import { judge, judgeOptions } from "./judge.js";
 import { errorSummary, textOf } from "./render.js";
 import { Session, type Interface } from "./session.js";
@@ -76,6 +78,7 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     if (url.pathname === "/api/cancel") return cancel(res, session, body);
     if (url.pathname === "/api/task") return task(res, session, body);
     if (url.pathname === "/api/subscribe") return subscribe(res, session, body);
+    if (url.pathname === "/api/verify") return verify(res, session, body);
     if (url.pathname === "/api/judge") return runJudge(res, session, body);
     if (url.pathname === "/api/record") return saveRecording(res, session, body);
     return json(res, 404, { error: `no inspector API at ${url.pathname}` });
@@ -218,6 +221,20 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
       session.note(iface, operation, request, errorSummary(e), started, "error");
       return json(res, 502, { error: errorSummary(e) });
     }
+  }
+
+  /** The 1.0 card's signatures checked (JWS over RFC 8785, card-signing.ts) with the keys of the JWK Set the person trusts. */
+  async function verify(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    let jwks: JSONWebKeySet;
+    try {
+      jwks = JSON.parse(typeof body.jwks === "string" ? body.jwks : "") as JSONWebKeySet;
+      if (!Array.isArray(jwks?.keys)) throw new Error('it has no "keys" array');
+    } catch (e) {
+      return json(res, 400, { error: `not a JWK Set: ${(e as Error).message}` });
+    }
+    if (!session.card1_0?.signatures.length) return json(res, 200, { checks: [] });
+    const checks = await verifyAgentCard(session.card1_0, jwksKeyResolver(jwks));
+    return json(res, 200, { checks });
   }
 
   /** The suite against the session's agent, as SSE: `progress` per case, then `report` (or `failure`). */

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { exportJWK, generateKeyPair } from "jose";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspector/server.js";
@@ -326,6 +327,45 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     expect(Math.max(...delays)).toBeLessThan(200);
     expect(await page.locator("#conversation .turn.artifact").last().locator(".chunk").count()).toBe(2000);
     await shot("10-responsive");
+  });
+});
+
+describe("the inspector on a signed card", () => {
+  it("shows the signature's header and verifies it with the keys the person trusts, and only with those", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const other = await generateKeyPair("ES256", { extractable: true });
+    const app = await buildServer({
+      agent: createFixtureAgent(),
+      store: new MemoryTaskStore(),
+      cardSigning: { key: privateKey, kid: "card-key-1", alg: "ES256" },
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(inspector.url);
+      await page.fill("#url", `http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
+      await page.click("#connect");
+      await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+      expect(await page.textContent("#security")).toMatch(/signature 1: .*"kid":"card-key-1"/);
+      const verdictWith = async (jwks: string) => {
+        await page.fill("#jwks", jwks);
+        await page.click("#verify");
+        await expect.poll(() => page.locator("#verdicts li").count()).toBe(1);
+        const text = (await page.textContent("#verdicts li"))!;
+        await page.evaluate(() => document.getElementById("verdicts")!.replaceChildren());
+        return text;
+      };
+      const jwks = async (key: CryptoKey) => JSON.stringify({ keys: [{ ...(await exportJWK(key)), kid: "card-key-1" }] });
+      expect(await verdictWith(await jwks(other.publicKey))).toMatch(/^signature 1 \(kid card-key-1, ES256\): NOT verified: /);
+      expect(await verdictWith("not json")).toMatch(/^not checked: not a JWK Set/);
+      await page.fill("#jwks", await jwks(publicKey));
+      await page.click("#verify");
+      await expect.poll(() => page.textContent("#verdicts li")).toBe("signature 1 (kid card-key-1, ES256): verified");
+      await page.screenshot({ path: resolve(OUT, "signed-card.png"), fullPage: true });
+    } finally {
+      await page.close();
+      await app.close();
+    }
   });
 });
 

@@ -61,18 +61,39 @@ async function connect(event) {
 /** Security schemes and signatures of the 1.0 card, and the loss register rows between its versions, as text. */
 function showCardExtras(r) {
   const { schemes, requirements, signatures } = r.security;
+  $("verdicts").replaceChildren();
   $("security").replaceChildren(
     ...(schemes.length ? schemes.map((s) => el("li", `scheme ${s}`)) : [el("li", "no security schemes declared")]),
     ...requirements.map((q) => el("li", `required: ${q}`)),
-    ...(signatures.length
-      ? signatures.map((s) => el("li", `${s} (not verified: the inspector holds no key to trust)`))
-      : [el("li", "the card is not signed")]),
+    ...(signatures.length ? signatures.map((s) => el("li", `${s}`)) : [el("li", "the card is not signed")]),
   );
   $("losses").replaceChildren(
     ...(r.losses.length
       ? r.losses.map((l) => el("li", `${l.id} ${l.summary}: ${l.card}, ${l.path}: ${l.detail}`, "loss"))
       : [el("li", "nothing is lost either way")]),
   );
+}
+
+/** The signatures checked against the keys the person trusts: one verdict per signature. */
+async function verify(event) {
+  event.preventDefault();
+  const out = $("verdicts");
+  try {
+    const { checks } = await api("/api/verify", { session: state.session, jwks: $("jwks").value });
+    out.replaceChildren(
+      ...(checks.length
+        ? checks.map((c) =>
+            el(
+              "li",
+              `signature ${c.index + 1} (kid ${c.kid ?? "?"}, ${c.alg ?? "?"}): ${c.verified ? "verified" : `NOT verified: ${c.error}`}`,
+              c.verified ? "good" : "bad",
+            ),
+          )
+        : [el("li", "the card is not signed: nothing to verify")]),
+    );
+  } catch (e) {
+    out.replaceChildren(el("li", `not checked: ${e.message}`, "bad"));
+  }
 }
 
 function turn(text, className) {
@@ -434,6 +455,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("chat-form").addEventListener("submit", send);
   $("stream").addEventListener("click", () => void stream());
   $("cancel").addEventListener("click", () => void cancel());
+  $("verify-form").addEventListener("submit", (e) => void verify(e));
   $("subscribe").addEventListener("click", () => void subscribe());
   $("get-task").addEventListener("click", () => void getTask());
   $("list-tasks").addEventListener("click", () => void listTasks());
