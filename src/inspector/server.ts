@@ -18,7 +18,7 @@ import type { JSONWebKeySet } from "jose";
 import { jwksKeyResolver, verifyAgentCard } from "../security/card-signing.js";
 import { judge, judgeOptions } from "./judge.js";
 import { errorSummary, textOf } from "./render.js";
-import { Session, type Interface } from "./session.js";
+import { Session } from "./session.js";
 
 export interface InspectorOptions {
   /** Port to listen on (0 = any free port). */
@@ -128,56 +128,46 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
     const message = { messageId: randomUUID(), role: 1, parts, ...contextOf(body) };
     // returnImmediately (1.0; the client sends 0.3's blocking: false): the page then polls GetTask.
     const configuration = body.returnImmediately === true ? { configuration: { returnImmediately: true } } : {};
-    let client: A2AClient;
-    try {
-      client = await session.clientFor(Number(body.interface));
-    } catch (e) {
-      return json(res, 502, { error: errorSummary(e) });
-    }
-    if (body.stream !== true) {
-      const started = Date.now();
-      try {
-        const answer = await client.sendMessage({ message, ...configuration });
-        session.note(iface, "SendMessage", { text }, textOf(answer), started, "OK");
-        return json(res, 200, { answer: session.view(answer) });
-      } catch (e) {
-        session.note(iface, "SendMessage", { text }, errorSummary(e), started, "error");
-        return json(res, 502, { error: errorSummary(e) });
-      }
-    }
-    return relay(res, session, iface, "SendStreamingMessage", { text }, (signal) => client.sendStreamingMessage({ message }, { signal }));
+    if (body.stream !== true)
+      return unary(res, session, Number(body.interface), "SendMessage", { text }, (client) =>
+        client.sendMessage({ message, ...configuration }),
+      );
+    return relay(res, session, Number(body.interface), "SendStreamingMessage", { text }, (client, signal) =>
+      client.sendStreamingMessage({ message }, { signal }),
+    );
   }
 
   /** SubscribeToTask: the task's events from now on, relayed like a stream. */
   async function subscribe(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
-    const iface = session.interfaces[Number(body.interface)];
-    if (!iface || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
+    const index = Number(body.interface);
+    if (!session.interfaces[index] || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
     const id = body.taskId;
-    let client: A2AClient;
-    try {
-      client = await session.clientFor(Number(body.interface));
-    } catch (e) {
-      return json(res, 502, { error: errorSummary(e) });
-    }
-    return relay(res, session, iface, "SubscribeToTask", { id }, (signal) => client.subscribeToTask({ id }, { signal }));
+    return relay(res, session, index, "SubscribeToTask", { id }, (client, signal) => client.subscribeToTask({ id }, { signal }));
   }
 
   /** The page reads a stream as it comes: one SSE event per A2A stream event, then `end` (or `failure`). */
   async function relay(
     res: ServerResponse,
     session: Session,
-    iface: Interface,
+    index: number,
     operation: string,
     request: unknown,
-    open: (signal: AbortSignal) => AsyncIterable<v1_0.StreamResponse>,
+    open: (client: A2AClient, signal: AbortSignal) => AsyncIterable<v1_0.StreamResponse>,
   ): Promise<void> {
+    const iface = session.interfaces[index]!;
+    let client: A2AClient;
+    try {
+      client = await session.clientFor(index);
+    } catch (e) {
+      return json(res, 502, { error: errorSummary(e) });
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
     const gone = new AbortController();
     res.on("close", () => gone.abort());
     const started = Date.now();
     let count = 0;
     try {
-      for await (const event of open(gone.signal)) {
+      for await (const event of open(client, gone.signal)) {
         count++;
         res.write(`data: ${JSON.stringify(session.view(event))}\n\n`);
       }
@@ -190,37 +180,45 @@ export async function startInspector(opts: InspectorOptions = {}): Promise<Inspe
   }
 
   async function cancel(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
-    const iface = session.interfaces[Number(body.interface)];
-    if (!iface || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
-    const started = Date.now();
-    try {
-      const task = await (await session.clientFor(Number(body.interface))).cancelTask({ id: body.taskId });
-      session.note(iface, "CancelTask", { id: body.taskId }, textOf(task), started, "OK");
-      return json(res, 200, { answer: session.view(task) });
-    } catch (e) {
-      session.note(iface, "CancelTask", { id: body.taskId }, errorSummary(e), started, "error");
-      return json(res, 502, { error: errorSummary(e) });
-    }
+    const index = Number(body.interface);
+    if (!session.interfaces[index] || typeof body.taskId !== "string") return json(res, 400, { error: "give an interface and a taskId" });
+    const request = { id: body.taskId };
+    return unary(res, session, index, "CancelTask", request, (client) => client.cancelTask(request));
   }
 
-  /** GetTask of a task (the page polls it after returnImmediately), or ListTasks of a context. */
-  async function task(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
-    const iface = session.interfaces[Number(body.interface)];
-    const list = body.op === "list";
-    if (!iface || (list ? typeof body.contextId !== "string" : typeof body.taskId !== "string"))
-      return json(res, 400, { error: `give an interface and a ${list ? "contextId" : "taskId"}` });
-    const operation = list ? "ListTasks" : "GetTask";
-    const request = list ? { contextId: body.contextId as string } : { id: body.taskId as string };
+  /** One call and its answer as JSON; a gRPC call is noted in the wire log either way. */
+  async function unary(
+    res: ServerResponse,
+    session: Session,
+    index: number,
+    operation: string,
+    request: unknown,
+    call: (client: A2AClient) => Promise<Parameters<typeof textOf>[0]>,
+  ): Promise<void> {
+    const iface = session.interfaces[index]!;
     const started = Date.now();
     try {
-      const client = await session.clientFor(Number(body.interface));
-      const answer = list ? await client.listTasks(request) : await client.getTask(request);
+      const answer = await call(await session.clientFor(index));
       session.note(iface, operation, request, textOf(answer), started, "OK");
       return json(res, 200, { answer: session.view(answer) });
     } catch (e) {
       session.note(iface, operation, request, errorSummary(e), started, "error");
       return json(res, 502, { error: errorSummary(e) });
     }
+  }
+
+  /** GetTask of a task (the page polls it after returnImmediately), or ListTasks of a context. */
+  async function task(res: ServerResponse, session: Session, body: Record<string, unknown>): Promise<void> {
+    const index = Number(body.interface);
+    const list = body.op === "list";
+    if (!session.interfaces[index] || (list ? typeof body.contextId !== "string" : typeof body.taskId !== "string"))
+      return json(res, 400, { error: `give an interface and a ${list ? "contextId" : "taskId"}` });
+    if (list) {
+      const request = { contextId: body.contextId as string };
+      return unary(res, session, index, "ListTasks", request, (client) => client.listTasks(request));
+    }
+    const request = { id: body.taskId as string };
+    return unary(res, session, index, "GetTask", request, (client) => client.getTask(request));
   }
 
   /** The 1.0 card's signatures checked (JWS over RFC 8785, card-signing.ts) with the keys of the JWK Set the person trusts. */
