@@ -37,6 +37,8 @@ export interface Exchange {
 const MAX_SHOWN = 64 * 1024;
 /** Bodies kept whole for a recording (a larger exchange is left out of it). */
 const MAX_RECORDED = 4 * 1024 * 1024;
+/** Bodies kept for a recording in all, per session; the oldest exchanges go first. */
+const MAX_RECORDED_IN_ALL = 64 * 1024 * 1024;
 /** Exchanges kept per session; the oldest go first. */
 const MAX_EXCHANGES = 500;
 
@@ -56,8 +58,9 @@ export class Session {
   /** The HTML reports of the session's suite runs (the last few), and whether one is running. */
   readonly reports: string[] = [];
   /** The HTTP exchanges of the chat in full, in the order they were sent, for a recording (record.ts). */
-  readonly recordable: Partial<WireExchange>[] = [];
+  readonly recordable: (Partial<WireExchange> & { size?: number })[] = [];
   judging = false;
+  private recordedBytes = 0;
   private n = 0;
   /** One client per interface, made on its first use and kept for the session. */
   private readonly clients = new Map<number, Promise<A2AClient>>();
@@ -97,19 +100,22 @@ export class Session {
     entry.status = res.status;
     entry.responseHeaders = Object.fromEntries(res.headers);
     // Its place in the recording is taken now, so a stream that ends after a later call stays before it.
-    const recorded: Partial<WireExchange> = {
+    const recorded: (typeof this.recordable)[number] = {
       method: request.method,
       url: request.url,
       headers: entry.requestHeaders,
       body: requestBody,
     };
     this.recordable.push(recorded);
-    if (this.recordable.length > MAX_EXCHANGES) this.recordable.shift();
+    if (this.recordable.length > MAX_EXCHANGES) this.recordedBytes -= this.recordable.shift()!.size ?? 0;
     const [mine, theirs] = res.body ? res.body.tee() : [null, null];
     const done = (body: Body) => {
       entry.responseBody = body.shown;
       entry.ms = Date.now() - started;
       recorded.response = responseOf(res, body);
+      recorded.size = body.full?.length ?? 0;
+      // An exchange that left the list while its answer was read is not counted.
+      if (this.recordable.includes(recorded)) this.keepWithin(recorded.size);
     };
     if (mine) void readBody(mine).then(done);
     else done({ shown: "", full: "", complete: true });
@@ -161,6 +167,14 @@ export class Session {
     return client;
   }
 
+  /** Counts a kept body; past MAX_RECORDED_IN_ALL the oldest exchanges leave the recording. */
+  private keepWithin(added: number): void {
+    this.recordedBytes += added;
+    while (this.recordedBytes > MAX_RECORDED_IN_ALL && this.recordable.length > 1) {
+      this.recordedBytes -= this.recordable.shift()!.size ?? 0;
+    }
+  }
+
   /**
    * Writes the chat's HTTP exchanges as a recording (record.ts: the files `a2a-toolkit record`
    * writes, which `test --cases <dir>` replays) into `outDir`. gRPC calls are not recorded (the
@@ -197,7 +211,7 @@ export class Session {
     return out;
   }
 
-  /** The card's security schemes, what it requires, and its signatures' protected headers (not verified: no key is trusted here). */
+  /** The card's security schemes, what it requires, and its signatures' protected headers (server.ts verifies them with keys the person gives). */
   security(): { schemes: string[]; requirements: string[]; signatures: string[] } {
     const card = (this.raw1_0 ?? {}) as {
       securitySchemes?: Record<string, unknown>;
