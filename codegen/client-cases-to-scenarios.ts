@@ -251,7 +251,6 @@ export function convertFamily(op: string, base: string, names: string[]): { yaml
     }),
   );
   let doc: Json;
-  let stepsOf: Json[];
   const members: Member[] = [...files];
   if (existsSync(existing)) {
     const loaded = readClientScenario(join(ROOT, "client-scenarios"), existing);
@@ -261,24 +260,22 @@ export function convertFamily(op: string, base: string, names: string[]): { yaml
     for (const p of s.test[X].pairs)
       members.push({ name: base, pair: p.replace(/^1\.0/, "v1_0").replace(/^0\.3/, "v0_3"), json: asJson(projectClientScenario(s, p)) });
     doc = parse(readFileSync(existing, "utf8")) as Json;
-    stepsOf = s.test.steps as unknown as Json[];
   } else {
     const source = files.find((m) => m.name === base && m.pair === "v1_0/json-rpc");
     if (!source) return { why: "no 1.0 JSON-RPC twin to take the 1.0 view from" };
     const s = steps(source.json);
     if (!s.steps) return { why: s.why };
-    stepsOf = s.steps;
     doc = actsDocument(op, {
       id: base,
       name: stripPrefix(source.json.title as string),
       level: source.json.level as string,
       tags: ["client"],
-      steps: stepsOf,
+      steps: s.steps,
       extras: {},
     });
   }
   const t = ((doc.suites as Json[])[0]!.tests as Json[])[0]!;
-  stepsOf = t.steps as Json[];
+  const stepsOf = t.steps as Json[];
   const stepIds = stepsOf.map((s) => s.id as string);
   for (const m of files) {
     const ids = (m.json.exchanges as Json[]).map((x) => x.name);
