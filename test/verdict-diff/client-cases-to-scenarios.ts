@@ -16,18 +16,18 @@
 // 1.0 view instead of the wire) must be equal. `make test-verdict-diff` then compares the verdicts of the
 // deleted files (from git) and their projections.
 //
-//   npx tsx codegen/client-cases-to-scenarios.ts <op> [--write]
+//   npx tsx test/verdict-diff/client-cases-to-scenarios.ts <op> [--write]
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { parse, stringify } from "yaml";
-import { parseClientCase, type ClientCase } from "../src/compliance/client/cases.js";
-import { projectClientScenario, readClientScenario, type ClientScenario } from "../src/compliance/client/scenarios.js";
-import { actsDocument, ERRORS, key, OPERATIONS, PAIRS, scoped, VERSION, type Citation } from "./cases-to-scenarios.js";
+import { parseClientCase, type ClientCase } from "../../src/compliance/client/cases.js";
+import { projectClientScenario, readClientScenario, type ClientScenario } from "../../src/compliance/client/scenarios.js";
+import { actsDocument, ERRORS, key, OPERATIONS, PAIRS, scoped, VERSION, type Citation } from "../../codegen/cases-to-scenarios.js";
 
-const ROOT = fileURLToPath(new URL("../compliance/", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../compliance/", import.meta.url));
 const X = "x-a2a-toolkit";
 type Json = Record<string, unknown>;
 type Pair = Parameters<typeof projectClientScenario>[1];
