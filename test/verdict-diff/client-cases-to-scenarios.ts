@@ -16,18 +16,18 @@
 // 1.0 view instead of the wire) must be equal. `make test-verdict-diff` then compares the verdicts of the
 // deleted files (from git) and their projections.
 //
-//   npx tsx codegen/client-cases-to-scenarios.ts <op> [--write]
+//   npx tsx test/verdict-diff/client-cases-to-scenarios.ts <op> [--write]
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { parse, stringify } from "yaml";
-import { parseClientCase, type ClientCase } from "../src/compliance/client/cases.js";
-import { projectClientScenario, readClientScenario, type ClientScenario } from "../src/compliance/client/scenarios.js";
-import { actsDocument, ERRORS, key, OPERATIONS, PAIRS, scoped, VERSION, type Citation } from "./cases-to-scenarios.js";
+import { parseClientCase, type ClientCase } from "../../src/compliance/client/cases.js";
+import { projectClientScenario, readClientScenario, type ClientScenario } from "../../src/compliance/client/scenarios.js";
+import { actsDocument, ERRORS, key, OPERATIONS, PAIRS, scoped, VERSION, type Citation } from "../../codegen/cases-to-scenarios.js";
 
-const ROOT = fileURLToPath(new URL("../compliance/", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../compliance/", import.meta.url));
 const X = "x-a2a-toolkit";
 type Json = Record<string, unknown>;
 type Pair = Parameters<typeof projectClientScenario>[1];
@@ -251,7 +251,6 @@ export function convertFamily(op: string, base: string, names: string[]): { yaml
     }),
   );
   let doc: Json;
-  let stepsOf: Json[];
   const members: Member[] = [...files];
   if (existsSync(existing)) {
     const loaded = readClientScenario(join(ROOT, "client-scenarios"), existing);
@@ -261,24 +260,22 @@ export function convertFamily(op: string, base: string, names: string[]): { yaml
     for (const p of s.test[X].pairs)
       members.push({ name: base, pair: p.replace(/^1\.0/, "v1_0").replace(/^0\.3/, "v0_3"), json: asJson(projectClientScenario(s, p)) });
     doc = parse(readFileSync(existing, "utf8")) as Json;
-    stepsOf = s.test.steps as unknown as Json[];
   } else {
     const source = files.find((m) => m.name === base && m.pair === "v1_0/json-rpc");
     if (!source) return { why: "no 1.0 JSON-RPC twin to take the 1.0 view from" };
     const s = steps(source.json);
     if (!s.steps) return { why: s.why };
-    stepsOf = s.steps;
     doc = actsDocument(op, {
       id: base,
       name: stripPrefix(source.json.title as string),
       level: source.json.level as string,
       tags: ["client"],
-      steps: stepsOf,
+      steps: s.steps,
       extras: {},
     });
   }
   const t = ((doc.suites as Json[])[0]!.tests as Json[])[0]!;
-  stepsOf = t.steps as Json[];
+  const stepsOf = t.steps as Json[];
   const stepIds = stepsOf.map((s) => s.id as string);
   for (const m of files) {
     const ids = (m.json.exchanges as Json[]).map((x) => x.name);
