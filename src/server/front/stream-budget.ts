@@ -8,8 +8,9 @@
 // `maxBytes` (the budget divided by the open streams) while the process is over the budget, is cut:
 // its queue is dropped and it ends with its binding's error (SSE: an error event, then the end of
 // the stream; gRPC: RESOURCE_EXHAUSTED). The task goes on; the client can resubscribe.
-// Request bodies being read count in the same budget (BudgetHold, their received bytes): a body
-// that does not fit once the streams over their share are cut is refused with a retryable error.
+// Request bodies being read count in the same budget (BudgetHold, their received bytes; HTTP bodies
+// and gRPC request messages alike): a body that does not fit once the streams over their share are
+// cut is refused with a retryable error (budgetFull).
 
 import { A2AError, retryable } from "../../versioning/errors.js";
 
@@ -22,6 +23,13 @@ export function fellBehind(limit: number): A2AError {
       "InternalError",
       `This stream fell more than ${limit} bytes behind (the server's stream buffer budget) and was ended; the task goes on: resubscribe to it (SubscribeToTask)`,
     ),
+  );
+}
+
+/** The error a request gets whose bytes do not fit in the budget (retryable: nothing of it was done). */
+export function budgetFull(maxBytes: number): A2AError {
+  return retryable(
+    new A2AError("InternalError", `The server's memory budget (${maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`),
   );
 }
 
