@@ -68,22 +68,32 @@ describe("a gRPC request message over the memory budget", () => {
       const frame = Buffer.alloc(5 + msg.length);
       frame.writeUInt32BE(msg.length, 1);
       frame.set(msg, 5);
-      const req = session.request({ ":method": "POST", ":path": `/lf.a2a.v1.A2AService/${rpc}`, "content-type": "application/grpc", te: "trailers" });
+      const req = session.request({
+        ":method": "POST",
+        ":path": `/lf.a2a.v1.A2AService/${rpc}`,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
       let headers: http2.IncomingHttpHeaders = {};
       req.on("response", (h) => (headers = h));
       req.on("trailers", (t) => (headers = { ...headers, ...t }));
       req.on("data", () => {});
-      req.on("end", () => resolve({ status: String(headers["grpc-status"]), message: decodeURIComponent(String(headers["grpc-message"] ?? "")) }));
+      req.on("end", () =>
+        resolve({ status: String(headers["grpc-status"]), message: decodeURIComponent(String(headers["grpc-message"] ?? "")) }),
+      );
       req.on("error", reject);
       req.end(frame);
     });
 
-  it.each(["SendMessage", "SendStreamingMessage"])("%s: UNAVAILABLE naming the budget; a message within it is served, before and after", async (rpc) => {
-    expect((await call(rpc, "echo small")).status).toBe("0");
-    const big = await call(rpc, "x".repeat(200_000));
-    expect(big.status).toBe("14");
-    expect(big.message).toMatch(/memory budget \(65536 bytes/);
-    expect((await call(rpc, "echo small")).status).toBe("0");
-    expect(budget.heldBytes).toBe(0);
-  });
+  it.each(["SendMessage", "SendStreamingMessage"])(
+    "%s: UNAVAILABLE naming the budget; a message within it is served, before and after",
+    async (rpc) => {
+      expect((await call(rpc, "echo small")).status).toBe("0");
+      const big = await call(rpc, "x".repeat(200_000));
+      expect(big.status).toBe("14");
+      expect(big.message).toMatch(/memory budget \(65536 bytes/);
+      expect((await call(rpc, "echo small")).status).toBe("0");
+      expect(budget.heldBytes).toBe(0);
+    },
+  );
 });

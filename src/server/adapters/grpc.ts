@@ -101,7 +101,11 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
   const handler = unaryFastPath(
     unaryByPath,
     readMaxBytes,
-    (req, res) => connect(countedRequest(req, budget.hold(), () => budget.refusal(req.url)), res),
+    (req, res) =>
+      connect(
+        countedRequest(req, budget.hold(), () => budget.refusal(req.url)),
+        res,
+      ),
     budget,
   );
   return Object.assign((req: GrpcRequest, res: unknown) => handler(req as Http2ServerRequest, res as never), {
