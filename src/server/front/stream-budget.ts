@@ -29,7 +29,10 @@ export function fellBehind(limit: number): A2AError {
 /** The error a request gets whose bytes do not fit in the budget (retryable: nothing of it was done). */
 export function budgetFull(maxBytes: number): A2AError {
   return retryable(
-    new A2AError("InternalError", `The server's memory budget (${maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`),
+    new A2AError(
+      "InternalError",
+      `The server's memory budget (${maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`,
+    ),
   );
 }
 
@@ -246,7 +249,12 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   ) {
     this.block = blockSize(budget);
     this.account = budget?.open((limit) => {
+      // What waited is gone, so the stream's end is now the cut's, even when the producer had
+      // already ended the queue (its task finished before the client read): without this, the
+      // writer would find an ended, empty queue and end the stream as if it were whole.
       this.drop();
+      this.ended = false;
+      this.failure = undefined;
       onCut(limit);
     });
   }
