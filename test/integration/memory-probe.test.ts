@@ -9,7 +9,7 @@
 // gateway: a backend answering SendMessage with 400 MB. The gateway's resident memory stays bounded
 // and the task ends FAILED with a message naming the limit (maxAnswerBytes). Before the bounds it
 // reached 1,753 MiB. Both print what they measured.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import http2 from "node:http2";
 import { Worker } from "node:worker_threads";
@@ -101,7 +101,12 @@ afterAll(async () => server?.stop());
 
 describe.skipIf(!RUN)("memory probe (issue 28)", () => {
   it(`serve: ${SLOW} non-reading SSE and ${SLOW} gRPC subscribers of stream 100000 beside ${TASKS} stream 20000 tasks`, async () => {
-    server = await serveChild(["--store", "memory", "--max-streams", "10000", "--max-connections-per-address", "10000"]);
+    // A2A_MEMORY_NODE_ARGS: node options for serve (e.g. --trace-gc), its output then written to
+    // A2A_MEMORY_SERVE_STDOUT (a file) at the end.
+    server = await serveChild(
+      ["--store", "memory", "--max-streams", "10000", "--max-connections-per-address", "10000"],
+      (process.env.A2A_MEMORY_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    );
     const s = server;
     const port = Number(new URL(s.url).port);
     // Another client's GetTask every 250 ms, and serve's resident memory every 100 ms, from a worker
@@ -172,19 +177,8 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       const busy = Date.now() - t0;
       phase = "reading the non-readers";
       console.log(`${phase} (${Date.now() - t0} ms)`);
-      // Every non-reading stream either was cut with its binding's error, or got its whole stream:
-      // the budget cuts the streams over their share only while the streams together hold more than
-      // it, and a client's kernel takes megabytes the server does not hold.
-      // SSE cut: the error event; or, for a client that came back more than STREAM_END_GRACE_MS
-      // after the cut, a connection the server closed before the task's end.
-      let sseCut = 0;
-      let sseClosed = 0;
-      let sseWhole = 0;
-      for (const text of await Promise.all(sse.map(readSse))) {
-        if (/fell more than \d+ bytes behind/.test(sseData(text).at(-1)?.error?.message ?? "")) sseCut++;
-        else if (text.includes("TASK_STATE_COMPLETED") && text.includes("chunk 20000/20000")) sseWhole++;
-        else if (!text.includes("TASK_STATE_COMPLETED")) sseClosed++;
-      }
+      // The gRPC streams first: while this process reads the SSE streams (megabytes of text each)
+      // it answers no HTTP/2 PING, and serve would close the sessions of streams not read yet.
       let grpcCut = 0;
       let grpcWhole = 0;
       // A session whose client leaves the server's keep-alive PINGs unanswered is closed, its
@@ -197,6 +191,19 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
           grpcDropped++;
           console.log(`gRPC stream ended with status ${r.status} after ${r.events.length} events`);
         }
+      }
+      // Every non-reading stream either was cut with its binding's error, or got its whole stream:
+      // the budget cuts the streams over their share only while the streams together hold more than
+      // it, and a client's kernel takes megabytes the server does not hold.
+      // SSE cut: the error event; or, for a client that came back more than STREAM_END_GRACE_MS
+      // after the cut, a connection the server closed before the task's end.
+      let sseCut = 0;
+      let sseClosed = 0;
+      let sseWhole = 0;
+      for (const text of await Promise.all(sse.map(readSse))) {
+        if (/fell more than \d+ bytes behind/.test(sseData(text).at(-1)?.error?.message ?? "")) sseCut++;
+        else if (text.includes("TASK_STATE_COMPLETED") && text.includes("chunk 20000/20000")) sseWhole++;
+        else if (!text.includes("TASK_STATE_COMPLETED")) sseClosed++;
       }
       console.log(`read (${Date.now() - t0} ms)`);
       await stopProbing();
@@ -213,6 +220,7 @@ describe.skipIf(!RUN)("memory probe (issue 28)", () => {
       expect(wrong).toEqual([]);
       expect(worst).toBeLessThan(1000);
     } finally {
+      if (process.env.A2A_MEMORY_SERVE_STDOUT) writeFileSync(process.env.A2A_MEMORY_SERVE_STDOUT, s.stdout());
       if (s.child.exitCode !== null) console.log(`serve exited (${s.child.exitCode}):\n${s.stderr().slice(-3000)}`);
       await prober.terminate();
       for (const x of sessions) x.destroy();
