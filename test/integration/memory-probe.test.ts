@@ -23,7 +23,7 @@ import { grpcNonReader, lastSseData, readGrpc, readSse, sseNonReader } from "../
 const RUN = process.env.A2A_MEMORY === "1";
 const MiB = 1024 * 1024;
 /** docs/limits.md: resident memory of `serve --store memory` under this probe, default limits. */
-const SERVE_RSS_BOUND = 2048 * MiB;
+const SERVE_RSS_BOUND = 3072 * MiB;
 /** docs/limits.md: resident memory of `gateway` reading a 400 MB answer, default limits. */
 const GATEWAY_RSS_BOUND = 300 * MiB;
 const SLOW = Number(process.env.A2A_MEMORY_SLOW ?? 100);
