@@ -32,7 +32,7 @@ import { toA2AError } from "../../transport/server.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front/front.js";
 import { consoleLogger, type Logger } from "../engine/runtime.js";
 import { unaryFastPath, type GrpcCall, type RequestBudget, type UnaryImpl } from "./grpc-unary.js";
-import { budgetFull, EventWait, fellBehind, StreamQueue, type BudgetHold, type Packing } from "../front/stream-budget.js";
+import { budgetFull, EventWait, fellBehind, StreamQueue, type Packing } from "../front/stream-budget.js";
 
 const GONE = Symbol("client gone");
 
@@ -98,28 +98,20 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
       return toConnectError(version, budgetFull(front.streamBudget.maxBytes), log);
     },
   };
-  const handler = unaryFastPath(
-    unaryByPath,
-    readMaxBytes,
-    (req, res) =>
-      connect(
-        countedRequest(req, budget.hold(), () => budget.refusal(req.url)),
-        res,
-      ),
-    budget,
-  );
+  const handler = unaryFastPath(unaryByPath, readMaxBytes, (req, res) => connect(countedRequest(req, budget), res), budget);
   return Object.assign((req: GrpcRequest, res: unknown) => handler(req as Http2ServerRequest, res as never), {
     close: () => front.close(),
   });
 }
 
 /**
- * `req` with its body counted in `hold` as connect-node reads it (it reads a request by async
- * iteration): a chunk that does not fit ends the read with `refusal()`, which connect-node answers
- * as the call's status; the rest of the body is discarded. The bytes are released once read (the
- * message is decoded from them at once) or refused.
+ * `req` with its body counted in the budget as connect-node reads it (it reads a request by async
+ * iteration): a chunk that does not fit ends the read with the budget's refusal, which connect-node
+ * answers as the call's status; the rest of the body is discarded. The bytes are released once read
+ * (the message is decoded from them at once) or refused.
  */
-function countedRequest(req: Http2ServerRequest, hold: BudgetHold, refusal: () => ConnectError): Http2ServerRequest {
+function countedRequest(req: Http2ServerRequest, budget: RequestBudget): Http2ServerRequest {
+  const hold = budget.hold();
   const body = req.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
   async function* counted(): AsyncGenerator<Buffer> {
     let refused = false;
@@ -136,7 +128,7 @@ function countedRequest(req: Http2ServerRequest, hold: BudgetHold, refusal: () =
     }
     if (refused) {
       req.resume();
-      throw refusal();
+      throw budget.refusal(req.url);
     }
   }
   return Object.defineProperty(req, Symbol.asyncIterator, { value: counted });
