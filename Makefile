@@ -110,7 +110,7 @@ test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from 
 test-client-sdks: $(STAMP) $(SPEC_STAMP) ## the official SDK clients (@a2a-js/sdk 1.3.0: every client case; 0.3.14: every 0.3 case) through the client suite: each non-pass listed with the client sentence it breaks; counts in reports/client-sdks.json
 	A2A_CLIENT_SDKS=1 $(BIN)/vitest run test/integration/compliance-client-sdks.test.ts
 
-test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer
+test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS under 3 GiB, GetTask within 1 s); gateway in front of a 400 MB answer (3-6 min)
 	A2A_MEMORY=1 $(BIN)/vitest run test/integration/memory-probe.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)
