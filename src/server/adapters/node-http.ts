@@ -131,25 +131,23 @@ export function guard<Req>(
 
 /**
  * The AbortSignal of a response, aborted when it closes before it finished (the client went away).
- * Made when first read: only streams read it, and an AbortController per blocking request was 3 % of
- * the server's CPU under load (a CPU profile of bench/server.ts --stores).
+ * Made when first read, and only then listening: only streams read it, and an AbortController (or
+ * a 'close' listener) per blocking request costs CPU under load (3 % for the controller in a CPU
+ * profile of bench/server.ts --stores).
  */
 export class CloseSignal {
   private controller: AbortController | undefined;
-  private gone = false;
 
-  constructor(res: ServerResponse) {
-    res.once("close", () => {
-      if (res.writableFinished) return;
-      this.gone = true;
-      this.controller?.abort();
-    });
-  }
+  constructor(private readonly res: ServerResponse) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.gone) this.controller.abort();
+      const controller = (this.controller = new AbortController());
+      const res = this.res;
+      const gone = () => !res.writableFinished;
+      if (res.destroyed) {
+        if (gone()) controller.abort();
+      } else res.once("close", () => gone() && controller.abort());
     }
     return this.controller.signal;
   }
