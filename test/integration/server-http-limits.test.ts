@@ -113,6 +113,23 @@ describe("slow clients", () => {
     }
   });
 
+  it("on a keep-alive connection the body timeout counts from each request's own headers", async () => {
+    const s = net.connect(port, "127.0.0.1");
+    let data = "";
+    s.on("data", (d) => (data += d.toString("latin1")));
+    const closed = new Promise<void>((resolve) => s.on("close", () => resolve()));
+    await new Promise((resolve) => s.once("connect", resolve));
+    s.write(`${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`);
+    while (!/^HTTP\/1\.1 200/.test(data)) await sleep(10);
+    // Most of the first request's timeout has passed; the second request's body never completes.
+    await sleep(200);
+    const second = Date.now();
+    s.write(`${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND.slice(0, 10)}`);
+    await closed;
+    expect([...data.matchAll(/HTTP\/1\.1 (\d+)/g)].map((m) => m[1])).toEqual(["200", "408"]);
+    expect(Date.now() - second).toBeGreaterThanOrEqual(290);
+  });
+
   it("many slow bodies at once are all closed by the timeout", async () => {
     const bytes = [...SEND];
     const all = await Promise.all(

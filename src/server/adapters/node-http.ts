@@ -4,6 +4,7 @@
 // listener on a server with the same timeouts, per-address connection limit and A2A-shaped answers
 // to malformed HTTP (http-limits.ts). The writing helpers are shared with the fastify adapter.
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { HttpReply } from "../../transport/server.js";
 import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type Front, type FrontStream } from "../front/front.js";
@@ -116,17 +117,48 @@ export function guard<Req>(
     sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } });
     return false;
   }
-  if (front.bodyTimeoutMs > 0 && !req.complete) {
-    const timer = setTimeout(() => {
-      if (req.complete || res.headersSent) return;
+  if (front.bodyTimeoutMs > 0 && !req.complete) timeBody({ front, req, res, request, takeOver });
+  return true;
+}
+
+/** The request a connection's body timer judges: its latest (the ones before it are complete). */
+interface TimedBody {
+  front: Front<unknown>;
+  req: IncomingMessage;
+  res: ServerResponse;
+  request: { url: string; headers: IncomingMessage["headers"] };
+  takeOver: () => void;
+}
+
+const bodyTimers = new WeakMap<Socket, { timer: NodeJS.Timeout; current: TimedBody }>();
+
+/**
+ * One body timer per connection, re-armed (refresh) for each request on it rather than a timer
+ * and two listeners made per request: requests on a connection come one after another, and when
+ * the timer fires it answers 408 only if the latest one's body is still incomplete and nothing
+ * was sent. It never holds the process open, and ends with the connection.
+ */
+function timeBody(body: TimedBody): void {
+  const socket = body.req.socket;
+  const held = bodyTimers.get(socket);
+  if (held && held.current.front === body.front) {
+    held.current = body;
+    held.timer.refresh();
+    return;
+  }
+  if (held) clearTimeout(held.timer);
+  const entry = {
+    current: body,
+    timer: setTimeout(() => {
+      const { front, req, res, request, takeOver } = entry.current;
+      if (req.complete || res.headersSent || res.destroyed) return;
       takeOver();
       const r = front.bodyTimedOut(request);
       sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
-    }, front.bodyTimeoutMs);
-    res.once("close", () => clearTimeout(timer));
-    req.once("end", () => clearTimeout(timer));
-  }
-  return true;
+    }, body.front.bodyTimeoutMs).unref(),
+  };
+  bodyTimers.set(socket, entry);
+  if (!held) socket.once("close", () => clearTimeout(bodyTimers.get(socket)?.timer));
 }
 
 /**
