@@ -133,10 +133,12 @@ interface TimedBody {
 const bodyTimers = new WeakMap<Socket, { timer: NodeJS.Timeout; current: TimedBody }>();
 
 /**
- * One body timer per connection, re-armed (refresh) for each request on it rather than a timer
- * and two listeners made per request: requests on a connection come one after another, and when
- * the timer fires it answers 408 only if the latest one's body is still incomplete and nothing
- * was sent. It never holds the process open, and ends with the connection.
+ * One body timer per HTTP/1.1 connection, re-armed (refresh) for each request on it rather than a
+ * timer and two listeners made per request: requests on such a connection come one after another,
+ * and when the timer fires it answers 408 only if the latest one's body is still incomplete and
+ * nothing was sent. It never holds the process open, and ends with the connection. HTTP/2 streams
+ * (a fastify app with `http2`) run side by side on one connection, but node gives each its own
+ * `req.socket` (a proxy of the stream), so each has its own timer (tested).
  */
 function timeBody(body: TimedBody): void {
   const socket = body.req.socket;
@@ -149,16 +151,18 @@ function timeBody(body: TimedBody): void {
   if (held) clearTimeout(held.timer);
   const entry = {
     current: body,
-    timer: setTimeout(() => {
-      const { front, req, res, request, takeOver } = entry.current;
-      if (req.complete || res.headersSent || res.destroyed) return;
-      takeOver();
-      const r = front.bodyTimedOut(request);
-      sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
-    }, body.front.bodyTimeoutMs).unref(),
+    timer: setTimeout(() => bodyTimedOut(entry.current), body.front.bodyTimeoutMs).unref(),
   };
   bodyTimers.set(socket, entry);
   if (!held) socket.once("close", () => clearTimeout(bodyTimers.get(socket)?.timer));
+}
+
+/** 408 for a body still incomplete when its time is up, unless the request was answered meanwhile. */
+function bodyTimedOut({ front, req, res, request, takeOver }: TimedBody): void {
+  if (req.complete || res.headersSent || res.destroyed) return;
+  takeOver();
+  const r = front.bodyTimedOut(request);
+  sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
 }
 
 /**
