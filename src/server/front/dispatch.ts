@@ -149,19 +149,24 @@ export class Dispatch<Req> {
 /**
  * The HandlerContext of a JSON-RPC or HTTP+JSON call. A class, not an object literal with a getter
  * (V8 builds those on a slow path): the signal is read only by what waits on the client (streams),
- * and the adapters make it on first read.
+ * and the adapters make it on first read. The request is held in a #private field, so that a copy
+ * of the context (a spread, or the JSON the replicas send a cancel with) carries the four fields only.
  */
 class RequestContext implements HandlerContext {
+  readonly #request: { readonly signal: AbortSignal };
+
   constructor(
     readonly principal: string,
     readonly version: ProtocolVersion,
     readonly extensions: string[],
     readonly tenant: string,
-    private readonly request: { readonly signal: AbortSignal },
-  ) {}
+    request: { readonly signal: AbortSignal },
+  ) {
+    this.#request = request;
+  }
 
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.#request.signal;
   }
 }
 
