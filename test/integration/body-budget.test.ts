@@ -10,17 +10,25 @@ import { buildServer, createFixtureAgent, StreamBudget } from "../../src/server/
 import { ADAPTERS, listen, startServer, type RunningServer } from "../support/servers.js";
 
 const V1 = { "content-type": "application/json", "A2A-Version": "1.0" };
-const send = (base: string, text: string) =>
-  fetch(`${base}/`, {
-    method: "POST",
-    headers: V1,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "SendMessage",
-      params: { message: { messageId: `b-${text.length}-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] } },
-    }),
+const sendBody = (text: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendMessage",
+    params: { message: { messageId: `b-${text.length}-${Math.random()}`, role: "ROLE_USER", parts: [{ text }] } },
   });
+const send = (base: string, text: string) => fetch(`${base}/`, { method: "POST", headers: V1, body: sendBody(text) });
+/** The same body without Content-Length (chunked): counted as it arrives, not declared up front. */
+const sendChunked = (base: string, text: string) => {
+  const bytes = new TextEncoder().encode(sendBody(text));
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < bytes.length; i += 1024) c.enqueue(bytes.subarray(i, i + 1024));
+      c.close();
+    },
+  });
+  return fetch(`${base}/`, { method: "POST", headers: V1, body, duplex: "half" } as RequestInit);
+};
 
 describe.each(ADAPTERS)("a body over the memory budget (%s)", (adapter) => {
   let server: RunningServer;
@@ -40,6 +48,15 @@ describe.each(ADAPTERS)("a body over the memory budget (%s)", (adapter) => {
     const after = await send(server.url, "echo small");
     expect(after.status).toBe(200);
     expect(((await after.json()) as { result?: unknown }).result).toBeDefined();
+  });
+
+  it("counts a body of unknown length (chunked) as it arrives: refused over the budget, served within it", async () => {
+    const big = await sendChunked(server.url, "x".repeat(20_000));
+    expect(big.status).toBe(503);
+    expect(((await big.json()) as { error: { message: string } }).error.message).toMatch(/memory budget/);
+    const small = await sendChunked(server.url, "echo small");
+    expect(small.status).toBe(200);
+    expect(((await small.json()) as { result?: unknown }).result).toBeDefined();
   });
 });
 
