@@ -67,6 +67,14 @@ export const DECIDED: Record<string, string> = {
       "a reply without contextId is in no other context; a gRPC refusal is an error status (fourth audit, S46)",
     ]),
   ),
+  // The fifth audit (docs/audit/2026-12-08.md, S27): 0.3 defines TaskNotFoundError (§8.2) but
+  // states no refusal of a message naming an unknown task with a keyword: SHOULD on 0.3.
+  ...Object.fromEntries(
+    ["json-rpc", "rest", "grpc"].map((b) => [
+      `v0_3/${b}/send-message/unknown-task-id-returns-task-not-found`,
+      "0.3 states no keyworded refusal of an unknown task id: SHOULD (fifth audit, S27)",
+    ]),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
