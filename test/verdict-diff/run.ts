@@ -75,6 +75,14 @@ export const DECIDED: Record<string, string> = {
       "0.3 states no keyworded refusal of an unknown task id: SHOULD (fifth audit, S27)",
     ]),
   ),
+  // S30: 0.3's push config methods are optional (§11.1.3 MAY): PushNotificationNotSupportedError
+  // without the capability is SHOULD on 0.3.
+  ...Object.fromEntries(
+    ["json-rpc", "rest"].map((b) => [
+      `v0_3/${b}/push-notifications/without-capability-returns-not-supported`,
+      "0.3 push config methods are optional (0.3 §11.1.3 MAY): SHOULD (fifth audit, S30)",
+    ]),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
