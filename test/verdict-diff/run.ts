@@ -83,6 +83,14 @@ export const DECIDED: Record<string, string> = {
       "0.3 push config methods are optional (0.3 §11.1.3 MAY): SHOULD (fifth audit, S30)",
     ]),
   ),
+  // S9/S50: serving the streams stays MAY, but once served each staying stream MUST see the
+  // completion (1.0.1 §3.5.2 "Events MUST be broadcast to all active streams for that task").
+  ...Object.fromEntries(
+    ["json-rpc", "rest"].map((b) => [
+      `v1_0/${b}/streaming/concurrent-subscribers-all-see-completion`,
+      "served streams MUST all see the completion (1.0.1 §3.5.2; fifth audit, S9/S50)",
+    ]),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
