@@ -91,7 +91,7 @@ test-sockets: $(STAMP) $(SPEC_STAMP) ## serve and gateway under ulimit -n 1024: 
 test-browser: $(STAMP) $(SPEC_STAMP) ## the HTML report of a run against the official SDK server, opened in headless Chromium (apt-get install chromium); screenshots in reports/
 	$(BIN)/vitest run --config vitest.browser.config.ts test/browser/html-report.test.ts
 
-test-inspector: $(STAMP) $(SPEC_STAMP) ## `a2a-toolkit inspect` in headless Chromium against the reference server and the official SDK server: cards, every interface, streams, input-required, cancel, wire log, inert markup, a click during 2,000 chunks; screenshots in reports/inspector/
+test-inspector: $(STAMP) $(SPEC_STAMP) ## `a2a-toolkit inspect` in headless Chromium against the reference server and the official SDK server: cards, losses, signatures, every interface, file and data parts, streams, input-required, polling, subscribe, cancel, wire log, a recording replayed by test --cases, the suite with a failure's exchange, inert markup, a click during 2,000 chunks; screenshots in reports/inspector/
 	$(BIN)/vitest run --config vitest.browser.config.ts test/browser/inspector.test.ts
 
 test-unscripted: $(STAMP) $(SPEC_STAMP) ## the suite against unscripted (LLM-like) agents on the official SDK server: free text, bare Message, 3 s per answer, never-ending (2 s bounds and default options), no contextId, Message/Task by turns, input-required first (about 8 min)
@@ -110,7 +110,7 @@ test-verdict-diff: $(STAMP) $(SPEC_STAMP) ## the cases scenarios replaced (from 
 test-client-sdks: $(STAMP) $(SPEC_STAMP) ## the official SDK clients (@a2a-js/sdk 1.3.0: every client case; 0.3.14: every 0.3 case) through the client suite: each non-pass listed with the client sentence it breaks; counts in reports/client-sdks.json
 	A2A_CLIENT_SDKS=1 $(BIN)/vitest run test/integration/compliance-client-sdks.test.ts
 
-test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS bound, GetTask within 1 s); gateway in front of a 400 MB answer
+test-memory: $(STAMP) $(SPEC_STAMP) ## serve with 100 non-reading SSE and 100 gRPC subscribers of stream 100000 beside 300 stream 20000 tasks (RSS under 3 GiB, GetTask within 1 s); gateway in front of a 400 MB answer (3-6 min)
 	A2A_MEMORY=1 $(BIN)/vitest run test/integration/memory-probe.test.ts
 
 run: $(STAMP) $(SPEC_STAMP) ## the main job: the compliance suite against the embedded reference server (or URL=<agent url>)

@@ -66,6 +66,7 @@ export const MATCH_KINDS = [
   "object",
   "array",
   "nonEmptyArray",
+  "nonEmptyObject",
   "uuid",
   "timestamp",
   "datetime",
@@ -226,6 +227,8 @@ function checkKind(kind: MatchKind, actual: unknown): boolean {
       return Array.isArray(actual);
     case "nonEmptyArray":
       return Array.isArray(actual) && actual.length > 0;
+    case "nonEmptyObject":
+      return isPlainObject(actual) && Object.keys(actual).length > 0;
     case "uuid":
       return typeof actual === "string" && UUID.test(actual);
     case "timestamp":

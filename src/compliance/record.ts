@@ -31,7 +31,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { stringify } from "yaml";
 import { isPlainObject } from "./match.js";
 import { HOP_BY_HOP } from "./http.js";
-import { readAbstract, type AbstractExchange, type RecordedWire } from "./record-abstract.js";
+import { readAbstract, type AbstractExchange } from "./record-abstract.js";
 import { ABSTRACT_OPERATIONS } from "./scenarios.js";
 import type { Operation } from "./projection.js";
 
@@ -612,14 +612,41 @@ function operationOf(binding: "json-rpc" | "rest", method: string, path: string,
   return `${method} ${op.replace(/\/tasks\/[^/:]+/, "/tasks/{id}")}`;
 }
 
-export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
-  const target = new URL(opts.target);
-  const targetBase = target.toString().replace(/\/+$/, "");
+/** One exchange as it went on the wire, for a RecordingBook. */
+export interface WireExchange {
+  method: string;
+  /** The full URL the request went to. */
+  url: string;
+  /** Request headers, names in lower case (only KEPT_REQUEST_HEADERS are written). */
+  headers: Record<string, string>;
+  body: string;
+  response: { status: number; headers: Record<string, string>; text?: string; events?: unknown[]; closed?: boolean; stoppedAfter?: number };
+}
+
+export interface RecordingBook {
+  /** Learns the interfaces a card (1.0 or 0.3) declares: request paths are written relative to them. */
+  learnCard(card: unknown): void;
+  /**
+   * Before a request goes out: when it is under no interface the book knows, the book reads the
+   * agent's card itself (a client that got the card elsewhere), so its path can be made relative.
+   */
+  ready(x: Pick<WireExchange, "method" | "url" | "headers" | "body">): Promise<void>;
+  /** Records one exchange into its conversation and (re)writes that conversation's file; card fetches only teach the card. */
+  add(x: WireExchange): void;
+  files(): string[];
+}
+
+/**
+ * The conversations of a stream of exchanges, written to `outDir` as they grow: what the recording
+ * proxy (startRecorder) does with what passes through it, and what the inspector does with a
+ * session's exchanges (src/inspector/).
+ */
+export function createRecordingBook(opts: Omit<RecorderOptions, "port" | "host">): RecordingBook {
+  const targetBase = new URL(opts.target).toString().replace(/\/+$/, "");
   const requirements = opts.requirements ?? ["S-03"];
   const interfaces: Interface[] = [];
   const conversations: Conversation[] = [];
   const written: string[] = [];
-  let proxyBase = "";
 
   /** The declared interface a request went to: of its version and binding, else any whose URL it is under (longest first). */
   const interfaceFor = (fullUrl: string, version: "1.0" | "0.3", binding: "json-rpc" | "rest"): Interface | undefined => {
@@ -727,6 +754,89 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     opts.onExchange?.(x);
   };
 
+  /** How a request reads: its version (A2A-Version header or query), binding and JSON body. */
+  const classify = (w: Pick<WireExchange, "method" | "url" | "headers" | "body">) => {
+    const url = new URL(w.url);
+    const version: "1.0" | "0.3" = /^1\./.test(w.headers["a2a-version"] ?? url.searchParams.get("A2A-Version") ?? "") ? "1.0" : "0.3";
+    const reqJson = w.body ? parse(w.body) : undefined;
+    const isRpc = w.method === "POST" && isPlainObject(reqJson) && reqJson.jsonrpc === "2.0";
+    const binding: "json-rpc" | "rest" = isRpc ? "json-rpc" : "rest";
+    return { url, version, reqJson, binding };
+  };
+
+  const ready = async (w: Pick<WireExchange, "method" | "url" | "headers" | "body">): Promise<void> => {
+    const { url, version, binding } = classify(w);
+    if (!isCardPath(url.pathname) && !interfaceFor(w.url, version, binding)) await readCardOnce();
+  };
+
+  const add = (w: WireExchange): void => {
+    const fullUrl = w.url;
+    const { url, version, reqJson, binding } = classify(w);
+    const path = fullUrl.startsWith(targetBase) ? fullUrl.slice(targetBase.length) : url.pathname + url.search;
+    const pathname = url.pathname;
+    if (isCardPath(pathname)) {
+      if (w.response.status < 300 && w.response.text !== undefined) learnCard(parse(w.response.text));
+      return;
+    }
+    const headers = w.headers;
+    const iface = interfaceFor(fullUrl, version, binding);
+    const relPath = iface ? fullUrl.slice(iface.url.length) : path;
+    const kept: Record<string, string> = {};
+    for (const k of KEPT_REQUEST_HEADERS)
+      if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
+    const { status, text, events } = w.response;
+    const json = events === undefined && text ? parse(text) : undefined;
+    const exchange: RecordedExchange = {
+      version,
+      binding,
+      operation: operationOf(binding, w.method, pathname, reqJson),
+      request: {
+        method: w.method,
+        path: relPath === "/" ? "" : relPath,
+        base: iface ? "interface" : "agent",
+        headers: kept,
+        ...(w.body ? (reqJson !== undefined ? { body: reqJson } : { rawBody: w.body }) : {}),
+      },
+      response: {
+        status,
+        headers: w.response.headers,
+        ...(events !== undefined
+          ? {
+              events,
+              ...(w.response.stoppedAfter !== undefined ? { stoppedAfter: w.response.stoppedAfter } : { closed: w.response.closed }),
+            }
+          : json !== undefined
+            ? { json }
+            : text
+              ? { text }
+              : {}),
+      },
+    };
+    exchange.abstract = iface
+      ? readAbstract({
+          version,
+          binding,
+          request: { method: w.method, url: url.pathname + url.search, headers, ...(w.body ? { body: w.body } : {}) },
+          basePath: new URL(iface.url).pathname,
+          response: { status, ...(events !== undefined ? { events } : json !== undefined ? { json } : { text }) },
+        })
+      : { problem: "the request went to no interface the card declares" };
+    record(exchange);
+  };
+
+  return { learnCard, ready, add, files: () => [...written] };
+}
+
+/** An agent card's path (the current well-known path or the pre-0.3 one). */
+function isCardPath(pathname: string): boolean {
+  return pathname.endsWith(CARD_PATH) || pathname.endsWith(LEGACY_CARD_PATH);
+}
+
+export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
+  const targetBase = new URL(opts.target).toString().replace(/\/+$/, "");
+  const book = createRecordingBook(opts);
+  let proxyBase = "";
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -735,6 +845,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const headers = flat(req.headers);
     const forward: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (!NOT_FORWARDED.has(k)) forward[k] = v;
+    const request = { method: req.method ?? "GET", url: targetBase + path, headers, body: bodyText };
+    await book.ready(request);
     const controller = new AbortController();
     res.on("close", () => controller.abort());
     let upstream: Response;
@@ -754,54 +866,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     const resHeaders = flat(upstream.headers);
     const outHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(resHeaders)) if (!NOT_FORWARDED.has(k) && k !== "content-encoding") outHeaders[k] = v;
-    const [pathname = ""] = path.split("?", 1);
-    const version: "1.0" | "0.3" = /^1\./.test(
-      headers["a2a-version"] ?? new URLSearchParams(path.split("?")[1] ?? "").get("A2A-Version") ?? "",
-    )
-      ? "1.0"
-      : "0.3";
-    const reqJson = bodyText ? parse(bodyText) : undefined;
-    const isRpc = req.method === "POST" && isPlainObject(reqJson) && reqJson.jsonrpc === "2.0";
-    const binding: "json-rpc" | "rest" = isRpc ? "json-rpc" : "rest";
-    const fullUrl = targetBase + path;
-    const isCard = pathname.endsWith(CARD_PATH) || pathname.endsWith(LEGACY_CARD_PATH);
-    if (!isCard && !interfaceFor(fullUrl, version, binding)) await readCardOnce();
-    const iface = interfaceFor(fullUrl, version, binding);
-    const relPath = iface ? fullUrl.slice(iface.url.length) : path;
-    const kept: Record<string, string> = {};
-    for (const k of KEPT_REQUEST_HEADERS)
-      if (headers[k] !== undefined) kept[k === "a2a-version" ? "A2A-Version" : k === "content-type" ? "Content-Type" : k] = headers[k];
-    const wireUrl = new URL(fullUrl);
-    const abstract = isCard
-      ? undefined
-      : (wire: Pick<RecordedWire, "response">) =>
-          iface
-            ? readAbstract({
-                version,
-                binding,
-                request: {
-                  method: req.method ?? "GET",
-                  url: wireUrl.pathname + wireUrl.search,
-                  headers,
-                  ...(bodyText ? { body: bodyText } : {}),
-                },
-                basePath: new URL(iface.url).pathname,
-                ...wire,
-              })
-            : { problem: "the request went to no interface the card declares" };
-    const exchange: RecordedExchange = {
-      version,
-      binding,
-      operation: operationOf(binding, req.method ?? "GET", pathname, reqJson),
-      request: {
-        method: req.method ?? "GET",
-        path: relPath === "/" ? "" : relPath,
-        base: iface ? "interface" : "agent",
-        headers: kept,
-        ...(bodyText ? (reqJson !== undefined ? { body: reqJson } : { rawBody: bodyText }) : {}),
-      },
-      response: { status: upstream.status, headers: resHeaders },
-    };
+    const wire = (response: Omit<WireExchange["response"], "status" | "headers">) =>
+      book.add({ ...request, response: { status: upstream.status, headers: resHeaders, ...response } });
 
     if ((resHeaders["content-type"] ?? "").startsWith("text/event-stream")) {
       res.writeHead(upstream.status, outHeaders);
@@ -827,30 +893,19 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
         // the client left (abort) or the agent cut the stream
       }
       res.end();
-      exchange.response.events = events;
-      if (clientLeft && !closed) exchange.response.stoppedAfter = Math.max(1, events.length);
-      else exchange.response.closed = closed;
-      exchange.abstract = abstract?.({ response: { status: upstream.status, events } });
-      record(exchange);
+      wire({ events, ...(clientLeft && !closed ? { stoppedAfter: Math.max(1, events.length) } : { closed }) });
       return;
     }
 
     let text = await upstream.text();
-    if (isCard && upstream.ok) {
-      const card = parse(text);
-      learnCard(card);
+    if (isCardPath(path.split("?", 1).join("")) && upstream.ok) {
+      wire({ text });
       // The client must keep talking through the proxy: the agent's base URL becomes the proxy's.
       text = text.split(targetBase).join(proxyBase);
-      res.writeHead(upstream.status, { ...outHeaders, "content-length": String(Buffer.byteLength(text)) });
-      res.end(text);
-      return;
     }
     res.writeHead(upstream.status, { ...outHeaders, "content-length": String(Buffer.byteLength(text)) });
     res.end(text);
-    const json = text ? parse(text) : undefined;
-    exchange.response = { ...exchange.response, ...(json !== undefined ? { json } : text ? { text } : {}) };
-    exchange.abstract = abstract?.({ response: { status: upstream.status, ...(json !== undefined ? { json } : { text }) } });
-    record(exchange);
+    if (!isCardPath(path.split("?", 1).join(""))) wire({ text });
   };
 
   const server: Server = createServer((req, res) => {
@@ -864,7 +919,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   proxyBase = `http://${opts.host ?? "127.0.0.1"}:${addr.port}`;
   return {
     url: proxyBase,
-    files: () => [...written],
+    files: () => book.files(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -602,7 +602,17 @@ async function runExchange(
   const send = (r: WireRequest) => sendOnce(step, r, baseUrls, opts, deadline, notes);
   if (step.repeatUntil !== undefined) {
     const until = step.repeatUntil;
-    const done = (res: WireResponse) => res.json !== undefined && match(until, res.json, "/body", new Scope(vars)).length === 0;
+    // A scenario step polls on the 1.0 view of the answer, as its expectations are matched.
+    const call = step.request.operation;
+    const bodyOf = (res: WireResponse): unknown => {
+      if (!call) return res.json;
+      const v = viewOf(call, res);
+      return "view" in v ? v.view : undefined;
+    };
+    const done = (res: WireResponse) => {
+      const body = bodyOf(res);
+      return body !== undefined && match(until, body, "/body", new Scope(vars)).length === 0;
+    };
     const polled = await pollUntil(() => send(request), actual, done, deadline);
     actual = polled.response;
     if (polled.polls) notes.push(`re-sent ${polled.polls} time(s) until the body matched repeatUntil`);

@@ -19,6 +19,7 @@ import {
   type Behaviour,
   type Case,
   type CaseExchange,
+  type CaseExpect,
   type CaseStep,
   type Level,
   type StepWhen,
@@ -27,7 +28,7 @@ import {
 } from "./cases.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
-import { isErrorName, WIRE_RULES } from "./wire-rules.js";
+import { isErrorName, WIRE_RULES, type ErrorCheck, type WireRule } from "./wire-rules.js";
 
 // Found from the package root, as the case files are: in a checkout and in dist/ alike.
 export const SCENARIOS_DIR = packagePath("compliance", "scenarios");
@@ -84,6 +85,13 @@ interface StepExtras {
    * pair's `unauthenticated` rule.
    */
   refused?: true | "authentication";
+  /**
+   * More outcomes the step accepts, each an ACTS §6.2 error type (src/versioning/errors.ts): with
+   * `expect_error`, the answer is any of these errors or error_type (each binding's form of it, check
+   * by check); with `expect`, the answer is the expected result or one of these errors ("any": an
+   * error of the agent's choice, as `refused: true`), judged by the error's first check only.
+   */
+  orErrors?: string[];
   /** A wire scenario's raw step: the request members ACTS §4.4 has no key for (rpc, rawBody, as, ...). */
   request?: Record<string, unknown>;
   /** A wire scenario's raw step: its expectation in our matchers (CaseExpect of cases.ts), on the wire. */
@@ -105,8 +113,11 @@ interface ScenarioStep {
 }
 
 interface ScenarioExtras {
-  /** The level on one version where it differs from the test's (0.3's text is often weaker). */
-  levels?: Partial<Record<Version, "must" | "should" | "may">>;
+  /**
+   * The level on one version, or one "<version>/<binding>" pair, where it differs from the test's
+   * (0.3's text is often weaker); the pair's key wins over its version's.
+   */
+  levels?: Partial<Record<string, "must" | "should" | "may">>;
   /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
   card?: Partial<Record<Version, unknown>>;
   agent?: string | string[];
@@ -115,7 +126,8 @@ interface ScenarioExtras {
   capabilities?: string[];
   requirements: Scoped<string>;
   spec: Scoped<Citation>;
-  description?: string;
+  /** One text, or per version and "<version>/<binding>" (the pair's text follows its version's, as with `spec`). */
+  description?: string | Partial<Record<string, string>>;
   /**
    * A wire scenario: every step is a raw step (ACTS §4.4) or a whole case step, scoped to the pairs
    * it is sent on by `only`; each pair's case is `case` with `per[pair]` over it (title, level,
@@ -229,6 +241,11 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
         problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
       if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
+      if (x?.orErrors !== undefined && (s.expect_stream || x.refused || x.anyAnswer || !Array.isArray(x.orErrors)))
+        problems.push(`${sat}/${EXTRA}/orErrors: a list, beside expect (no refused, anyAnswer) or expect_error with an error_type`);
+      for (const t of Array.isArray(x?.orErrors) ? x.orErrors : [])
+        if (!isErrorName(t) && !(t === "any" && s.expect !== undefined))
+          problems.push(`${sat}/${EXTRA}/orErrors: unknown error ${JSON.stringify(t)} ("any" only beside expect)`);
     });
   for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
     checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
@@ -315,6 +332,32 @@ function placeholders(v: unknown): unknown {
   return v;
 }
 
+/** One expectation of named whole-answer forms (gRPC: any status, which each form then judges). */
+function withForms(binding: WireBinding, forms: Record<string, CaseExpect>): CaseExpect {
+  return { ...(binding === "grpc" ? { grpc: { $match: "any" } } : {}), forms };
+}
+
+/**
+ * The checks of an error step that accepts any of `types` (`expect_error.error_type` and the step's
+ * `orErrors`): the rule's checks of each, as `at` judges them, check by check (every type has as many
+ * on one pair), the answer matching one type's form of each; one type is its own checks.
+ */
+function errorChecks(
+  rule: WireRule,
+  binding: WireBinding,
+  types: string[],
+  rpcId: string,
+  at: (e: CaseExpect) => CaseExpect,
+): ErrorCheck[] {
+  const per = types.map((t) => rule.error(t, rpcId));
+  return per[0]!.map((first, i) => {
+    const forms = Object.fromEntries(types.map((t, k) => [t, at(per[k]![i]!.expect)]));
+    // Where the pair writes every type alike (0.3 HTTP+JSON: any client error), one expectation.
+    const alike = Object.values(forms).every((f) => JSON.stringify(f) === JSON.stringify(forms[types[0]!]));
+    return { ...first, expect: alike ? forms[types[0]!]! : withForms(binding, forms) };
+  });
+}
+
 /** A streaming step's expectation on the events' views: x-a2a-toolkit.stream, with ACTS's counts. */
 function projectStep(step: ScenarioStep, version: Version, binding: WireBinding): CaseExchange[] {
   const op = ABSTRACT_OPERATIONS[step.operation]!;
@@ -346,18 +389,23 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     ...(x.when ? { when: x.when } : {}),
     ...(x.cleanup ? { cleanup: true } : {}),
   };
+  // An error check's expectation as this pair judges it: 1.0 HTTP+JSON's two §11.6 shapes; a
+  // streaming operation may answer its error as the one event of a stream.
+  const errorExpect = (e: CaseExpect): CaseExpect => {
+    const body = version === "1.0" && binding === "rest" ? restErrorShapes(e.body) : e.body;
+    const single = STREAMING.has(step.operation) && binding !== "grpc" ? { acceptSingleEventStream: true } : {};
+    return { ...e, ...(body !== undefined ? { body } : {}), ...single };
+  };
   if (step.expect_error) {
-    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : rule.error(step.expect_error.error_type!, step.id);
+    const types = [step.expect_error.error_type!, ...(x.orErrors ?? [])];
+    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : errorChecks(rule, binding, types, step.id, errorExpect);
     return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
-      const body = version === "1.0" && binding === "rest" ? restErrorShapes(check.expect.body) : check.expect.body;
-      // A streaming operation may answer its error as the one event of a stream.
-      const single = STREAMING.has(step.operation) && binding !== "grpc" ? { acceptSingleEventStream: true } : {};
       return {
         name: name + (check.suffix ?? ""),
         request,
-        expect: { ...check.expect, ...(body !== undefined ? { body } : {}), ...single },
+        expect: x.refused === "authentication" ? errorExpect(check.expect) : check.expect,
         ...common,
         ...(i === 0 && x.otherwise ? { otherwise: x.otherwise } : {}),
         ...(level ? { level } : {}),
@@ -387,6 +435,14 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   } else if (x.anyAnswer) expect = {};
   else if (x.refused === true) expect = rule.refused(step.id);
   else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  // A result or an error: the answer is the success above or the first (MUST) check of a named error.
+  if (x.orErrors?.length && !step.expect_stream)
+    expect = withForms(binding, {
+      result: expect,
+      ...Object.fromEntries(
+        x.orErrors.map((t) => [t, t === "any" ? rule.refused(step.id) : errorExpect(rule.error(t, step.id)[0]!.expect)]),
+      ),
+    });
   if (x.status !== undefined) expect = { ...expect, status: x.status };
   return [
     {
@@ -422,14 +478,18 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
   const hasError = t.steps.some((st) => st.expect_error && st[EXTRA]?.refused !== "authentication");
   const card = x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
+  const description =
+    typeof x.description === "string"
+      ? x.description
+      : [x.description?.[version], x.description?.[`${version}/${binding}`]].filter((d) => d).join(" ");
   return {
     id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
     file: s.file,
     scenario: s.name,
     title: `${version} ${BINDING_TITLE[binding]}: ${t.name}`,
-    ...(x.description ? { description: x.description } : {}),
+    ...(description ? { description } : {}),
     requirements: [...new Set(scoped(x.requirements, version, binding))],
-    level: (x.levels?.[version] ?? t.level).toUpperCase() as Level,
+    level: (x.levels?.[`${version}/${binding}`] ?? x.levels?.[version] ?? t.level).toUpperCase() as Level,
     spec: dedupCitations([
       ...scoped(x.spec, version, binding),
       ...rule.spec,

@@ -72,11 +72,36 @@ function grpcStatus1_0(error: string): unknown {
   return UNIMPLEMENTED_IN_1_0_0.has(error) ? { $variants: { "1.0.1": status, "1.0.0": "UNIMPLEMENTED" } } : status;
 }
 
+/**
+ * The HTTP status 1.0 gives an error. Where 1.0.0's mapping table differs from 1.0.1's (1.0.0 §5.4:
+ * 409 Conflict, 415 Unsupported Media Type, 502 Bad Gateway), either passes, as for gRPC; 0.3, which
+ * has no table, is held to the same two at SHOULD.
+ */
+const HTTP_IN_1_0_0: Partial<Record<string, number>> = {
+  TaskNotCancelableError: 409,
+  ContentTypeNotSupportedError: 415,
+  InvalidAgentResponseError: 502,
+};
+function httpStatus1_0(error: string): unknown {
+  const status = spec0(error).http;
+  const old = HTTP_IN_1_0_0[error];
+  return old === undefined ? status : { $variants: { "1.0.1": status, "1.0.0": old } };
+}
+
 /** 0.3 gRPC: the de-facto status of an error, or 1.0.1's where they differ (both `$variants`, named in the report). */
 function grpcStatus0_3Either(error: string): unknown {
   const usual = grpcStatus0_3(error as A2AErrorName);
   const now = spec0(error).grpc;
   return usual === now ? now : { $variants: { "0.3 practice": usual, "1.0.1": now } };
+}
+
+/**
+ * The google.rpc.ErrorInfo an error carries (1.0.1 §10.6, §11.6: "For A2A-specific errors"), placed
+ * by `at`; none for the JSON-RPC protocol errors (InvalidParamsError …), which have no reason.
+ */
+function errorInfo(error: string, at: (info: { reason: string; domain: string }) => Record<string, unknown>): Record<string, unknown> {
+  const reason = spec0(error).reason;
+  return reason === undefined ? {} : at({ reason, domain: ERROR_DOMAIN });
 }
 
 const cite = (version: SpecVersion, section: string, quote: string): Citation => ({ version, section, quote });
@@ -297,14 +322,14 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
       error: (error) => [
         {
           expect: {
-            status: spec0(error).http,
+            status: httpStatus1_0(error),
             // The loader's restErrorShapes turns this into the two §11.6 shapes (AIP-193, google.rpc.Status).
             body: {
               error: {
-                code: spec0(error).http,
+                code: httpStatus1_0(error),
                 status: grpcStatus1_0(error),
                 message: { $match: "string" },
-                details: { $some: { "@type": ERROR_INFO_TYPE, reason: spec0(error).reason, domain: ERROR_DOMAIN } },
+                ...errorInfo(error, (info) => ({ details: { $some: { "@type": ERROR_INFO_TYPE, ...info } } })),
               },
             },
           },
@@ -343,7 +368,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
             grpc: {
               status: grpcStatus1_0(error),
               message: { $match: "string" },
-              errorInfo: { reason: spec0(error).reason, domain: ERROR_DOMAIN },
+              ...errorInfo(error, (info) => ({ errorInfo: info })),
             },
           },
         },
@@ -402,7 +427,7 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
             },
           },
         },
-        { suffix: " (exact status)", expect: { status: spec0(error).http }, level: "SHOULD", spec: [REST_STATUS_0_3] },
+        { suffix: " (exact status)", expect: { status: httpStatus1_0(error) }, level: "SHOULD", spec: [REST_STATUS_0_3] },
       ],
       unauthenticated: restRefusal(AUTH_STATUS_0_3),
       spec: [

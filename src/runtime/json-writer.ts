@@ -7,6 +7,8 @@
 // google.protobuf.Timestamp (formatted without a Date per call). A message instance that sets a
 // field of any other well-known type (Struct, Value, Any, Duration …) is written by protobuf-es
 // itself and then given the overrides, so those keep protobuf-es' exact behaviour and errors.
+// writeJsonText writes the same value as JSON text in the same pass (JSON.stringify's text, without
+// the tree it would walk again): what a server answers a 1.0 request with.
 // test/contract/json-writer.test.ts checks the equivalence over every 1.0 message.
 import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
@@ -16,23 +18,39 @@ export type AlwaysEmit = Readonly<Record<string, readonly string[]>>;
 
 type Writer = (message: Record<string, unknown>) => JsonObject;
 type ValueWriter = (value: unknown) => JsonValue;
+type TextWriter = (message: Record<string, unknown>) => string;
+type Compiled<W> = WeakMap<AlwaysEmit, WeakMap<DescMessage, W>>;
 
-const cache = new WeakMap<AlwaysEmit, WeakMap<DescMessage, Writer>>();
+const cache: Compiled<Writer> = new WeakMap();
+const textCache: Compiled<TextWriter> = new WeakMap();
 
 /** The JSON value of `message` (a `schema` message), with `table`'s fields always present. */
 export function writeJson(schema: DescMessage, message: unknown, table: AlwaysEmit): JsonObject {
   return writerFor(schema, table)(message as Record<string, unknown>);
 }
 
-function writerFor(desc: DescMessage, table: AlwaysEmit): Writer {
-  let byDesc = cache.get(table);
-  if (!byDesc) cache.set(table, (byDesc = new WeakMap()));
+/** `JSON.stringify(writeJson(schema, message, table))`, written in one pass. */
+export function writeJsonText(schema: DescMessage, message: unknown, table: AlwaysEmit): string {
+  return textWriterFor(schema, table)(message as Record<string, unknown>);
+}
+
+const writerFor = (desc: DescMessage, table: AlwaysEmit) => compiled(cache, desc, table, compileMessage);
+const textWriterFor = (desc: DescMessage, table: AlwaysEmit) => compiled(textCache, desc, table, compileMessageText);
+
+function compiled<W extends (m: Record<string, unknown>) => unknown>(
+  in_: Compiled<W>,
+  desc: DescMessage,
+  table: AlwaysEmit,
+  compile: (desc: DescMessage, table: AlwaysEmit) => W,
+): W {
+  let byDesc = in_.get(table);
+  if (!byDesc) in_.set(table, (byDesc = new WeakMap()));
   let w = byDesc.get(desc);
   if (!w) {
     // A placeholder first, so that recursive types resolve to this entry while compiling.
-    const slot: { w?: Writer } = {};
-    byDesc.set(desc, (m) => slot.w!(m));
-    w = slot.w = compileMessage(desc, table);
+    const slot: { w?: W } = {};
+    byDesc.set(desc, ((m: Record<string, unknown>) => slot.w!(m)) as W);
+    w = slot.w = compile(desc, table);
     byDesc.set(desc, w);
   }
   return w;
@@ -98,16 +116,18 @@ function ownJsonForm(desc: DescMessage): boolean {
   return desc.typeName.startsWith("google.protobuf.") && desc.fields.length > 0;
 }
 
-function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
-  // Such a type met at the top level, and the odd field named "__proto__": protobuf-es.
-  if (ownJsonForm(desc) || desc.fields.some((f) => f.jsonName === "__proto__")) return (m) => viaProtobufEs(desc, m, table);
-  const sorted = [...desc.fields].sort((a, b) => a.number - b.number);
-  // Fields of such a type other than Timestamp: when one is set, protobuf-es writes the message.
+/** Whether a message is written by protobuf-es rather than compiled: such a type met at the top level, or the odd field named "__proto__". */
+function notCompiled(desc: DescMessage): boolean {
+  return ownJsonForm(desc) || desc.fields.some((f) => f.jsonName === "__proto__");
+}
+
+/** For each field of such a type other than Timestamp: whether it is set (then protobuf-es writes the message). */
+function foreignChecks(sorted: readonly DescField[]): ((m: Record<string, unknown>) => boolean)[] {
   const foreign = sorted.filter((f) => {
     const m = messageOf(f);
     return m !== undefined && ownJsonForm(m) && m.typeName !== TIMESTAMP;
   });
-  const foreignSet = foreign.map((f): ((m: Record<string, unknown>) => boolean) => {
+  return foreign.map((f): ((m: Record<string, unknown>) => boolean) => {
     if (f.oneof) {
       const oneof = f.oneof.localName;
       return (m) => (m[oneof] as { case?: string }).case === f.localName;
@@ -117,12 +137,23 @@ function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
     if (f.fieldKind === "map") return (m) => Object.keys(m[local] as object).length > 0;
     return (m) => m[local] !== undefined;
   });
-  const writers = sorted.map((f) => compileField(f, table));
+}
+
+/** The always-emitted fields of `desc` with their defaults, in declaration order. */
+function defaultsOf(desc: DescMessage, table: AlwaysEmit): (readonly [DescField, JsonValue])[] {
   const emit = table[desc.typeName] ?? [];
-  const defaults = desc.fields
+  return desc.fields
     .filter((f) => emit.includes(f.jsonName))
-    .map((f) => [f.jsonName, defaultJson(f)] as const)
-    .filter((d): d is readonly [string, JsonValue] => d[1] !== undefined);
+    .map((f) => [f, defaultJson(f)] as const)
+    .filter((d): d is readonly [DescField, JsonValue] => d[1] !== undefined);
+}
+
+function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
+  if (notCompiled(desc)) return (m) => viaProtobufEs(desc, m, table);
+  const sorted = [...desc.fields].sort((a, b) => a.number - b.number);
+  const foreignSet = foreignChecks(sorted);
+  const writers = sorted.map((f) => compileField(f, table));
+  const defaults = defaultsOf(desc, table).map(([f, d]) => [f.jsonName, d] as const);
   const typeName = desc.typeName;
 
   return (m) => {
@@ -134,6 +165,40 @@ function compileMessage(desc: DescMessage, table: AlwaysEmit): Writer {
       if (json[key] === undefined) json[key] = Array.isArray(d) ? [] : d !== null && typeof d === "object" ? {} : d;
     }
     return json;
+  };
+}
+
+/**
+ * The text twin of compileMessage: each field writes `"key":value` or nothing; the defaults of the
+ * always-emitted fields not written follow, in declaration order, as compileMessage adds them.
+ */
+function compileMessageText(desc: DescMessage, table: AlwaysEmit): TextWriter {
+  const viaTree: TextWriter = (m) => JSON.stringify(writerFor(desc, table)(m));
+  const defaults = defaultsOf(desc, table);
+  // Which defaults a message still needs is kept in the bits of one number.
+  if (notCompiled(desc) || defaults.length > 30) return viaTree;
+  const sorted = [...desc.fields].sort((a, b) => a.number - b.number);
+  const foreignSet = foreignChecks(sorted);
+  const fields = sorted.map((f) => {
+    const i = defaults.findIndex(([d]) => d === f);
+    return { write: compileFieldText(f, table), bit: i < 0 ? 0 : 1 << i };
+  });
+  const defaultTexts = defaults.map(([f, d]) => `${JSON.stringify(f.jsonName)}:${JSON.stringify(d)}`);
+  const typeName = desc.typeName;
+
+  return (m) => {
+    if (m.$typeName !== typeName) return viaTree(m);
+    for (const isForeign of foreignSet) if (isForeign(m)) return viaTree(m);
+    let out = "";
+    let unwritten = 0;
+    for (const f of fields) {
+      const text = f.write(m);
+      if (text === undefined) unwritten |= f.bit;
+      else out += out === "" ? text : `,${text}`;
+    }
+    for (let i = 0; unwritten !== 0 && i < defaultTexts.length; i++)
+      if (unwritten & (1 << i)) out += out === "" ? defaultTexts[i] : `,${defaultTexts[i]}`;
+    return `{${out}}`;
   };
 }
 
@@ -202,6 +267,50 @@ function compileField(field: DescField, table: AlwaysEmit): (m: Record<string, u
   }
 }
 
+/** compileField's text twin: `"key":value`, or undefined when the field is not written. */
+function compileFieldText(field: DescField, table: AlwaysEmit): (m: Record<string, unknown>) => string | undefined {
+  const key = `${JSON.stringify(field.jsonName)}:`;
+  const local = field.localName;
+  const write = compileValueText(field, table);
+  switch (field.fieldKind) {
+    case "list":
+      return (m) => {
+        const list = m[local] as unknown[];
+        if (list.length === 0) return undefined;
+        let out = `${key}[${write(list[0])}`;
+        for (let i = 1; i < list.length; i++) out += `,${write(list[i])}`;
+        return `${out}]`;
+      };
+    case "map":
+      return (m) => {
+        const record = m[local] as Record<string, unknown>;
+        let out = "";
+        // The order JSON.stringify gives the object compileField builds: Object.keys order.
+        for (const k of Object.keys(record)) out += `${out === "" ? "" : ","}${JSON.stringify(k)}:${write(record[k])}`;
+        return out === "" ? undefined : `${key}{${out}}`;
+      };
+    default: {
+      if (field.oneof) {
+        const oneof = field.oneof.localName;
+        return (m) => {
+          const o = m[oneof] as { case: string | undefined; value?: unknown };
+          return o.case === local ? key + write(o.value) : undefined;
+        };
+      }
+      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT || field.fieldKind === "message")
+        return (m) => {
+          const v = m[local];
+          return v === undefined ? undefined : key + write(v);
+        };
+      const isZero = zeroCheck(field);
+      return (m) => {
+        const v = m[local];
+        return isZero(v) ? undefined : key + write(v);
+      };
+    }
+  }
+}
+
 function zeroCheck(field: DescField): (v: unknown) => boolean {
   if (field.fieldKind === "enum") {
     // A proto3 enum's first value is its zero.
@@ -239,6 +348,28 @@ function compileValue(field: DescField, table: AlwaysEmit): ValueWriter {
     default:
       return scalarWriter(field, (field as { scalar: ScalarType }).scalar);
   }
+}
+
+/** compileValue's text twin: a value's JSON text. */
+function compileValueText(field: DescField, table: AlwaysEmit): (value: unknown) => string {
+  const kind = field.fieldKind === "list" ? field.listKind : field.fieldKind === "map" ? field.mapKind : field.fieldKind;
+  if (kind === "message") {
+    const desc = (field as { message: DescMessage }).message;
+    // A timestamp's text needs no escaping.
+    if (desc.typeName === TIMESTAMP) return (v) => `"${timestampJson(v as { $typeName: string; seconds: bigint; nanos: number })}"`;
+    const w = textWriterFor(desc, table);
+    return (v) => w(v as Record<string, unknown>);
+  }
+  const write = compileValue(field, table);
+  if (kind === "enum") {
+    // The text of each name, made once.
+    const quoted = new Map((field as { enum: DescEnum }).enum.values.map((x) => [x.jsonName, JSON.stringify(x.jsonName)]));
+    return (v) => {
+      const json = write(v);
+      return (typeof json === "string" && quoted.get(json)) || JSON.stringify(json);
+    };
+  }
+  return (v) => JSON.stringify(write(v));
 }
 
 function enumWriter(field: DescField, desc: DescEnum): ValueWriter {

@@ -4,6 +4,7 @@
 // API
 //   parseJsonRpcRequest(raw)      string | Uint8Array | parsed value → JsonRpcCall | JsonRpcEnvelopeError
 //   jsonRpcResult(id, result)     the success envelope
+//   jsonRpcResultText(id, text)   the same as JSON text, around a result written as text
 //   jsonRpcErrorEnvelope(id, err) the error envelope (err = {code, message, data?})
 //   parseJsonRpcResponse(raw)     client side: {id, result} | {id, error}; throws A2AError on a malformed reply
 //   isJsonRpcId(v)                string, number or null (JSON-RPC 2.0 §4)
@@ -98,6 +99,11 @@ export function parseJsonRpcRequest(raw: unknown): JsonRpcCall | JsonRpcEnvelope
 
 export function jsonRpcResult(id: JsonRpcId, result: unknown): { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } {
   return { jsonrpc: "2.0", id, result };
+}
+
+/** The success envelope as JSON text around a result already written as text (JSON.stringify's order and form). */
+export function jsonRpcResultText(id: JsonRpcId, resultText: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}`;
 }
 
 export function jsonRpcErrorEnvelope(

@@ -57,7 +57,7 @@ import {
 } from "../versioning/negotiate.js";
 import { knownVersion, otherVersion, policyOf } from "../versioning/policy.js";
 import type { FlaggedEvent } from "../versioning/stream.js";
-import { jsonRpcErrorEnvelope, jsonRpcResult, parseJsonRpcRequest, parseJsonText, type JsonRpcId } from "./jsonrpc.js";
+import { jsonRpcErrorEnvelope, jsonRpcResult, jsonRpcResultText, parseJsonRpcRequest, parseJsonText, type JsonRpcId } from "./jsonrpc.js";
 import { matchRoute, requestJsonFromHttp, splitUrl } from "./rest.js";
 import { SSE_HEADERS, sseFrame } from "./sse.js";
 
@@ -208,15 +208,15 @@ export function encodeResult<O extends Operation>(
   opts: { extensions?: readonly string[] } = {},
 ): HttpReply {
   const codec = codecFor(call.version, call.binding);
-  let encoded: { value: JsonValue; losses: Loss[] };
+  let encoded: { value: string; losses: Loss[] };
   try {
-    encoded = codec.encodeResponse(call.operation, result);
+    encoded = codec.encodeResponseText(call.operation, result);
   } catch (e) {
     return encodeError(call, toA2AError(e));
   }
   const headers = { "content-type": jsonContentType(call), ...extensionsHeader(call.version, opts.extensions) };
-  const body = call.binding === "JSONRPC" ? jsonRpcResult(call.rpcId ?? null, encoded.value) : encoded.value;
-  return { kind: "reply", status: 200, headers, body: JSON.stringify(body), losses: encoded.losses };
+  const body = call.binding === "JSONRPC" ? jsonRpcResultText(call.rpcId ?? null, encoded.value) : encoded.value;
+  return { kind: "reply", status: 200, headers, body, losses: encoded.losses };
 }
 
 export interface SseStream {

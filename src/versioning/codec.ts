@@ -11,6 +11,7 @@
 //                                       the dialect, path/query/body already merged by src/transport/rest.ts;
 //                                       opts.blockingDefault: what an absent/false 0.3 REST `blocking` means, L22)
 //     encodeResponse(op, msg)           1.0 response → Translated<wire JSON> (JSON-RPC `result` / REST body)
+//     encodeResponseText(op, msg)       the same as JSON text (1.0: written in one pass, no JSON tree)
 //     encodeEvent(event, final)         1.0 StreamResponse → wire item (`final` is used by 0.3 only;
 //                                       src/versioning/stream.ts decides it)
 //     encodeError(err)                  A2AError → JSON-RPC `error` member / REST {status, body}
@@ -42,6 +43,7 @@ import * as v1_0 from "../../generated/v1_0/index.js";
 import type { HttpBinding } from "../runtime/methods.js";
 import { bindingFor, compileRoutes, type RestRoute } from "../runtime/routes.js";
 import { decode, decodeValidated, encode, ProtoJsonError } from "../runtime/protojson.js";
+import { writeJsonText } from "../runtime/json-writer.js";
 import { check, formatIssue } from "../runtime/validation.js";
 import {
   A2AError,
@@ -133,6 +135,8 @@ export interface Codec {
   readonly binding: Binding;
   decodeRequest<O extends Operation>(op: O, wire: unknown, opts?: DecodeRequestOptions): Translated<RequestOf<O>>;
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue>;
+  /** `JSON.stringify` of encodeResponse's value (1.0: written as text in one pass). */
+  encodeResponseText<O extends Operation>(op: O, response: ResponseOf<O>): Translated<string>;
   encodeEvent(event: v1_0.StreamResponse, final?: boolean): Translated<JsonValue>;
   /** JSON-RPC: the `error` member; HTTP+JSON: {status, body}. */
   encodeError(err: A2AError): { code: number; message: string; data?: unknown } | RestErrorReply;
@@ -227,6 +231,9 @@ class Codec1_0 implements Codec {
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
     return { value: encode1_0(OPERATIONS[op].response as DescMessage, response), losses: none };
   }
+  encodeResponseText<O extends Operation>(op: O, response: ResponseOf<O>): Translated<string> {
+    return { value: writeJsonText(OPERATIONS[op].response, response, v1_0.alwaysEmit), losses: none };
+  }
   encodeEvent(event: v1_0.StreamResponse): Translated<JsonValue> {
     return { value: encode1_0(v1_0.StreamResponseSchema, event), losses: none };
   }
@@ -274,6 +281,10 @@ class Codec0_3 implements Codec {
   encodeResponse<O extends Operation>(op: O, response: ResponseOf<O>): Translated<JsonValue> {
     const json = encode1_0(OPERATIONS[op].response as DescMessage, response);
     return this.t.downgradeResponse(op, json, this.own);
+  }
+  encodeResponseText<O extends Operation>(op: O, response: ResponseOf<O>): Translated<string> {
+    const { value, losses } = this.encodeResponse(op, response);
+    return { value: JSON.stringify(value), losses };
   }
   encodeEvent(event: v1_0.StreamResponse, final = false): Translated<JsonValue> {
     const json = encode1_0(v1_0.StreamResponseSchema, event);

@@ -4,14 +4,20 @@
 // versions, send on every declared interface, watch `stream 20` append in order, answer an
 // input-required turn, cancel a slow task, read the wire log, see an agent's markup stay text, and
 // click during a 2,000-chunk stream. `make test-inspector`; screenshots under reports/inspector/.
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { exportJWK, generateKeyPair } from "jose";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startInspector, type Inspector } from "../../src/inspector/server.js";
+import { startProxy } from "../../src/compliance/proxy.js";
 import { buildServer, createFixtureAgent, MemoryTaskStore } from "../../src/server/index.js";
 import { startSdkTarget } from "../integration/compliance-sdk-target.js";
 
+const run = promisify(execFile);
 const CHROMIUM = process.env.A2A_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = resolve("reports/inspector");
 
@@ -38,12 +44,35 @@ async function startReference() {
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
+/**
+ * What the suite run from the page judges, with a failure to find: our server behind the rewriting
+ * proxy with one fault (rewrites.ts: a TaskNotFoundError answered as -32603 Internal error), and
+ * the SDK server's own deviation on gRPC, a warning (compliance/known-failing/a2a-js-sdk-1.3.0.json:
+ * a file part of a media type the card does not accept is executed).
+ */
 const targets = [
-  { name: "reference", start: startReference },
-  { name: "sdk", start: () => startSdkTarget({ grpc: true }) },
+  {
+    name: "reference",
+    start: startReference,
+    judged: {
+      cases: "v1_0/json-rpc/get-task/unknown-id-returns-task-not-found",
+      fault: "task-not-found-as-internal-error",
+      verdict: /^0 passed, 1 failed/,
+      answer: "-32603",
+    },
+  },
+  {
+    name: "sdk",
+    start: () => startSdkTarget({ grpc: true }),
+    judged: {
+      cases: "v1_0/grpc/send-message/unsupported-part-media-type-is-refused",
+      verdict: /^0 passed, 0 failed, 1 warnings/,
+      answer: "TASK_STATE_",
+    },
+  },
 ];
 
-describe.each(targets)("the inspector in front of the $name server", ({ name, start }) => {
+describe.each(targets)("the inspector in front of the $name server", ({ name, start, judged }) => {
   let target: { url: string; close(): Promise<unknown> };
   let page: Page;
   const shot = (step: string) => page.screenshot({ path: resolve(OUT, `${name}-${step}.png`), fullPage: true });
@@ -70,13 +99,24 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     return (await agentLines().last().textContent()) ?? "";
   }
 
-  it("connects and shows the card as 1.0 and as served without a version", async () => {
-    await page.fill("#url", target.url);
+  async function connect(url: string) {
+    await page.fill("#url", url);
     await page.click("#connect");
     await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+  }
+
+  it("connects and shows the card as 1.0 and as served without a version", async () => {
+    await connect(target.url);
     expect(await page.textContent("#card10")).toContain('"supportedInterfaces"');
     expect((await page.textContent("#card03"))!.length).toBeGreaterThan(20);
     expect(await page.locator("#interfaces li").count()).toBeGreaterThanOrEqual(2);
+    // Both fixture cards declare a 1.0 interface, which a 0.3 reader of the card does not see (loss L2).
+    const losses = await page.locator("#losses li.loss").allTextContents();
+    expect(losses.length).toBeGreaterThan(0);
+    expect(losses[0]).toMatch(
+      /^L2 per-interface protocolVersion.*: the 1\.0 card as 0\.3, \/supportedInterfaces\/\d+: .*not shown to a 0\.3 reader/,
+    );
+    expect(await page.locator("#security li").allTextContents()).toEqual(["no security schemes declared", "the card is not signed"]);
     await shot("1-connect");
   });
 
@@ -84,6 +124,30 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     const n = await page.locator("#iface option").count();
     for (let i = 0; i < n; i++) expect(await say(`echo hello ${i}`, i)).toContain(`hello ${i}`);
     await shot("2-every-interface");
+  });
+
+  it("sends a data part and a file, and shows the file and data parts the agent answers with", async () => {
+    await page.fill("#data", '{"city": "Paris"}');
+    await page.setInputFiles("#file", { name: "note.txt", mimeType: "text/plain", buffer: Buffer.from("hello file") });
+    expect(await say("echo with parts")).toContain("with parts");
+    expect(await page.locator("#conversation .turn.user").last().textContent()).toBe(
+      'you: echo with parts {"city": "Paris"} [file note.txt]',
+    );
+    await page.click("#refresh-wire");
+    await page.locator("#wire tbody tr").last().click();
+    const sent = (await page.textContent("#exchange"))!;
+    expect(sent).toContain("note.txt");
+    expect(sent).toMatch(/Paris|data part/);
+    // The next message goes without them.
+    expect(await page.inputValue("#data")).toBe("");
+    expect(await page.evaluate(() => (document.getElementById("file") as HTMLInputElement).files!.length)).toBe(0);
+    // The fixture's `parts`: a text, a file by URL, a file by bytes and a data part, all as text.
+    const answer = await say("parts");
+    expect(answer).toMatch(/\[file [^\]]* at https?:/);
+    expect(answer).toMatch(/\[file [^\]]*, \d+ bytes\]/);
+    expect(answer).toContain("{");
+    expect(await page.locator("#conversation a").count()).toBe(0);
+    await shot("2b-parts");
   });
 
   it("streams `stream 20` and appends its 20 chunks in order", async () => {
@@ -109,6 +173,44 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("4-input-required");
   });
 
+  it("sends with returnImmediately, polls the task to its end, and lists the tasks of its context", async () => {
+    await page.selectOption("#iface", "0");
+    await page.check("#immediately");
+    await page.fill("#text", "slow 1500");
+    await page.click("#send");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 30_000 }).toContain("TASK_STATE_COMPLETED");
+    await page.uncheck("#immediately");
+    // The send answered before the task ended; polling GetTask saw it complete.
+    const polls = await page.locator("#conversation .turn.status", { hasText: "poll: task" }).allTextContents();
+    expect(polls.at(-1)).toContain("TASK_STATE_COMPLETED");
+    const taskId = (await page.textContent("#task-line"))!.split(" ")[1]!;
+    expect(polls.at(-1)).toContain(taskId);
+    await page.click("#list-tasks");
+    await expect
+      .poll(() => page.locator("#conversation .turn.listed").allTextContents(), { timeout: 10_000 })
+      .toContainEqual(expect.stringContaining(`${taskId} TASK_STATE_COMPLETED`));
+    await shot("4b-poll-and-list");
+  });
+
+  it("subscribes to a running task and follows it to its end", async () => {
+    await page.selectOption("#iface", "0");
+    await page.check("#immediately");
+    await page.fill("#text", "slow 3000");
+    await page.click("#send");
+    await expect.poll(() => page.textContent("#task-line"), { timeout: 10_000 }).toMatch(/WORKING|SUBMITTED/);
+    await page.uncheck("#immediately");
+    const taskId = (await page.textContent("#task-line"))!.split(" ")[1]!;
+    await page.click("#subscribe");
+    const ends = page.locator("#conversation .turn.hint", { hasText: "subscription ended" });
+    await expect.poll(() => ends.count(), { timeout: 30_000 }).toBe(1);
+    const turns = await page.locator("#conversation .turn").allTextContents();
+    const after = turns.slice(turns.indexOf(`subscribed to task ${taskId}`));
+    expect(after.length).toBeGreaterThan(1);
+    // The subscription's own events (not the page's polls) carry the task to COMPLETED.
+    expect(after.some((t) => /^(status|task \S+) TASK_STATE_COMPLETED/.test(t))).toBe(true);
+    await shot("4c-subscribe");
+  });
+
   it("cancels a slow task", async () => {
     await page.selectOption("#iface", "0");
     await page.fill("#text", "slow 20000");
@@ -129,13 +231,79 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await shot("6-wire");
   });
 
+  it("saves the chat as a recording that `a2a-toolkit test --cases` replays against our server", async () => {
+    // The SDK target here serves gRPC only, which a recording does not hold: its HTTP twin is recorded.
+    const http = name === "sdk" ? await startSdkTarget() : undefined;
+    const replayOn = await startReference();
+    const dir = mkdtempSync(join(tmpdir(), "a2a-inspector-recording-"));
+    try {
+      await connect(http?.url ?? target.url);
+      const labels = await page.locator("#iface option").allTextContents();
+      for (const [i, label] of labels.entries())
+        if (!label.includes("GRPC")) expect(await say(`echo recorded ${i}`, i)).toContain("recorded");
+      await page.selectOption("#iface", "0");
+      await page.fill("#text", "stream 3");
+      const before = await ended();
+      await page.click("#stream");
+      await expect.poll(ended, { timeout: 30_000 }).toBeGreaterThan(before);
+      await say("ask name");
+      await say("Ada");
+      await page.uncheck("#continue");
+      await page.fill("#record-dir", dir);
+      await page.click("#save-recording");
+      await expect.poll(() => page.textContent("#record-status"), { timeout: 10_000 }).toMatch(/^saved \d+ files? in /);
+      expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+      await shot("7-record");
+      // The CLI, as a person runs it, against another agent: our reference server.
+      const replay = await run(process.execPath, ["bin/a2a-toolkit.js", "test", replayOn.url, "--cases", dir, "--only-cases"], {
+        timeout: 120_000,
+      }).catch((e: { code?: number; stdout?: string; stderr?: string }) => e);
+      const stdout = replay.stdout ?? "";
+      expect(stdout, replay.stderr ?? "").toMatch(/\b[1-9]\d* passed, 0 failed/);
+      expect((replay as { code?: number }).code ?? 0, stdout).toBe(0);
+      console.log(`${name}: the recording replayed on our server: ${/\d+ passed, \d+ failed[^\n]*/.exec(stdout)?.[0]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await replayOn.close();
+      await http?.close();
+      await connect(target.url);
+    }
+  });
+
+  it("runs the suite with progress and opens a failure's wire exchange", async () => {
+    const proxy = judged.fault ? await startProxy({ target: target.url, faults: [judged.fault] }) : undefined;
+    try {
+      if (proxy) await connect(proxy.url);
+      await page.fill("#judge-cases", judged.cases);
+      await page.click("#judge");
+      await expect.poll(() => page.textContent("#judge-status"), { timeout: 60_000 }).toMatch(judged.verdict);
+      expect(await page.getAttribute("#judge-progress", "value")).toBe("1");
+      expect(await page.getAttribute("#judge-progress", "max")).toBe("1");
+      const failure = page.locator("#failures li").first();
+      expect(await failure.textContent()).toContain(judged.cases);
+      // The report is the CLI's HTML report, with the case's block.
+      const report = page.frameLocator("#report");
+      await expect.poll(() => report.locator(`details[id='case-${judged.cases}']`).count(), { timeout: 10_000 }).toBe(1);
+      await failure.locator("button.to-wire").click();
+      await expect.poll(() => page.textContent("#exchange")).toContain(`suite: ${judged.cases}`);
+      const shown = (await page.textContent("#exchange"))!;
+      expect(shown).toMatch(/\(fail\)\n/);
+      expect(shown).toContain(judged.answer); // the answer the case refused
+      expect(await page.locator("#wire tbody tr.selected").count()).toBe(1);
+      await shot("8-judge");
+    } finally {
+      await proxy?.close();
+      if (proxy) await connect(target.url);
+    }
+  });
+
   it("keeps an agent's markup as text: no script runs, no element is made", async () => {
     const hostile = `echo <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">x</a>`;
     const text = await say(hostile);
     expect(text).toContain("<script>window.__pwned=1</script>");
     expect(await page.locator("#conversation img, #conversation script, #conversation a").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    await shot("7-inert-markup");
+    await shot("9-inert-markup");
   });
 
   it("stays responsive while 2,000 chunks stream in", async () => {
@@ -158,7 +326,46 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     console.log(`${name}: click handled ${Math.max(...delays).toFixed(1)} ms after it happened (slowest of 5) during a 2,000-chunk stream`);
     expect(Math.max(...delays)).toBeLessThan(200);
     expect(await page.locator("#conversation .turn.artifact").last().locator(".chunk").count()).toBe(2000);
-    await shot("8-responsive");
+    await shot("10-responsive");
+  });
+});
+
+describe("the inspector on a signed card", () => {
+  it("shows the signature's header and verifies it with the keys the person trusts, and only with those", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const other = await generateKeyPair("ES256", { extractable: true });
+    const app = await buildServer({
+      agent: createFixtureAgent(),
+      store: new MemoryTaskStore(),
+      cardSigning: { key: privateKey, kid: "card-key-1", alg: "ES256" },
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(inspector.url);
+      await page.fill("#url", `http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
+      await page.click("#connect");
+      await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+      expect(await page.textContent("#security")).toMatch(/signature 1: .*"kid":"card-key-1"/);
+      const verdictWith = async (jwks: string) => {
+        await page.fill("#jwks", jwks);
+        await page.click("#verify");
+        await expect.poll(() => page.locator("#verdicts li").count()).toBe(1);
+        const text = (await page.textContent("#verdicts li"))!;
+        await page.evaluate(() => document.getElementById("verdicts")!.replaceChildren());
+        return text;
+      };
+      const jwks = async (key: CryptoKey) => JSON.stringify({ keys: [{ ...(await exportJWK(key)), kid: "card-key-1" }] });
+      expect(await verdictWith(await jwks(other.publicKey))).toMatch(/^signature 1 \(kid card-key-1, ES256\): NOT verified: /);
+      expect(await verdictWith("not json")).toMatch(/^not checked: not a JWK Set/);
+      await page.fill("#jwks", await jwks(publicKey));
+      await page.click("#verify");
+      await expect.poll(() => page.textContent("#verdicts li")).toBe("signature 1 (kid card-key-1, ES256): verified");
+      await page.screenshot({ path: resolve(OUT, "signed-card.png"), fullPage: true });
+    } finally {
+      await page.close();
+      await app.close();
+    }
   });
 });
 

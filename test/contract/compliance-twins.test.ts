@@ -5,7 +5,7 @@
 // test/unit/compliance-cases.test.ts.)
 import { toJson } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { exchangesOf, loadCases, type Case, type CaseExchange } from "../../src/compliance/cases.js";
+import { exchangesOf, loadCases, type Case, type CaseExchange, type CaseExpect } from "../../src/compliance/cases.js";
 import { codecFor, OPERATIONS, resolveJsonRpcMethod, type Operation } from "../../src/versioning/codec.js";
 import { zip } from "../support/zip.js";
 
@@ -33,6 +33,12 @@ function codesOf(expected: unknown): number[] {
   return variants ? Object.values(variants).filter((v): v is number => typeof v === "number") : [];
 }
 
+/** The JSON-RPC error codes an expectation accepts, in any of its named forms (a scenario step's orErrors). */
+function errorCodesOf(e: CaseExpect): number[] {
+  if (e.forms) return Object.values(e.forms).flatMap(errorCodesOf);
+  return codesOf((e.body as { error?: { code?: unknown } } | undefined)?.error?.code);
+}
+
 function calls(c: Case): Call[] | undefined {
   const out: Call[] = [];
   for (const x of c.steps.flatMap(exchangesOf)) {
@@ -40,8 +46,7 @@ function calls(c: Case): Call[] | undefined {
     if (typeof body?.method !== "string") return undefined; // raw bodies, broken envelopes: not comparable
     const ref = resolveJsonRpcMethod(body.method);
     if (!ref) return undefined;
-    const expected = (x.expect.body as { error?: { code?: unknown } } | undefined)?.error?.code;
-    out.push({ operation: ref.operation, params: fill(body.params ?? {}), errorCodes: codesOf(expected) });
+    out.push({ operation: ref.operation, params: fill(body.params ?? {}), errorCodes: errorCodesOf(x.expect) });
   }
   return out;
 }
@@ -118,8 +123,9 @@ function grpcCalls(c: Case): { rpc: string; error: boolean }[] {
     .flatMap<CaseExchange>(exchangesOf)
     .filter((x) => !x.name?.endsWith("(status code)")) // 0.3's extra SHOULD step on the exact code
     .map((x) => {
-      const status = (x.expect.grpc as { status?: unknown } | undefined)?.status;
-      return { rpc: GRPC_0_3_TO_1_0[x.request.rpc!] ?? x.request.rpc!, error: status !== undefined && status !== "OK" };
+      const statuses = [x.expect, ...Object.values(x.expect.forms ?? {})].map((e) => (e.grpc as { status?: unknown } | undefined)?.status);
+      const error = statuses.some((status) => status !== undefined && status !== "OK");
+      return { rpc: GRPC_0_3_TO_1_0[x.request.rpc!] ?? x.request.rpc!, error };
     });
 }
 

@@ -1,12 +1,12 @@
 // The one-pass ProtoJSON writer (src/runtime/json-writer.ts) against what it replaces: protobuf-es'
 // toJson followed by the always-emit pass. Same JSON, same key order, same errors, for every 1.0
 // message type, drawn from its schema (test/support/arbitraries.ts), and for the corner cases the
-// schema-drawn values rarely hit.
+// schema-drawn values rarely hit; the text writer (writeJsonText) gives the same text.
 import fc from "fast-check";
 import { create, fromJson, toJson, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
-import { applyAlwaysEmit, writeJson } from "../../src/runtime/json-writer.js";
+import { applyAlwaysEmit, writeJson, writeJsonText } from "../../src/runtime/json-writer.js";
 import { SchemaArbitraries } from "../support/arbitraries.js";
 
 const arbs = SchemaArbitraries.fromProtoSchema(new URL("../../generated/v1_0/schema.json", import.meta.url));
@@ -14,10 +14,25 @@ const schemas = (Object.values(v1_0) as unknown[]).filter(
   (x): x is DescMessage => typeof x === "object" && x !== null && (x as { kind?: string }).kind === "message",
 );
 
+/** The reference text and the writer's; the text writer must give the tree writer's text exactly. */
 function twoWays(schema: DescMessage, message: unknown): { ours: string; reference: string } {
   const json = toJson(schema, message as never);
   applyAlwaysEmit(schema, json, v1_0.alwaysEmit);
-  return { ours: JSON.stringify(writeJson(schema, message, v1_0.alwaysEmit)), reference: JSON.stringify(json) };
+  const ours = JSON.stringify(writeJson(schema, message, v1_0.alwaysEmit));
+  expect(writeJsonText(schema, message, v1_0.alwaysEmit)).toBe(ours);
+  return { ours, reference: JSON.stringify(json) };
+}
+
+/** The message both writers refuse, with the same error. */
+function refusedAlike(schema: DescMessage, message: unknown): string {
+  let message_ = "no error";
+  try {
+    writeJson(schema, message, v1_0.alwaysEmit);
+  } catch (e) {
+    message_ = (e as Error).message;
+  }
+  expect(() => writeJsonText(schema, message, v1_0.alwaysEmit)).toThrow(message_);
+  return message_;
 }
 
 describe("one-pass ProtoJSON writer", () => {
@@ -64,6 +79,7 @@ describe("one-pass ProtoJSON writer", () => {
       [0n, 1_000_000_000],
     ] as const) {
       const status = create(v1_0.TaskStatusSchema, { timestamp: { seconds, nanos } });
+      refusedAlike(v1_0.TaskStatusSchema, status);
       expect(() => writeJson(v1_0.TaskStatusSchema, status, v1_0.alwaysEmit)).toThrow(
         (() => {
           try {
@@ -92,5 +108,28 @@ describe("one-pass ProtoJSON writer", () => {
   it("refuses what protobuf-es refuses: a message of another type, a non-finite Value", () => {
     expect(() => writeJson(v1_0.TaskSchema, create(v1_0.MessageSchema), v1_0.alwaysEmit)).toThrow();
     expect(() => writeJson(v1_0.TaskSchema, create(v1_0.TaskSchema, { metadata: { n: Number.NaN } }), v1_0.alwaysEmit)).toThrow(/NaN/);
+    expect(refusedAlike(v1_0.TaskSchema, create(v1_0.MessageSchema))).not.toBe("no error");
+    expect(refusedAlike(v1_0.TaskSchema, create(v1_0.TaskSchema, { metadata: { n: Number.NaN } }))).toMatch(/NaN/);
+  });
+
+  it("text: strings that need escaping, map keys, and every always-emitted default left unset", () => {
+    const task = create(v1_0.TaskSchema, {
+      id: 'quote " backslash \\ newline \n tab \t nul \u0000 lone \ud800 emoji 😀 </script>',
+      history: [
+        create(v1_0.MessageSchema, { messageId: "", role: v1_0.Role.AGENT, parts: [{ content: { case: "text", value: "\u2028" } }] }),
+      ],
+      artifacts: [create(v1_0.ArtifactSchema, { artifactId: "a", parts: [] })],
+    });
+    const { ours, reference } = twoWays(v1_0.TaskSchema, task);
+    expect(ours).toBe(reference);
+    expect(JSON.parse(ours)).toMatchObject({ id: task.id });
+    for (const schema of schemas) twoWays(schema, create(schema));
+    // Map keys in the order JSON.stringify gives them (integer-like first), one needing escapes.
+    const requirement = create(v1_0.SecurityRequirementSchema, {
+      schemes: { b: { list: ["x"] }, "10": { list: [] }, "2": { list: ["y", "z"] }, 'k"\\': { list: ["w"] } },
+    });
+    const both = twoWays(v1_0.SecurityRequirementSchema, requirement);
+    expect(both.ours).toBe(both.reference);
+    expect(Object.keys((JSON.parse(both.ours) as { schemes: object }).schemes)).toEqual(["2", "10", "b", 'k"\\']);
   });
 });

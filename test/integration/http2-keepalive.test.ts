@@ -1,7 +1,8 @@
 // Issue 28: HTTP/2 keep-alive pings (adapters/shared-port.ts). serve and the gateway send a PING on
 // every HTTP/2 session and close a session whose client leaves one unanswered: a raw HTTP/2 client
 // that never acknowledges PINGs loses its connection, while node's client (which answers them) keeps
-// its session. The idle timeout is long here, so only the pings can close a session.
+// its session. The idle timeout is long here, so only the pings can close a session. A session whose
+// only call is a quiet stream outlives the idle timeout and the pings, and the call ends normally.
 import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,5 +86,47 @@ describe("HTTP/2 keep-alive pings", () => {
     expect(s.pings).toBeGreaterThanOrEqual(1);
     expect(g.pings).toBeGreaterThanOrEqual(1);
     expect([s.healthyOpen, g.healthyOpen]).toEqual([true, true]);
+  }, 15_000);
+});
+
+describe("a quiet gRPC stream past the idle timeout", () => {
+  it("keeps its session through the pings and ends with its status", async () => {
+    const app = await buildServer({
+      agent: createFixtureAgent(),
+      grpc: true,
+      idleTimeoutMs: 100,
+      http2PingIntervalMs: 150,
+      http2PingTimeoutMs: 800,
+    });
+    const server = await listen(app);
+    const session = http2.connect(server.url);
+    session.on("error", () => {});
+    try {
+      // A blocking SendMessage of `slow 1500` over gRPC: no frame for 1.5 s, many idle timeouts and pings.
+      const text = Buffer.from("slow 1500");
+      // SendMessageRequest { message (2) { message_id (1) "q", role (4) USER, parts (5) { text (1) } } }
+      const part = Buffer.concat([Buffer.from([0x0a, text.length]), text]);
+      const message = Buffer.concat([Buffer.from([0x0a, 1, 0x71, 0x20, 1, 0x2a, part.length]), part]);
+      const request = Buffer.concat([Buffer.from([0x12, message.length]), message]);
+      const status = await new Promise<string>((resolve) => {
+        const call = session.request({
+          ":method": "POST",
+          ":path": "/lf.a2a.v1.A2AService/SendMessage",
+          "content-type": "application/grpc",
+          te: "trailers",
+        });
+        let got = "none";
+        call.on("response", (h) => (got = String(h["grpc-status"] ?? got)));
+        call.on("trailers", (t) => (got = String(t["grpc-status"])));
+        call.on("data", () => {});
+        call.on("close", () => resolve(session.destroyed ? `session closed (${got})` : got));
+        call.on("error", () => {});
+        call.end(Buffer.concat([Buffer.from([0, 0, 0, 0, request.length]), request]));
+      });
+      expect(status).toBe("0");
+    } finally {
+      session.destroy();
+      await server.close();
+    }
   }, 15_000);
 });

@@ -2,10 +2,12 @@
 // slow headers are cut by short configured timeouts, connections beyond the per-address limit are
 // refused, and every error before the routes (bad percent-encoding, bad framing, duplicate
 // Content-Length, NUL in a header) is answered in the binding's A2A shape with `Connection: close`.
-import net from "node:net";
+import http2 from "node:http2";
+import net, { type AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFixtureAgent } from "../../src/server/index.js";
+import Fastify from "fastify";
+import { a2aPlugin, createFixtureAgent } from "../../src/server/index.js";
 import { startServer, type RunningServer } from "../support/servers.js";
 
 let server: RunningServer;
@@ -113,6 +115,23 @@ describe("slow clients", () => {
     }
   });
 
+  it("on a keep-alive connection the body timeout counts from each request's own headers", async () => {
+    const s = net.connect(port, "127.0.0.1");
+    let data = "";
+    s.on("data", (d) => (data += d.toString("latin1")));
+    const closed = new Promise<void>((resolve) => s.on("close", () => resolve()));
+    await new Promise((resolve) => s.once("connect", resolve));
+    s.write(`${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`);
+    while (!/^HTTP\/1\.1 200/.test(data)) await sleep(10);
+    // Most of the first request's timeout has passed; the second request's body never completes.
+    await sleep(200);
+    const second = Date.now();
+    s.write(`${HEAD("/", "A2A-Version: 1.0\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND.slice(0, 10)}`);
+    await closed;
+    expect([...data.matchAll(/HTTP\/1\.1 (\d+)/g)].map((m) => m[1])).toEqual(["200", "408"]);
+    expect(Date.now() - second).toBeGreaterThanOrEqual(290);
+  });
+
   it("many slow bodies at once are all closed by the timeout", async () => {
     const bytes = [...SEND];
     const all = await Promise.all(
@@ -200,5 +219,36 @@ describe("errors before the routes are A2A-shaped, with Connection: close when t
     const r = await exchange([`${HEAD("/", "A2A-Version: 1.0\r\nConnection: close\r\n")}Content-Length: ${SEND.length}\r\n\r\n${SEND}`]);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: 1, result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+});
+
+describe("slow bodies on HTTP/2 (a fastify app with http2)", () => {
+  it("a stalled stream is cut by the body timeout while another stream on its connection is answered", async () => {
+    const app = Fastify({ http2: true });
+    await app.register(a2aPlugin, { agent: createFixtureAgent(), bodyTimeoutMs: 300 });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const session = http2.connect(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+    try {
+      const open = (body: string, length: number, end: boolean) => {
+        const stream = session.request({
+          ":method": "POST",
+          ":path": "/",
+          "content-type": "application/json",
+          "a2a-version": "1.0",
+          "content-length": String(length),
+        });
+        if (end) stream.end(body);
+        else stream.write(body);
+        return new Promise<number>((resolve) => stream.on("response", (h) => resolve(Number(h[":status"]))));
+      };
+      const stalled = open(SEND.slice(0, 10), SEND.length, false);
+      await sleep(50);
+      const answered = open(SEND, SEND.length, true);
+      expect(await answered).toBe(200);
+      expect(await stalled).toBe(408);
+    } finally {
+      session.destroy();
+      await app.close();
+    }
   });
 });

@@ -72,6 +72,7 @@ export interface ServeChild {
   child: ChildProcess;
   url: string;
   stderr: () => string;
+  stdout: () => string;
   /** Resident set size in bytes (Linux /proc). */
   rss: () => number;
   stop: () => Promise<void>;
@@ -79,11 +80,15 @@ export interface ServeChild {
 
 /** `node <nodeArgs> a2a-toolkit serve --port 0 --host 127.0.0.1 <args>`; resolves once it listens. */
 export async function serveChild(args: string[], nodeArgs: string[] = []): Promise<ServeChild> {
-  const { child, url, stderr } = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", ...args], { nodeArgs, stderrTail: 20_000 });
+  const { child, url, stderr, stdout } = spawnCli(["serve", "--port", "0", "--host", "127.0.0.1", ...args], {
+    nodeArgs,
+    stderrTail: 20_000,
+  });
   return {
     child,
     url: await url,
     stderr,
+    stdout,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -29,18 +29,29 @@ export function sseNonReader(port: number, text: string): net.Socket {
  */
 export function readSse(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => {
-    let text = "";
-    if ((socket as net.Socket & { gone?: boolean }).gone) setTimeout(() => resolve(text), 200);
+    // Chunks joined once at the end: a stream may be megabytes.
+    const chunks: Buffer[] = [];
+    const text = () => Buffer.concat(chunks).toString();
+    if ((socket as net.Socket & { gone?: boolean }).gone) setTimeout(() => resolve(text()), 200);
     socket.on("data", (d: Buffer) => {
-      text += d.toString();
-      if (text.endsWith("\r\n0\r\n\r\n")) {
+      chunks.push(d);
+      if (d.toString("latin1").endsWith("\r\n0\r\n\r\n")) {
         socket.destroy();
-        resolve(text);
+        resolve(text());
       }
     });
-    socket.once("close", () => resolve(text));
+    socket.once("close", () => resolve(text()));
     socket.resume();
   });
+}
+
+/** The JSON of the last `data:` line of an SSE text (without parsing the others). */
+export function lastSseData(text: string): { error?: { message: string }; result?: unknown } | undefined {
+  const at = text.lastIndexOf("\ndata: ");
+  const start = at < 0 ? (text.startsWith("data: ") ? 0 : -1) : at + 1;
+  if (start < 0) return undefined;
+  const end = text.indexOf("\n", start);
+  return JSON.parse(text.slice(start + 6, end < 0 ? undefined : end)) as { error?: { message: string }; result?: unknown };
 }
 
 /** The JSON of every `data:` line of an SSE text. */
@@ -69,8 +80,13 @@ export function grpcNonReader(session: http2.ClientHttp2Session, text: string): 
   return stream;
 }
 
-/** The gRPC stream read to its end: its messages (1.0 StreamResponse), grpc-status and grpc-message. */
-export function readGrpc(stream: SlowGrpcStream): Promise<{ events: v1_0.StreamResponse[]; status: string; message: string }> {
+/**
+ * The gRPC stream read to its end: how many messages it gave, the last one (1.0 StreamResponse; the
+ * others are not decoded), grpc-status and grpc-message.
+ */
+export function readGrpc(
+  stream: SlowGrpcStream,
+): Promise<{ count: number; last: v1_0.StreamResponse | undefined; status: string; message: string }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     stream.on("data", (d: Buffer) => chunks.push(d));
@@ -78,14 +94,20 @@ export function readGrpc(stream: SlowGrpcStream): Promise<{ events: v1_0.StreamR
     const gone = stream.destroyed;
     const finish = () => {
       const buf = Buffer.concat(chunks);
-      const events: v1_0.StreamResponse[] = [];
-      for (let at = 0; at + 5 <= buf.length;) {
+      let count = 0;
+      let last: Buffer | undefined;
+      for (let at = 0; at + 5 <= buf.length; count++) {
         const n = buf.readUInt32BE(at + 1);
-        events.push(fromBinary(v1_0.StreamResponseSchema, buf.subarray(at + 5, at + 5 + n)));
+        last = buf.subarray(at + 5, at + 5 + n);
         at += 5 + n;
       }
       const t = stream.trailers ?? {};
-      resolve({ events, status: String(t["grpc-status"]), message: decodeURIComponent(String(t["grpc-message"] ?? "")) });
+      resolve({
+        count,
+        last: last && fromBinary(v1_0.StreamResponseSchema, last),
+        status: String(t["grpc-status"]),
+        message: decodeURIComponent(String(t["grpc-message"] ?? "")),
+      });
     };
     if (gone) return finish();
     stream.once("close", finish);

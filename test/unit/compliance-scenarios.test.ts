@@ -90,6 +90,34 @@ describe("scenarios", () => {
     });
   });
 
+  it("accept any of a step's error types (orErrors) in each binding's form of it", () => {
+    const judge = (expect: CaseExpect, res: WireResponse) => compareResponse(expect, res, new Scope(new Map())).length;
+    const card = (pair: string) =>
+      projected
+        .find((x) => x.id === `${pair}/extended-card/without-capability-returns-unsupported-operation`)!
+        .steps.map((s) => exchangesOf(s)[0]!.expect);
+    const rpcError = (code: number, id: string): WireResponse => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      json: { jsonrpc: "2.0", id, error: { code, message: "no" } },
+    });
+    // 0.3 JSON-RPC: method not found, -32007 or -32004 at MUST; at SHOULD the 0.3 codes only.
+    const [must, should] = card("v0_3/json-rpc");
+    expect([-32601, -32007, -32004, -32602].map((code) => judge(must!, rpcError(code, "card-rpc")) === 0)).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect([-32601, -32007, -32004].map((code) => judge(should!, rpcError(code, "card-2")) === 0)).toEqual([true, true, false]);
+    // 0.3 HTTP+JSON: any client error at MUST (one expectation where both types look alike), 400 or 404 at SHOULD.
+    const [rest, exact] = card("v0_3/rest");
+    expect(rest!.forms).toBeUndefined();
+    expect([400, 404, 409].map((status) => judge(exact!, { status, headers: {} }) === 0)).toEqual([true, true, false]);
+    // 1.0 has no alternative: UnsupportedOperationError only.
+    expect(judge(card("v1_0/json-rpc")[0]!, rpcError(-32601, "card-1"))).toBeGreaterThan(0);
+  });
+
   it("judge a stream step's wire on its binding's rules and its events on their 1.0 view", () => {
     const stream = (id: string) => {
       const c = projected.find((x) => x.id === `${id}/streaming/echo-stream-starts-with-task-and-ends-at-completion`)!;

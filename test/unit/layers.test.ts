@@ -153,8 +153,16 @@ const LAYERS: Record<string, Allowed[]> = {
     { to: "src/runtime/" },
     { to: "generated/v1_0/" },
   ],
-  // The inspector's local API: the client (and its wire) for everything it does with an agent.
-  "src/inspector/": [{ to: "src/client/" }, { to: "src/runtime/" }, { to: "generated/v1_0/" }],
+  // The inspector's local API: the client (and its wire) for everything it does with an agent, the
+  // suite, its reports and the recorder for Judge and Record, the card's versions, losses and signatures.
+  "src/inspector/": [
+    { to: "src/client/" },
+    { to: "src/compliance/" },
+    { to: "src/versioning/" },
+    { to: "src/security/" },
+    { to: "src/runtime/" },
+    { to: "generated/v1_0/" },
+  ],
   "src/cli/": [{ to: "" }],
 };
 

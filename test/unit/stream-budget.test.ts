@@ -135,6 +135,28 @@ describe("StreamQueue", () => {
     expect(budget.bytes).toBe(0);
   });
 
+  it("cut after its end (the task finished, the client had not read): the writer still gets the cut's ending", async () => {
+    const budget = new StreamBudget({ maxBytes: 20 * 1024, maxBytesPerStream: 16 * 1024 });
+    const q: StreamQueue<string> = new StreamQueue(budget, TEXT, (limit) => {
+      q.push(`cut at ${limit}`);
+      q.end();
+    });
+    for (let i = 0; i < 12; i++) q.push("x".repeat(1000));
+    q.end();
+    // Another stream grows: the budget is over, and this one is over its share (10 KiB).
+    const other = new StreamQueue(budget, TEXT, () => {});
+    for (let i = 0; i < 8; i++) other.push("y".repeat(1000));
+    const out: string[] = [];
+    for await (const x of q) out.push(x);
+    expect(out).toEqual([`cut at ${10 * 1024}`]);
+    // The same with an ending that fails (gRPC: RESOURCE_EXHAUSTED), not an OK end.
+    const grpc: StreamQueue<string> = new StreamQueue(budget, TEXT, () => grpc.fail(new Error("cut")));
+    for (let i = 0; i < 12; i++) grpc.push("x".repeat(1000));
+    grpc.end();
+    for (let i = 0; i < 8; i++) other.push("y".repeat(1000));
+    await expect(grpc.next()).rejects.toThrow("cut");
+  });
+
   it("a failed queue throws to the writer after what waits", async () => {
     const q = new StreamQueue(undefined, TEXT, () => {});
     q.push("a");

@@ -28,7 +28,7 @@ async function main(): Promise<number> {
   const at = process.argv.indexOf("--base");
   const base = at > 0 ? process.argv[at + 1] : undefined;
   const projected = loadClientCases().filter((c) => c.file.endsWith(".yaml"));
-  const { dir, missing } = oldCases(base, new Set(projected.map((c) => c.id)), "compliance/client-cases");
+  const { dir, missing } = oldCases(base, new Set(projected.map((c) => c.id)), "compliance/client-cases", { deleted: true });
   if (missing.length) console.log(`${missing.length} case(s) without an old copy in git, not compared: ${missing.slice(0, 5).join(", ")}`);
   const globs = projected.map((c) => c.id).filter((id) => !missing.includes(id));
   let differences = 0;

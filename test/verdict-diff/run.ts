@@ -67,6 +67,30 @@ export const DECIDED: Record<string, string> = {
       "a reply without contextId is in no other context; a gRPC refusal is an error status (fourth audit, S46)",
     ]),
   ),
+  // The fifth audit (docs/audit/2026-12-08.md, S27): 0.3 defines TaskNotFoundError (§8.2) but
+  // states no refusal of a message naming an unknown task with a keyword: SHOULD on 0.3.
+  ...Object.fromEntries(
+    ["json-rpc", "rest", "grpc"].map((b) => [
+      `v0_3/${b}/send-message/unknown-task-id-returns-task-not-found`,
+      "0.3 states no keyworded refusal of an unknown task id: SHOULD (fifth audit, S27)",
+    ]),
+  ),
+  // S30: 0.3's push config methods are optional (§11.1.3 MAY): PushNotificationNotSupportedError
+  // without the capability is SHOULD on 0.3.
+  ...Object.fromEntries(
+    ["json-rpc", "rest"].map((b) => [
+      `v0_3/${b}/push-notifications/without-capability-returns-not-supported`,
+      "0.3 push config methods are optional (0.3 §11.1.3 MAY): SHOULD (fifth audit, S30)",
+    ]),
+  ),
+  // S9/S50: serving the streams stays MAY, but once served each staying stream MUST see the
+  // completion (1.0.1 §3.5.2 "Events MUST be broadcast to all active streams for that task").
+  ...Object.fromEntries(
+    ["json-rpc", "rest"].map((b) => [
+      `v1_0/${b}/streaming/concurrent-subscribers-all-see-completion`,
+      "served streams MUST all see the completion (1.0.1 §3.5.2; fifth audit, S9/S50)",
+    ]),
+  ),
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);

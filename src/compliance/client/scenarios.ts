@@ -12,7 +12,12 @@
 // openStream; src/versioning/grpc.ts for gRPC), the seam the reference server answers through. What
 // the client sent is matched in two parts: what the pair's wire must look like, written once per pair
 // here (WIRE), and `x-a2a-toolkit.request`, matchers on the request decoded by the same server codecs
-// to its 1.0 view (fixture-server.ts compareRequest, `view`).
+// to its 1.0 view (fixture-server.ts compareRequest, `view`), with any `headers` the step adds.
+//
+// What no codec writes is said once, scoped to its version or pair: a step's `wire` (that pair's raw
+// answer or request: proto spellings, unknown members, another server's error shape), a card case's
+// `card`, and `variants`, the other server shapes of the scenario, each a case of its own name
+// (`get/task-not-found-error-message-body`) in the same file.
 import { toJson } from "@bufbuild/protobuf";
 import { packagePath } from "../../runtime/package-root.js";
 import { encodeError, encodeResult, openStream, type DecodedCall, type HttpReply } from "../../transport/server.js";
@@ -46,7 +51,24 @@ interface StepExtras {
   spec?: Citation[];
   /** Versions or pairs the step applies to (default all). */
   only?: string[];
+  /** Header matchers the client's request carries beyond its pair's wire (credentials, Accept), once or per scope. */
+  headers?: MaybeScoped<Record<string, unknown>>;
+  /** Per version or pair: the request and/or answer as raw wire data, where no codec writes them. */
+  wire?: WireOverrides;
 }
+
+/**
+ * What a pair sends or plays as raw wire data instead of the projection (a scope is a version or a
+ * pair, the pair's own first): answers the codecs would write canonical (proto field names, unknown
+ * members), other servers' error shapes (a2a-python 0.3 bodies, the 1.0.0 mapping), a 0.3 gRPC error
+ * without ErrorInfo, a request that only the wire can say.
+ */
+type WireOverrides = Scoped<{
+  request?: ClientExchange["request"];
+  response?: ClientExchange["response"];
+  /** Headers over the projected answer's (`application/a2a+json`, which 1.0.1 §11.1 says SHOULD be used). */
+  responseHeaders?: Record<string, string>;
+}>;
 
 interface ClientScenarioStep {
   id: string;
@@ -62,19 +84,31 @@ interface ClientScenarioStep {
  */
 type ScenarioCheck = Omit<ClientCheck, "request"> & { request?: unknown; wire?: ClientCheck["request"]; only?: string[] };
 
+/** A value for every pair, or one per version or pair (each key a version or a pair). */
+type MaybeScoped<T> = T | Scoped<T>;
+
 interface TestExtras {
-  instruction: ClientCase["instruction"] | Scoped<ClientCase["instruction"]>;
+  instruction: MaybeScoped<ClientCase["instruction"]>;
   /** The driver result's matcher, per version or pair. */
   result: Scoped<unknown>;
   checks?: ScenarioCheck[];
   requirements: Scoped<string[]>;
   spec: Scoped<Citation[]>;
-  levels?: Partial<Record<Version, Level>>;
+  levels?: Scoped<Level>;
   titles?: Scoped<string>;
   descriptions?: Scoped<string>;
   pairs: Pair[];
-  capabilities?: Record<string, unknown>;
-  tenant?: string;
+  capabilities?: MaybeScoped<Record<string, unknown>>;
+  tenant?: MaybeScoped<string>;
+  /** The card served instead of the default one (a card case: raw, per version or pair). */
+  card?: MaybeScoped<Record<string, unknown>>;
+  interfaceUrl?: MaybeScoped<string>;
+  /**
+   * Other shapes of the same scenario, each a case of its own name (`<op>/<name>`): another server's
+   * answer the text allows (a2a-python 0.3 bodies, the 1.0.0 mapping), the 0.3 form of a 1.0 rule.
+   * A variant is these extras with its own over them, and its steps' `wire` by step id.
+   */
+  variants?: Record<string, Partial<Omit<TestExtras, "variants">> & { pairs: Pair[]; wire?: Record<string, WireOverrides> }>;
 }
 
 export interface ClientScenario {
@@ -89,6 +123,12 @@ const applies = (only: string[] | undefined, version: Version, pair: Pair) => !o
 /** The value for a pair: its own, else its version's. */
 const pick = <T>(s: Scoped<T> | undefined, version: Version, pair: Pair): T | undefined => s?.[pair] ?? s?.[version];
 const joined = <T>(s: Scoped<T[]>, version: Version, pair: Pair): T[] => [...(s[version] ?? []), ...(s[pair] ?? [])];
+const SCOPES = new Set<string>(["1.0", "0.3", ...PAIRS]);
+/** A value written once, or per version or pair (an object whose every key is a scope). */
+function pickMaybe<T>(v: MaybeScoped<T> | undefined, version: Version, pair: Pair): T | undefined {
+  const scoped = isObject(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => SCOPES.has(k));
+  return scoped ? pick(v, version, pair) : (v as T | undefined);
+}
 
 /** Reads one client scenario: one suite named after the folder, one test named after the file, ACTS client steps. */
 export function readClientScenario(dir: string, file: string): { scenario?: ClientScenario; problems: string[] } {
@@ -108,7 +148,14 @@ export function readClientScenario(dir: string, file: string): { scenario?: Clie
     if (!isObject(s.expect_parsed)) problems.push(`${at}/expect_parsed: required (ACTS §10)`);
     const e = s[X]?.error;
     if (e !== undefined && !(e in ERRORS)) problems.push(`${at}/${X}/error: unknown A2A error ${JSON.stringify(e)}`);
+    for (const k of Object.keys(s[X]?.wire ?? {})) if (!SCOPES.has(k)) problems.push(`${at}/${X}/wire: ${k} is no version or pair`);
   });
+  for (const [v, variant] of Object.entries(isObject(x) && isObject(x.variants) ? x.variants : {})) {
+    const at = `/suites/0/tests/0/${X}/variants/${v}`;
+    if (!Array.isArray(variant.pairs) || !variant.pairs.every((p) => PAIRS.includes(p))) problems.push(`${at}/pairs: needs pairs`);
+    for (const id of Object.keys(variant.wire ?? {}))
+      if (!(test.steps ?? []).some((st) => st.id === id)) problems.push(`${at}/wire/${id}: no step with this id`);
+  }
   if (problems.length) return { problems: problems.map((p) => `${name}: ${p}`) };
   return { scenario: { file, name, test }, problems: [] };
 }
@@ -126,9 +173,13 @@ function wireRequest(version: Version, binding: ClientCase["binding"], op: Opera
   }
   if (binding === "rest") return { headers: header };
   const request = OPERATIONS[op].request.name;
-  // 0.3 JSON-RPC names its request envelopes after the methods (one differs from the 1.0 message name).
+  // 0.3 JSON-RPC names its request envelopes after the methods (some differ from the 1.0 message name).
   const request03 =
-    op === "SubscribeToTask" ? "TaskResubscriptionRequest" : op === "SendStreamingMessage" ? "SendStreamingMessageRequest" : request;
+    {
+      SubscribeToTask: "TaskResubscriptionRequest",
+      SendStreamingMessage: "SendStreamingMessageRequest",
+      GetExtendedAgentCard: "GetAuthenticatedExtendedCardRequest",
+    }[op as string] ?? request;
   return {
     method: "POST",
     path: "",
@@ -208,24 +259,36 @@ function response(step: ClientScenarioStep, version: Version, binding: ClientCas
   return fromReply(encodeResult(call, decode1_0(OPERATIONS[op].response, step.client_response.wire_payload, "response") as never));
 }
 
-/** The client case a scenario becomes on one pair. */
-export function projectClientScenario(s: ClientScenario, pair: Pair): ClientCase {
+const withHeaders = (r: ClientExchange["response"], headers: Record<string, string> | undefined): ClientExchange["response"] =>
+  headers ? { ...r, headers: { ...r.headers, ...headers } } : r;
+
+/** The client case a scenario (or its variant `variant`) becomes on one pair. */
+export function projectClientScenario(s: ClientScenario, pair: Pair, variant?: string): ClientCase {
   const [version, binding] = pair.split("/") as [Version, ClientCase["binding"]];
   const t = s.test;
-  const x = t[X];
+  const { variants, ...base } = t[X];
+  const { wire: variantWire, ...own } = variant ? variants![variant]! : {};
+  const x: TestExtras = { ...base, ...own };
   const view = (op: Operation, params: unknown) => ({ view: { operation: op, version, binding, params: params ?? {} } });
   const opOf = (step: ClientScenarioStep) => ABSTRACT_OPERATIONS[step.client_response.operation]!;
   const steps = t.steps.filter((st) => applies(st[X]?.only, version, pair));
   const exchanges: ClientExchange[] = steps.map((st) => {
     const sx = st[X] ?? {};
     const op = opOf(st);
+    const raw = pick(variantWire?.[st.id], version, pair) ?? pick(sx.wire, version, pair);
+    const wire = wireRequest(version, binding, op);
+    const headers = pickMaybe(sx.headers, version, pair);
     return {
       name: st.id,
       ...(sx.spec ? { spec: sx.spec } : {}),
       ...(sx.level ? { level: sx.level } : {}),
       ...(sx.optional ? { optional: true } : {}),
-      request: { ...wireRequest(version, binding, op), ...view(op, sx.request) },
-      response: response(st, version, binding, op),
+      request: raw?.request ?? {
+        ...wire,
+        ...(headers && Object.keys(headers).length ? { headers: { ...wire.headers, ...headers } } : {}),
+        ...view(op, sx.request),
+      },
+      response: raw?.response ?? withHeaders(response(st, version, binding, op), raw?.responseHeaders),
     };
   });
   const checks = (x.checks ?? [])
@@ -235,21 +298,26 @@ export function projectClientScenario(s: ClientScenario, pair: Pair): ClientCase
       const st = steps.find((q) => q.id === k.exchange);
       return { ...k, ...(request !== undefined && st ? { request: view(opOf(st), request) } : {}) };
     });
-  const instruction = ("op" in x.instruction ? x.instruction : pick(x.instruction, version, pair)) as ClientCase["instruction"];
+  const instruction = pickMaybe(x.instruction, version, pair)!;
   const title = pick(x.titles, version, pair) ?? t.name;
   const description = pick(x.descriptions, version, pair);
+  const card = {
+    card: pickMaybe(x.card, version, pair),
+    capabilities: pickMaybe(x.capabilities, version, pair),
+    tenant: pickMaybe(x.tenant, version, pair),
+    interfaceUrl: pickMaybe(x.interfaceUrl, version, pair),
+  };
   return {
-    id: `${VERSION_DIR[version]}/${binding}/${s.name}`,
+    id: `${VERSION_DIR[version]}/${binding}/${variant ? `${s.name.slice(0, s.name.lastIndexOf("/"))}/${variant}` : s.name}`,
     file: s.file,
     title: `${version} ${BINDING_TITLE[binding]}: ${title}`,
     ...(description ? { description } : {}),
     requirements: [...new Set(joined(x.requirements, version, pair))],
-    level: x.levels?.[version] ?? (t.level.toUpperCase() as Level),
+    level: pick(x.levels, version, pair) ?? (t.level.toUpperCase() as Level),
     spec: joined(x.spec, version, pair),
     version,
     binding,
-    ...(x.capabilities ? { capabilities: x.capabilities } : {}),
-    ...(x.tenant ? { tenant: x.tenant } : {}),
+    ...Object.fromEntries(Object.entries(card).filter(([, v]) => v !== undefined)),
     instruction,
     exchanges,
     result: pick(x.result, version, pair) ?? {},
@@ -264,5 +332,8 @@ export function loadClientScenarios(dir: string = CLIENT_SCENARIOS_DIR): { scena
 
 /** The cases of every client scenario: one per pair it lists. */
 export function clientScenarioCases(scenarios: ClientScenario[]): ClientCase[] {
-  return scenarios.flatMap((s) => s.test[X].pairs.map((p) => projectClientScenario(s, p)));
+  return scenarios.flatMap((s) => [
+    ...s.test[X].pairs.map((p) => projectClientScenario(s, p)),
+    ...Object.entries(s.test[X].variants ?? {}).flatMap(([v, { pairs }]) => pairs.map((p) => projectClientScenario(s, p, v))),
+  ]);
 }

@@ -15,6 +15,7 @@ import type { Http2ServerRequest, Http2ServerResponse, OutgoingHttpHeaders } fro
 import { fromBinary, toBinary, type DescMethod, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { BudgetHold } from "../front/stream-budget.js";
 
 /** One call as the adapter's methods see it, whichever path it came by. */
 export interface GrpcCall {
@@ -32,6 +33,15 @@ export interface GrpcCall {
 
 export type UnaryImpl = (msg: Message, call: GrpcCall) => Promise<Message>;
 
+/**
+ * Where a request's bytes are counted while they arrive (the process's memory budget,
+ * stream-budget.ts): a hold per request, and the error (by method path) of one that does not fit.
+ */
+export interface RequestBudget {
+  hold(): BudgetHold;
+  refusal(path: string): ConnectError;
+}
+
 const PROTO = /^application\/grpc(?:\+proto)?$/i;
 
 /**
@@ -42,6 +52,7 @@ export function unaryFastPath(
   methods: ReadonlyMap<string, { method: DescMethod; impl: UnaryImpl }>,
   readMaxBytes: number,
   fallback: (req: Http2ServerRequest, res: Http2ServerResponse) => void,
+  budget: RequestBudget,
 ): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
   return (req, res) => {
     const m = methods.get(req.url);
@@ -55,12 +66,21 @@ export function unaryFastPath(
       (encoding !== undefined && encoding !== "identity")
     )
       return fallback(req, res);
-    serveUnary(req, res, m.method, m.impl, readMaxBytes);
+    serveUnary(req, res, m.method, m.impl, readMaxBytes, budget);
   };
 }
 
-function serveUnary(req: Http2ServerRequest, res: Http2ServerResponse, method: DescMethod, impl: UnaryImpl, readMaxBytes: number): void {
+function serveUnary(
+  req: Http2ServerRequest,
+  res: Http2ServerResponse,
+  method: DescMethod,
+  impl: UnaryImpl,
+  readMaxBytes: number,
+  budget: RequestBudget,
+): void {
   const stream = res.stream;
+  // The message's bytes count in the memory budget until it is decoded (or the call ends).
+  const hold = budget.hold();
   const responseHeaders: OutgoingHttpHeaders = { "content-type": "application/grpc+proto" };
   let done = false;
   let controller: AbortController | undefined;
@@ -72,6 +92,7 @@ function serveUnary(req: Http2ServerRequest, res: Http2ServerResponse, method: D
   const finish = (body: Uint8Array | undefined, error: ConnectError | undefined) => {
     if (done) return;
     done = true;
+    hold.release();
     clearTimeout(timer);
     if (stream.destroyed || stream.closed) return;
     const trailers = error ? headersObject(setTrailerStatus(new Headers(), error)) : { "grpc-status": "0" };
@@ -84,6 +105,7 @@ function serveUnary(req: Http2ServerRequest, res: Http2ServerResponse, method: D
   const fail = (e: unknown) =>
     finish(undefined, e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e));
   stream.once("close", () => {
+    hold.release();
     clearTimeout(timer);
     if (!done) {
       done = true;
@@ -110,6 +132,12 @@ function serveUnary(req: Http2ServerRequest, res: Http2ServerResponse, method: D
       req.resume();
       return;
     }
+    if (!hold.grow(c.length)) {
+      chunks.length = 0;
+      fail(budget.refusal(req.url));
+      req.resume();
+      return;
+    }
     chunks.push(c);
   });
   req.once("end", () => {
@@ -119,6 +147,9 @@ function serveUnary(req: Http2ServerRequest, res: Http2ServerResponse, method: D
       input = decodeOne(method, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), readMaxBytes);
     } catch (e) {
       return fail(e);
+    } finally {
+      chunks.length = 0;
+      hold.release();
     }
     const call: GrpcCall = {
       headers: metadata(req.headers),

@@ -31,8 +31,8 @@ import { extensionsHeader, readExtensions, SUPPORTED_VERSIONS, type ProtocolVers
 import { toA2AError } from "../../transport/server.js";
 import { createFront, type A2AServeInput, type DirectResult, type Front } from "../front/front.js";
 import { consoleLogger, type Logger } from "../engine/runtime.js";
-import { unaryFastPath, type GrpcCall, type UnaryImpl } from "./grpc-unary.js";
-import { EventWait, fellBehind, StreamQueue, type Packing } from "../front/stream-budget.js";
+import { unaryFastPath, type GrpcCall, type RequestBudget, type UnaryImpl } from "./grpc-unary.js";
+import { budgetFull, EventWait, fellBehind, StreamQueue, type Packing } from "../front/stream-budget.js";
 
 const GONE = Symbol("client gone");
 
@@ -89,10 +89,49 @@ export function a2aGrpcHandler(options: A2AGrpcHandlerOptions & { front?: Front<
     readMaxBytes,
     contextValues: (req) => createContextValues().set(RAW, req),
   });
-  const handler = unaryFastPath(unaryByPath, readMaxBytes, connect);
+  // Request messages count in the process's memory budget while they arrive (stream-budget.ts); one
+  // that does not fit is refused UNAVAILABLE (retryable), as the HTTP bindings answer 503.
+  const budget: RequestBudget = {
+    hold: () => front.streamBudget.hold(),
+    refusal: (path) => {
+      const version = versions.find((v) => path.startsWith(`/${GRPC_SERVICES[v].typeName}/`)) ?? versions[0]!;
+      return toConnectError(version, budgetFull(front.streamBudget.maxBytes), log);
+    },
+  };
+  const handler = unaryFastPath(unaryByPath, readMaxBytes, (req, res) => connect(countedRequest(req, budget), res), budget);
   return Object.assign((req: GrpcRequest, res: unknown) => handler(req as Http2ServerRequest, res as never), {
     close: () => front.close(),
   });
+}
+
+/**
+ * `req` with its body counted in the budget as connect-node reads it (it reads a request by async
+ * iteration): a chunk that does not fit ends the read with the budget's refusal, which connect-node
+ * answers as the call's status; the rest of the body is discarded. The bytes are released once read
+ * (the message is decoded from them at once) or refused.
+ */
+function countedRequest(req: Http2ServerRequest, budget: RequestBudget): Http2ServerRequest {
+  const hold = budget.hold();
+  const body = req.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+  async function* counted(): AsyncGenerator<Buffer> {
+    let refused = false;
+    try {
+      for await (const chunk of body) {
+        if (!hold.grow(chunk.length)) {
+          refused = true;
+          break;
+        }
+        yield chunk;
+      }
+    } finally {
+      hold.release();
+    }
+    if (refused) {
+      req.resume();
+      throw budget.refusal(req.url);
+    }
+  }
+  return Object.defineProperty(req, Symbol.asyncIterator, { value: counted });
 }
 
 /** A call that came through connect-node (streams, and what grpc-unary.ts passes on) as a GrpcCall. */

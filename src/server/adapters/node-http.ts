@@ -4,6 +4,7 @@
 // listener on a server with the same timeouts, per-address connection limit and A2A-shaped answers
 // to malformed HTTP (http-limits.ts). The writing helpers are shared with the fastify adapter.
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { HttpReply } from "../../transport/server.js";
 import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type Front, type FrontStream } from "../front/front.js";
@@ -116,40 +117,73 @@ export function guard<Req>(
     sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } });
     return false;
   }
-  if (front.bodyTimeoutMs > 0 && !req.complete) {
-    const timer = setTimeout(() => {
-      if (req.complete || res.headersSent) return;
-      takeOver();
-      const r = front.bodyTimedOut(request);
-      sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
-    }, front.bodyTimeoutMs);
-    res.once("close", () => clearTimeout(timer));
-    req.once("end", () => clearTimeout(timer));
-  }
+  if (front.bodyTimeoutMs > 0 && !req.complete) timeBody({ front, req, res, request, takeOver });
   return true;
+}
+
+/** The request a connection's body timer judges: its latest (the ones before it are complete). */
+interface TimedBody {
+  front: Front<unknown>;
+  req: IncomingMessage;
+  res: ServerResponse;
+  request: { url: string; headers: IncomingMessage["headers"] };
+  takeOver: () => void;
+}
+
+const bodyTimers = new WeakMap<Socket, { timer: NodeJS.Timeout; current: TimedBody }>();
+
+/**
+ * One body timer per HTTP/1.1 connection, re-armed (refresh) for each request on it rather than a
+ * timer and two listeners made per request: requests on such a connection come one after another,
+ * and when the timer fires it answers 408 only if the latest one's body is still incomplete and
+ * nothing was sent. It never holds the process open, and ends with the connection. HTTP/2 streams
+ * (a fastify app with `http2`) run side by side on one connection, but node gives each its own
+ * `req.socket` (a proxy of the stream), so each has its own timer (tested).
+ */
+function timeBody(body: TimedBody): void {
+  const socket = body.req.socket;
+  const held = bodyTimers.get(socket);
+  if (held && held.current.front === body.front) {
+    held.current = body;
+    held.timer.refresh();
+    return;
+  }
+  if (held) clearTimeout(held.timer);
+  const entry = {
+    current: body,
+    timer: setTimeout(() => bodyTimedOut(entry.current), body.front.bodyTimeoutMs).unref(),
+  };
+  bodyTimers.set(socket, entry);
+  if (!held) socket.once("close", () => clearTimeout(bodyTimers.get(socket)?.timer));
+}
+
+/** 408 for a body still incomplete when its time is up, unless the request was answered meanwhile. */
+function bodyTimedOut({ front, req, res, request, takeOver }: TimedBody): void {
+  if (req.complete || res.headersSent || res.destroyed) return;
+  takeOver();
+  const r = front.bodyTimedOut(request);
+  sendReply(res, { ...r, headers: { ...r.headers, connection: "close" } }, () => endSocket(req.socket));
 }
 
 /**
  * The AbortSignal of a response, aborted when it closes before it finished (the client went away).
- * Made when first read: only streams read it, and an AbortController per blocking request was 3 % of
- * the server's CPU under load (a CPU profile of bench/server.ts --stores).
+ * Made when first read, and only then listening: only streams read it, and an AbortController (or
+ * a 'close' listener) per blocking request costs CPU under load (3 % for the controller in a CPU
+ * profile of bench/server.ts --stores).
  */
 export class CloseSignal {
   private controller: AbortController | undefined;
-  private gone = false;
 
-  constructor(res: ServerResponse) {
-    res.once("close", () => {
-      if (res.writableFinished) return;
-      this.gone = true;
-      this.controller?.abort();
-    });
-  }
+  constructor(private readonly res: ServerResponse) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.gone) this.controller.abort();
+      const controller = (this.controller = new AbortController());
+      const res = this.res;
+      const gone = () => !res.writableFinished;
+      if (res.destroyed) {
+        if (gone()) controller.abort();
+      } else res.once("close", () => gone() && controller.abort());
     }
     return this.controller.signal;
   }

@@ -64,8 +64,21 @@ export function shareWithGrpc(
   h2.on("session", (s) => {
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
-    // A session without a frame for the idle timeout is closed (GOAWAY; calls in flight finish).
-    s.setTimeout(idleMs, () => s.close());
+    // A session without a frame for the idle timeout and without a call open is closed (GOAWAY).
+    // One with a quiet call open (a long task's stream) is kept: its liveness is the pings' to
+    // judge, and a session closing after a GOAWAY can send no PING (node cancels them). The idle
+    // time starts again when its last call ends.
+    let calls = 0;
+    s.on("stream", (stream: http2.ServerHttp2Stream) => {
+      calls++;
+      stream.once("close", () => {
+        if (--calls === 0 && !s.closed && !s.destroyed) s.setTimeout(idleMs);
+      });
+    });
+    s.on("timeout", () => {
+      if (calls === 0) s.close();
+    });
+    s.setTimeout(idleMs);
     if (pingMs > 0) keepAlive(s, pingMs, pingTimeoutMs);
   });
   // A request message that has not fully arrived within the body timeout is cancelled: a client may
@@ -140,7 +153,8 @@ export function shareWithGrpc(
 function keepAlive(session: http2.ServerHttp2Session, intervalMs: number, timeoutMs: number): void {
   let unanswered: NodeJS.Timeout | undefined;
   const timer = setInterval(() => {
-    if (session.destroyed || unanswered) return;
+    // A closing session (server shutdown) cannot send a PING: its calls end, or close() destroys it.
+    if (session.destroyed || session.closed || unanswered) return;
     const sent = session.ping((err) => {
       clearTimeout(unanswered);
       unanswered = undefined;

@@ -57,6 +57,8 @@ export interface Execution {
   readonly pushDelivery: PushDelivery;
   readonly coordinator: TurnCoordinator | undefined;
   readonly maxArtifactBytes: number;
+  /** The turn's slice the runtime's streams share. */
+  readonly slice: StreamSlice;
 }
 
 /** Executes an agent result to the end of the turn (startTurn has set WORKING). Never throws. */
@@ -102,6 +104,31 @@ export async function run(x: Execution, live: LiveTask, result: AgentResult | "c
  */
 export const YIELD_EVERY = 16;
 
+/**
+ * The time streams together may take of one event-loop turn (ms): once they have, every stream
+ * yields at its next item, so the turn ends and I/O (another client's GetTask) is served. Without
+ * it a turn lasts as long as every running stream's YIELD_EVERY items: with 200 streams about 3,200
+ * items, seconds on a loaded machine (docs/limits.md, "Keeping the server answering").
+ */
+export const STREAM_SLICE_MS = 10;
+
+/** The slice of the turn a runtime's streams share (one per TaskRuntime: Execution.slice). */
+export class StreamSlice {
+  /** When the streams began taking the current turn (undefined: not yet in this turn). */
+  private start: number | undefined;
+
+  /** True once the streams have had their STREAM_SLICE_MS of this turn (the slice starts anew next turn). */
+  spent(): boolean {
+    const now = performance.now();
+    if (this.start === undefined) {
+      this.start = now;
+      setImmediate(() => (this.start = undefined));
+      return false;
+    }
+    return now - this.start > STREAM_SLICE_MS;
+  }
+}
+
 async function drain(
   x: Execution,
   live: LiveTask,
@@ -121,8 +148,9 @@ async function drain(
   try {
     for await (const item of items as AsyncIterable<StreamItem>) {
       // An agent that yields without waiting for anything (a generator over data at hand) would keep
-      // the event loop for its whole stream: every YIELD_EVERY items, other work gets a turn.
-      if (++since >= YIELD_EVERY) {
+      // the event loop for its whole stream: every YIELD_EVERY items, or once the streams have had
+      // their slice of this turn, other work gets a turn.
+      if (++since >= YIELD_EVERY || x.slice.spent()) {
         since = 0;
         await new Promise((r) => setImmediate(r));
       }

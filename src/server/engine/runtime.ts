@@ -53,7 +53,7 @@ import { eventBytes } from "../store/task-size.js";
 import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
-import { finish, release, run, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
+import { finish, release, run, StreamSlice, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
 
 const S = v1_0.TaskState;
 
@@ -173,6 +173,7 @@ export class TaskRuntime implements A2AHandler {
       pushDelivery: this.pushDelivery,
       coordinator: this.coordinator,
       maxArtifactBytes: limit(opts.maxArtifactBytes, DEFAULT_LIMITS.maxArtifactBytes),
+      slice: new StreamSlice(),
     };
     this.coordinator?.attach({ cancel: (id, call) => this.cancelTask(create(v1_0.CancelTaskRequestSchema, { id }), call) });
   }

@@ -37,11 +37,8 @@ export interface Declared {
   requiredUris: readonly string[];
 }
 
-const NO_CARD: Declared = { hasExtended: false, declaredUris: new Set(), requiredUris: [] };
-
 export class CardRoute {
-  private declaration: AgentCardInit | undefined;
-  private declared = NO_CARD;
+  private declared: (Declared & { declaration: AgentCardInit }) | undefined;
   // Signing costs a few ms: each card is built once per base URL, so every shape of the public
   // card (1.0, dual) carries the same signature.
   private readonly built = new Map<string, Promise<v1_0.AgentCard>>();
@@ -57,8 +54,7 @@ export class CardRoute {
   /** The handler's declaration now, and what it implies (derived again when it changed). */
   current(): Declared & { declaration: AgentCardInit } {
     const now = this.handler.card();
-    if (now.declaration !== this.declaration) {
-      this.declaration = now.declaration;
+    if (now.declaration !== this.declared?.declaration) {
       this.built.clear();
       this.replies.clear();
       const declared = now.declaration.capabilities?.extensions ?? [];
@@ -66,9 +62,11 @@ export class CardRoute {
         hasExtended: now.extended,
         declaredUris: new Set(declared.map((e) => e.uri ?? "")),
         requiredUris: declared.filter((e) => e.required && e.uri).map((e) => e.uri!),
+        declaration: now.declaration,
       };
     }
-    return { ...this.declared, declaration: now.declaration };
+    // The same object while the declaration is the same (read on every call by the gate).
+    return this.declared;
   }
 
   /** The 1.0 card as served at base URL `url`: the declaration, its interfaces and the schemes we check, signed last. */

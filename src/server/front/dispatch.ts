@@ -51,7 +51,7 @@ export class Dispatch<Req> {
 
   /** A JSON-RPC or HTTP+JSON request, from authentication to its reply or stream. */
   async call(binding: Binding, request: FrontRequest<Req>): Promise<HttpReply | FrontStream> {
-    const principal = await this.gate.principalOf(request, () => rpcIdOf(binding, request.body));
+    const principal = this.gate.anonymous ?? (await this.gate.principalOf(request, () => rpcIdOf(binding, request.body)));
     if (typeof principal !== "string") return principal;
     const decoded = decodeCall(request, { binding, versions: this.opts.versions, basePath: this.opts.prefix });
     if (decoded.kind === "reply") return decoded;
@@ -61,20 +61,7 @@ export class Dispatch<Req> {
     } catch (e) {
       return encodeError(decoded, toA2AError(e));
     }
-    const ctx: HandlerContext = {
-      principal,
-      version: decoded.version,
-      extensions,
-      tenant: decoded.tenant,
-      // Read only by what waits on the client (streams): the adapters make the signal on first read.
-      get signal() {
-        return request.signal;
-      },
-    };
-    const failed = (e: unknown, what: string) => {
-      if (!(e instanceof A2AError)) this.opts.log.error({ err: e }, what);
-      return encodeError(decoded, toA2AError(e), extensionsHeader(decoded.version, extensions));
-    };
+    const ctx = new RequestContext(principal, decoded.version, extensions, decoded.tenant, request);
     if (isStreaming(decoded)) {
       // Taking the slot can fail too (the replicas' count is in the database): answered like the call, with its id.
       let release: (() => void) | undefined;
@@ -85,7 +72,7 @@ export class Dispatch<Req> {
         events = await dispatchStream(this.handler, decoded, ctx);
       } catch (e) {
         release?.();
-        return failed(e, "A2A stream failed to start");
+        return this.failed(decoded, extensions, e, "A2A stream failed to start");
       }
       const sse = openStream(decoded, { extensions });
       const frames = pumpEvents(events, sse, request.signal, release, this.opts.pump);
@@ -104,12 +91,12 @@ export class Dispatch<Req> {
       const card = await this.extendedCard(
         decoded.version,
         decoded.request,
-        caller === undefined ? ctx : { ...ctx, principal: caller },
+        caller === undefined ? ctx : new RequestContext(caller, ctx.version, extensions, ctx.tenant, request),
         request.origin,
       );
       return encodeResult(decoded, card, { extensions });
     } catch (e) {
-      return failed(e, "A2A operation failed");
+      return this.failed(decoded, extensions, e, "A2A operation failed");
     }
   }
 
@@ -149,8 +136,37 @@ export class Dispatch<Req> {
     }
   }
 
+  private failed(decoded: DecodedCall, extensions: string[], e: unknown, what: string): HttpReply {
+    if (!(e instanceof A2AError)) this.opts.log.error({ err: e }, what);
+    return encodeError(decoded, toA2AError(e), extensionsHeader(decoded.version, extensions));
+  }
+
   private extendedCard(version: ProtocolVersion, request: v1_0.GetExtendedAgentCardRequest, ctx: HandlerContext, origin: string) {
     return this.cards.extended(version, request, ctx, this.baseUrl(origin));
+  }
+}
+
+/**
+ * The HandlerContext of a JSON-RPC or HTTP+JSON call. A class, not an object literal with a getter
+ * (V8 builds those on a slow path): the signal is read only by what waits on the client (streams),
+ * and the adapters make it on first read. The request is held in a #private field, so that a copy
+ * of the context (a spread, or the JSON the replicas send a cancel with) carries the four fields only.
+ */
+class RequestContext implements HandlerContext {
+  readonly #request: { readonly signal: AbortSignal };
+
+  constructor(
+    readonly principal: string,
+    readonly version: ProtocolVersion,
+    readonly extensions: string[],
+    readonly tenant: string,
+    request: { readonly signal: AbortSignal },
+  ) {
+    this.#request = request;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
   }
 }
 

@@ -22,7 +22,7 @@
 // streams at once (then HTTP 429 in the binding's shape).
 import { encodeError, type HttpReply } from "../../transport/server.js";
 import { splitUrl } from "../../transport/rest.js";
-import { A2AError, retryable } from "../../versioning/errors.js";
+import { A2AError } from "../../versioning/errors.js";
 import { SUPPORTED_VERSIONS, type ProtocolVersion } from "../../versioning/negotiate.js";
 import type { Operation, RequestOf, ResponseOf } from "../../versioning/codec.js";
 import type { Authenticator } from "../../security/auth.js";
@@ -33,7 +33,7 @@ import { localStreamSlots, type StreamSlots } from "../engine/coordinator.js";
 import { CardRoute } from "./card-route.js";
 import { Dispatch } from "./dispatch.js";
 import { Gate } from "./gate.js";
-import { StreamBudget } from "./stream-budget.js";
+import { budgetFull, StreamBudget } from "./stream-budget.js";
 import { DEFAULT_BODY_TIMEOUT_MS, errorScope, errorWithStatus, versionOf, type RouteScope } from "./http-limits.js";
 
 /** The runtime's options the front passes on when it builds the TaskRuntime (documented in runtime.ts). */
@@ -304,12 +304,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     overBudget: (request) =>
       errorWithStatus(
         errorScope(request.url, request.headers, scope),
-        retryable(
-          new A2AError(
-            "InternalError",
-            `The server's memory budget (${streamBudget.maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`,
-          ),
-        ),
+        budgetFull(streamBudget.maxBytes),
         503,
         "UNAVAILABLE",
       ),

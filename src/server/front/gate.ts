@@ -28,7 +28,12 @@ export interface GateOptions<Req> {
 }
 
 export class Gate<Req> {
-  constructor(private readonly opts: GateOptions<Req>) {}
+  /** "anonymous" when nothing authenticates (every call's principal, known without waiting), else undefined. */
+  readonly anonymous: "anonymous" | undefined;
+
+  constructor(private readonly opts: GateOptions<Req>) {
+    this.anonymous = opts.authenticators || opts.authenticate ? undefined : "anonymous";
+  }
 
   /** Whether every call carries credentials (then each principal has its own stream slots). */
   get authenticates(): boolean {
@@ -62,6 +67,7 @@ export class Gate<Req> {
   /** The extensions a call activates; ExtensionSupportRequiredError when it lacks a required one. */
   activated(asked: readonly string[]): string[] {
     const { requiredUris, declaredUris } = this.opts.declared();
+    if (!asked.length && !requiredUris.length) return [];
     const missing = requiredUris.filter((u) => !asked.includes(u));
     if (missing.length)
       throw new A2AError("ExtensionSupportRequiredError", `This agent requires the extension(s) ${missing.join(", ")}`, {

@@ -4,7 +4,7 @@
 // - headers timeout: node's `requestTimeout`: a connection must deliver a request's headers
 //   within `headersTimeoutMs` (default 30 s); else HTTP 408 and the connection is closed.
 // - body timeout: node does not enforce `requestTimeout` once the headers are in, so the plugin
-//   (plugin.ts) times the body itself: `bodyTimeoutMs` (default 30 s) after the headers.
+//   (adapters/node-http.ts, guard) times the body itself: `bodyTimeoutMs` (default 30 s) after the headers.
 // - idle timeout: node's `keepAliveTimeout`: a keep-alive connection without a request for
 //   `idleTimeoutMs` (default 5 s) is closed (the `Keep-Alive: timeout=5` header says so).
 // - connections per client address: `maxConnectionsPerAddress` (default 256), HTTP/1.1 and HTTP/2

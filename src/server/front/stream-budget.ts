@@ -8,8 +8,9 @@
 // `maxBytes` (the budget divided by the open streams) while the process is over the budget, is cut:
 // its queue is dropped and it ends with its binding's error (SSE: an error event, then the end of
 // the stream; gRPC: RESOURCE_EXHAUSTED). The task goes on; the client can resubscribe.
-// Request bodies being read count in the same budget (BudgetHold, their received bytes): a body
-// that does not fit once the streams over their share are cut is refused with a retryable error.
+// Request bodies being read count in the same budget (BudgetHold, their received bytes; HTTP bodies
+// and gRPC request messages alike): a body that does not fit once the streams over their share are
+// cut is refused with a retryable error (budgetFull).
 
 import { A2AError, retryable } from "../../versioning/errors.js";
 
@@ -21,6 +22,16 @@ export function fellBehind(limit: number): A2AError {
     new A2AError(
       "InternalError",
       `This stream fell more than ${limit} bytes behind (the server's stream buffer budget) and was ended; the task goes on: resubscribe to it (SubscribeToTask)`,
+    ),
+  );
+}
+
+/** The error a request gets whose bytes do not fit in the budget (retryable: nothing of it was done). */
+export function budgetFull(maxBytes: number): A2AError {
+  return retryable(
+    new A2AError(
+      "InternalError",
+      `The server's memory budget (${maxBytes} bytes of stream buffers and request bodies) is full; retry shortly`,
     ),
   );
 }
@@ -238,7 +249,12 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   ) {
     this.block = blockSize(budget);
     this.account = budget?.open((limit) => {
+      // What waited is gone, so the stream's end is now the cut's, even when the producer had
+      // already ended the queue (its task finished before the client read): without this, the
+      // writer would find an ended, empty queue and end the stream as if it were whole.
       this.drop();
+      this.ended = false;
+      this.failure = undefined;
       onCut(limit);
     });
   }
