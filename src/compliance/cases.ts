@@ -11,7 +11,7 @@ import { resolveValidator } from "./validators.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { packagePath } from "../runtime/package-root.js";
 import type { AbstractCall } from "./projection.js";
-import { loadScenarioCases, ScenarioLoadError } from "./scenarios.js";
+import { loadScenarioCases, ScenarioLoadError, SCENARIOS_DIR } from "./scenarios.js";
 
 export type Level = "MUST" | "SHOULD" | "MAY";
 export type Version = "1.0" | "0.3";
@@ -494,8 +494,37 @@ export function readCaseFiles(dir: string): ({ id: string; file: string; data: u
 /**
  * Loads and validates every case below `dir`; throws CaseLoadError listing every problem. The
  * built-in set (`dir` = CASES_DIR) also holds the projections of compliance/scenarios/, in ID order.
+ * The built-in set is kept between calls while no file below compliance/cases/ or
+ * compliance/scenarios/ changes (name, size, mtime): parsing and checking it takes 0.5–1.3 s, once
+ * per runSuite, and a test file runs the suite up to 30 times. Each call gets its own copy.
  */
 export function loadCases(dir: string = CASES_DIR): Case[] {
+  if (resolve(dir) !== resolve(CASES_DIR)) return readCases(dir);
+  const stamp = treeStamp([CASES_DIR, SCENARIOS_DIR]);
+  if (builtIn?.stamp !== stamp) builtIn = { stamp, cases: readCases(dir) };
+  return structuredClone(builtIn.cases);
+}
+
+let builtIn: { stamp: string; cases: Case[] } | undefined;
+
+/** Every file below `dirs` with its size and mtime, as one string: it changes when any file does. */
+function treeStamp(dirs: string[]): string {
+  const parts: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else {
+        const st = statSync(path);
+        parts.push(`${path}:${st.size}:${st.mtimeMs}`);
+      }
+    }
+  };
+  for (const d of dirs) walk(d);
+  return parts.join("\n");
+}
+
+function readCases(dir: string): Case[] {
   const problems: string[] = [];
   const cases: Case[] = [];
   for (const entry of readCaseFiles(dir)) {

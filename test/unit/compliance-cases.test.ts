@@ -23,6 +23,17 @@ function problems(data: unknown, id = "v1_0/json-rpc/x/y"): string[] {
 }
 
 describe("case loader", () => {
+  it("gives every caller of the built-in set its own copy", () => {
+    const first = loadCases();
+    const id = first[0]!.id;
+    first[0]!.steps.length = 0;
+    first.length = 0;
+    const again = loadCases();
+    expect(again.length).toBeGreaterThan(400);
+    expect(again[0]!.id).toBe(id);
+    expect(again[0]!.steps.length).toBeGreaterThan(0);
+  });
+
   it("accepts a well-formed case and derives its behaviours", () => {
     const r = parseCase("v1_0/json-rpc/x/y", "f.json", { ...good, agent: ["fixture:echo", "fixture:slow"] });
     expect(r.problems).toEqual([]);
