@@ -1058,8 +1058,9 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
  * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
  * independent: each has its own ids, contexts and tasks). Results come back in case order
  * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
- * so which case the budget runs out on does not depend on timing. Cases that list tasks run
- * last, alone (seesOtherCases). `budget.sent` counts the messages sent.
+ * so which case the budget runs out on does not depend on timing. Cases that may change the task
+ * of a shared turn run after its readers, those of one turn one at a time (turns.ts). Cases that
+ * list tasks run last, alone (seesOtherCases). `budget.sent` counts the messages sent.
  */
 export async function runCases(
   cases: Case[],
