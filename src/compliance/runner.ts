@@ -134,9 +134,10 @@ export interface RunOptions extends RunMessage {
   shareTurns?: boolean;
   sharedTurns?: SharedTurns;
   /**
-   * Set by runCases for the cases that run after every case that only reads their shared turn
-   * (turns.ts changedAfterReaders): the keys of the shared tasks one of them may have changed. Such
-   * a case changes the shared task itself unless its key is here; then it sends its own turn.
+   * Set by runCases for the cases that may change the task of their shared turn, which run after
+   * every case that only reads it (turns.ts): the keys of the shared tasks one of them changed (a
+   * changing request not refused). Such a case uses the shared task unless its key is here; then
+   * it sends its own turn.
    */
   changedTurns?: Set<string>;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
@@ -944,7 +945,7 @@ export async function runCase(
     let ran = (await runStep(step, i, urls, vars, stepOpts)).map((r) => ({ ...r, ...own }));
     const changes = before && ownTurnNeeded(c, (w) => !unmetCondition(w, vars));
     // Every reader of the shared turn is done (runCases): the first case to change it may use it.
-    if (changes && shared && opts.changedTurns && !opts.changedTurns.has(shared.key)) changer = shared.key;
+    if (changes && opts.changedTurns && !opts.changedTurns.has(shared!.key)) changer = shared!.key;
     else if (changes) {
       // The shared answer is one this case would change (turns.ts): it sends its own first message.
       vars.clear();
