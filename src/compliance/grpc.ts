@@ -4,14 +4,29 @@
 // grpc-status-details-bin). Requests and responses are ProtoJSON in the cases and binary protobuf
 // on the wire (@bufbuild/protobuf with the generated schemas of each version); the method path is
 // `/${service.typeName}/${method.name}` of the generated service descriptor.
+import { readFileSync } from "node:fs";
 import http2 from "node:http2";
-import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  fromBinary,
+  fromJson,
+  getOption,
+  isFieldSet,
+  toBinary,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+  type Message,
+} from "@bufbuild/protobuf";
 import { base64Decode, base64Encode, BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { A2AService as Service1_0 } from "../../generated/v1_0/a2a_pb.js";
 import { A2AService as Service0_3 } from "../../generated/v0_3/a2a_pb.js";
+import { FieldBehavior, field_behavior } from "../../generated/v1_0/google/api/field_behavior_pb.js";
 import type { Version } from "./cases.js";
 import type { SseEventRecord, WireResponse } from "./http.js";
 import { CLOSE_GRACE_MS, closingEvent } from "./stream-end.js";
+import { packagePath } from "../runtime/package-root.js";
 
 /** google.rpc.Code names by number (the gRPC status codes). */
 export const GRPC_CODES = [
@@ -255,12 +270,61 @@ export function requestBytes(call: Pick<GrpcCall, "method" | "body" | "rawBody">
 }
 
 /**
- * A response message as ProtoJSON. Fields without presence (scalars, repeated, maps) are always
- * written: on the binary wire an empty string or list is the same as none, so a REQUIRED
- * `nextPageToken` that is "" or a `tasks` list that is empty reads as the JSON bindings spell them.
+ * A response message as ProtoJSON. On the binary wire a field without presence at its zero value
+ * (an empty string, 0, false, the first enum value, an empty list) is the same as no field. Lists,
+ * maps and REQUIRED scalars are written all the same, so a REQUIRED `nextPageToken` that is "" or a
+ * `tasks` list that is empty reads as the JSON bindings spell them; any other scalar at its zero
+ * value is left out, as absent: a Task without `context_id` (1.0.1 does not mark it REQUIRED) is
+ * one without `contextId`, not one whose `contextId` is "".
  */
 export function messageJson(schema: DescMessage, bytes: Uint8Array): unknown {
-  return toJson(schema, fromBinary(schema, bytes), { alwaysEmitImplicit: true });
+  const message = fromBinary(schema, bytes);
+  const json = toJson(schema, message, { alwaysEmitImplicit: true });
+  dropUnsetScalars(schema, message, json);
+  return json;
+}
+
+let restRequired0_3: Record<string, unknown> | undefined;
+
+/** REQUIRED: google.api.field_behavior on the proto field; in 0.3 also the 0.3 JSON Schema's `required` (rest-required.json). */
+function isRequired(field: DescField): boolean {
+  if (getOption(field, field_behavior).includes(FieldBehavior.REQUIRED)) return true;
+  const parent = field.parent;
+  if (parent.file.proto.package !== "a2a.v1") return false;
+  restRequired0_3 ??= JSON.parse(readFileSync(packagePath("generated", "v0_3", "rest-required.json"), "utf8")) as Record<string, unknown>;
+  const names = restRequired0_3[parent.typeName.slice("a2a.v1.".length).replace(/\./g, "_")];
+  return Array.isArray(names) && names.includes(field.jsonName);
+}
+
+function dropUnsetScalars(schema: DescMessage, message: Message, json: unknown): void {
+  if (typeof json !== "object" || json === null || schema.typeName.startsWith("google.protobuf.")) return;
+  const out = json as Record<string, unknown>;
+  const fields = message as unknown as Record<string, unknown>;
+  for (const field of schema.fields) {
+    const value = field.oneof ? undefined : fields[field.localName];
+    switch (field.fieldKind) {
+      case "scalar":
+      case "enum":
+        if (!field.oneof && !isFieldSet(message, field) && !isRequired(field)) delete out[field.jsonName];
+        break;
+      case "message":
+        if (!field.oneof) dropUnsetScalars(field.message, value as Message, out[field.jsonName]);
+        else {
+          const o = fields[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
+          if (o?.case === field.localName) dropUnsetScalars(field.message, o.value as Message, out[field.jsonName]);
+        }
+        break;
+      case "list":
+        if (field.listKind === "message" && Array.isArray(value) && Array.isArray(out[field.jsonName]))
+          value.forEach((m, i) => dropUnsetScalars(field.message, m as Message, (out[field.jsonName] as unknown[])[i]));
+        break;
+      case "map":
+        if (field.mapKind === "message" && value && typeof out[field.jsonName] === "object")
+          for (const [k, m] of Object.entries(value))
+            dropUnsetScalars(field.message, m as Message, (out[field.jsonName] as Record<string, unknown>)[k]);
+        break;
+    }
+  }
 }
 
 /**

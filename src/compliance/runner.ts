@@ -30,6 +30,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_STREAM_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS
 import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget } from "./pacing.js";
 import { projectCall, streamViewOf, viewOf } from "./projection.js";
 import {
+  changesTask,
   ownTurnNeeded,
   seesOtherCases,
   shareableFirst,
@@ -135,6 +136,13 @@ export interface RunOptions extends RunMessage {
    */
   shareTurns?: boolean;
   sharedTurns?: SharedTurns;
+  /**
+   * Set by runCases for the cases that may change the task of their shared turn, which run after
+   * every case that only reads it (turns.ts): the keys of the shared tasks one of them changed (a
+   * changing request not refused). Such a case uses the shared task unless its key is here; then
+   * it sends its own turn.
+   */
+  changedTurns?: Set<string>;
   onProgress?: (event: { index: number; total: number; result: CaseResult }) => void;
 }
 
@@ -572,13 +580,14 @@ async function runExchange(
   const chosen: Record<string, string> = {};
   const deadline = Date.now() + opts.taskTimeoutMs;
   const obtain = async (): Promise<SharedTurn> => {
-    const got = await sendStep(
-      step,
-      buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts),
-      baseUrls,
-      opts,
-      deadline,
-    );
+    const built = buildRequest(step.request, baseUrls[step.request.base ?? "interface"], vars, opts);
+    // A message the agent refused is not sent again by the same case: the refusal is judged again.
+    const same = sendsMessage(step.request) ? JSON.stringify([built, step.request.rpc ?? null]) : undefined;
+    const earlier = same === undefined ? undefined : opts.refusals?.get(same);
+    const got = earlier
+      ? { ...earlier, notes: [...earlier.notes, "not sent again: an earlier step of this case sent the same request, which was refused"] }
+      : await sendStep(step, built, baseUrls, opts, deadline);
+    if (same !== undefined && !earlier && refused(got.actual)) opts.refusals?.set(same, got);
     return { ...got, uuids: [...vars].filter(([k]) => k.startsWith("uuid:")) };
   };
   try {
@@ -764,6 +773,8 @@ type StepOptions = Required<Pick<RunOptions, "timeoutMs" | "streamTimeoutMs" | "
     shared?: { turns: SharedTurns; key: string };
     /** Credentials no server issued, for the card's declared schemes (credentials.ts). */
     invalidHeaders?: Record<string, string>;
+    /** The case's message requests the agent refused, by the request as sent, with their answers. */
+    refusals?: Map<string, Omit<SharedTurn, "uuids">>;
   };
 
 async function awaitWebhook(w: WebhookExpect, name: string, vars: Map<string, unknown>, opts: StepOptions): Promise<StepResult> {
@@ -932,12 +943,15 @@ export async function runCase(
     runId,
     version: c.version,
     invalidHeaders: invalidCredentials(c.version === "1.0" ? (d.card1_0 ?? d.card0_3) : (d.card0_3 ?? d.card1_0)),
+    refusals: new Map(),
   };
   // A case stops at its first failing step of its highest level only: a SHOULD or MAY step that
   // fails does not keep a later MUST step from running (and from failing the case).
   const top = Math.min(LEVEL_RANK[c.level], ...c.steps.map((st) => LEVEL_RANK[st.level ?? c.level]));
   let failed: StepResult | undefined;
   let stopped = false;
+  /** The key of the shared turn this case changes instead of sending its own (opts.changedTurns). */
+  let changer: string | undefined;
   // The agent's answer left the rule untested (inconclusive): later steps do not run.
   let untested: string | undefined;
   for (const [i, step] of c.steps.entries()) {
@@ -969,7 +983,10 @@ export async function runCase(
     const urls = { interface: iface.url, agent: d.agentUrl, card: d.cardUrl };
     const before = i === 0 && shared ? new Map(vars) : undefined;
     let ran = (await runStep(step, i, urls, vars, stepOpts)).map((r) => ({ ...r, ...own }));
-    if (before && ownTurnNeeded(c, (w) => !unmetCondition(w, vars))) {
+    const changes = before && ownTurnNeeded(c, (w) => !unmetCondition(w, vars));
+    // Every reader of the shared turn is done (runCases): the first case to change it may use it.
+    if (changes && opts.changedTurns && !opts.changedTurns.has(shared!.key)) changer = shared!.key;
+    else if (changes) {
       // The shared answer is one this case would change (turns.ts): it sends its own first message.
       vars.clear();
       for (const [k, v] of before) vars.set(k, v);
@@ -981,6 +998,9 @@ export async function runCase(
     }
     const rs = atMostShould(ran, step.level ?? c.level, c.version);
     steps.push(...rs);
+    // A request the agent refused changed nothing: the shared task stays as the readers saw it.
+    if (changer !== undefined && i > 0 && exchangesOf(step).some((x) => changesTask(x.request)) && !rs.every((r) => refused(r.actual)))
+      opts.changedTurns?.add(changer);
     if (step.cleanup) continue;
     const failure = rs.find((r) => r.status === "fail");
     failed ??= failure;
@@ -1008,6 +1028,22 @@ export async function runCase(
     steps,
     durationMs: Date.now() - started,
   };
+}
+
+/** Answers that say "not now" rather than "not this request": trying again may be answered otherwise. */
+const TRANSIENT_GRPC = new Set(["CANCELLED", "UNKNOWN", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED", "INTERNAL", "UNAVAILABLE"]);
+
+/**
+ * Whether an answer refuses its request for what it is (so it changed nothing): a 4xx other than
+ * 408 and 429, a JSON-RPC error, a gRPC status other than OK and the transient ones.
+ */
+function refused(a: WireResponse | undefined): boolean {
+  if (!a || a.error !== undefined || a.timedOut) return false;
+  if (a.grpc) return a.grpc.status !== undefined && a.grpc.status !== "OK" && !TRANSIENT_GRPC.has(a.grpc.status);
+  if (a.status === 408 || a.status === 429 || a.status >= 500) return false;
+  if (a.status >= 400) return true;
+  const bodies = a.events ? a.events.map((e) => e.json) : [a.json];
+  return bodies.length > 0 && bodies.every((b) => isPlainObject(b) && isPlainObject(b.error));
 }
 
 /** The key of a first turn other cases may share (turns.ts); undefined when it cannot be rendered yet. */
@@ -1064,8 +1100,9 @@ function notApplicable(step: CaseStep, i: number, reason: string): StepResult[] 
  * Runs the cases, `concurrency` at a time (an agent's turns take seconds; the cases are
  * independent: each has its own ids, contexts and tasks). Results come back in case order
  * whatever the order they finish in. A --max-messages budget runs them one at a time, in order,
- * so which case the budget runs out on does not depend on timing. Cases that list tasks run
- * last, alone (seesOtherCases). `budget.sent` counts the messages sent.
+ * so which case the budget runs out on does not depend on timing. Cases that may change the task
+ * of a shared turn run after its readers, those of one turn one at a time (turns.ts). Cases that
+ * list tasks run last, alone (seesOtherCases). `budget.sent` counts the messages sent.
  */
 export async function runCases(
   cases: Case[],
@@ -1114,10 +1151,23 @@ export async function runCases(
   };
   const all = cases.map((_, i) => i);
   const alone = width > 1 ? all.filter((i) => seesOtherCases(cases[i]!)) : [];
+  // Cases that may change the task of their shared turn run after all that only read it (turns.ts).
+  const after = all.filter((i) => keys[i] !== undefined && !alone.includes(i) && ownTurnNeeded(cases[i]!, () => true));
   // Cases that poll a task may wait up to --task-timeout: they start first, so the wait overlaps the other cases.
   const polls = (i: number) => cases[i]!.steps.flatMap(exchangesOf).some((x) => x.repeatUntil !== undefined);
-  const pooled = all.filter((i) => !alone.includes(i));
+  const pooled = all.filter((i) => !alone.includes(i) && !after.includes(i));
   await runAll(width > 1 ? [...pooled.filter(polls), ...pooled.filter((i) => !polls(i))] : pooled, width);
+  // Those of one turn one at a time, in ID order (so which one changes it does not depend on timing).
+  const groups = new Map<string, number[]>();
+  for (const i of after) groups.set(keys[i]!, [...(groups.get(keys[i]!) ?? []), i]);
+  const queue = [...groups.values()];
+  opts = { ...opts, changedTurns: new Set() };
+  await Promise.all(
+    Array.from({ length: Math.min(width, queue.length) }, async () => {
+      for (let group = queue.shift(); group; group = queue.shift()) await runAll(group, 1);
+    }),
+  );
+  opts = { ...opts, changedTurns: undefined };
   await runAll(alone, 1);
   noteSharedTurns(results, keys);
   return results;

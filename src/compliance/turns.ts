@@ -4,7 +4,10 @@
 // judges the same answer against its own expectations, so a verdict never rests on another
 // case's judgement, and an agent's answer that breaks a rule breaks it in every case that reads it.
 // A case that changes the task after its first message (a further message, a cancel, a push
-// configuration) sends its own, so no case sees a task another case changed.
+// configuration) sends its own, so no case sees a task another case changed. One that changes it
+// only on some answers (a cancel of a task that asks for input, a message to an ended task) runs
+// after every case that only reads the turn (runCases), and uses the shared task unless an earlier
+// such case had a change accepted: a refused request changes nothing.
 import type { Case, CaseExchange, CaseRequest, CaseStep, Version } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { isPlainObject } from "./match.js";

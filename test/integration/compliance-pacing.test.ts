@@ -38,6 +38,7 @@ async function startAgent(seen: Seen): Promise<{ url: string; app: FastifyInstan
     const ok = (result: unknown) => ({ jsonrpc: "2.0", id: msg.id, result });
     if (msg.method === "SendMessage") {
       seen.sends++;
+      if (!msg.params.message) return { jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: "message is required" } };
       const text = (msg.params.message as { parts: { text: string }[] }).parts[0]?.text;
       if (text === "limited" && seen.rateLimited++ === 0) return reply.code(429).header("retry-after", "0").send({ error: "slow down" });
       const id = crypto.randomUUID();
@@ -46,6 +47,7 @@ async function startAgent(seen: Seen): Promise<{ url: string; app: FastifyInstan
     }
     const id = String(msg.params.id);
     if (msg.method === "CancelTask") {
+      if (msg.params.refuse === true) return { jsonrpc: "2.0", id: msg.id, error: { code: -32002, message: "Task cannot be canceled" } };
       seen.cancels.push(id);
       working.set(id, 0);
       return ok(task(id, "TASK_STATE_CANCELED"));
@@ -163,31 +165,56 @@ describe("runner pacing against an agent that takes time", () => {
     expect(seen.sends).toBe(3);
   });
 
-  it("shared turns: a case that changes the task only under a condition shares the turn unless the answer meets it", async () => {
+  it("shared turns: a case that may change the task runs after the readers, on the shared task until a change is accepted", async () => {
     const sendState: CaseStep = {
       ...send("echo"),
       expect: { status: 200, body: { result: { task: { id: { $capture: "taskId" }, status: { state: { $capture: "state" } } } } } },
     };
-    const cancelIf = (state: string): CaseStep => ({ ...cancel, cleanup: false, when: { capture: "state", matches: state } });
+    const cancelIf = (state: string, refuse = false): CaseStep => ({
+      ...cancel,
+      ...(refuse ? { request: rpc("CancelTask", { id: "{{taskId}}", refuse }), expect: { body: { error: { code: -32002 } } } } : {}),
+      cleanup: false,
+      when: { capture: "state", matches: state },
+    });
     const cases = [
-      makeCase("reads", [sendState]),
       makeCase("cancels-if-working", [sendState, cancelIf("TASK_STATE_WORKING")]),
-      makeCase("cancels-if-completed", [sendState, cancelIf("TASK_STATE_COMPLETED")]),
+      makeCase("cancel-refused", [sendState, cancelIf("TASK_STATE_COMPLETED", true)]),
+      makeCase("cancels", [sendState, cancelIf("TASK_STATE_COMPLETED")]),
+      makeCase("cancels-too", [sendState, cancelIf("TASK_STATE_COMPLETED")]),
+      makeCase("reads", [sendState]),
     ];
-    const results = await run(cases, { concurrency: 1 });
+    const done: string[] = [];
+    const results = await run(cases, { concurrency: 2, onProgress: ({ result }) => done.push(result.id.split("/").pop()!) });
     expect(results.map((r) => `${r.id.split("/").pop()} ${r.status}`)).toEqual([
-      "reads pass",
       "cancels-if-working pass",
-      "cancels-if-completed pass",
+      "cancel-refused pass",
+      "cancels pass",
+      "cancels-too pass",
+      "reads pass",
     ]);
-    // The shared answer (completed) meets one case's condition: that case sends its own and cancels only its own task.
+    // The readers first (the condition of one does not hold for this answer: it only reads), then
+    // the others one at a time in case order.
+    expect(done.slice(2)).toEqual(["cancel-refused", "cancels", "cancels-too"]);
+    const taskOf = (i: number) => (results[i]?.steps[0]?.actual?.json as { result: { task: { id: string } } }).result.task.id;
+    // The refused cancel changed nothing, so the next case cancels the shared task; after that
+    // accepted change the last one sends its own turn and cancels only its own task.
+    expect([taskOf(1), taskOf(2)]).toEqual([taskOf(4), taskOf(4)]);
     expect(seen.sends).toBe(2);
-    const own = results[2]?.steps[0];
-    expect(own?.notes).toContain("the shared first answer is one this case changes: the case sent its own");
-    const ownTask = (own?.actual?.json as { result: { task: { id: string } } }).result.task.id;
-    const sharedTask = (results[0]?.steps[0]?.actual?.json as { result: { task: { id: string } } }).result.task.id;
-    expect(ownTask).not.toBe(sharedTask);
-    expect(seen.cancels).toEqual([ownTask]);
+    expect(results[3]?.steps[0]?.notes).toContain("the shared first answer is one this case changes: the case sent its own");
+    expect(taskOf(3)).not.toBe(taskOf(4));
+    expect(seen.cancels).toEqual([taskOf(4), taskOf(3)]);
+  });
+
+  it("a message request the agent refused is judged again, not re-sent, by a later step of the same case", async () => {
+    const refusedSend = (level: string): CaseStep => ({
+      name: level,
+      request: rpc("SendMessage", { configuration: {} }),
+      expect: { body: { error: { code: -32602 } } },
+    });
+    const [r] = await run([makeCase("refused-twice", [refusedSend("refused"), refusedSend("with its code")])]);
+    expect(r?.status).toBe("pass");
+    expect(seen.sends).toBe(1);
+    expect(r?.steps[1]?.notes).toEqual(["not sent again: an earlier step of this case sent the same request, which was refused"]);
   });
 
   it("a failing step: the cleanup step runs, its own failure does not change the verdict", async () => {

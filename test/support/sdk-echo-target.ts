@@ -178,9 +178,13 @@ export async function startSdkEchoTarget(options: EchoOptions = {}): Promise<Ech
 /**
  * The official SDK 1.3.0 server (DefaultRequestHandler, in-memory store, the express handlers with
  * legacyCompat) around `executor`; the card declares JSON-RPC and HTTP+JSON for 1.0, and for 0.3
- * unless `only10`.
+ * unless `only10`. The request handler is returned for other transports to share (serveSdkGrpc).
  */
-export async function serveSdk(card: AgentCard, executor: AgentExecutor, only10 = false): Promise<{ server: Server; base: string }> {
+export async function serveSdk(
+  card: AgentCard,
+  executor: AgentExecutor,
+  only10 = false,
+): Promise<{ server: Server; base: string; requestHandler: DefaultRequestHandler }> {
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const app = express();
   const legacyCompat = { enabled: true };
@@ -193,7 +197,7 @@ export async function serveSdk(card: AgentCard, executor: AgentExecutor, only10 
       { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion, tenant: "" },
       { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion, tenant: "" },
     );
-  return { server, base };
+  return { server, base, requestHandler };
 }
 
 class Echo03Executor implements AgentExecutor03 {

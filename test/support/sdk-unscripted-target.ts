@@ -1,6 +1,7 @@
 // Agents that follow no script, the way LLM agents behave, behind the official @a2a-js/sdk 1.3.0
-// server (1.0 and 0.3 via legacyCompat, JSON-RPC and HTTP+JSON): the "any agent" targets of the
-// verdict work (issue 27). Each answers free text, never the fixture extension, the TCK's messageId
+// server (1.0 and 0.3 via legacyCompat, JSON-RPC and HTTP+JSON; its gRPC services, 1.0 and 0.3, on
+// their own port around the same request handler): the "any agent" targets of the verdict work
+// (issue 27). Each answers free text, never the fixture extension, the TCK's messageId
 // conventions or the ACTS first-part prefixes, and differs in one behaviour:
 //
 //   free-text      a task whose answer is streamed as three appended artifact chunks, then completed
@@ -16,6 +17,7 @@
 import { Role, TaskState, type Message, type TaskStatus } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { closer, echoCard, serveSdk, textPart, type EchoTarget } from "./sdk-echo-target.js";
+import { serveSdkGrpc } from "./sdk-grpc-echo-target.js";
 
 export const UNSCRIPTED = ["free-text", "message", "slow", "never-ends", "no-context", "alternating", "input-first"] as const;
 export type Unscripted = (typeof UNSCRIPTED)[number];
@@ -123,17 +125,20 @@ class UnscriptedExecutor implements AgentExecutor {
   }
 }
 
-/** The official SDK 1.3.0 server around one unscripted behaviour; 1.0 and 0.3, JSON-RPC and HTTP+JSON. */
+/** The official SDK 1.3.0 server around one unscripted behaviour; 1.0 and 0.3, JSON-RPC, HTTP+JSON and gRPC. */
 export async function startSdkUnscriptedTarget(kind: Unscripted, options: { delayMs?: number } = {}): Promise<UnscriptedTarget> {
   const card = echoCard(`official SDK 1.3.0 server, unscripted: ${kind}`);
   card.name = "Unscripted Agent";
   card.skills = card.skills.map((k) => ({ ...k, id: "chat", name: "Chat", description: "Answers in free text", tags: ["chat"] }));
   const executor = new UnscriptedExecutor(kind, options.delayMs ?? 3_000);
-  const { server, base } = await serveSdk(card, executor, kind === "no-context");
+  const only10 = kind === "no-context";
+  const { server, base, requestHandler } = await serveSdk(card, executor, only10);
+  const grpc = await serveSdkGrpc(requestHandler, card, only10);
   return {
     url: base,
     close: async () => {
       executor.stopAll();
+      grpc.close();
       await closer(server)();
     },
     get turns() {

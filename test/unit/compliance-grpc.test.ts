@@ -1,7 +1,7 @@
 // The suite's gRPC pieces without a socket: framing, google.rpc.Status / ErrorInfo in
 // grpc-status-details-bin, the status a response is judged on, the default OK expectation, the
 // loader's rpc checks, and each gRPC fault of the proxy's table on a sample.
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary, type DescMessage } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
 import { loadCases, parseCase, type CaseExpect } from "../../src/compliance/cases.js";
@@ -15,6 +15,7 @@ import {
   grpcMethod,
   grpcOrigin,
   grpcPath,
+  messageJson,
   methodOfPath,
   outcomeOf,
   receivedMessage,
@@ -25,7 +26,8 @@ import { GRPC_REWRITES, grpcAppliesTo, type GrpcExchange } from "../../src/compl
 import { Scope } from "../../src/compliance/match.js";
 import { sendsMessage } from "../../src/compliance/pacing.js";
 import { compareResponse } from "../../src/compliance/runner.js";
-import { TaskSchema, TaskState } from "../../generated/v1_0/a2a_pb.js";
+import { ListTasksResponseSchema, TaskSchema, TaskState } from "../../generated/v1_0/a2a_pb.js";
+import { TaskSchema as Task03Schema } from "../../generated/v0_3/a2a_pb.js";
 
 const notFound = () => {
   const info = encodeErrorInfo({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t-1" } });
@@ -210,6 +212,23 @@ describe("the gRPC faults of the rewriting proxy", () => {
       const diffs = judge(r.message!(TASK_SAMPLE, { version: "1.0", method: "GetTask", streaming: false }, 0));
       expect(diffs.map((d) => d.message).join("; "), name).toMatch(expected);
     }
+  });
+
+  // On the binary wire an unset scalar and one at its zero value are the same bytes: the runner
+  // writes it only where a REQUIRED field (or the 0.3 JSON Schema) makes "" a value of its own.
+  it("an empty non-REQUIRED scalar reads as absent; REQUIRED ones and lists are written at their zero value", () => {
+    const json = (schema: DescMessage, m: Parameters<typeof toBinary>[1]) =>
+      messageJson(schema, toBinary(schema, m)) as Record<string, unknown>;
+    const task = json(TaskSchema, create(TaskSchema, { id: "t-1", status: { state: TaskState.WORKING } }));
+    expect(task).toEqual({ id: "t-1", status: { state: "TASK_STATE_WORKING" }, artifacts: [], history: [] });
+    expect(json(ListTasksResponseSchema, create(ListTasksResponseSchema, {}))).toEqual({
+      tasks: [],
+      nextPageToken: "",
+      pageSize: 0,
+      totalSize: 0,
+    });
+    // 0.3: the JSON Schema declares `contextId: string` on a Task, so "" stays what the agent sent.
+    expect(json(Task03Schema, create(Task03Schema, { id: "t-1" }))).toMatchObject({ id: "t-1", contextId: "" });
   });
 
   it("the runner's JSON of a gRPC answer is not judged on JSON spelling; an agent's JSON is", () => {
