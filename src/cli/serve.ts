@@ -27,6 +27,7 @@ export interface ServeOptions extends HttpLimitFlags, StreamBufferFlags {
   log?: boolean;
   /** Fail a task whose turn takes longer than this many ms. */
   taskTimeout?: number;
+  maxRunningTaskBytes?: number;
   /** The fixture agent declares push notifications. */
   push?: boolean;
   /** Hosts, IPs or CIDR ranges webhooks may point to although private (SSRF allow-list). */
@@ -185,6 +186,7 @@ export async function startServe(opts: ServeOptions, out: (line: string) => void
     logger: serverLogger(opts.log),
     push: { allow: opts.allowWebhook ?? [] },
     taskTimeoutMs: opts.taskTimeout,
+    maxRunningTaskBytes: opts.maxRunningTaskBytes,
     maxStreamsPerPrincipal: opts.maxStreams,
     ...httpLimits(opts),
     ...streamBufferLimits(opts),
@@ -271,6 +273,11 @@ export function registerServeCommand(program: Command, setCode: (code: number) =
       parsePositiveInt("streams"),
     )
     .option("--task-timeout <ms>", "fail a task whose turn takes longer than this (default: no limit)", parsePositiveInt("milliseconds"))
+    .option(
+      "--max-running-task-bytes <bytes>",
+      "artifact bytes the running tasks may hold together (default 1073741824); beyond it new sends are refused, retryable",
+      parsePositiveInt("bytes"),
+    )
     .option("--token <token=principal>", "accept Authorization: Bearer <token> as <principal> (repeatable)", parseCredential)
     .option("--api-key <key=principal>", "accept X-API-Key: <key> as <principal> (repeatable)", parseCredential)
     .option(

@@ -9,6 +9,7 @@ import { createFixtureAgent, FIXTURE_LIMITS } from "../../src/server/fixture/fix
 import { firstText } from "../../src/server/engine/parts.js";
 import { tooLargeFailure } from "../../src/server/engine/execute.js";
 import { TaskRuntime, type CallContext } from "../../src/server/engine/runtime.js";
+import { A2AError } from "../../src/versioning/errors.js";
 
 const S = v1_0.TaskState;
 const call: CallContext = { principal: "alice", version: "1.0", extensions: [] };
@@ -102,5 +103,64 @@ describe("fixture agent caps", () => {
     expect(t.status?.state).toBe(S.COMPLETED);
     expect(t.artifacts[0]?.parts).toHaveLength(FIXTURE_LIMITS.maxChunks);
     expect(textOf(t.artifacts[0]?.parts[0])).toBe(`chunk 1/${FIXTURE_LIMITS.maxChunks}`);
+  });
+});
+
+describe("artifact bytes of the running tasks together", () => {
+  // Each task streams one artifact chunk of the asked size (published at once, unlike a bare part,
+  // which waits for the next item to know whether it is the last), then holds until `release()`.
+  let gate!: () => void;
+  let held = new Promise<void>((r) => (gate = r));
+  const release = () => {
+    gate();
+    held = new Promise<void>((r) => (gate = r));
+  };
+  const agent: Agent = {
+    card: { name: "t", description: "t", version: "1", capabilities: { streaming: true } },
+    handleMessage: (m) => {
+      const size = Number(firstText(m).split(" ")[1]);
+      const wait = held;
+      return stream(
+        (async function* () {
+          yield { artifact: { artifactId: "held", parts: ["y".repeat(size)] } };
+          await wait;
+        })(),
+      );
+    },
+  };
+  /** Starts a streamed task and reads until its chunk is kept; the stream stays open. */
+  async function start(rt: TaskRuntime, size: number) {
+    const events = await rt.sendStreamingMessage(send(`hold ${size}`), call);
+    for (let e = await events.next(); !e.done && e.value.payload.case !== "artifactUpdate"; e = await events.next());
+    return events;
+  }
+
+  it("a new turn is refused, retryable, while the running tasks hold more than the limit; then accepted again", async () => {
+    const rt = new TaskRuntime({ agent, logger: silent, maxRunningTaskBytes: 10_000 });
+    const open = [await start(rt, 6_000), await start(rt, 6_000)]; // the second starts at 6 KB held, under 10 KB
+    const refused = await rt.sendMessage(send("hold 10"), call).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(A2AError);
+    expect((refused as A2AError).type).toBe("InternalError");
+    expect((refused as A2AError).message).toContain("maxRunningTaskBytes");
+    expect((refused as A2AError).retryAfterSeconds, "retryable").toBe(1);
+    // The running tasks go on and end; their bytes are freed with them.
+    release();
+    for (const s of open) for await (const e of s) void e;
+    const t = await rt.sendStreamingMessage(send("hold 10"), call);
+    release();
+    const states = [];
+    for await (const e of t) if (e.payload.case === "statusUpdate") states.push(e.payload.value.status?.state);
+    expect(states.at(-1)).toBe(S.COMPLETED);
+  });
+
+  it("under the default limit (1 GiB) the same tasks all run", async () => {
+    const rt = new TaskRuntime({ agent, logger: silent });
+    const open = await Promise.all([start(rt, 6_000), start(rt, 6_000), start(rt, 6_000)]);
+    release();
+    for (const s of open) for await (const e of s) void e;
+    expect(rt.liveTasks).toBe(0);
   });
 });

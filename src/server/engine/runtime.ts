@@ -50,7 +50,7 @@ import { MemoryTaskStore, type TaskStore } from "../store/store.js";
 import { acceptedInputModes, coversMediaType } from "./parts.js";
 import { claimFollowUp, type TurnCoordinator } from "./coordinator.js";
 import { eventBytes } from "../store/task-size.js";
-import { once, ownerOf, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
+import { once, ownerOf, runningTasksFull, TaskBook, taskNotFound, unrecordedError, view, type CallContext } from "./tasks.js";
 import { PushRegistry } from "./push-configs.js";
 import { agentMessage, LazyAbort, StatusClock, TurnContext } from "./turn.js";
 import { finish, release, run, StreamSlice, TIMEOUT_FAILURE, transition, type Execution, type LiveTask } from "./execute.js";
@@ -100,6 +100,11 @@ export interface RuntimeOptions {
   maxArtifactBytes?: number;
   /** Estimated bytes of the tasks of one ListTasks page (default 4 MiB): then the page ends early. */
   maxListBytes?: number;
+  /**
+   * Estimated artifact bytes of all running (live) tasks together (default 1 GiB): while they hold
+   * more, a send that would start or continue a task is refused, retryable; running tasks go on.
+   */
+  maxRunningTaskBytes?: number;
   /** Several replicas on one store acting as one agent (coordinator.ts; cluster.ts). Default: one process. */
   coordinator?: TurnCoordinator;
 }
@@ -114,6 +119,7 @@ export const DEFAULT_LIMITS = {
   maxArtifactBytes: 4 * MiB,
   maxListBytes: 4 * MiB,
   maxBufferedBytes: 16 * MiB,
+  maxRunningTaskBytes: 1024 * MiB,
 } as const;
 
 /** What starting a turn gives the caller: the agent's bare Message, or the task (and its stream). */
@@ -134,6 +140,7 @@ export class TaskRuntime implements A2AHandler {
   /** Registration, reads and lists of push configs, and which tasks have webhooks (push-configs.ts). */
   private readonly push: PushRegistry;
   private readonly maxParts: number;
+  private readonly maxRunningTaskBytes: number;
   /** The media types the card declares (parts.ts acceptedInputModes); other parts are refused. */
   private readonly inputModes: string[];
   /** What carrying out a result (execute.ts) uses of this runtime. */
@@ -143,6 +150,7 @@ export class TaskRuntime implements A2AHandler {
   constructor(opts: RuntimeOptions) {
     const limit = (v: number | undefined, d: number) => (v === undefined || !(v >= 1) ? d : Math.floor(v));
     this.maxParts = limit(opts.maxPartsPerMessage, DEFAULT_LIMITS.maxPartsPerMessage);
+    this.maxRunningTaskBytes = limit(opts.maxRunningTaskBytes, DEFAULT_LIMITS.maxRunningTaskBytes);
     this.agent = opts.agent;
     this.inputModes = acceptedInputModes(opts.agent.card);
     this.store = opts.store ?? new MemoryTaskStore();
@@ -217,6 +225,7 @@ export class TaskRuntime implements A2AHandler {
    */
   private async startTurn(req: v1_0.SendMessageRequest, call: CallContext, streaming: boolean): Promise<Turn> {
     const incoming = await this.checkSend(req);
+    if (this.book.taskBytes.bytes > this.maxRunningTaskBytes) throw runningTasksFull(this.maxRunningTaskBytes);
     const { existing, taskId, contextId } = await this.openTask(incoming, call);
     // The request was decoded for this call alone, so its message can become the history entry.
     const userMessage = incoming;

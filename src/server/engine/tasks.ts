@@ -50,6 +50,8 @@ export interface LiveEntry {
   busy: boolean;
   /** Estimated bytes of task.artifacts (task-size.ts). */
   artifactBytes: number;
+  /** The book's total of its live tasks' artifact bytes, kept by keepArtifact as the artifacts change. */
+  tally?: ByteTally;
   /** Resolves when the current turn ends (blocking callers wait on it). */
   turnDone?: Promise<void>;
   endTurn?: () => void;
@@ -101,6 +103,11 @@ export interface TaskBookOptions {
   maxListBytes: number;
 }
 
+/** A running total of bytes, shared by a book and its entries. */
+export interface ByteTally {
+  bytes: number;
+}
+
 const PAGE_SIZE_DEFAULT = 50;
 const PAGE_SIZE_MAX = 100;
 
@@ -110,6 +117,11 @@ export class TaskBook<E extends LiveEntry> {
   readonly store: TaskStore;
   /** Set by close(): no new turn starts. */
   closed = false;
+  /**
+   * Estimated artifact bytes of every task held live (task-size.ts; within about 1 % of their heap,
+   * docs/limits.md): what the running tasks hold together, which the runtime bounds for new turns.
+   */
+  readonly taskBytes: ByteTally = { bytes: 0 };
 
   constructor(private readonly opts: TaskBookOptions) {
     this.store = opts.store;
@@ -158,9 +170,11 @@ export class TaskBook<E extends LiveEntry> {
       task,
       busy: false,
       artifactBytes: artifactsBytes(task.artifacts),
+      tally: this.taskBytes,
       channel: new Channel<v1_0.StreamResponse>(this.opts.maxBufferedEvents, () => this.forgetIfIdle(entry), this.opts.bufferBytes),
     } as E;
     this.live.set(task.id, entry);
+    this.taskBytes.bytes += entry.artifactBytes;
     return entry;
   }
 
@@ -216,7 +230,10 @@ export class TaskBook<E extends LiveEntry> {
   }
 
   forgetIfIdle(entry: E): void {
-    if (!entry.busy && entry.channel.size === 0 && this.live.get(entry.task.id) === entry) this.live.delete(entry.task.id);
+    if (!entry.busy && entry.channel.size === 0 && this.live.get(entry.task.id) === entry) {
+      this.live.delete(entry.task.id);
+      this.taskBytes.bytes -= entry.artifactBytes;
+    }
   }
 
   /** The entry of a task to cancel; TaskNotFound, or TaskNotCancelable when it is terminal. */
@@ -339,11 +356,25 @@ export function keepArtifact(entry: LiveEntry, artifact: v1_0.Artifact, own: v1_
       ? entry.artifactBytes + partsBytes(artifact.parts)
       : entry.artifactBytes + artifactBytes(artifact) - (have ? artifactBytes(have) : 0);
   if (bytes > maxBytes) return false;
+  if (entry.tally) entry.tally.bytes += bytes - entry.artifactBytes;
   entry.artifactBytes = bytes;
   if (have && append) have.parts.push(...own.parts);
   else if (have) list[i] = own;
   else list.push(own);
   return true;
+}
+
+/**
+ * The refusal of a new turn while the running tasks hold more than `maxBytes` together (retryable:
+ * nothing of it was done; the running tasks go on and free their bytes as they end).
+ */
+export function runningTasksFull(maxBytes: number): A2AError {
+  return retryable(
+    new A2AError(
+      "InternalError",
+      `The running tasks hold more than this server's limit of ${maxBytes} bytes (maxRunningTaskBytes); retry when some have ended.`,
+    ),
+  );
 }
 
 export function taskNotFound(id: string): A2AError {

@@ -50,6 +50,7 @@ type RuntimeServeOptions = Pick<
   | "maxHistoryBytes"
   | "maxArtifactBytes"
   | "maxListBytes"
+  | "maxRunningTaskBytes"
   | "coordinator"
 >;
 
