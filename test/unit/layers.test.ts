@@ -134,6 +134,9 @@ const LAYERS: Record<string, Allowed[]> = {
     { to: "generated/v0_3/a2a_pb.ts" },
     // ACTS assertions read the decoded 1.0 object as A2A ProtoJSON spells it (always-emitted fields).
     { to: "generated/v1_0/protojson-overrides.ts" },
+    // Which fields the 1.0 proto marks REQUIRED: a decoded gRPC answer's empty scalar that is not
+    // REQUIRED reads as absent (binary protobuf cannot tell unset from empty).
+    { to: "generated/v1_0/google/api/field_behavior_pb.ts" },
     { to: "src/transport/" },
     { to: "src/runtime/" },
   ],
