@@ -110,23 +110,33 @@ describe("compliance suite against the reference server", () => {
     expectSkipsFor(report, /^(capability (absent|present): |the card does not declare what the case checks: |needs a second principal)/);
   });
 
-  it("a card with an empty security requirement lets anonymous callers in: the refusal case does not run", { timeout: 60_000 }, async () => {
-    // Bearer, or nothing (0.3 schema: "This list can be seen as an OR of ANDs"): served without credentials.
-    const open = await securedServer((a) => (a === "Bearer alice" ? "alice" : "anonymous"), [{ schemes: { bearer: { list: [] } } }, { schemes: {} }]);
-    try {
-      const report = await runSuite({
-        target: open.url,
-        ...credentials,
-        bindings: JSON_BINDINGS,
-        caseGlobs: ["**/security/request-without-credentials-is-refused"],
-      });
-      const results = report.results.filter((r) => r.id.endsWith("/security/request-without-credentials-is-refused"));
-      expect(results.length, consoleReport(report)).toBeGreaterThan(0);
-      expect(results.map((r) => r.status), consoleReport(report)).toEqual(results.map(() => "skip"));
-    } finally {
-      await open.close();
-    }
-  });
+  it(
+    "a card with an empty security requirement lets anonymous callers in: the refusal case does not run",
+    { timeout: 60_000 },
+    async () => {
+      // Bearer, or nothing (0.3 schema: "This list can be seen as an OR of ANDs"): served without credentials.
+      const open = await securedServer(
+        (a) => (a === "Bearer alice" ? "alice" : "anonymous"),
+        [{ schemes: { bearer: { list: [] } } }, { schemes: {} }],
+      );
+      try {
+        const report = await runSuite({
+          target: open.url,
+          ...credentials,
+          bindings: JSON_BINDINGS,
+          caseGlobs: ["**/security/request-without-credentials-is-refused"],
+        });
+        const results = report.results.filter((r) => r.id.endsWith("/security/request-without-credentials-is-refused"));
+        expect(results.length, consoleReport(report)).toBeGreaterThan(0);
+        expect(
+          results.map((r) => r.status),
+          consoleReport(report),
+        ).toEqual(results.map(() => "skip"));
+      } finally {
+        await open.close();
+      }
+    },
+  );
 
   it("a secured agent: cases run with --header credentials; without them 401; principals are isolated", { timeout: 180_000 }, async () => {
     const secured = await securedServer((a) => ({ "Bearer alice": "alice", "Bearer bob": "bob" })[a ?? ""]);

@@ -303,12 +303,7 @@ export function createFront<Req>(opts: A2AServeInput<Req> & { prefix?: string; l
     tooLarge: (request) => refuse(request, `Request body is larger than ${bodyLimit} bytes`, 413),
     bodyTimedOut: (request) => refuse(request, `The request body did not arrive within ${bodyTimeoutMs} ms`, 408),
     overBudget: (request) =>
-      errorWithStatus(
-        errorScope(request.url, request.headers, scope),
-        budgetFull(streamBudget.maxBytes),
-        503,
-        "UNAVAILABLE",
-      ),
+      errorWithStatus(errorScope(request.url, request.headers, scope), budgetFull(streamBudget.maxBytes), 503, "UNAVAILABLE"),
     tooManyConnections: (request) =>
       refuse(request, "Too many connections from this address; close one and retry", 429, "RESOURCE_EXHAUSTED"),
     close: async () => {
