@@ -104,7 +104,15 @@ export function areaOf(id: string): string {
 
 function caseHtml(r: CaseResult): string {
   // The sentences the failure rests on, once each, above the steps (the failing steps' own, else the case's).
-  const quoted = [...new Set(r.steps.filter((st) => st.status === "fail").flatMap((st) => failureCitations(r, st)))];
+  // Once each as they read: two steps may quote one sentence with and without its Markdown (**MAY**).
+  const quoted = [
+    ...new Map(
+      r.steps
+        .filter((st) => st.status === "fail")
+        .flatMap((st) => failureCitations(r, st))
+        .map((c) => [quoteHtml(c).replace(/<[^>]+>/g, ""), c] as const),
+    ).values(),
+  ];
   const cites = quoted.length
     ? `<div class="muted">the rule:</div>${quoted.map((c) => `<blockquote class="spec">${quoteHtml(c)}</blockquote>`).join("")}`
     : "";
