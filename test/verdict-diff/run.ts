@@ -176,8 +176,11 @@ function proxied(option: "variants" | "faults", name: string, applies: (c: Case)
       };
     },
     pick: (cases) => representative(name, applies, cases),
-    streamTimeoutMs: 2_000,
-    taskTimeoutMs: 3_000,
+    // A fault may hold a stream open: 2 s bounds each wait. A variant holds none open, and a bound
+    // as long as the fixture's `slow 2000` task made a subscription to it pass or read inconclusive
+    // by a few milliseconds of load, whichever copy ran.
+    streamTimeoutMs: option === "faults" ? 2_000 : 5_000,
+    taskTimeoutMs: option === "faults" ? 3_000 : 6_000,
   };
 }
 
