@@ -160,6 +160,8 @@ function representative(name: string, applies: (c: Case) => boolean, cases: Case
   return out;
 }
 
+const holdsOpen = (name: string) => [...REWRITES, ...GRPC_REWRITES].some((r) => r.name === name && r.holdOpen);
+
 /** The reference server behind `a2a-toolkit proxy` with one rewrite (its gRPC side too). */
 function proxied(option: "variants" | "faults", name: string, applies: (c: Case) => boolean): Agent {
   return {
@@ -176,11 +178,10 @@ function proxied(option: "variants" | "faults", name: string, applies: (c: Case)
       };
     },
     pick: (cases) => representative(name, applies, cases),
-    // A fault may hold a stream open: 2 s bounds each wait. A variant holds none open, and a bound
-    // as long as the fixture's `slow 2000` task made a subscription to it pass or read inconclusive
-    // by a few milliseconds of load, whichever copy ran.
-    streamTimeoutMs: option === "faults" ? 2_000 : 5_000,
-    taskTimeoutMs: option === "faults" ? 3_000 : 6_000,
+    // A fault that holds streams open (holdOpen) makes every stream wait its bound: 2 s. The other
+    // rewrites hold none open, and a bound as long as the fixture's `slow 2000` task made a
+    // subscription to it pass or read inconclusive by a few milliseconds of load, whichever copy ran.
+    ...(holdsOpen(name) ? { streamTimeoutMs: 2_000, taskTimeoutMs: 3_000 } : { streamTimeoutMs: 5_000, taskTimeoutMs: 6_000 }),
   };
 }
 
