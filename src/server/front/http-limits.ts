@@ -3,8 +3,9 @@
 //
 // - headers timeout: node's `requestTimeout`: a connection must deliver a request's headers
 //   within `headersTimeoutMs` (default 30 s); else HTTP 408 and the connection is closed.
-// - body timeout: node does not enforce `requestTimeout` once the headers are in, so the plugin
-//   (adapters/node-http.ts, guard) times the body itself: `bodyTimeoutMs` (default 30 s) after the headers.
+// - body timeout: the plugin (adapters/node-http.ts, guard) times the body itself: `bodyTimeoutMs`
+//   (default 30 s) after the headers, answered in the binding's shape. Node's own `requestTimeout`
+//   (whole request) is set a second beyond headers + body, a backstop that never answers first.
 // - idle timeout: node's `keepAliveTimeout`: a keep-alive connection without a request for
 //   `idleTimeoutMs` (default 5 s) is closed (the `Keep-Alive: timeout=5` header says so).
 // - connections per client address: `maxConnectionsPerAddress` (default 256), HTTP/1.1 and HTTP/2
@@ -48,6 +49,12 @@ export const DEFAULT_SNIFF_TIMEOUT_MS = 5_000;
 export interface HttpLimitOptions {
   /** Time a connection has to deliver a request's headers, in ms (default 30,000; then HTTP 408). */
   headersTimeoutMs?: number;
+  /**
+   * The body timeout the routes enforce (front.ts; default 30,000). Node's `requestTimeout` is set
+   * beyond headers + body, so that a slow body is always answered by the routes, in the shape of the
+   * request's own binding and version, and never by node first.
+   */
+  bodyTimeoutMs?: number;
   /** Time a keep-alive connection may stay without a request, in ms (default 5,000; then it is closed). */
   idleTimeoutMs?: number;
   /** Open connections one client address may have (default 256; the next gets HTTP 429). */
@@ -176,8 +183,10 @@ export function endSocket(socket: Socket, data?: string): void {
 /** node:http server options for the A2A routes: the headers and idle timeouts above (buildServer, createA2AHttpServer). */
 export function a2aNodeServerOptions(opts: HttpLimitOptions): http.ServerOptions {
   const headersTimeout = Math.max(1, Math.floor(opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS));
+  const bodyTimeout = Math.max(0, Math.floor(opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS));
   return {
-    requestTimeout: headersTimeout,
+    // Node counts the whole request from its first byte; the routes count the body from the headers.
+    requestTimeout: headersTimeout + (bodyTimeout && bodyTimeout + 1000),
     keepAliveTimeout: Math.max(1, Math.floor(opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)),
     headersTimeout,
     // node checks request deadlines every connectionsCheckingInterval (default 30 s).
