@@ -177,14 +177,16 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     await page.selectOption("#iface", "0");
     await page.check("#immediately");
     await page.fill("#text", "slow 1500");
+    const earlier = (await page.textContent("#task-line"))!.split(" ")[1];
     await page.click("#send");
-    await expect.poll(() => page.textContent("#task-line"), { timeout: 30_000 }).toContain("TASK_STATE_COMPLETED");
+    // The send answered before the task ended; polling GetTask saw it complete. (The task line still shows
+    // the last test's completed task until the send answers, so wait for the poll's own line.)
+    const polls = () => page.locator("#conversation .turn.status", { hasText: "poll: task" }).allTextContents();
+    await expect.poll(async () => (await polls()).at(-1), { timeout: 30_000 }).toContain("TASK_STATE_COMPLETED");
     await page.uncheck("#immediately");
-    // The send answered before the task ended; polling GetTask saw it complete.
-    const polls = await page.locator("#conversation .turn.status", { hasText: "poll: task" }).allTextContents();
-    expect(polls.at(-1)).toContain("TASK_STATE_COMPLETED");
     const taskId = (await page.textContent("#task-line"))!.split(" ")[1]!;
-    expect(polls.at(-1)).toContain(taskId);
+    expect(taskId).not.toBe(earlier);
+    expect((await polls()).at(-1)).toContain(`task ${taskId} TASK_STATE_COMPLETED`);
     await page.click("#list-tasks");
     await expect
       .poll(() => page.locator("#conversation .turn.listed").allTextContents(), { timeout: 10_000 })
