@@ -83,6 +83,8 @@ export class WalCheckpointer {
   private answer: ((r: Reply) => void) | undefined;
   private exited: Promise<void> | undefined;
   private running = false;
+  // The worker starts with the first cycle: a store that is opened and closed again never pays for it.
+  private started = false;
   private closed = false;
   private last = Date.now();
   /** True while the worker's TRUNCATE runs: the store's group commit waits until `onRelease`. */
@@ -104,7 +106,6 @@ export class WalCheckpointer {
     this.catchUpBytes = opts.catchUpBytes ?? CHECKPOINT_DEFAULTS.catchUpBytes;
     if (db.memory) return;
     this.wal = `${db.name}-wal`;
-    this.worker = this.startWorker();
     this.timer = setInterval(() => this.poll(), Math.max(1, opts.pollMs ?? CHECKPOINT_DEFAULTS.pollMs));
     this.timer.unref();
   }
@@ -152,6 +153,10 @@ export class WalCheckpointer {
   async run(): Promise<void> {
     if (this.running || this.closed || !this.db.open || !this.wal) return;
     this.running = true;
+    if (!this.started) {
+      this.started = true;
+      this.worker = this.startWorker();
+    }
     try {
       if (!this.worker) return this.runHere();
       let ok = true;
