@@ -33,8 +33,7 @@
 // The runtime writes a reply, the first event of a stream and every status update only once the
 // put that records it has resolved, so nothing a client is told is uncommitted. A batch the
 // database refuses is retried write by write, so only the refused write fails. WAL checkpoints
-// run in a worker thread, never inside a commit; while one cuts the WAL back the group commit
-// waits for it (sqlite-checkpoint.ts).
+// never run inside a commit (sqlite-checkpoint.ts).
 //
 // Durability: WAL journal with `synchronous = NORMAL` by default. In WAL mode NORMAL never corrupts
 // the file and never loses a committed transaction when the *process* dies (the case
@@ -228,9 +227,6 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   private ops: PendingOp[] = [];
   private settledWaiters: (() => void)[] = [];
   private commitScheduled = false;
-  // The deferred commit came while the checkpointer held writes back: it runs when the hold ends.
-  private commitHeld = false;
-  private closing: Promise<void> | undefined;
   readonly retention: RetentionSweeper;
   readonly checkpoints: WalCheckpointer;
   private readonly logDamaged: DamagedRowLog;
@@ -243,7 +239,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
       db.pragma("journal_mode = WAL");
       db.pragma(`synchronous = ${opts.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
-      // Checkpoints run in WalCheckpointer's worker, never inside a commit.
+      // Checkpoints run on WalCheckpointer's timer, never inside a commit.
       db.pragma("wal_autocheckpoint = 0");
       if (opts.checkIntegrity !== false) quickCheck(db);
       migrate(db, opts.migrations ?? TASK_STORE_MIGRATIONS);
@@ -272,9 +268,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     };
     this.pushConfigs = new SqlitePushConfigStore(db, this);
     this.retention = new RetentionSweeper(db, (owner, id) => this.deleteSync(owner, id), opts.retention);
-    this.checkpoints = new WalCheckpointer(db, opts.checkpoint, () => {
-      if (this.commitHeld) this.commitNow();
-    });
+    this.checkpoints = new WalCheckpointer(db, opts.checkpoint);
   }
 
   async get(owner: string, id: string): Promise<v1_0.Task | undefined> {
@@ -322,16 +316,10 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   private scheduleCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;
-    this.deferCommit(() => this.commitNow());
-  }
-
-  private commitNow(): void {
-    // While the checkpoint worker empties the WAL (sqlite-checkpoint.ts) the writes wait for it,
-    // rather than the event loop waiting for its lock.
-    this.commitHeld = this.checkpoints.holding;
-    if (this.commitHeld) return;
-    this.commitScheduled = false;
-    this.flush();
+    this.deferCommit(() => {
+      this.commitScheduled = false;
+      this.flush();
+    });
   }
 
   /**
@@ -520,18 +508,12 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
       .immediate();
   }
 
-  /** Commits what is pending, ends the checkpoint worker, closes the file. */
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      if (!this.db.open) return;
-      this.flush();
-      this.retention.close();
-      await this.checkpoints.close();
-      // A put made while the worker finished: committed before the last connection closes.
-      this.flush();
-      this.db.close();
-    })();
-    return this.closing;
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.flush();
+    this.retention.close();
+    this.checkpoints.close();
+    this.db.close();
   }
 }
 
