@@ -140,13 +140,10 @@ try {
           .map((x) => mb(x.rss))
           .join(", ")}\n`,
     );
-    // `workerMs` exists since the checkpoints moved to a worker; before, `ms` was event-loop time.
-    const c = store.checkpoints?.stats as { checkpoints: number; failures: number; ms: number; maxMs: number; workerMs?: number } | undefined;
+    const c = store.checkpoints?.stats;
     if (c)
       process.stdout.write(
-        `checkpoints: ${c.checkpoints} (${c.failures} failed), writes held ${(c.ms / 1000).toFixed(1)} s in all, the longest ${c.maxMs.toFixed(0)} ms` +
-          (c.workerMs === undefined ? " (on the event loop)" : `; ${(c.workerMs / 1000).toFixed(1)} s in the worker`) +
-          "\n",
+        `checkpoints: ${c.checkpoints} (${c.failures} failed), ${(c.ms / 1000).toFixed(1)} s on the event loop, the longest ${c.maxMs.toFixed(0)} ms\n`,
       );
     await store.close();
   }
