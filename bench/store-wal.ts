@@ -8,7 +8,8 @@
 // 1. WAL bytes per send: checkpoints are switched off for a window of 10,000 sends (the WAL then
 //    never starts over), so the WAL file's growth divided by the sends is what each send appends.
 // 2. The long run: `--sends` sends with the store's own checkpoint policy; the WAL file's size is
-//    sampled every 1,000 sends (largest reported), and RSS after a full GC every 2,500 sends: at 20,000
+//    sampled every 1,000 sends (largest reported), the event loop's longest delay and p99 (the forced GCs
+//    left out), and RSS after a full GC every 2,500 sends: at 20,000
 //    and at the end, each the median of the five samples up to it.
 //
 // `--src` runs the same against another checkout's src/ (for "before" figures), e.g.
