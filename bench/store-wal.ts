@@ -8,7 +8,8 @@
 // 1. WAL bytes per send: checkpoints are switched off for a window of 10,000 sends (the WAL then
 //    never starts over), so the WAL file's growth divided by the sends is what each send appends.
 // 2. The long run: `--sends` sends with the store's own checkpoint policy; the WAL file's size is
-//    sampled every 1,000 sends (largest reported), and RSS after a full GC every 2,500 sends: at 20,000
+//    sampled every 1,000 sends (largest reported), the event loop's longest delay and p99 (the forced GCs
+//    left out), and RSS after a full GC every 2,500 sends: at 20,000
 //    and at the end, each the median of the five samples up to it.
 //
 // `--src` runs the same against another checkout's src/ (for "before" figures), e.g.
@@ -19,6 +20,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { create } from "@bufbuild/protobuf";
 import { median } from "./stats.js";
 
@@ -109,16 +111,22 @@ try {
     // generation and the allocator happen to be, so "RSS at n" is the median of the five samples
     // from n − 10,000 to n (the heap used is taken at the same points).
     const samples: { done: number; rss: number; heap: number }[] = [];
+    // The event loop's longest delay over the run (1 ms resolution): checkpoints on the event loop show here.
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
     const t0 = performance.now();
     await send(rt, SENDS, (done) => {
       maxWal = Math.max(maxWal, walSize(file));
       if (done % 2_500 === 0) {
+        delay.disable(); // the forced full GC is the bench's own stall
         gc();
+        delay.enable();
         const { rss, heapUsed } = process.memoryUsage();
         samples.push({ done, rss, heap: heapUsed });
       }
     });
     const s = (performance.now() - t0) / 1000;
+    delay.disable();
     const at = (n: number, key: "rss" | "heap") => median(samples.filter((x) => x.done >= n - 10_000 && x.done <= n).map((x) => x[key]));
     const end = samples.at(-1)?.done ?? SENDS;
     const [rss20k, rssEnd] = [at(20_000, "rss"), at(end, "rss")];
@@ -127,6 +135,7 @@ try {
         `RSS ${mb(rss20k)} MiB at 20,000, ${mb(rssEnd)} MiB at ${end.toLocaleString("en")} (${(rssEnd / rss20k).toFixed(3)}×; ` +
         `medians of 5 samples after a full GC); heap used ${mb(at(20_000, "heap"))} / ${mb(at(end, "heap"))} MiB; ` +
         `database ${mb(statSync(file).size)} MiB\n` +
+        `event-loop delay: longest ${(delay.max / 1e6).toFixed(0)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms\n` +
         `RSS every 10,000 sends, MiB: ${samples
           .filter((x) => x.done % 10_000 === 0)
           .map((x) => mb(x.rss))

@@ -16,6 +16,15 @@
 // over HTTP (50 connections of blocking sends): p99 35 ms instead of 53, the same req/s within the
 // runs' spread; over 100,000 sends through the runtime (bench/store-wal.ts): the longest checkpoint
 // 31–37 ms instead of 83, the largest WAL file 8–11 MiB instead of 19 (bench/README.md).
+//
+// Two ways of moving the copying to a worker thread with its own connection were measured and not
+// kept (bench/README.md, "Checkpoints in a worker thread"). PASSIVE checkpoints alone never bound the
+// WAL: SQLite starts it over only when a write begins with every frame copied, which steady writes
+// never allow (59–104 MiB). PASSIVE passes followed by a TRUNCATE in the worker while the group
+// commit waits (so the event loop never waits for the worker's lock) bound it, but the hold lasts as
+// long as the TRUNCATE's fsyncs (40–110 ms on a shared disk), so requests still wait; in two loaded
+// HTTP runs the p99 moved with the load, not with the change, while the copying twice cost the
+// server about 5–20 µs of CPU per send and the req/s ratio to the SDK fell (2.36–2.38× vs 2.77–2.83×).
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 
