@@ -133,8 +133,14 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     expect(await page.locator("#conversation .turn.user").last().textContent()).toBe(
       'you: echo with parts {"city": "Paris"} [file note.txt]',
     );
+    // The refreshed log arrives after the click (and the send's own refresh may still be on its way):
+    // until it does, the last row is an earlier exchange, so open the last row until it is this send.
     await page.click("#refresh-wire");
-    await page.locator("#wire tbody tr").last().click();
+    const lastExchange = async () => {
+      await page.locator("#wire tbody tr").last().click();
+      return page.textContent("#exchange");
+    };
+    await expect.poll(lastExchange, { timeout: 10_000 }).toContain("note.txt");
     const sent = (await page.textContent("#exchange"))!;
     expect(sent).toContain("note.txt");
     expect(sent).toMatch(/Paris|data part/);
@@ -287,7 +293,8 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
       const report = page.frameLocator("#report");
       await expect.poll(() => report.locator(`details[id='case-${judged.cases}']`).count(), { timeout: 10_000 }).toBe(1);
       await failure.locator("button.to-wire").click();
-      await expect.poll(() => page.textContent("#exchange")).toContain(`suite: ${judged.cases}`);
+      // The button fetches the wire log afresh before it shows the exchange.
+      await expect.poll(() => page.textContent("#exchange"), { timeout: 10_000 }).toContain(`suite: ${judged.cases}`);
       const shown = (await page.textContent("#exchange"))!;
       expect(shown).toMatch(/\(fail\)\n/);
       expect(shown).toContain(judged.answer); // the answer the case refused
@@ -352,7 +359,7 @@ describe("the inspector on a signed card", () => {
       const verdictWith = async (jwks: string) => {
         await page.fill("#jwks", jwks);
         await page.click("#verify");
-        await expect.poll(() => page.locator("#verdicts li").count()).toBe(1);
+        await expect.poll(() => page.locator("#verdicts li").count(), { timeout: 10_000 }).toBe(1);
         const text = (await page.textContent("#verdicts li"))!;
         await page.evaluate(() => document.getElementById("verdicts")!.replaceChildren());
         return text;
@@ -362,7 +369,7 @@ describe("the inspector on a signed card", () => {
       expect(await verdictWith("not json")).toMatch(/^not checked: not a JWK Set/);
       await page.fill("#jwks", await jwks(publicKey));
       await page.click("#verify");
-      await expect.poll(() => page.textContent("#verdicts li")).toBe("signature 1 (kid card-key-1, ES256): verified");
+      await expect.poll(() => page.textContent("#verdicts li"), { timeout: 10_000 }).toBe("signature 1 (kid card-key-1, ES256): verified");
       await page.screenshot({ path: resolve(OUT, "signed-card.png"), fullPage: true });
     } finally {
       await page.close();
