@@ -378,6 +378,51 @@ describe("the inspector on a signed card", () => {
   });
 });
 
+describe("the inspector polling a task the person has moved on from", () => {
+  it("leaves the task line, and Cancel, to the newer task when the earlier task's poll answers", async () => {
+    const target = await startReference();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      // The page's first GetTask of the polled task is held until the person has started another task,
+      // then answered as if that task had completed meanwhile (what a slow inspector or agent does).
+      let release!: (taskId: string) => void;
+      const answered = new Promise<string>((resolve) => (release = resolve));
+      let held!: () => void;
+      const polled = new Promise<void>((resolve) => (held = resolve));
+      await page.route("**/api/task", async (route) => {
+        held();
+        const taskId = await answered;
+        await route.fulfill({ json: { answer: { id: taskId, status: { state: "TASK_STATE_COMPLETED" } } } });
+      });
+      await page.goto(inspector.url);
+      await page.fill("#url", target.url);
+      await page.click("#connect");
+      await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+      const taskLine = () => page.textContent("#task-line");
+      await page.check("#immediately");
+      await page.fill("#text", "slow 1000");
+      await page.click("#send");
+      await polled;
+      const earlier = (await taskLine())!.split(" ")[1]!;
+      await page.uncheck("#immediately");
+      await page.fill("#text", "slow 20000");
+      await page.click("#stream");
+      await expect.poll(taskLine, { timeout: 20_000 }).toMatch(/WORKING|SUBMITTED/);
+      const current = (await taskLine())!.split(" ")[1]!;
+      expect(current).not.toBe(earlier);
+      release(earlier);
+      const stopped = page.locator("#conversation .turn.hint", { hasText: `stopped polling task ${earlier}` });
+      await expect.poll(() => stopped.count(), { timeout: 10_000 }).toBe(1);
+      expect(await taskLine()).toMatch(new RegExp(`^task ${current} TASK_STATE_(WORKING|SUBMITTED)`));
+      await page.click("#cancel");
+      await expect.poll(taskLine, { timeout: 20_000 }).toBe(`task ${current} TASK_STATE_CANCELED`);
+    } finally {
+      await page.close();
+      await target.close();
+    }
+  });
+});
+
 describe("the inspector on bad input", () => {
   it("says so on the page for an unreachable URL and a server that is not an agent, and keeps serving", async () => {
     const page = await browser.newPage();
