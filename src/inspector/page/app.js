@@ -193,7 +193,7 @@ async function poll(iface, taskId) {
   let last = "";
   const movedOn = () => {
     if (state.taskId === taskId) return false;
-    turn(`stopped polling task ${taskId}: another task is shown`, "hint");
+    turn(`stopped polling task ${taskId}: ${state.taskId ? `task ${state.taskId} is shown now` : "connected again"}`, "hint");
     return true;
   };
   for (let i = 0; i < 240; i++) {
