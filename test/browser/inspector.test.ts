@@ -142,7 +142,6 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     };
     await expect.poll(lastExchange, { timeout: 10_000 }).toContain("note.txt");
     const sent = (await page.textContent("#exchange"))!;
-    expect(sent).toContain("note.txt");
     expect(sent).toMatch(/Paris|data part/);
     // The next message goes without them.
     expect(await page.inputValue("#data")).toBe("");
