@@ -5,23 +5,25 @@
 // a request stream whose message never completes is cancelled at the body timeout.
 // `make test-sockets` runs the same at the issue's scale under `ulimit -n 1024`.
 import http2 from "node:http2";
-import net from "node:net";
+import net, { type Server as NetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer, createFixtureAgent } from "../../src/server/index.js";
 import { listen, type RunningServer } from "../support/servers.js";
 
 let server: RunningServer;
+/** The listening node server, to see a connection arrive. */
+let listener: NetServer;
 beforeAll(async () => {
-  server = await listen(
-    await buildServer({
-      agent: createFixtureAgent(),
-      grpc: true,
-      headersTimeoutMs: 400,
-      idleTimeoutMs: 400,
-      bodyTimeoutMs: 400,
-      maxConnectionsPerAddress: 20,
-    }),
-  );
+  const app = await buildServer({
+    agent: createFixtureAgent(),
+    grpc: true,
+    headersTimeoutMs: 400,
+    idleTimeoutMs: 400,
+    bodyTimeoutMs: 400,
+    maxConnectionsPerAddress: 20,
+  });
+  listener = app.server;
+  server = await listen(app);
 });
 afterAll(() => server.close());
 
@@ -51,6 +53,21 @@ describe("connections that say nothing", () => {
 
   it("a silent connection is closed by the sniff timeout", async () => {
     expect(await closedByServer(10, () => {}, 3_000)).toBe(10);
+  });
+
+  it("a request sent in time is served though the server was too busy to read it until after the timeout", async () => {
+    const s = net.connect(server.port, "127.0.0.1");
+    let data = "";
+    s.on("data", (d) => (data += d.toString("latin1")));
+    const closed = new Promise<void>((r) => s.once("close", () => r()));
+    s.on("error", () => {});
+    await Promise.all([new Promise((r) => s.once("connect", r)), new Promise((r) => listener.once("connection", r))]);
+    s.write("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    // The whole process (server included) busy past the 400 ms sniff timeout with the request unread.
+    const t = Date.now();
+    while (Date.now() - t < 1_000);
+    await closed;
+    expect(data).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it("after them the server still answers HTTP/1.1", async () => {
