@@ -92,6 +92,24 @@ describe("HTTP/2 sessions", () => {
     expect(closed).toBe(true);
   });
 
+  it("a call sent in time is answered though the server was too busy to read it until after the idle timeout", async () => {
+    const { session, ok } = await connect();
+    expect(ok).toBe(true);
+    const stream = session.request({ ":method": "GET", ":path": "/.well-known/agent-card.json" });
+    stream.on("error", () => {});
+    stream.end();
+    // The whole process (server included) busy past the 400 ms idle timeout with the call unread.
+    const t = Date.now();
+    while (Date.now() - t < 1_000);
+    // Answered (HTTP/2 here serves gRPC only: 404), not refused as on a session closed as idle.
+    const outcome = await new Promise<string>((r) => {
+      stream.once("response", () => r("answered"));
+      stream.once("close", () => r(`reset with code ${stream.rstCode}`));
+    });
+    session.destroy();
+    expect(outcome).toBe("answered");
+  });
+
   it("count against the per-address connection limit: beyond it they are refused", async () => {
     // On a server of their own whose sessions are not closed as idle while the 25 connect one after
     // another: at the 400 ms idle timeout, a slow machine saw the first ones closed, and their slots

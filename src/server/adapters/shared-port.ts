@@ -75,9 +75,8 @@ export function shareWithGrpc(
         if (--calls === 0 && !s.closed && !s.destroyed) s.setTimeout(idleMs);
       });
     });
-    s.on("timeout", () => {
-      if (calls === 0) s.close();
-    });
+    // Judged after the loop's I/O phase (see sniff): a call whose frames arrived in time is read first.
+    s.on("timeout", () => setImmediate(() => calls === 0 && !s.closed && !s.destroyed && s.close()));
     s.setTimeout(idleMs);
     if (pingMs > 0) keepAlive(s, pingMs, pingTimeoutMs);
   });
