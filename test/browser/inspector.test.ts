@@ -133,10 +133,15 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
     expect(await page.locator("#conversation .turn.user").last().textContent()).toBe(
       'you: echo with parts {"city": "Paris"} [file note.txt]',
     );
+    // The refreshed log arrives after the click (and the send's own refresh may still be on its way):
+    // until it does, the last row is an earlier exchange, so open the last row until it is this send.
     await page.click("#refresh-wire");
-    await page.locator("#wire tbody tr").last().click();
+    const lastExchange = async () => {
+      await page.locator("#wire tbody tr").last().click();
+      return page.textContent("#exchange");
+    };
+    await expect.poll(lastExchange, { timeout: 10_000 }).toContain("note.txt");
     const sent = (await page.textContent("#exchange"))!;
-    expect(sent).toContain("note.txt");
     expect(sent).toMatch(/Paris|data part/);
     // The next message goes without them.
     expect(await page.inputValue("#data")).toBe("");
@@ -287,7 +292,8 @@ describe.each(targets)("the inspector in front of the $name server", ({ name, st
       const report = page.frameLocator("#report");
       await expect.poll(() => report.locator(`details[id='case-${judged.cases}']`).count(), { timeout: 10_000 }).toBe(1);
       await failure.locator("button.to-wire").click();
-      await expect.poll(() => page.textContent("#exchange")).toContain(`suite: ${judged.cases}`);
+      // The button fetches the wire log afresh before it shows the exchange.
+      await expect.poll(() => page.textContent("#exchange"), { timeout: 10_000 }).toContain(`suite: ${judged.cases}`);
       const shown = (await page.textContent("#exchange"))!;
       expect(shown).toMatch(/\(fail\)\n/);
       expect(shown).toContain(judged.answer); // the answer the case refused
@@ -352,7 +358,7 @@ describe("the inspector on a signed card", () => {
       const verdictWith = async (jwks: string) => {
         await page.fill("#jwks", jwks);
         await page.click("#verify");
-        await expect.poll(() => page.locator("#verdicts li").count()).toBe(1);
+        await expect.poll(() => page.locator("#verdicts li").count(), { timeout: 10_000 }).toBe(1);
         const text = (await page.textContent("#verdicts li"))!;
         await page.evaluate(() => document.getElementById("verdicts")!.replaceChildren());
         return text;
@@ -362,11 +368,58 @@ describe("the inspector on a signed card", () => {
       expect(await verdictWith("not json")).toMatch(/^not checked: not a JWK Set/);
       await page.fill("#jwks", await jwks(publicKey));
       await page.click("#verify");
-      await expect.poll(() => page.textContent("#verdicts li")).toBe("signature 1 (kid card-key-1, ES256): verified");
+      await expect.poll(() => page.textContent("#verdicts li"), { timeout: 10_000 }).toBe("signature 1 (kid card-key-1, ES256): verified");
       await page.screenshot({ path: resolve(OUT, "signed-card.png"), fullPage: true });
     } finally {
       await page.close();
       await app.close();
+    }
+  });
+});
+
+describe("the inspector polling a task the person has moved on from", () => {
+  it("leaves the task line, and Cancel, to the newer task when the earlier task's poll answers", async () => {
+    const target = await startReference();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      // The page's first GetTask of the polled task is held until the person has started another task,
+      // then answered as if that task had completed meanwhile (what a slow inspector or agent does).
+      let release!: (taskId: string) => void;
+      const answered = new Promise<string>((resolve) => (release = resolve));
+      let held!: () => void;
+      const polled = new Promise<void>((resolve) => (held = resolve));
+      await page.route("**/api/task", async (route) => {
+        held();
+        const taskId = await answered;
+        await route.fulfill({ json: { answer: { id: taskId, status: { state: "TASK_STATE_COMPLETED" } } } });
+      });
+      await page.goto(inspector.url);
+      await page.fill("#url", target.url);
+      await page.click("#connect");
+      await expect.poll(() => page.textContent("#connect-status"), { timeout: 30_000 }).toMatch(/^connected to/);
+      const taskLine = () => page.textContent("#task-line");
+      await page.check("#immediately");
+      await page.fill("#text", "slow 1000");
+      await page.click("#send");
+      await polled;
+      const earlier = (await taskLine())!.split(" ")[1]!;
+      await page.uncheck("#immediately");
+      await page.fill("#text", "slow 20000");
+      await page.click("#stream");
+      // The line shows the earlier task, working too, until the stream's first event.
+      const shownId = async () => (await taskLine())!.split(" ")[1]!;
+      await expect.poll(shownId, { timeout: 20_000 }).not.toBe(earlier);
+      const current = await shownId();
+      expect(await taskLine()).toMatch(/WORKING|SUBMITTED/);
+      release(earlier);
+      const stopped = page.locator("#conversation .turn.hint", { hasText: `stopped polling task ${earlier}` });
+      await expect.poll(() => stopped.count(), { timeout: 10_000 }).toBe(1);
+      expect(await taskLine()).toMatch(new RegExp(`^task ${current} TASK_STATE_(WORKING|SUBMITTED)`));
+      await page.click("#cancel");
+      await expect.poll(taskLine, { timeout: 20_000 }).toBe(`task ${current} TASK_STATE_CANCELED`);
+    } finally {
+      await page.close();
+      await target.close();
     }
   });
 });

@@ -128,7 +128,12 @@ describe.skipIf(!enabled)("sockets under ulimit -n 1024", () => {
       while (fds(pid) > baseline && Date.now() - t0 < HEADERS_TIMEOUT_MS + 1_000) await sleep(100);
       const after = fds(pid);
 
-      // HTTP/2: SESSIONS sessions from one address, held open.
+      // HTTP/2: SESSIONS sessions from one address, held open. Connecting them all can take longer
+      // than the idle timeout on a loaded machine, and then the first sessions are closed as idle and
+      // their slots rightly go to later ones: the limit holds for the sessions accepted before any
+      // session can have been idle that long (node's timers never fire early).
+      const connecting = Date.now();
+      let acceptedBeforeIdle = 0;
       const sessions = await Promise.all(
         Array.from(
           { length: SESSIONS },
@@ -137,11 +142,15 @@ describe.skipIf(!enabled)("sockets under ulimit -n 1024", () => {
               const session = http2.connect(url);
               session.on("error", () => {});
               const closed = new Promise<void>((r) => session.once("close", () => r()));
-              session.once("remoteSettings", () => resolve({ ok: true, closed, session }));
+              session.once("remoteSettings", () => {
+                if (Date.now() - connecting < IDLE_TIMEOUT_MS) acceptedBeforeIdle++;
+                resolve({ ok: true, closed, session });
+              });
               void closed.then(() => resolve({ ok: false, closed, session }));
             }),
         ),
       );
+      const connected = Date.now() - connecting;
       const accepted = sessions.filter((s) => s.ok).length;
       const byIdle = await Promise.race([
         Promise.all(sessions.map((s) => s.closed)).then(() => true),
@@ -152,13 +161,14 @@ describe.skipIf(!enabled)("sockets under ulimit -n 1024", () => {
       console.log(
         `${name}: health checks closed by the server ${checksClosed}/${N}, silent ${silentClosed}/${N}; ` +
           `descriptors baseline ${baseline}, peak ${peak}, ${HEADERS_TIMEOUT_MS + 1_000} ms after ${after}; ` +
-          `answers failed ${failures.length}; HTTP/2 sessions accepted ${accepted}/${SESSIONS} (limit ${LIMIT}), all closed at the idle timeout: ${byIdle}`,
+          `answers failed ${failures.length}; HTTP/2 sessions accepted ${accepted}/${SESSIONS} (limit ${LIMIT}; ` +
+          `${acceptedBeforeIdle} within the idle timeout, in ${connected} ms), all closed at the idle timeout: ${byIdle}`,
       );
       expect(failures.slice(0, 5)).toEqual([]);
       expect(checksClosed).toBe(N);
       expect(silentClosed).toBe(N);
       expect(after).toBeLessThanOrEqual(baseline);
-      expect(accepted).toBeLessThanOrEqual(LIMIT);
+      expect(acceptedBeforeIdle).toBeLessThanOrEqual(LIMIT);
       expect(byIdle).toBe(true);
     });
 });

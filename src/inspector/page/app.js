@@ -184,12 +184,23 @@ async function send(event) {
 const SETTLED = ["COMPLETED", "FAILED", "CANCELED", "REJECTED", "INPUT_REQUIRED", "AUTH_REQUIRED"].map((s) => `TASK_STATE_${s}`);
 const settled = (s) => SETTLED.includes(s);
 
-/** After returnImmediately: GetTask every half second until the task ends or asks for something (at most 2 minutes). */
+/**
+ * After returnImmediately: GetTask every half second until the task ends or asks for something (at
+ * most 2 minutes), or until the page shows another task (a new send, stream or connection): an
+ * earlier task's answer must not take the task line, or Cancel and Subscribe, from the current one.
+ */
 async function poll(iface, taskId) {
   let last = "";
+  const movedOn = () => {
+    if (state.taskId === taskId) return false;
+    turn(`stopped polling task ${taskId}: ${state.taskId ? `task ${state.taskId} is shown now` : "connected again"}`, "hint");
+    return true;
+  };
   for (let i = 0; i < 240; i++) {
     await new Promise((r) => setTimeout(r, 500));
+    if (movedOn()) return;
     const { answer } = await api("/api/task", { session: state.session, interface: iface, op: "get", taskId });
+    if (movedOn()) return;
     const s = answer.status?.state ?? "";
     if (s !== last) turn(`poll: task ${answer.id} ${s}`, "status");
     last = s;

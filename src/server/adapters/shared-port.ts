@@ -75,9 +75,8 @@ export function shareWithGrpc(
         if (--calls === 0 && !s.closed && !s.destroyed) s.setTimeout(idleMs);
       });
     });
-    s.on("timeout", () => {
-      if (calls === 0) s.close();
-    });
+    // Judged after the loop's I/O phase (see sniff): a call whose frames arrived in time is read first.
+    s.on("timeout", () => setImmediate(() => calls === 0 && !s.closed && !s.destroyed && s.close()));
     s.setTimeout(idleMs);
     if (pingMs > 0) keepAlive(s, pingMs, pingTimeoutMs);
   });
@@ -179,13 +178,18 @@ function keepAlive(session: http2.ServerHttp2Session, intervalMs: number, timeou
  */
 function sniff(socket: Socket, timeoutMs: number, decide: (isH2: boolean) => void): void {
   let seen = Buffer.alloc(0);
+  let listening = true;
   const drop = () => {
     stopListening();
     socket.destroy();
   };
-  const timer = setTimeout(drop, timeoutMs);
+  // Node runs expired timers before it reads the sockets: after the process was too busy to read for
+  // the whole timeout (a loaded machine), bytes the client sent in time are read first, and only a
+  // connection still silent then is dropped.
+  const timer = setTimeout(() => setImmediate(() => listening && drop()), timeoutMs);
   timer.unref();
   const stopListening = () => {
+    listening = false;
     clearTimeout(timer);
     socket.off("data", onData);
     socket.off("close", onClose);
