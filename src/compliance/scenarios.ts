@@ -92,6 +92,11 @@ interface StepExtras {
    * error of the agent's choice, as `refused: true`), judged by the error's first check only.
    */
   orErrors?: string[];
+  /**
+   * The JSON-RPC id the request carries and the reply must echo, in place of the step's string `id`
+   * (a number, say); only the JSON-RPC pairs send one.
+   */
+  rpcId?: string | number;
   /** A wire scenario's raw step: the request members ACTS §4.4 has no key for (rpc, rawBody, as, ...). */
   request?: Record<string, unknown>;
   /** A wire scenario's raw step: its expectation in our matchers (CaseExpect of cases.ts), on the wire. */
@@ -240,6 +245,8 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
         problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
       if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
+      if (x?.rpcId !== undefined && !(typeof x.rpcId === "string" ? x.rpcId : Number.isSafeInteger(x.rpcId)))
+        problems.push(`${sat}/${EXTRA}/rpcId: a non-empty string or an integer (a JSON-RPC request id)`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
       if (x?.orErrors !== undefined && (s.expect_stream || x.refused || x.anyAnswer || !Array.isArray(x.orErrors)))
         problems.push(`${sat}/${EXTRA}/orErrors: a list, beside expect (no refused, anyAnswer) or expect_error with an error_type`);
@@ -346,7 +353,7 @@ function errorChecks(
   rule: WireRule,
   binding: WireBinding,
   types: string[],
-  rpcId: string,
+  rpcId: string | number,
   at: (e: CaseExpect) => CaseExpect,
 ): ErrorCheck[] {
   const per = types.map((t) => rule.error(t, rpcId));
@@ -363,7 +370,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   const op = ABSTRACT_OPERATIONS[step.operation]!;
   const rule = WIRE_RULES[version][binding];
   const x = step[EXTRA] ?? {};
-  const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId: step.id };
+  const rpcId = x.rpcId ?? step.id;
+  const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId };
   let shape: ReturnType<typeof projectCall>;
   try {
     shape = projectCall({ ...call, params: placeholders(call.params) });
@@ -398,7 +406,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   };
   if (step.expect_error) {
     const types = [step.expect_error.error_type!, ...(x.orErrors ?? [])];
-    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : errorChecks(rule, binding, types, step.id, errorExpect);
+    const checks = x.refused === "authentication" ? rule.unauthenticated(rpcId) : errorChecks(rule, binding, types, rpcId, errorExpect);
     return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
@@ -413,12 +421,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       };
     });
   }
-  const viewOf = { operation: op, version, binding, rpcId: step.id };
+  const viewOf = { operation: op, version, binding, rpcId };
   let expect: CaseExchange["expect"];
   if (step.expect_stream) {
     // The wire rule judges the stream (and reads it: closes, stopAfter); the scenario its events' 1.0 view.
     const { closes, stopAfter, ...own } = x.stream ?? {};
-    const wire = rule.stream(op, step.id, closes !== false && stopAfter === undefined);
+    const wire = rule.stream(op, rpcId, closes !== false && stopAfter === undefined);
     const view: StreamExpect = {
       ...own,
       ...(step.expect_stream.final_event !== undefined ? { last: step.expect_stream.final_event } : {}),
@@ -433,14 +441,14 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       view: { ...viewOf, stream: view },
     };
   } else if (x.anyAnswer) expect = {};
-  else if (x.refused === true) expect = rule.refused(step.id);
-  else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  else if (x.refused === true) expect = rule.refused(rpcId);
+  else expect = { ...rule.success(op, rpcId), view: { ...viewOf, body: step.expect?.body } };
   // A result or an error: the answer is the success above or the first (MUST) check of a named error.
   if (x.orErrors?.length && !step.expect_stream)
     expect = withForms(binding, {
       result: expect,
       ...Object.fromEntries(
-        x.orErrors.map((t) => [t, t === "any" ? rule.refused(step.id) : errorExpect(rule.error(t, step.id)[0]!.expect)]),
+        x.orErrors.map((t) => [t, t === "any" ? rule.refused(rpcId) : errorExpect(rule.error(t, rpcId)[0]!.expect)]),
       ),
     });
   if (x.status !== undefined) expect = { ...expect, status: x.status };

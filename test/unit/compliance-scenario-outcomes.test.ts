@@ -1,0 +1,71 @@
+// The scenario model's features for outcomes that once needed a wire scenario per pair
+// (src/compliance/scenarios.ts; compliance/README.md "Writing a scenario"): a JSON-RPC request id of
+// the scenario's choosing (`rpcId`), ...
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { exchangesOf, type CaseExpect } from "../../src/compliance/cases.js";
+import type { WireResponse } from "../../src/compliance/http.js";
+import { Scope } from "../../src/compliance/match.js";
+import { compareResponse } from "../../src/compliance/runner.js";
+import { loadScenarioCases } from "../../src/compliance/scenarios.js";
+
+const judge = (expect: CaseExpect, res: WireResponse) => compareResponse(expect, res, new Scope(new Map()));
+
+/** Loads one scenario file of `test` (YAML lines of the test) from a fresh directory. */
+function loadOne(lines: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), "scenario-outcome-"));
+  try {
+    mkdirSync(join(dir, "send-message"));
+    const head = ['acts_version: "1.0"', 'spec_version: "1.0"', "suites:", "  - id: send-message", "    name: x", "    tests:"];
+    writeFileSync(join(dir, "send-message", "t.yaml"), [...head, ...lines.map((l) => `      ${l}`)].join("\n"));
+    return loadScenarioCases(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("scenario outcomes", () => {
+  const projected = loadScenarioCases();
+  const find = (id: string) => projected.find((c) => c.id === id)!;
+
+  it("send a JSON-RPC request id of the step's choosing (rpcId) and ask its echo", () => {
+    const c = find("v0_3/json-rpc/send-message/numeric-request-id-is-echoed");
+    const [x] = exchangesOf(c.steps[0]!);
+    expect(x!.request.body).toMatchObject({ jsonrpc: "2.0", id: 4711, method: "message/send" });
+    const reply = (id: unknown): WireResponse => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      json: { jsonrpc: "2.0", id, result: { kind: "message", messageId: "a", role: "agent", parts: [] } },
+    });
+    const wire = { ...x!.expect, view: undefined };
+    expect(judge(wire, reply(4711))).toEqual([]);
+    // The id as a string, or the step's own id, is no echo.
+    expect(judge(wire, reply("4711")).length).toBeGreaterThan(0);
+    expect(judge(wire, reply("send-1")).length).toBeGreaterThan(0);
+    // Only the JSON-RPC pairs carry the scenario.
+    expect(projected.filter((p) => p.scenario === c.scenario).map((p) => p.id)).toEqual([
+      "v1_0/json-rpc/send-message/numeric-request-id-is-echoed",
+      "v0_3/json-rpc/send-message/numeric-request-id-is-echoed",
+    ]);
+  });
+
+  it("refuse an rpcId that is no JSON-RPC id", () => {
+    const test = (rpcId: string) => [
+      "- id: t",
+      "  name: x",
+      "  level: must",
+      "  steps:",
+      "    - id: a",
+      "      operation: get_task",
+      "      params: { id: t }",
+      "      expect: {}",
+      `      x-a2a-toolkit: { rpcId: ${rpcId} }`,
+      "  x-a2a-toolkit: { requirements: {}, spec: {} }",
+    ];
+    expect(() => loadOne(test("1.5"))).toThrow(/rpcId: a non-empty string or an integer/);
+    expect(() => loadOne(test('""'))).toThrow(/rpcId/);
+    expect(loadOne(test("7"))[0]!.steps.length).toBe(1);
+  });
+});
