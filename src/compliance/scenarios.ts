@@ -27,6 +27,7 @@ import {
   type Version,
 } from "./cases.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
+import { anyError } from "./scenario-outcomes.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
 import { isErrorName, WIRE_RULES, type ErrorCheck, type WireRule } from "./wire-rules.js";
 
@@ -82,9 +83,10 @@ interface StepExtras {
    * `true` with `expect: {}`: a step the agent must refuse with an error of its choice (the pair's
    * rule.refused). "authentication" with `expect_error: {}`: the error is no A2A error type but a
    * refusal of the request's credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the
-   * pair's `unauthenticated` rule.
+   * pair's `unauthenticated` rule. "error" with `expect_error: {}`: an error of the agent's choice in
+   * the pair's full error shape (src/compliance/scenario-outcomes.ts anyError).
    */
-  refused?: true | "authentication";
+  refused?: true | "authentication" | "error";
   /**
    * More outcomes the step accepts, each an ACTS §6.2 error type (src/versioning/errors.ts): with
    * `expect_error`, the answer is any of these errors or error_type (each binding's form of it, check
@@ -233,12 +235,13 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
         if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
       const refused = s[EXTRA]?.refused;
-      if (refused !== undefined && refused !== "authentication" && refused !== true)
-        problems.push(`${sat}/${EXTRA}/refused: true or "authentication"`);
+      const errorOfChoice = refused === "authentication" || refused === "error";
+      if (refused !== undefined && !errorOfChoice && refused !== true)
+        problems.push(`${sat}/${EXTRA}/refused: true, "error" or "authentication"`);
       else if (refused === true && s.expect === undefined) problems.push(`${sat}/${EXTRA}/refused: true goes with expect: {}`);
-      else if (refused === "authentication" && (!s.expect_error || s.expect_error.error_type !== undefined))
+      else if (errorOfChoice && (!s.expect_error || s.expect_error.error_type !== undefined))
         problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
-      else if (s.expect_error && refused !== "authentication" && !isErrorName(s.expect_error.error_type ?? ""))
+      else if (s.expect_error && !errorOfChoice && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
@@ -406,7 +409,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   };
   if (step.expect_error) {
     const types = [step.expect_error.error_type!, ...(x.orErrors ?? [])];
-    const checks = x.refused === "authentication" ? rule.unauthenticated(rpcId) : errorChecks(rule, binding, types, rpcId, errorExpect);
+    const checks =
+      x.refused === "authentication"
+        ? rule.unauthenticated(rpcId)
+        : x.refused === "error"
+          ? [{ expect: errorExpect(anyError(rule, version, binding, rpcId)) }]
+          : errorChecks(rule, binding, types, rpcId, errorExpect);
     return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;

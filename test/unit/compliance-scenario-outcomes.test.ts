@@ -1,6 +1,7 @@
 // The scenario model's features for outcomes that once needed a wire scenario per pair
 // (src/compliance/scenarios.ts; compliance/README.md "Writing a scenario"): a JSON-RPC request id of
-// the scenario's choosing (`rpcId`), ...
+// the scenario's choosing (`rpcId`), an error of the agent's choice in the pair's error shape
+// (`refused: error`), ...
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,9 @@ import { exchangesOf, type CaseExpect } from "../../src/compliance/cases.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { Scope } from "../../src/compliance/match.js";
 import { compareResponse } from "../../src/compliance/runner.js";
+import { anyError } from "../../src/compliance/scenario-outcomes.js";
 import { loadScenarioCases } from "../../src/compliance/scenarios.js";
+import { WIRE_RULES } from "../../src/compliance/wire-rules.js";
 
 const judge = (expect: CaseExpect, res: WireResponse) => compareResponse(expect, res, new Scope(new Map()));
 
@@ -67,5 +70,37 @@ describe("scenario outcomes", () => {
     expect(() => loadOne(test("1.5"))).toThrow(/rpcId: a non-empty string or an integer/);
     expect(() => loadOne(test('""'))).toThrow(/rpcId/);
     expect(loadOne(test("7"))[0]!.steps.length).toBe(1);
+  });
+
+  it("take an error of the agent's choice only in the pair's error shape (refused: error)", () => {
+    const ok = (expect: CaseExpect, res: WireResponse) => judge(expect, res).length === 0;
+    const json = { "content-type": "application/json" };
+    // 0.3 HTTP+JSON: a client error with a JSON body in a 0.3 error shape; a bare 4xx is not enough.
+    const c = find("v0_3/rest/send-message/message-to-ended-task-is-refused");
+    const refusal = exchangesOf(c.steps[1]!)[0]!.expect;
+    expect(ok(refusal, { status: 400, headers: json, json: { message: "task ended" } })).toBe(true);
+    expect(ok(refusal, { status: 409, headers: json, json: { error: { code: 409, status: "FAILED_PRECONDITION", message: "x" } } })).toBe(
+      true,
+    );
+    expect(ok(refusal, { status: 400, headers: {}, text: "no" })).toBe(false);
+    expect(ok(refusal, { status: 401, headers: json, json: { message: "who?" } })).toBe(false);
+    // JSON-RPC: the error envelope echoing the step's rpcId.
+    const rpc = exchangesOf(find("v0_3/json-rpc/send-message/message-to-ended-task-is-refused").steps[1]!)[0]!;
+    expect(rpc.request.body).toMatchObject({ id: "send-2" });
+    const rpcReply = (id: string): WireResponse => ({
+      status: 200,
+      headers: json,
+      json: { jsonrpc: "2.0", id, error: { code: -32603, message: "x" } },
+    });
+    expect(ok(rpc.expect, rpcReply("send-2"))).toBe(true);
+    expect(ok(rpc.expect, { status: 200, headers: json, json: { jsonrpc: "2.0", id: "send-2", result: {} } })).toBe(false);
+    // gRPC: any status but OK.
+    expect(anyError(WIRE_RULES["0.3"].grpc, "0.3", "grpc", "x")).toEqual(WIRE_RULES["0.3"].grpc.refused("x"));
+    // 1.0 HTTP+JSON: a client error with the §11.6 error object.
+    const rest10 = anyError(WIRE_RULES["1.0"].rest, "1.0", "rest", "x");
+    expect(ok(rest10, { status: 400, headers: json, json: { error: { code: 400, status: "FAILED_PRECONDITION", message: "x" } } })).toBe(
+      true,
+    );
+    expect(ok(rest10, { status: 400, headers: json, json: { message: "x" } })).toBe(false);
   });
 });
