@@ -66,7 +66,10 @@ interface StepExtras {
   level?: Level;
   spec?: Citation[];
   cleanup?: boolean;
-  /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
+  /**
+   * A step that takes whatever the agent answers (no wire rule, no view): `expect: {}`; a clean-up
+   * step, or one whose `status` alone is judged (and captured to branch on: `{$capture: name, ...}`).
+   */
   anyAnswer?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
@@ -91,7 +94,8 @@ interface StepExtras {
    * More outcomes the step accepts, each an ACTS §6.2 error type (src/versioning/errors.ts): with
    * `expect_error`, the answer is any of these errors or error_type (each binding's form of it, check
    * by check); with `expect`, the answer is the expected result or one of these errors ("any": an
-   * error of the agent's choice, as `refused: true`), judged by the error's first check only.
+   * error of the agent's choice, as `refused: true`; "error": one in the pair's error shape, as
+   * `refused: error`), judged by the error's first check only.
    */
   orErrors?: string[];
   /**
@@ -245,8 +249,9 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
-      if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
-        problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
+      if (x?.anyAnswer && ((!x.cleanup && x.status === undefined) || s.expect?.body !== undefined))
+        problems.push(`${sat}/${EXTRA}/anyAnswer: a clean-up step, or one that judges only its status, with no expected body`);
+      if (x?.status !== undefined) checkMatchers(x.status, `${sat}/${EXTRA}/status`, problems);
       if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
       if (x?.rpcId !== undefined && !(typeof x.rpcId === "string" ? x.rpcId : Number.isSafeInteger(x.rpcId)))
         problems.push(`${sat}/${EXTRA}/rpcId: a non-empty string or an integer (a JSON-RPC request id)`);
@@ -254,8 +259,8 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       if (x?.orErrors !== undefined && (s.expect_stream || x.refused || x.anyAnswer || !Array.isArray(x.orErrors)))
         problems.push(`${sat}/${EXTRA}/orErrors: a list, beside expect (no refused, anyAnswer) or expect_error with an error_type`);
       for (const t of Array.isArray(x?.orErrors) ? x.orErrors : [])
-        if (!isErrorName(t) && !(t === "any" && s.expect !== undefined))
-          problems.push(`${sat}/${EXTRA}/orErrors: unknown error ${JSON.stringify(t)} ("any" only beside expect)`);
+        if (!isErrorName(t) && !((t === "any" || t === "error") && s.expect !== undefined))
+          problems.push(`${sat}/${EXTRA}/orErrors: unknown error ${JSON.stringify(t)} ("any" and "error" only beside expect)`);
     });
   for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
     checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
@@ -456,7 +461,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
     expect = withForms(binding, {
       result: expect,
       ...Object.fromEntries(
-        x.orErrors.map((t) => [t, t === "any" ? rule.refused(rpcId) : errorExpect(rule.error(t, rpcId)[0]!.expect)]),
+        x.orErrors.map((t) => [
+          t,
+          t === "any"
+            ? rule.refused(rpcId)
+            : errorExpect(t === "error" ? anyError(rule, version, binding, rpcId) : rule.error(t, rpcId)[0]!.expect),
+        ]),
       ),
     });
   if (x.status !== undefined) expect = { ...expect, status: x.status };

@@ -103,4 +103,16 @@ describe("scenario outcomes", () => {
     );
     expect(ok(rest10, { status: 400, headers: json, json: { message: "x" } })).toBe(false);
   });
+
+  it("take a result or an error of the agent's choice in the pair's error shape (orErrors: [error])", () => {
+    const ok = (expect: CaseExpect, res: WireResponse) => judge(expect, res).length === 0;
+    const json = { "content-type": "application/json" };
+    const step = exchangesOf(find("v1_0/rest/multi-turn/client-context-id-is-kept-or-refused").steps[0]!)[0]!.expect;
+    expect(Object.keys(step.forms ?? {})).toEqual(["result", "error"]);
+    // The refusal: a client error in a §11.6 shape; a bare status, or an authentication refusal, is none.
+    expect(ok(step, { status: 400, headers: json, json: { error: { code: 400, status: "INVALID_ARGUMENT", message: "no" } } })).toBe(true);
+    expect(ok(step, { status: 400, headers: json, json: { code: 400, message: "no" } })).toBe(true);
+    expect(ok(step, { status: 400, headers: {}, text: "no" })).toBe(false);
+    expect(ok(step, { status: 403, headers: json, json: { error: { code: 403, message: "no" } } })).toBe(false);
+  });
 });
