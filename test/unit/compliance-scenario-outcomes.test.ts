@@ -1,7 +1,8 @@
 // The scenario model's features for outcomes that once needed a wire scenario per pair
 // (src/compliance/scenarios.ts; compliance/README.md "Writing a scenario"): a JSON-RPC request id of
 // the scenario's choosing (`rpcId`), an error of the agent's choice in the pair's error shape
-// (`refused: error`), ...
+// (`refused: error`, `orErrors: [error]`), and a step whose status alone is judged and captured to
+// branch on (`anyAnswer` with `status`).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,5 +115,34 @@ describe("scenario outcomes", () => {
     expect(ok(step, { status: 400, headers: json, json: { code: 400, message: "no" } })).toBe(true);
     expect(ok(step, { status: 400, headers: {}, text: "no" })).toBe(false);
     expect(ok(step, { status: 403, headers: json, json: { error: { code: 403, message: "no" } } })).toBe(false);
+  });
+
+  it("judge only a step's status and capture it to branch on (anyAnswer with status)", () => {
+    const c = find("v1_0/json-rpc/extended-card/declared-card-is-returned");
+    const probe = exchangesOf(c.steps[0]!)[0]!.expect;
+    expect(probe).toEqual({ status: { $capture: "extendedCardStatus", $oneOf: [200, 400, 401, 403] } });
+    const scope = new Scope(new Map());
+    expect(compareResponse(probe, { status: 401, headers: {}, text: "who?" }, scope)).toEqual([]);
+    expect(scope.lookup("extendedCardStatus").value).toBe(401);
+    expect(judge(probe, { status: 500, headers: {} }).length).toBeGreaterThan(0);
+    // The next step runs only on the statuses it names.
+    expect(c.steps[1]).toMatchObject({ when: { capture: "extendedCardStatus", matches: { $oneOf: [200, 400] } } });
+    // Without a status, a step that takes any answer must be a clean-up step.
+    const test = (extras: string) => [
+      "- id: t",
+      "  name: x",
+      "  level: must",
+      "  steps:",
+      "    - id: a",
+      "      operation: get_task",
+      "      params: { id: t }",
+      "      expect: {}",
+      `      x-a2a-toolkit: ${extras}`,
+      "  x-a2a-toolkit: { requirements: {}, spec: {} }",
+    ];
+    expect(() => loadOne(test("{ anyAnswer: true }"))).toThrow(/anyAnswer: a clean-up step, or one that judges only its status/);
+    expect(loadOne(test("{ anyAnswer: true, status: { $capture: s } }"))[0]!.steps[0]).toMatchObject({
+      expect: { status: { $capture: "s" } },
+    });
   });
 });
