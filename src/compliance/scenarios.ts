@@ -129,8 +129,11 @@ interface ScenarioExtras {
    * (0.3's text is often weaker); the pair's key wins over its version's.
    */
   levels?: Partial<Record<string, "must" | "should" | "may">>;
-  /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
-  card?: Partial<Record<Version, unknown>>;
+  /**
+   * Per version, or per "<version>/<binding>" (which wins over its version's): what the card must
+   * declare for the case to apply (Case.when.card); its captures seed the steps.
+   */
+  card?: Partial<Record<string, unknown>>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -502,7 +505,7 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
   const hasError = t.steps.some((st) => st.expect_error && st[EXTRA]?.refused !== "authentication");
-  const card = x.card?.[version];
+  const card = x.card?.[`${version}/${binding}`] ?? x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   const description =
     typeof x.description === "string"

@@ -145,4 +145,25 @@ describe("scenario outcomes", () => {
       expect: { status: { $capture: "s" } },
     });
   });
+
+  it("take a card precondition per pair over its version's (card keyed by pair)", () => {
+    const test = [
+      "- id: t",
+      "  name: x",
+      "  level: must",
+      "  steps:",
+      "    - id: a",
+      "      operation: get_task",
+      "      params: { id: t }",
+      "      expect: {}",
+      "      x-a2a-toolkit: { refused: true }",
+      "  x-a2a-toolkit:",
+      "    requirements: {}",
+      "    spec: {}",
+      "    versions: ['1.0']",
+      "    card: { '1.0': { name: any }, '1.0/rest': { name: rest } }",
+    ];
+    const when = Object.fromEntries(loadOne(test).map((c) => [c.binding, c.when]));
+    expect(when).toEqual({ "json-rpc": { card: { name: "any" } }, rest: { card: { name: "rest" } }, grpc: { card: { name: "any" } } });
+  });
 });
