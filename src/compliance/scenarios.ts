@@ -27,6 +27,7 @@ import {
   type Version,
 } from "./cases.js";
 import { grpcMethod, grpcPath } from "./grpc.js";
+import { anyError } from "./scenario-outcomes.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
 import { isErrorName, WIRE_RULES, type ErrorCheck, type WireRule } from "./wire-rules.js";
 
@@ -65,7 +66,10 @@ interface StepExtras {
   level?: Level;
   spec?: Citation[];
   cleanup?: boolean;
-  /** A clean-up step that takes whatever the agent answers (no wire rule, no view): `expect: {}`. */
+  /**
+   * A step that takes whatever the agent answers (no wire rule, no view): `expect: {}`; a clean-up
+   * step, or one whose `status` alone is judged (and captured to branch on: `{$capture: name, ...}`).
+   */
   anyAnswer?: boolean;
   repeatUntil?: unknown;
   /** The versions or "<version>/<binding>" pairs the step is projected onto (default: all of the scenario's). */
@@ -82,16 +86,23 @@ interface StepExtras {
    * `true` with `expect: {}`: a step the agent must refuse with an error of its choice (the pair's
    * rule.refused). "authentication" with `expect_error: {}`: the error is no A2A error type but a
    * refusal of the request's credentials (1.0.1 §3.3.2 "Authentication Errors"), checked by the
-   * pair's `unauthenticated` rule.
+   * pair's `unauthenticated` rule. "error" with `expect_error: {}`: an error of the agent's choice in
+   * the pair's full error shape (src/compliance/scenario-outcomes.ts anyError).
    */
-  refused?: true | "authentication";
+  refused?: true | "authentication" | "error";
   /**
    * More outcomes the step accepts, each an ACTS §6.2 error type (src/versioning/errors.ts): with
    * `expect_error`, the answer is any of these errors or error_type (each binding's form of it, check
    * by check); with `expect`, the answer is the expected result or one of these errors ("any": an
-   * error of the agent's choice, as `refused: true`), judged by the error's first check only.
+   * error of the agent's choice, as `refused: true`; "error": one in the pair's error shape, as
+   * `refused: error`), judged by the error's first check only.
    */
   orErrors?: string[];
+  /**
+   * The JSON-RPC id the request carries and the reply must echo, in place of the step's string `id`
+   * (a number, say); only the JSON-RPC pairs send one.
+   */
+  rpcId?: string | number;
   /** A wire scenario's raw step: the request members ACTS §4.4 has no key for (rpc, rawBody, as, ...). */
   request?: Record<string, unknown>;
   /** A wire scenario's raw step: its expectation in our matchers (CaseExpect of cases.ts), on the wire. */
@@ -118,8 +129,11 @@ interface ScenarioExtras {
    * (0.3's text is often weaker); the pair's key wins over its version's.
    */
   levels?: Partial<Record<string, "must" | "should" | "may">>;
-  /** Per version: what the card must declare for the case to apply (Case.when.card); its captures seed the steps. */
-  card?: Partial<Record<Version, unknown>>;
+  /**
+   * Per version, or per "<version>/<binding>" (which wins over its version's): what the card must
+   * declare for the case to apply (Case.when.card); its captures seed the steps.
+   */
+  card?: Partial<Record<string, unknown>>;
   agent?: string | string[];
   versions?: Version[];
   bindings?: WireBinding[];
@@ -228,24 +242,28 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
       for (const [k, m] of Object.entries({ ...s.expect_stream, ...s[EXTRA]?.stream }))
         if (!["closes", "stopAfter", "sameValue", "nonDecreasing"].includes(k)) checkMatchers(m, `${sat}/stream/${k}`, problems);
       const refused = s[EXTRA]?.refused;
-      if (refused !== undefined && refused !== "authentication" && refused !== true)
-        problems.push(`${sat}/${EXTRA}/refused: true or "authentication"`);
+      const errorOfChoice = refused === "authentication" || refused === "error";
+      if (refused !== undefined && !errorOfChoice && refused !== true)
+        problems.push(`${sat}/${EXTRA}/refused: true, "error" or "authentication"`);
       else if (refused === true && s.expect === undefined) problems.push(`${sat}/${EXTRA}/refused: true goes with expect: {}`);
-      else if (refused === "authentication" && (!s.expect_error || s.expect_error.error_type !== undefined))
+      else if (errorOfChoice && (!s.expect_error || s.expect_error.error_type !== undefined))
         problems.push(`${sat}/${EXTRA}/refused: goes with expect_error: {} (no error_type)`);
-      else if (s.expect_error && refused !== "authentication" && !isErrorName(s.expect_error.error_type ?? ""))
+      else if (s.expect_error && !errorOfChoice && !isErrorName(s.expect_error.error_type ?? ""))
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
-      if (x?.anyAnswer && (!x.cleanup || s.expect?.body !== undefined))
-        problems.push(`${sat}/${EXTRA}/anyAnswer: only a clean-up step with no expected body takes any answer`);
+      if (x?.anyAnswer && ((!x.cleanup && x.status === undefined) || s.expect?.body !== undefined))
+        problems.push(`${sat}/${EXTRA}/anyAnswer: a clean-up step, or one that judges only its status, with no expected body`);
+      if (x?.status !== undefined) checkMatchers(x.status, `${sat}/${EXTRA}/status`, problems);
       if (x?.refused && s.expect?.body !== undefined) problems.push(`${sat}/${EXTRA}/refused: a refused step expects no body`);
+      if (x?.rpcId !== undefined && !(typeof x.rpcId === "string" ? x.rpcId : Number.isSafeInteger(x.rpcId)))
+        problems.push(`${sat}/${EXTRA}/rpcId: a non-empty string or an integer (a JSON-RPC request id)`);
       if (x?.repeatUntil !== undefined) checkMatchers(x.repeatUntil, `${sat}/${EXTRA}/repeatUntil`, problems);
       if (x?.orErrors !== undefined && (s.expect_stream || x.refused || x.anyAnswer || !Array.isArray(x.orErrors)))
         problems.push(`${sat}/${EXTRA}/orErrors: a list, beside expect (no refused, anyAnswer) or expect_error with an error_type`);
       for (const t of Array.isArray(x?.orErrors) ? x.orErrors : [])
-        if (!isErrorName(t) && !(t === "any" && s.expect !== undefined))
-          problems.push(`${sat}/${EXTRA}/orErrors: unknown error ${JSON.stringify(t)} ("any" only beside expect)`);
+        if (!isErrorName(t) && !((t === "any" || t === "error") && s.expect !== undefined))
+          problems.push(`${sat}/${EXTRA}/orErrors: unknown error ${JSON.stringify(t)} ("any" and "error" only beside expect)`);
     });
   for (const [v, card] of Object.entries(isObject(extras) && isObject(extras.card) ? extras.card : {}))
     checkMatchers(card, `${at}/${EXTRA}/card/${v}`, problems);
@@ -346,7 +364,7 @@ function errorChecks(
   rule: WireRule,
   binding: WireBinding,
   types: string[],
-  rpcId: string,
+  rpcId: string | number,
   at: (e: CaseExpect) => CaseExpect,
 ): ErrorCheck[] {
   const per = types.map((t) => rule.error(t, rpcId));
@@ -363,7 +381,8 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   const op = ABSTRACT_OPERATIONS[step.operation]!;
   const rule = WIRE_RULES[version][binding];
   const x = step[EXTRA] ?? {};
-  const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId: step.id };
+  const rpcId = x.rpcId ?? step.id;
+  const call: AbstractCall = { operation: op, params: step.params ?? {}, version, binding, rpcId };
   let shape: ReturnType<typeof projectCall>;
   try {
     shape = projectCall({ ...call, params: placeholders(call.params) });
@@ -398,7 +417,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   };
   if (step.expect_error) {
     const types = [step.expect_error.error_type!, ...(x.orErrors ?? [])];
-    const checks = x.refused === "authentication" ? rule.unauthenticated(step.id) : errorChecks(rule, binding, types, step.id, errorExpect);
+    const checks =
+      x.refused === "authentication"
+        ? rule.unauthenticated(rpcId)
+        : x.refused === "error"
+          ? [{ expect: errorExpect(anyError(rule, version, binding, rpcId)) }]
+          : errorChecks(rule, binding, types, rpcId, errorExpect);
     return checks.map((check, i) => {
       const level = check.level ?? x.level;
       const spec = check.spec ?? x.spec;
@@ -413,12 +437,12 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       };
     });
   }
-  const viewOf = { operation: op, version, binding, rpcId: step.id };
+  const viewOf = { operation: op, version, binding, rpcId };
   let expect: CaseExchange["expect"];
   if (step.expect_stream) {
     // The wire rule judges the stream (and reads it: closes, stopAfter); the scenario its events' 1.0 view.
     const { closes, stopAfter, ...own } = x.stream ?? {};
-    const wire = rule.stream(op, step.id, closes !== false && stopAfter === undefined);
+    const wire = rule.stream(op, rpcId, closes !== false && stopAfter === undefined);
     const view: StreamExpect = {
       ...own,
       ...(step.expect_stream.final_event !== undefined ? { last: step.expect_stream.final_event } : {}),
@@ -433,14 +457,19 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       view: { ...viewOf, stream: view },
     };
   } else if (x.anyAnswer) expect = {};
-  else if (x.refused === true) expect = rule.refused(step.id);
-  else expect = { ...rule.success(op, step.id), view: { ...viewOf, body: step.expect?.body } };
+  else if (x.refused === true) expect = rule.refused(rpcId);
+  else expect = { ...rule.success(op, rpcId), view: { ...viewOf, body: step.expect?.body } };
   // A result or an error: the answer is the success above or the first (MUST) check of a named error.
   if (x.orErrors?.length && !step.expect_stream)
     expect = withForms(binding, {
       result: expect,
       ...Object.fromEntries(
-        x.orErrors.map((t) => [t, t === "any" ? rule.refused(step.id) : errorExpect(rule.error(t, step.id)[0]!.expect)]),
+        x.orErrors.map((t) => [
+          t,
+          t === "any"
+            ? rule.refused(rpcId)
+            : errorExpect(t === "error" ? anyError(rule, version, binding, rpcId) : rule.error(t, rpcId)[0]!.expect),
+        ]),
       ),
     });
   if (x.status !== undefined) expect = { ...expect, status: x.status };
@@ -476,7 +505,7 @@ export function projectScenario(s: Scenario, version: Version, binding: WireBind
     .filter((st) => applies(st[EXTRA]?.only, version, binding))
     .flatMap((st) => projectStep(st, version, binding));
   const hasError = t.steps.some((st) => st.expect_error && st[EXTRA]?.refused !== "authentication");
-  const card = x.card?.[version];
+  const card = x.card?.[`${version}/${binding}`] ?? x.card?.[version];
   const agent = x.agent === undefined ? [] : Array.isArray(x.agent) ? x.agent : [x.agent];
   const description =
     typeof x.description === "string"

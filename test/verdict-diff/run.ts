@@ -99,6 +99,13 @@ export const DECIDED: Record<string, string> = {
       "served streams MUST all see the completion (1.0.1 §3.5.2; fifth audit, S9/S50)",
     ]),
   ),
+  // The old 0.3 HTTP+JSON copy took any object without a name, at HTTP 200 too, as the refusal; the
+  // abstract scenario's error alternatives go through the pair's wire rule, which asks an error
+  // status (0.3.0 §3.2.3 "HTTP Status Codes: MUST use appropriate HTTP status codes (200, 400, 401,
+  // 403, 404, 500, etc.) that correspond to A2A error types."), so an error answered with HTTP 200
+  // is now not-offered at this MAY case.
+  "v0_3/rest/extended-card/declared-card-is-returned":
+    "an error answered with HTTP 200 is no refusal: the pair's wire rule asks an error status (0.3.0 §3.2.3)",
 };
 
 const verdictOf = (r: CaseResult) => (r.status === "fail" || r.status === "warn" ? `${r.status} (${r.failureLevel})` : r.status);
