@@ -431,7 +431,8 @@ function describe(v: unknown): string {
   return v === null ? "null" : typeof v === "string" ? JSON.stringify(v) : typeof v;
 }
 
-// RFC 3339 as protobuf-es writes it (also the 0.3 one-pass writer's, src/versioning/write0_3.ts): "Z" with no fraction when nanos is 0, else 3, 6 or 9 digits.
+// RFC 3339 as protobuf-es writes it: "Z" with no fraction when nanos is 0, else 3, 6 or 9 digits.
+// Also the timestamps of the 0.3 one-pass writer (src/versioning/write0_3.ts).
 let cachedSecond = Number.NaN;
 let cachedPrefix = "";
 

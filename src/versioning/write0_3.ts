@@ -1,13 +1,15 @@
 // The 0.3 text (D03-RPC for JSON-RPC, D03-PB for HTTP+JSON) of a 1.0 Task, Message or
-// SendMessageResponse, written from the protobuf-es message in one pass: the text the tree path (the 1.0 ProtoJSON tree, the downgrade
-// walkers of translate/model.ts, then JSON.stringify) gives, without either tree.
+// SendMessageResponse, written from the protobuf-es message in one pass: the text the tree path
+// (the 1.0 ProtoJSON tree, the downgrade walkers of translate/model.ts, then JSON.stringify) gives,
+// without either tree.
 //
 // Only the common shape is written here, the one the translation loses nothing on: text parts
-// without media type, filename or metadata, no metadata anywhere, a known role and state, for
-// D03-RPC a task with a contextId, for D03-PB a message without referenceTaskIds. Anything else (every message a loss could be reported for, or that the tree
-// path refuses with an error) makes the writer answer undefined, and the codec takes the tree path,
-// which reports the losses (or the error) as before. test/contract/write0_3.test.ts holds the two
-// paths equal over schema-drawn messages.
+// without media type, filename or metadata, no metadata anywhere, a known role and state; for
+// D03-RPC a task with a contextId, for D03-PB a message without referenceTaskIds. Anything else
+// (every message a loss could be reported for, or that the tree path refuses with an error) makes
+// the writer answer undefined, and the codec takes the tree path, which reports the losses (or
+// raises the error) as before. test/contract/write0_3.test.ts holds the two paths equal over
+// schema-drawn messages.
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { timestampJson } from "../runtime/json-writer.js";
 import { STATE_1_0_TO_RPC, state1_0ToPb } from "./translate/common.js";

@@ -127,7 +127,10 @@ describe.each([
         ? create(v1_0.TaskSchema, { ...base, contextId: "" })
         : create(v1_0.TaskSchema, { ...base, history: [{ messageId: "m", role: v1_0.Role.USER, referenceTaskIds: ["t0"] }] }),
       create(v1_0.TaskSchema, { ...base, metadata: { n: 2 ** 60 } }),
-      create(v1_0.TaskSchema, { ...base, artifacts: [{ artifactId: "a", parts: [{ content: { case: "text", value: "x" }, mediaType: "text/x" }] }] }),
+      create(v1_0.TaskSchema, {
+        ...base,
+        artifacts: [{ artifactId: "a", parts: [{ content: { case: "text", value: "x" }, mediaType: "text/x" }] }],
+      }),
       fromJson(v1_0.TaskSchema, { id: "t", contextId: "c", artifacts: [{ artifactId: "a", parts: [{ data: 5 }] }] }),
     ];
     for (const task of lossy) {
