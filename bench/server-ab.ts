@@ -9,7 +9,7 @@
 // <dir>: a checkout of the older commit with node_modules and this bench/server-targets.ts copied in
 // (e.g. `git worktree add --detach <dir> 75fb6f4`, then `cp -a node_modules <dir>/` and
 // `cp bench/server-targets.ts <dir>/bench/`). Per server: blocking 1.0 SendMessage and 0.3
-// message/send (autocannon, 50 connections), medians over the rounds; then the ratios new/SDK,
+// message/send (autocannon, 50 connections), req/s and server CPU µs per request, medians over the rounds; then the ratios new/SDK,
 // old/SDK and new/old, and new/old round by round. Writes nothing.
 import { median } from "./stats.js";
 import { load, loadWithCpu, send0_3, send1_0, startTarget, stopTarget, type Target } from "./targets.js";
@@ -31,16 +31,14 @@ interface Server extends Target {
   name: string;
   v1: number[];
   v03: number[];
-  /** Server CPU µs per request of each 1.0 run. */
+  /** Server CPU µs per request of each 1.0 run and of each 0.3 run. */
   cpu: number[];
+  cpu03: number[];
 }
 
 async function start(name: string, cwd: string, which: "ours" | "sdk"): Promise<Server> {
-  return { name, ...(await startTarget([which], cwd)), v1: [], v03: [], cpu: [] };
+  return { name, ...(await startTarget([which], cwd)), v1: [], v03: [], cpu: [], cpu03: [] };
 }
-
-const rate = async (base: string, body: string, headers: Record<string, string>, duration: number) =>
-  Math.round((await load(base, body, headers, duration)).requests.average);
 
 const servers = [await start("new", process.cwd(), "ours"), await start("old", OLD, "ours"), await start("SDK", process.cwd(), "sdk")];
 try {
@@ -54,18 +52,20 @@ try {
       const r1 = await loadWithCpu(s, send1_0, { "A2A-Version": "1.0" }, DURATION);
       s.v1.push(Math.round(r1.requests.average));
       s.cpu.push(r1.cpuPerRequest);
-      s.v03.push(await rate(s.base, send0_3, {}, DURATION));
+      const r03 = await loadWithCpu(s, send0_3, {}, DURATION);
+      s.v03.push(Math.round(r03.requests.average));
+      s.cpu03.push(r03.cpuPerRequest);
     }
   const [n, o, sdk] = servers as [Server, Server, Server];
   const f = (x: number) => x.toFixed(2);
   const lines = [
     `node ${process.version}, 50 connections, ${DURATION} s per run, ${RUNS} interleaved rounds, medians`,
     "",
-    "| server | 1.0 SendMessage req/s | 1.0 server CPU µs/request | 0.3 message/send req/s | 0.3 / 1.0 |",
-    "|---|---|---|---|---|",
+    "| server | 1.0 SendMessage req/s | 1.0 server CPU µs/request | 0.3 message/send req/s | 0.3 server CPU µs/request | 0.3 / 1.0 req/s | 1.0 / 0.3 CPU |",
+    "|---|---|---|---|---|---|---|",
     ...servers.map(
       (s) =>
-        `| ${s.name} | ${median(s.v1)} (${s.v1.join(", ")}) | ${Math.round(median(s.cpu))} | ${median(s.v03)} | ${f(median(s.v03) / median(s.v1))}× |`,
+        `| ${s.name} | ${median(s.v1)} (${s.v1.join(", ")}) | ${Math.round(median(s.cpu))} | ${median(s.v03)} | ${Math.round(median(s.cpu03))} | ${f(median(s.v03) / median(s.v1))}× | ${f(median(s.cpu) / median(s.cpu03))}× |`,
     ),
     "",
     `1.0 req/s: new / SDK ${f(median(n.v1) / median(sdk.v1))}×, old / SDK ${f(median(o.v1) / median(sdk.v1))}×, new / old ${f(median(n.v1) / median(o.v1))}×`,

@@ -432,10 +432,11 @@ function describe(v: unknown): string {
 }
 
 // RFC 3339 as protobuf-es writes it: "Z" with no fraction when nanos is 0, else 3, 6 or 9 digits.
+// Also the timestamps of the 0.3 one-pass writer (src/versioning/write0_3.ts).
 let cachedSecond = Number.NaN;
 let cachedPrefix = "";
 
-function timestampJson(t: { $typeName: string; seconds: bigint; nanos: number }): string {
+export function timestampJson(t: { $typeName: string; seconds: bigint; nanos: number }): string {
   const seconds = Number(t.seconds);
   const ms = seconds * 1000;
   if (ms < TS_MIN || ms > TS_MAX)

@@ -58,6 +58,7 @@ import {
 } from "./errors.js";
 import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
+import { restText0_3, rpcText0_3 } from "./write0_3.js";
 import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
 import type { Dialect0_3, RestWire0_3, RpcWire0_3, Wire0_3 } from "./dialect.js";
@@ -255,15 +256,23 @@ class Codec1_0 implements Codec {
   }
 }
 
+/** The 0.3 responses written as text in one pass, by operation (write0_3.ts). */
+type OnePass = Partial<Record<Operation, (response: Record<string, unknown>) => string | undefined>>;
+const onePass = (w: typeof rpcText0_3): OnePass => ({ SendMessage: w.sendResponse, GetTask: w.task, CancelTask: w.task });
+const ONE_PASS: Record<Binding, OnePass> = { JSONRPC: onePass(rpcText0_3), "HTTP+JSON": onePass(restText0_3) };
+
 class Codec0_3 implements Codec {
   readonly version = "0.3" as const;
   /** How downgrades of what encode1_0 wrote are translated: unvalidated unless strict. */
   private readonly own: TranslateOptions;
+  private readonly oneText: OnePass | undefined;
   constructor(
     readonly binding: Binding,
     strict: boolean,
   ) {
     this.own = { validate: strict };
+    // Strict validation checks the tree path's output, so it keeps that path.
+    this.oneText = strict ? undefined : ONE_PASS[binding];
   }
 
   private get t() {
@@ -283,6 +292,9 @@ class Codec0_3 implements Codec {
     return this.t.downgradeResponse(op, json, this.own);
   }
   encodeResponseText<O extends Operation>(op: O, response: ResponseOf<O>): Translated<string> {
+    // The common shapes in one pass (write0_3.ts); undefined: the tree path below.
+    const text = this.oneText?.[op]?.(response);
+    if (text !== undefined) return { value: text, losses: none };
     const { value, losses } = this.encodeResponse(op, response);
     return { value: JSON.stringify(value), losses };
   }
