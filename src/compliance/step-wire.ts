@@ -25,7 +25,7 @@ const SCOPE = /^(\*|1\.0|0\.3)(\/(json-rpc|rest|grpc))?$/;
 export function wireCheckProblems(checks: unknown, at: string): string[] {
   if (typeof checks !== "object" || checks === null || Array.isArray(checks)) return [`${at}: a map of scope to checks`];
   const problems: string[] = [];
-  for (const [scope, c] of Object.entries(checks)) {
+  for (const [scope, c] of Object.entries(checks as Record<string, unknown>)) {
     if (!SCOPE.test(scope) || scope.startsWith("*/")) problems.push(`${at}/${scope}: a scope is "*", a version or "<version>/<binding>"`);
     if (typeof c !== "object" || c === null || Array.isArray(c)) problems.push(`${at}/${scope}: status, headers, body or payload`);
     else
@@ -58,7 +58,9 @@ function withCheck(e: CaseExpect, c: StepWireCheck, binding: WireBinding, error:
   if (e.forms)
     return {
       ...e,
-      forms: Object.fromEntries(Object.entries(e.forms).map(([n, f]) => [n, error || n === "result" ? withCheck(f, c, binding, error) : f])),
+      forms: Object.fromEntries(
+        Object.entries(e.forms).map(([n, f]) => [n, error || n === "result" ? withCheck(f, c, binding, error) : f]),
+      ),
     };
   const out: CaseExpect = { ...e };
   if (c.status !== undefined) out.status = c.status;
