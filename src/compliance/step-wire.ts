@@ -44,10 +44,14 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "obje
 /**
  * Both matchers at once: objects merge member by member (ordinary members beside the rule's
  * operators are matched after them, src/compliance/match.ts); elsewhere the step's matcher wins.
+ * A member the rule makes `$optional` is required once the step checks it.
  */
 export function mergeMatchers(rule: unknown, step: unknown): unknown {
   if (rule === undefined) return step;
   if (!isPlain(rule) || !isPlain(step)) return step;
+  // The rule allows a member to be absent; a step that checks it asks for it (an error's `data`).
+  const keys = Object.keys(rule);
+  if (keys.length === 1 && keys[0] === "$optional" && !("$optional" in step)) return mergeMatchers(rule.$optional, step);
   const out: Record<string, unknown> = { ...rule };
   for (const [k, v] of Object.entries(step)) out[k] = mergeMatchers(rule[k], v);
   return out;

@@ -151,6 +151,18 @@ describe("scenarios", () => {
       body: { $valid: "v0_3.Task", kind: "task" },
     });
     expect(withStepWire({ body: { id: "s" } }, checks, "0.3", "json-rpc")).toEqual({ body: { id: "s" }, headers: { "x-a": "1" } });
+    // A member the rule allows to be absent is asked for once the step checks it (the error's data).
+    expect(
+      withStepWire(
+        { body: { error: { data: { $optional: { $each: {} } } } } },
+        { "1.0": { payload: { data: { $some: {} } } } },
+        "1.0",
+        "json-rpc",
+        true,
+      ),
+    ).toEqual({
+      body: { error: { data: { $each: {}, $some: {} } } },
+    });
     expect(
       withStepHeaders({ "Content-Type": "application/json", "A2A-Version": "1.0" }, { "a2a-version": null, "A2A-Extensions": "u" }),
     ).toEqual({
