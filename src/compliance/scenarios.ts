@@ -29,6 +29,7 @@ import {
 import { grpcMethod, grpcPath } from "./grpc.js";
 import { anyError } from "./scenario-outcomes.js";
 import { projectCall, type AbstractCall, type Operation, type WireBinding } from "./projection.js";
+import { withStepHeaders, withStepWire, wireCheckProblems, type ScopedWireChecks } from "./step-wire.js";
 import { isErrorName, WIRE_RULES, type ErrorCheck, type WireRule } from "./wire-rules.js";
 
 // Found from the package root, as the case files are: in a checkout and in dist/ alike.
@@ -103,6 +104,10 @@ interface StepExtras {
    * (a number, say); only the JSON-RPC pairs send one.
    */
   rpcId?: string | number;
+  /** Request headers over the pair rule's (a value replaces the rule's, null leaves it out): src/compliance/step-wire.ts. */
+  headers?: Record<string, string | null>;
+  /** Per scope ("*", version, pair): matchers on the undecoded answer merged into the rule's (step-wire.ts). */
+  onWire?: ScopedWireChecks;
   /** A wire scenario's raw step: the request members ACTS §4.4 has no key for (rpc, rawBody, as, ...). */
   request?: Record<string, unknown>;
   /** A wire scenario's raw step: its expectation in our matchers (CaseExpect of cases.ts), on the wire. */
@@ -252,6 +257,14 @@ export function readScenario(dir: string, file: string): { scenario?: Scenario; 
         problems.push(`${sat}/expect_error/error_type: unknown error ${JSON.stringify(s.expect_error.error_type)}`);
       if (s.expect?.body !== undefined) checkMatchers(s.expect.body, `${sat}/expect/body`, problems);
       const x = s[EXTRA];
+      if (x?.onWire !== undefined) {
+        const wp = wireCheckProblems(x.onWire, `${sat}/${EXTRA}/onWire`);
+        problems.push(...wp);
+        if (!wp.length) for (const [k, c] of Object.entries(x.onWire)) checkMatchers(c, `${sat}/${EXTRA}/onWire/${k}`, problems);
+        if (x.anyAnswer) problems.push(`${sat}/${EXTRA}/onWire: a step that takes any answer checks no wire`);
+      }
+      if (x?.headers !== undefined && (!isObject(x.headers) || Object.values(x.headers).some((v) => v !== null && typeof v !== "string")))
+        problems.push(`${sat}/${EXTRA}/headers: header names to strings (null: left out)`);
       if (x?.anyAnswer && ((!x.cleanup && x.status === undefined) || s.expect?.body !== undefined))
         problems.push(`${sat}/${EXTRA}/anyAnswer: a clean-up step, or one that judges only its status, with no expected body`);
       if (x?.status !== undefined) checkMatchers(x.status, `${sat}/${EXTRA}/status`, problems);
@@ -394,7 +407,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
   const request = {
     method: shape.method,
     path: grpc ? grpcPath(grpc) : shape.path,
-    headers: rule.headers(shape.body !== undefined && binding === "rest"),
+    headers: withStepHeaders(rule.headers(shape.body !== undefined && binding === "rest"), x.headers),
     ...(grpc ? { rpc } : {}),
     ...(shape.body !== undefined ? { body: shape.body } : {}),
     ...(shape.fallbackMethod ? { fallbackMethod: shape.fallbackMethod } : {}),
@@ -429,7 +442,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       return {
         name: name + (check.suffix ?? ""),
         request,
-        expect: x.refused === "authentication" ? errorExpect(check.expect) : check.expect,
+        expect: withStepWire(x.refused === "authentication" ? errorExpect(check.expect) : check.expect, x.onWire, version, binding, true),
         ...common,
         ...(i === 0 && x.otherwise ? { otherwise: x.otherwise } : {}),
         ...(level ? { level } : {}),
@@ -473,6 +486,7 @@ function projectStep(step: ScenarioStep, version: Version, binding: WireBinding)
       ),
     });
   if (x.status !== undefined) expect = { ...expect, status: x.status };
+  expect = withStepWire(expect, x.onWire, version, binding);
   return [
     {
       name,

@@ -14,6 +14,7 @@ import type { CaseExpect } from "../../src/compliance/cases.js";
 import type { WireResponse } from "../../src/compliance/http.js";
 import { Scope } from "../../src/compliance/match.js";
 import { compareResponse } from "../../src/compliance/runner.js";
+import { withStepHeaders, withStepWire } from "../../src/compliance/step-wire.js";
 import { loadScenarioCases, loadScenarios, pairsOf, ScenarioLoadError, SCENARIOS_DIR } from "../../src/compliance/scenarios.js";
 
 /** The document without our extension keys. */
@@ -116,6 +117,58 @@ describe("scenarios", () => {
     expect([400, 404, 409].map((status) => judge(exact!, { status, headers: {} }) === 0)).toEqual([true, true, false]);
     // 1.0 has no alternative: UnsupportedOperationError only.
     expect(judge(card("v1_0/json-rpc")[0]!, rpcError(-32601, "card-1"))).toBeGreaterThan(0);
+  });
+
+  it("check a step's own wire (onWire) on the answer as sent, in its scope only, and send its headers", () => {
+    const judge = (e: CaseExpect, res: WireResponse) => compareResponse(e, res, new Scope(new Map())).length;
+    const send = (pair: string) => exchangesOf(projected.find((x) => x.id === `${pair}/send-message/no-kind-discriminator`)!.steps[0]!)[0]!;
+    const task = (kind: boolean) => ({
+      id: "t1",
+      contextId: "c1",
+      status: { state: "TASK_STATE_COMPLETED" },
+      artifacts: [{ artifactId: "a1", parts: [{ text: "no-kind", ...(kind ? { kind: "text" } : {}) }] }],
+    });
+    const rest = (kind: boolean): WireResponse => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      json: { task: task(kind) },
+    });
+    const rpc = (kind: boolean): WireResponse => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      json: { jsonrpc: "2.0", id: "send-1", result: { task: task(kind) } },
+    });
+    // The payload is the body on HTTP+JSON and the result on JSON-RPC; a kind member only the wire shows fails.
+    expect(judge(send("v1_0/rest").expect, rest(false))).toBe(0);
+    expect(judge(send("v1_0/rest").expect, rest(true))).toBeGreaterThan(0);
+    expect(judge(send("v1_0/json-rpc").expect, rpc(false))).toBe(0);
+    expect(judge(send("v1_0/json-rpc").expect, rpc(true))).toBeGreaterThan(0);
+    // Scopes: general first, the pair's last; headers replace the rule's or leave one out.
+    const checks = { "*": { headers: { "x-a": "1" } }, "0.3/rest": { status: 201, payload: { kind: "task" } } };
+    expect(withStepWire({ status: 200, body: { $valid: "v0_3.Task" } }, checks, "0.3", "rest")).toEqual({
+      status: 201,
+      headers: { "x-a": "1" },
+      body: { $valid: "v0_3.Task", kind: "task" },
+    });
+    expect(withStepWire({ body: { id: "s" } }, checks, "0.3", "json-rpc")).toEqual({ body: { id: "s" }, headers: { "x-a": "1" } });
+    // A member the rule allows to be absent is asked for once the step checks it (the error's data).
+    expect(
+      withStepWire(
+        { body: { error: { data: { $optional: { $each: {} } } } } },
+        { "1.0": { payload: { data: { $some: {} } } } },
+        "1.0",
+        "json-rpc",
+        true,
+      ),
+    ).toEqual({
+      body: { error: { data: { $each: {}, $some: {} } } },
+    });
+    expect(
+      withStepHeaders({ "Content-Type": "application/json", "A2A-Version": "1.0" }, { "a2a-version": null, "A2A-Extensions": "u" }),
+    ).toEqual({
+      "Content-Type": "application/json",
+      "A2A-Extensions": "u",
+    });
   });
 
   it("judge a stream step's wire on its binding's rules and its events on their 1.0 view", () => {
