@@ -31,6 +31,7 @@ import { messagesNeeded, pollUntil, sendPaced, sendsMessage, type MessageBudget 
 import { projectCall, streamViewOf, viewOf } from "./projection.js";
 import {
   changesTask,
+  expectsRefusal,
   ownTurnNeeded,
   seesOtherCases,
   shareableFirst,
@@ -1157,9 +1158,12 @@ export async function runCases(
   const polls = (i: number) => cases[i]!.steps.flatMap(exchangesOf).some((x) => x.repeatUntil !== undefined);
   const pooled = all.filter((i) => !alone.includes(i) && !after.includes(i));
   await runAll(width > 1 ? [...pooled.filter(polls), ...pooled.filter((i) => !polls(i))] : pooled, width);
-  // Those of one turn one at a time, in ID order (so which one changes it does not depend on timing).
+  // Those of one turn one at a time, in ID order (so which one changes it does not depend on timing),
+  // those whose changes are to be refused first.
   const groups = new Map<string, number[]>();
   for (const i of after) groups.set(keys[i]!, [...(groups.get(keys[i]!) ?? []), i]);
+  // Cases whose changes are to be refused first: a refusal leaves the shared task to the next case.
+  for (const g of groups.values()) g.sort((a, b) => Number(!expectsRefusal(cases[a]!)) - Number(!expectsRefusal(cases[b]!)));
   const queue = [...groups.values()];
   opts = { ...opts, changedTurns: new Set() };
   await Promise.all(

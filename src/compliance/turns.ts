@@ -7,7 +7,8 @@
 // configuration) sends its own, so no case sees a task another case changed. One that changes it
 // only on some answers (a cancel of a task that asks for input, a message to an ended task) runs
 // after every case that only reads the turn (runCases), and uses the shared task unless an earlier
-// such case had a change accepted: a refused request changes nothing.
+// such case had a change accepted: a refused request changes nothing. So those whose changes the
+// spec says are refused go first (expectsRefusal).
 import type { Case, CaseExchange, CaseRequest, CaseStep, Version } from "./cases.js";
 import { exchangesOf } from "./cases.js";
 import { isPlainObject } from "./match.js";
@@ -88,6 +89,31 @@ function changingSteps(steps: CaseStep[]): CaseStep[] {
  */
 export function ownTurnNeeded(c: Pick<Case, "steps">, holds: (when: NonNullable<CaseStep["when"]>) => boolean): boolean {
   return changingSteps(c.steps.slice(1)).some((s) => s.when !== undefined && holds(s.when));
+}
+
+/**
+ * Whether every change the case makes after its first turn is one the spec says the agent refuses
+ * (its steps expect an error and none a success): such cases run first among those that share a
+ * turn (runCases), since a refusal leaves the shared task as it was for the next one.
+ */
+export function expectsRefusal(c: Pick<Case, "steps">): boolean {
+  const outcomes = changingSteps(c.steps.slice(1))
+    .flatMap(exchangesOf)
+    .map((x) => outcomeOf(x.expect));
+  return outcomes.includes("error") && !outcomes.includes("success");
+}
+
+/** What an expectation asks of its answer: an error, a success, or neither (a header check alone). */
+function outcomeOf(e: CaseExchange["expect"] | undefined): "error" | "success" | undefined {
+  if (!isPlainObject(e)) return undefined;
+  if (e.forms !== undefined) return "success";
+  const status: unknown = e.status;
+  if (typeof status === "number") return status >= 400 ? "error" : "success";
+  if (isPlainObject(status) && Array.isArray(status.$range)) return Number(status.$range[0]) >= 400 ? "error" : "success";
+  if (isPlainObject(e.grpc) && e.grpc.status !== undefined) return e.grpc.status === "OK" ? "success" : "error";
+  if (isPlainObject(e.body) && "error" in e.body) return "error";
+  if (isPlainObject(e.body) && "result" in e.body) return "success";
+  return undefined;
 }
 
 /**

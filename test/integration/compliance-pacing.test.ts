@@ -192,9 +192,9 @@ describe("runner pacing against an agent that takes time", () => {
       "cancels-too pass",
       "reads pass",
     ]);
-    // The readers first (the condition of one does not hold for this answer: it only reads), then
-    // the others one at a time in case order.
-    expect(done.slice(2)).toEqual(["cancel-refused", "cancels", "cancels-too"]);
+    // The reader first, then the others one at a time: the one whose cancel is to be refused first,
+    // then the rest in case order (the condition of cancels-if-working does not hold: it only reads).
+    expect(done).toEqual(["reads", "cancel-refused", "cancels-if-working", "cancels", "cancels-too"]);
     const taskOf = (i: number) => (results[i]?.steps[0]?.actual?.json as { result: { task: { id: string } } }).result.task.id;
     // The refused cancel changed nothing, so the next case cancels the shared task; after that
     // accepted change the last one sends its own turn and cancels only its own task.
@@ -203,6 +203,29 @@ describe("runner pacing against an agent that takes time", () => {
     expect(results[3]?.steps[0]?.notes).toContain("the shared first answer is one this case changes: the case sent its own");
     expect(taskOf(3)).not.toBe(taskOf(4));
     expect(seen.cancels).toEqual([taskOf(4), taskOf(3)]);
+  });
+
+  it("shared turns: a case whose change is to be refused goes first, so the case that changes the task still shares the turn", async () => {
+    const sendState: CaseStep = {
+      ...send("echo"),
+      expect: { status: 200, body: { result: { task: { id: { $capture: "taskId" }, status: { state: { $capture: "state" } } } } } },
+    };
+    const when = { capture: "state", matches: "TASK_STATE_COMPLETED" };
+    const accepted: CaseStep = { ...cancel, cleanup: false, when };
+    const refused: CaseStep = {
+      ...cancel,
+      request: rpc("CancelTask", { id: "{{taskId}}", refuse: true }),
+      expect: { body: { error: { code: -32002 } } },
+      cleanup: false,
+      when,
+    };
+    const cases = [makeCase("a-cancels", [sendState, accepted]), makeCase("b-cancel-refused", [sendState, refused])];
+    const done: string[] = [];
+    const results = await run(cases, { concurrency: 2, onProgress: ({ result }) => done.push(result.id.split("/").pop()!) });
+    expect(results.map((r) => `${r.id.split("/").pop()} ${r.status}`)).toEqual(["a-cancels pass", "b-cancel-refused pass"]);
+    // In case order the accepted cancel would come first and the refused one would need a turn of its own.
+    expect(done).toEqual(["b-cancel-refused", "a-cancels"]);
+    expect(seen.sends).toBe(1);
   });
 
   it("a message request the agent refused is judged again, not re-sent, by a later step of the same case", async () => {
