@@ -122,7 +122,7 @@ export async function runSuite(opts: SuiteOptions): Promise<Report> {
     knownFailingFile: opts.knownFailingFile,
     coverage: coverage(catalogue, [...all, ...(opts.acts?.only ? [] : clientCases(discoveryNotes))]),
     suite: all,
-    messagesSent: budget.sent,
+    messagesSent: (budget.sent ?? 0) + (acts?.messagesSent ?? 0),
   });
   return acts ? { ...report, acts: acts.report } : report;
 }

@@ -126,4 +126,11 @@ describe.runIf(run)("test --acts <file> --report acts=<dir>", () => {
     expect(stdout).toMatch(/0\.3 grpc \(127\.0\.0\.1:\d+\): conformant/);
     expect(code).toBe(0);
   });
+
+  it("counts the messages the ACTS tests sent in the report and on the last line", () => {
+    const all = JSON.parse(readFileSync(join(dir, "all.json"), "utf8")) as { summary: { messagesSent: number } };
+    // Each of the six interfaces runs the fixture's send_message steps (and a test fails after its first send).
+    expect(all.summary.messagesSent).toBeGreaterThanOrEqual(6);
+    expect(stdout).toContain(`; ${all.summary.messagesSent} messages sent`);
+  });
 });

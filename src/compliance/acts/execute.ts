@@ -28,6 +28,7 @@ import { parseAgentCard } from "../../versioning/card.js";
 import { encodeGrpcRequest } from "../../versioning/grpc.js";
 import { exchange, type WireResponse } from "../http.js";
 import { isPlainObject } from "../match.js";
+import { sendsMessage } from "../pacing.js";
 import { check, interpolate, pathValue, pathValues, untilHolds, UnresolvedVariableError, type ActsFailure, type Vars } from "./assert.js";
 
 export type ActsBinding = "jsonrpc" | "rest" | "grpc";
@@ -104,6 +105,8 @@ export interface ActsContext {
   env?: Record<string, string | undefined>;
   /** Waits (delay_ms, repeat); tests pass a fake. */
   sleep?: (ms: number) => Promise<void>;
+  /** Counts the messages the steps send (the report's "messages sent"), shared by the interfaces of a run. */
+  sent?: { messages: number };
 }
 
 export interface ActsTestSpec {
@@ -571,8 +574,19 @@ async function execute(step: Record<string, unknown>, ctx: ActsContext, vars: Va
     isPlainObject(step.expect_stream) && typeof step.expect_stream.timeout_ms === "number"
       ? step.expect_stream.timeout_ms
       : ctx.streamTimeoutMs;
-  if (isPlainObject(step.raw)) return callRaw(ctx, interpolate(step.raw, vars) as Record<string, unknown>, streamTimeoutMs);
+  if (isPlainObject(step.raw)) {
+    const raw = interpolate(step.raw, vars) as Record<string, unknown>;
+    const sends = sendsMessage({
+      method: String(raw.method),
+      path: String(raw.path),
+      body: raw.body,
+      ...(typeof raw.body_raw === "string" ? { rawBody: raw.body_raw } : {}),
+    });
+    if (sends && ctx.sent) ctx.sent.messages++;
+    return callRaw(ctx, raw, streamTimeoutMs);
+  }
   let name = String(step.operation);
+  if ((name === "send_message" || name === "send_streaming_message") && ctx.sent) ctx.sent.messages++;
   let params = interpolate(step.params ?? {}, vars) as Record<string, unknown>;
   // get_agent_card with `extended: true` is the binding's GetExtendedAgentCard (§4.1), not the public card.
   if (name === "get_agent_card" && params.extended === true) [name, params] = ["get_extended_agent_card", {}];

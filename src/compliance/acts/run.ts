@@ -134,6 +134,8 @@ export interface ActsRunOptions {
   /** Test ids to run (default: all). */
   only?: (id: string) => boolean;
   onResult?: (run: { version: ActsVersion; binding: ActsBinding; url: string }, result: ActsTestResult) => void;
+  /** Counts the messages the tests send, on every interface. */
+  sent?: { messages: number };
 }
 
 const CASE_BINDING: Record<string, ActsBinding> = { "json-rpc": "jsonrpc", rest: "rest", grpc: "grpc" };
@@ -187,6 +189,7 @@ export async function runActs(tests: PlannedTest[], discovery: Discovery, opts: 
         headers: opts.headers ?? {},
         timeoutMs: opts.timeoutMs ?? 10_000,
         streamTimeoutMs: opts.streamTimeoutMs ?? 15_000,
+        ...(opts.sent ? { sent: opts.sent } : {}),
       };
       const started = Date.now();
       const results: ActsTestResult[] = [];

@@ -95,7 +95,7 @@ export async function runActsInSuite(
     versions?: ActsVersion[];
   },
   onResult?: (result: CaseResult) => void,
-): Promise<{ results: CaseResult[]; stale: KnownFailingEntry[]; report: ActsRunReport }> {
+): Promise<{ results: CaseResult[]; stale: KnownFailingEntry[]; report: ActsRunReport; messagesSent: number }> {
   let loaded: ReturnType<typeof loadActsTests>;
   let all: Adjudication[];
   try {
@@ -109,7 +109,9 @@ export async function runActsInSuite(
   const ids = new Set(loaded.tests.map((t) => String(t.test.id)));
   const records = all.filter((r) => !opts.paths || ids.has(r.test));
   const planned = adjudicate(loaded.tests, records);
+  const sent = { messages: 0 };
   const runs = await runActs(planned.tests, discovery, {
+    sent,
     headers: opts.headers,
     timeoutMs: opts.timeoutMs,
     streamTimeoutMs: opts.streamTimeoutMs,
@@ -133,6 +135,7 @@ export async function runActsInSuite(
   return {
     results,
     stale,
+    messagesSent: sent.messages,
     report: {
       actsVersion: loaded.actsVersion,
       specVersion: loaded.specVersion,
