@@ -8,17 +8,17 @@
 //
 // `make test-unscripted` (A2A_UNSCRIPTED=1) runs it; it prints one line per agent: cases run,
 // passed, inconclusive, skipped, the messages the run sent and the time it took. Last run
-// (2 shared cores; ran = passed + known failing + inconclusive + warnings, 0 failed on each):
+// (fresh-clone CI run, 2026-12-04, 2 cores; ran = passed + known failing + inconclusive + warnings, 0 failed on each):
 //
 //   agent                  ran  passed  inconcl.  skipped  messages  seconds
-//   free-text              289    232       45      260        98       7.5
-//   message                289    145      132      260        64       2.4
-//   slow (3 s per answer)  289    232       45      260        98      41.2
-//   never-ends (2 s)       289     65      219      260        64      13.0
-//   never-ends (default)   289     65      219      260        64     132.2
-//   no-context (1.0 only)  170    105       48      379        54       4.0
-//   alternating            289    203       74      260        87       3.2
-//   input-first            289    241       27      260       145       4.8
+//   free-text              289    232       45      260        92       1.6
+//   message                289    145      132      260        65       0.4
+//   slow (3 s per answer)  289    232       45      260        92      30.7
+//   never-ends (2 s)       289     65      219      260        65      14.2
+//   never-ends (default)   289     65      219      260        65     130.4
+//   no-context (1.0 only)  170    105       48      379        54       0.4
+//   alternating            289    176      101      260        74       0.4
+//   input-first            289    238       27      260       139       0.6
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runSuite } from "../../src/compliance/suite.js";
