@@ -1159,11 +1159,10 @@ export async function runCases(
   const pooled = all.filter((i) => !alone.includes(i) && !after.includes(i));
   await runAll(width > 1 ? [...pooled.filter(polls), ...pooled.filter((i) => !polls(i))] : pooled, width);
   // Those of one turn one at a time, in ID order (so which one changes it does not depend on timing),
-  // those whose changes are to be refused first.
+  // those whose changes are to be refused first: a refusal leaves the shared task to the next case.
   const groups = new Map<string, number[]>();
-  for (const i of after) groups.set(keys[i]!, [...(groups.get(keys[i]!) ?? []), i]);
-  // Cases whose changes are to be refused first: a refusal leaves the shared task to the next case.
-  for (const g of groups.values()) g.sort((a, b) => Number(!expectsRefusal(cases[a]!)) - Number(!expectsRefusal(cases[b]!)));
+  const refusalFirst = [...after.filter((i) => expectsRefusal(cases[i]!)), ...after.filter((i) => !expectsRefusal(cases[i]!))];
+  for (const i of refusalFirst) groups.set(keys[i]!, [...(groups.get(keys[i]!) ?? []), i]);
   const queue = [...groups.values()];
   opts = { ...opts, changedTurns: new Set() };
   await Promise.all(

@@ -4,7 +4,7 @@
 // scenarios.ts's projection so that each outcome is one function with its reason.
 import type { CaseExpect, Version } from "./cases.js";
 import type { WireBinding } from "./projection.js";
-import type { WireRule } from "./wire-rules.js";
+import { AIP193_ERROR, CLIENT_ERROR_STATUS, type WireRule } from "./wire-rules.js";
 
 /**
  * `refused: error` with `expect_error: {}`: the agent refuses with an error of its choice, in the
@@ -19,8 +19,5 @@ export function anyError(rule: WireRule, version: Version, binding: WireBinding,
   if (binding !== "rest") return rule.refused(rpcId);
   // 0.3's first check names no status of its own, so any type's is every type's.
   if (version === "0.3") return rule.error("InternalError", rpcId)[0]!.expect;
-  return {
-    status: { $range: [400, 499], $not: { $oneOf: [401, 403] } },
-    body: { error: { code: { $match: "integer" }, status: { $match: "string" }, message: { $match: "string" } } },
-  };
+  return { status: CLIENT_ERROR_STATUS, body: AIP193_ERROR };
 }

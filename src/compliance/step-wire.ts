@@ -5,6 +5,7 @@
 // property of an ordinary operation needs no raw step per pair (compliance/README.md, "A step's
 // own wire checks").
 import type { CaseExpect, Version } from "./cases.js";
+import { isPlainObject } from "./match.js";
 import type { WireBinding } from "./projection.js";
 
 /** Matchers on the undecoded answer, each merged into the pair's rule expectation. */
@@ -20,14 +21,14 @@ export interface StepWireCheck {
 /** Per scope ("*", a version "1.0", or a pair "0.3/rest"): the checks of every scope that applies, general first. */
 export type ScopedWireChecks = Record<string, StepWireCheck>;
 
-const SCOPE = /^(\*|1\.0|0\.3)(\/(json-rpc|rest|grpc))?$/;
+const SCOPE = /^(\*|(1\.0|0\.3)(\/(json-rpc|rest|grpc))?)$/;
 
 export function wireCheckProblems(checks: unknown, at: string): string[] {
-  if (typeof checks !== "object" || checks === null || Array.isArray(checks)) return [`${at}: a map of scope to checks`];
+  if (!isPlainObject(checks)) return [`${at}: a map of scope to checks`];
   const problems: string[] = [];
-  for (const [scope, c] of Object.entries(checks as Record<string, unknown>)) {
-    if (!SCOPE.test(scope) || scope.startsWith("*/")) problems.push(`${at}/${scope}: a scope is "*", a version or "<version>/<binding>"`);
-    if (typeof c !== "object" || c === null || Array.isArray(c)) problems.push(`${at}/${scope}: status, headers, body or payload`);
+  for (const [scope, c] of Object.entries(checks)) {
+    if (!SCOPE.test(scope)) problems.push(`${at}/${scope}: a scope is "*", a version or "<version>/<binding>"`);
+    if (!isPlainObject(c)) problems.push(`${at}/${scope}: status, headers, body or payload`);
     else
       for (const k of Object.keys(c))
         if (!["status", "headers", "body", "payload"].includes(k)) problems.push(`${at}/${scope}/${k}: status, headers, body or payload`);
@@ -39,8 +40,6 @@ function applying(checks: ScopedWireChecks, version: Version, binding: WireBindi
   return ["*", version, `${version}/${binding}`].flatMap((s) => (checks[s] ? [checks[s]] : []));
 }
 
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Both matchers at once: objects merge member by member (ordinary members beside the rule's
  * operators are matched after them, src/compliance/match.ts); elsewhere the step's matcher wins.
@@ -48,7 +47,7 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "obje
  */
 export function mergeMatchers(rule: unknown, step: unknown): unknown {
   if (rule === undefined) return step;
-  if (!isPlain(rule) || !isPlain(step)) return step;
+  if (!isPlainObject(rule) || !isPlainObject(step)) return step;
   // The rule allows a member to be absent; a step that checks it asks for it (an error's `data`).
   const keys = Object.keys(rule);
   if (keys.length === 1 && keys[0] === "$optional" && !("$optional" in step)) return mergeMatchers(rule.$optional, step);

@@ -123,6 +123,10 @@ const HTTP_AUTH_STATUS = { $variants: { "401 Unauthorized": 401, "403 Forbidden"
 const GRPC_AUTH_STATUS = { $variants: { UNAUTHENTICATED: "UNAUTHENTICATED", PERMISSION_DENIED: "PERMISSION_DENIED" } };
 /** An HTTP status that refuses: a client or server error, never a success. */
 const ERROR_STATUS = { $range: [400, 599] };
+/** A client-error status that is no authentication refusal (HTTP+JSON refusals of a request as such). */
+export const CLIENT_ERROR_STATUS = { $range: [400, 499], $not: { $oneOf: [401, 403] } };
+/** The AIP-193 error object, any code and status. */
+export const AIP193_ERROR = { error: { code: { $match: "integer" }, status: { $match: "string" }, message: { $match: "string" } } };
 
 /**
  * JSON-RPC: refused either at the HTTP level (an error status, and no JSON-RPC `result` in whatever
@@ -414,13 +418,11 @@ export const WIRE_RULES: Record<Version, Record<WireBinding, WireRule>> = {
       error: (error) => [
         {
           expect: {
-            status: { $range: [400, 499], $not: { $oneOf: [401, 403] } },
+            status: CLIENT_ERROR_STATUS,
             headers: JSON_CT,
             body: {
               $variants: {
-                "AIP-193 error object": {
-                  error: { code: { $match: "integer" }, status: { $match: "string" }, message: { $match: "string" } },
-                },
+                "AIP-193 error object": AIP193_ERROR,
                 "top-level code and message": { code: { $match: "nonNull" }, message: { $match: "string" } },
                 "message only": { message: { $match: "string" } },
               },
