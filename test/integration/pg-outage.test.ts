@@ -129,10 +129,12 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
     };
     const workers = Array.from({ length: WORKERS }, worker);
     await new Promise((r) => setTimeout(r, 3_000));
-    db.halt();
+    // Calls go on while pg_ctl stops and starts the database: "down" is from the stop's start to
+    // the start's end (a call may still succeed as the stop begins; what it was told is checked below).
     phase = "down";
+    await db.halt();
     await new Promise((r) => setTimeout(r, DOWN_MS));
-    db.resume();
+    await db.resume();
     resumedAt = Date.now();
     phase = "after";
     await new Promise((r) => setTimeout(r, 8_000));
@@ -150,6 +152,7 @@ describe.skipIf(!enabled)(`PostgreSQL stopped under load${postgresBinaries() ? "
       `outage probe: ${JSON.stringify(counts)}; told ${told.size} tasks, ${missing.length} missing or different; ` +
         `first answer ${firstOkAfter ?? "never"} ms after the database came back; serve still running: ${serve.child.exitCode === null}`,
     );
+    if (serve.child.exitCode !== null) console.log(`serve exited with ${serve.child.exitCode}: ${serve.stderr().slice(-3000)}`);
     expect(others).toEqual([]);
     for (const p of ["before", "down", "after"] as const) {
       expect(counts[p].hang, p).toBe(0);

@@ -3,11 +3,12 @@
 // only on a free port, fsync off (synchronous_commit off unless durableCommits). startPostgres() resolves with a connection URL; stop() shuts the
 // cluster down and removes the directory. When the binaries are absent, `postgresBinaries()` is
 // undefined and tests skip with POSTGRES_MISSING (`.ci/run` installs the package, so CI never skips).
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 export const POSTGRES_MISSING =
   "PostgreSQL binaries not found (/usr/lib/postgresql/*/bin/initdb): apt-get install -y postgresql to run these tests";
@@ -29,10 +30,15 @@ export interface Postgres {
   /** A URL of a fresh, empty database of this cluster. */
   createDatabase(name: string): string;
   stop(): Promise<void>;
-  /** Stops the server (immediate shutdown, as a crash would) and keeps its data, for resume(). */
-  halt(): void;
+  /**
+   * Stops the server (immediate shutdown, as a crash would) and keeps its data, for resume().
+   * Asynchronous, like resume(): a test that is also the database's client's client keeps serving
+   * its calls meanwhile (a blocked event loop reads nothing, and a server may close its idle
+   * connections under the calls it had queued).
+   */
+  halt(): Promise<void>;
   /** Starts the halted server again on the same port. */
-  resume(): void;
+  resume(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -71,6 +77,11 @@ export async function startPostgres(opts: { durableCommits?: boolean } = {}): Pr
       cwd: dir,
       stdio: ["ignore", "pipe", "pipe"],
     });
+  const runAsync = async (cmd: string, args: string[]) => {
+    await promisify(execFile)(asRoot ? "runuser" : join(bin, cmd), asRoot ? ["-u", "postgres", "--", join(bin, cmd), ...args] : args, {
+      cwd: dir,
+    });
+  };
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
   const port = await freePort();
   const commit = opts.durableCommits ? "on" : "off";
@@ -84,11 +95,11 @@ export async function startPostgres(opts: { durableCommits?: boolean } = {}): Pr
       run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-qc", `CREATE DATABASE "${name}"`]);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
-    halt() {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    async halt() {
+      await runAsync("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
     },
-    resume() {
-      run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
+    async resume() {
+      await runAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
     },
     async stop() {
       if (stopped) return;

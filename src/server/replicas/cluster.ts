@@ -37,6 +37,7 @@ import { isTerminal } from "../../versioning/stream.js";
 import { Channel } from "../engine/channel.js";
 import { CommitBarrier } from "../store/commit-barrier.js";
 import type { LocalTurns, StreamSlots, TurnCoordinator } from "../engine/coordinator.js";
+import { withClient } from "../store/pg-client.js";
 import { PgTaskStore, redactUrl } from "../store/pg-store.js";
 import { DEFAULT_RECOVERY_MESSAGE } from "../store/sqlite-store.js";
 import type { CallContext } from "../engine/tasks.js";
@@ -135,16 +136,33 @@ export class PgCoordinator implements TurnCoordinator {
     const client = new pg.Client({ connectionString: this.url });
     client.on("notification", (n) => this.notified(n.channel, n.payload ?? ""));
     client.on("error", (e) => {
-      this.onError(e, "the LISTEN connection failed; reconnecting");
       client.end().catch(() => undefined);
-      if (this.listener === client) this.listener = undefined;
-      if (!this.closed) setTimeout(() => void this.listen().catch((err) => this.onError(err, "reconnecting")), 500).unref();
+      if (this.listener !== client) return; // failed while connecting: listen() rejects instead
+      this.onError(e, "the LISTEN connection failed; reconnecting");
+      this.listener = undefined;
+      this.relisten();
     });
-    await client.connect();
-    await client.query("LISTEN a2a_events; LISTEN a2a_cancel; LISTEN a2a_cancel_done; LISTEN a2a_lease_released");
+    try {
+      await client.connect();
+      await client.query("LISTEN a2a_events; LISTEN a2a_cancel; LISTEN a2a_cancel_done; LISTEN a2a_lease_released");
+    } catch (e) {
+      client.end().catch(() => undefined);
+      throw e;
+    }
     this.listener = client;
     // Notifications missed while disconnected: catch every followed task up.
     for (const [id, f] of this.follows) this.syncFollow(id, f);
+  }
+
+  /** Connects LISTEN again in 500 ms, and again after each failure (a database still down), until the cluster closes. */
+  private relisten(): void {
+    if (this.closed) return;
+    const retry = () =>
+      void this.listen().catch((e) => {
+        this.onError(e, "reconnecting the LISTEN connection");
+        this.relisten();
+      });
+    setTimeout(retry, 500).unref();
   }
 
   attach(local: LocalTurns): void {
@@ -399,30 +417,33 @@ export class PgCoordinator implements TurnCoordinator {
   /** maxStreamsPerPrincipal across replicas: the streams of live replicas, counted under a per-caller lock. */
   readonly streamSlots: StreamSlots = {
     acquire: async (who, max) => {
-      const client = await this.pool.connect();
       try {
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [who]);
-        const open = await client.query<{ n: string }>(
-          `SELECT coalesce(sum(s.n), 0) AS n FROM a2a_stream_slots s JOIN a2a_replicas r USING (replica)
-           WHERE s.who = $1 AND r.expires_at > now()`,
-          [who],
-        );
-        const ok = Number(open.rows[0]?.n ?? 0) < max;
-        if (ok)
-          await client.query(
-            `INSERT INTO a2a_stream_slots (who, replica, n) VALUES ($1, $2, 1)
-             ON CONFLICT (who, replica) DO UPDATE SET n = a2a_stream_slots.n + 1`,
-            [who, this.replica],
-          );
-        await client.query("COMMIT");
-        return ok;
+        return await withClient(this.pool, async (client) => {
+          try {
+            await client.query("BEGIN");
+            await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [who]);
+            const open = await client.query<{ n: string }>(
+              `SELECT coalesce(sum(s.n), 0) AS n FROM a2a_stream_slots s JOIN a2a_replicas r USING (replica)
+               WHERE s.who = $1 AND r.expires_at > now()`,
+              [who],
+            );
+            const ok = Number(open.rows[0]?.n ?? 0) < max;
+            if (ok)
+              await client.query(
+                `INSERT INTO a2a_stream_slots (who, replica, n) VALUES ($1, $2, 1)
+                 ON CONFLICT (who, replica) DO UPDATE SET n = a2a_stream_slots.n + 1`,
+                [who, this.replica],
+              );
+            await client.query("COMMIT");
+            return ok;
+          } catch (e) {
+            await client.query("ROLLBACK").catch(() => undefined);
+            throw e;
+          }
+        });
       } catch (e) {
-        await client.query("ROLLBACK").catch(() => undefined);
         this.onError(e, "counting open streams (the stream is let through)");
         return true;
-      } finally {
-        client.release();
       }
     },
     release: (who) => {

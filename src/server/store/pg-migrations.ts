@@ -9,6 +9,7 @@
 // for SQLite. Rules: append with the next version number; never edit a migration that has shipped.
 import type pg from "pg";
 import { MigrationError } from "./migrations.js";
+import { withClient } from "./pg-client.js";
 
 export interface PgMigration {
   version: number;
@@ -107,9 +108,8 @@ export async function migratePg(pool: pg.Pool, migrations: readonly PgMigration[
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) throw new MigrationError(`migration #${i} has version ${m.version}; expected ${i + 1}`);
   });
-  const client = await pool.connect();
   const applied: number[] = [];
-  try {
+  return withClient(pool, async (client) => {
     for (;;) {
       await client.query("BEGIN");
       try {
@@ -139,7 +139,5 @@ export async function migratePg(pool: pg.Pool, migrations: readonly PgMigration[
         throw e;
       }
     }
-  } finally {
-    client.release();
-  }
+  });
 }
