@@ -1,7 +1,8 @@
 // Two `serve` processes on one throwaway PostgreSQL act as one agent (issue 20): a subscriber on
 // replica B gets, in order, every event of a task running on A; CancelTask on B reaches the agent on
 // A; a follow-up to a turn running on A is refused on B as on a busy task; kill -9 of A mid-turn →
-// B ends the task FAILED once A's lease (2 s here) has expired. Skipped only without the PostgreSQL
+// B ends the task FAILED once A's lease (2 s here) has expired; after the database restarts, the
+// replicas serve on and a cancel still crosses them. Skipped only without the PostgreSQL
 // binaries (.ci/run installs them).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "../../src/transport/sse.js";
@@ -64,7 +65,9 @@ describe.skipIf(!postgresBinaries())(`two serve replicas on one PostgreSQL${post
   let b: ServeChild;
 
   beforeAll(async () => {
-    pg = await startPostgres();
+    // Durable commits: the restart test below stops the database immediately, which would lose
+    // commits still in WAL buffers (the schema included) with synchronous_commit off.
+    pg = await startPostgres({ durableCommits: true });
     const url = pg.createDatabase("replicas");
     const args = ["--store", url, "--lease", String(LEASE_MS), "--agent", AGENT, "--max-streams", String(MAX_STREAMS)];
     [a, b] = await Promise.all([serveChild(args), serveChild(args)]);
@@ -187,6 +190,27 @@ describe.skipIf(!postgresBinaries())(`two serve replicas on one PostgreSQL${post
     ).then((s) => held.push(s));
     for (const s of held) s.ac.abort();
     await rpc(a.url, "CancelTask", { id });
+  });
+
+  it("after PostgreSQL is stopped and started again, CancelTask on B still reaches a task running on A", async () => {
+    // Down longer than a LISTEN reconnect attempt (500 ms): each replica's first retry fails, and the
+    // cancel below reaches A only if A kept retrying until the database was back.
+    await pg.halt();
+    await new Promise((r) => setTimeout(r, 1_500));
+    await pg.resume();
+    const id = await waitFor("a send accepted again", () => startTask(a.url, "slow 30000").catch(() => undefined), 10_000);
+    const r = await waitFor(
+      "the cancel forwarded to A",
+      async () => {
+        const c = await rpc(b.url, "CancelTask", { id });
+        return c.result?.status?.state === "TASK_STATE_CANCELED" ? c : undefined;
+      },
+      10_000,
+    );
+    expect(r.result.status.state).toBe("TASK_STATE_CANCELED");
+    await waitFor("the abort on A", async () => (a.stderr().includes(`aborted ${id}`) ? true : undefined), 5000);
+    expect(a.child.exitCode).toBeNull();
+    expect(b.child.exitCode).toBeNull();
   });
 
   it("kill -9 of A mid-turn: B ends the task FAILED once A's lease expires, and B's subscriber gets that status", async () => {
