@@ -34,7 +34,10 @@
 //
 // Every decode validates first with the generated validators (path-precise InvalidParams on the
 // server side); every 0.3 value goes through the translators (rpc0_3.ts, rest0_3.ts), so
-// nothing outside src/versioning imports generated/v0_3.
+// nothing outside src/versioning imports generated/v0_3. The exceptions are shortcuts held equal
+// to that path by contract tests: the common 0.3 requests read in one pass (read0_3.ts: only what
+// the translators would accept without a loss, the rest falls through to them) and the common 0.3
+// responses written in one pass (write0_3.ts).
 import type { DescMessage, JsonObject, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import type { ValidateFunction } from "ajv";
