@@ -39,28 +39,36 @@ function strings(v: unknown): string[] | undefined {
 }
 
 /**
- * A copy of free-form JSON as protobuf-es keeps a Struct field (plain JSON, own keys); TREE for an
- * integer outside ±2^53, which the tree path reports (L25). `depth` guards against a cycle only:
- * the transport has already bounded nesting (src/runtime/json-limits.ts).
+ * Free-form JSON (Struct, Value) nested deeper than this is left to the tree path: protobuf-es
+ * refuses a value nested past its recursion limit (100), which the transport's own limit
+ * (src/runtime/json-limits.ts, 100 JSON levels) nears.
  */
-function jsonCopy(v: unknown): JsonValue | undefined {
+const MAX_FREE_DEPTH = 32;
+
+/**
+ * A copy of free-form JSON as protobuf-es keeps a Struct field (plain JSON, own keys); TREE for an
+ * integer outside ±2^53, which the tree path reports (L25), or past MAX_FREE_DEPTH.
+ */
+function jsonCopy(v: unknown, depth: number): JsonValue | undefined {
   if (typeof v === "number") return Number.isInteger(v) && !Number.isSafeInteger(v) ? TREE : v;
   if (typeof v !== "object" || v === null) return v as JsonValue;
   if (Array.isArray(v)) {
+    if (depth > MAX_FREE_DEPTH) return TREE;
     const out: JsonValue[] = [];
     for (const item of v) {
-      const c = jsonCopy(item);
+      const c = jsonCopy(item, depth + 1);
       if (c === TREE) return TREE;
       out.push(c);
     }
     return out;
   }
-  return structCopy(v as Wire);
+  return structCopy(v as Wire, depth);
 }
-function structCopy(o: Wire): JsonObject | undefined {
+function structCopy(o: Wire, depth: number): JsonObject | undefined {
+  if (depth > MAX_FREE_DEPTH) return TREE;
   const out: JsonObject = {};
   for (const k of Object.keys(o)) {
-    const c = jsonCopy(o[k]);
+    const c = jsonCopy(o[k], depth + 1);
     if (c === TREE) return TREE;
     setOwn(out, k, c);
   }
@@ -76,15 +84,15 @@ function setOwn(o: object, k: string, v: unknown): void {
 const NO_METADATA = {};
 function metadataOf(v: unknown): JsonObject | typeof NO_METADATA | undefined {
   if (v === undefined) return NO_METADATA;
-  return isPlain(v) ? structCopy(v) : TREE;
+  return isPlain(v) ? structCopy(v, 0) : TREE;
 }
 const withMetadata = <T extends object>(o: T, metadata: JsonObject | typeof NO_METADATA): T => {
   if (metadata !== NO_METADATA) (o as Wire).metadata = metadata;
   return o;
 };
 
-/** A google.protobuf.Value message of JSON, as protobuf-es fromJson builds it; TREE past ±2^53. */
-function valueOf(v: unknown): Value | undefined {
+/** A google.protobuf.Value message of JSON, as protobuf-es fromJson builds it; TREE past ±2^53 or MAX_FREE_DEPTH. */
+function valueOf(v: unknown, depth: number): Value | undefined {
   let kind: { case: string; value: unknown };
   switch (typeof v) {
     case "number":
@@ -102,10 +110,11 @@ function valueOf(v: unknown): Value | undefined {
         kind = { case: "nullValue", value: 0 };
         break;
       }
+      if (depth > MAX_FREE_DEPTH) return TREE;
       if (Array.isArray(v)) {
         const values: unknown[] = [];
         for (const item of v) {
-          const value = valueOf(item);
+          const value = valueOf(item, depth + 1);
           if (value === TREE) return TREE;
           values.push(value);
         }
@@ -114,7 +123,7 @@ function valueOf(v: unknown): Value | undefined {
       }
       const fields = {};
       for (const k of Object.keys(v)) {
-        const value = valueOf((v as Wire)[k]);
+        const value = valueOf((v as Wire)[k], depth + 1);
         if (value === TREE) return TREE;
         setOwn(fields, k, value);
       }
@@ -195,7 +204,7 @@ const RPC: Dialect = {
         return part({ case: "text", value: w.text }, "", "", metadata);
       case "data": {
         if (!keysWithin(w, RPC_KEYS.data) || !isPlain(w.data)) return TREE;
-        const value = valueOf(w.data);
+        const value = valueOf(w.data, 0);
         return value === TREE ? TREE : part({ case: "data", value }, "", "", metadata);
       }
       case "file": {
@@ -271,7 +280,7 @@ const PB: Dialect = {
     if (text !== undefined) return typeof text === "string" ? part({ case: "text", value: text }, "", "", metadata) : TREE;
     if (data !== undefined) {
       if (!isPlain(data) || !keysWithin(data, PB_KEYS.data) || !isPlain(data.data)) return TREE;
-      const value = valueOf(data.data);
+      const value = valueOf(data.data, 0);
       return value === TREE ? TREE : part({ case: "data", value }, "", "", metadata);
     }
     if (!isPlain(file) || !keysWithin(file, PB_KEYS.file)) return TREE;

@@ -112,6 +112,7 @@ describe("0.3 one-pass readers: examples", () => {
   const rest = codecFor("0.3", "HTTP+JSON");
   const rpcTree = codecFor("0.3", "JSONRPC", { strictValidation: true });
   const restTree = codecFor("0.3", "HTTP+JSON", { strictValidation: true });
+  const nested = (levels: number): W => (levels === 0 ? {} : { a: nested(levels - 1) });
   const message = (parts: unknown[], extra: W = {}) => ({ kind: "message", messageId: "m1", role: "user", parts, ...extra });
 
   it("reads text, data and file parts, metadata and the send configuration (JSON-RPC)", () => {
@@ -165,6 +166,10 @@ describe("0.3 one-pass readers: examples", () => {
       ["SendMessage", { message: message([{ kind: "file", file: { bytes: "A" } }]) }, "error"],
       ["SendMessage", { message: { ...message([{ kind: "text", text: "x" }]), role: "system" } }, "error"],
       ["SendMessage", { message: message([{ kind: "text", text: "x" }]), configuration: { historyLength: 2 ** 40 } }, "error"],
+      // Past protobuf-es's recursion limit (100), which the transport's own limit (100 JSON levels) nears.
+      ["SendMessage", { message: message([{ kind: "data", data: nested(98) }]) }, "error"],
+      ["SendMessage", { message: message([{ kind: "text", text: "x" }], { metadata: nested(98) }) }, "error"],
+      ["SendMessage", { message: message([{ kind: "text", text: "x" }], { metadata: nested(40) }) }, ""],
       ["GetTask", { id: "t", metadata: { a: 1 } }, "L17"],
       ["GetTask", { id: 5 }, "error"],
     ];
