@@ -24,6 +24,9 @@ type Wire = { [k: string]: unknown };
 const TREE = undefined;
 
 const isPlain = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A string protobuf-es takes for a string field: no lone surrogate (not UTF-8, refused by the tree path's decode). */
+const LONE_SURROGATE = /\p{Cs}/u;
+const isText = (v: unknown): v is string => typeof v === "string" && !LONE_SURROGATE.test(v);
 
 const ROLE_USER = 1;
 const ROLE_AGENT = 2;
@@ -34,7 +37,7 @@ const isInt32 = (v: unknown): v is number => typeof v === "number" && Number.isI
 /** A copy of a list of strings, TREE when `v` is not one. */
 function strings(v: unknown): string[] | undefined {
   if (!Array.isArray(v)) return TREE;
-  for (const s of v) if (typeof s !== "string") return TREE;
+  for (const s of v) if (!isText(s)) return TREE;
   return v.slice() as string[];
 }
 
@@ -200,7 +203,7 @@ const RPC: Dialect = {
     if (metadata === TREE) return TREE;
     switch (w.kind) {
       case "text":
-        if (!keysWithin(w, RPC_KEYS.text) || typeof w.text !== "string") return TREE;
+        if (!keysWithin(w, RPC_KEYS.text) || !isText(w.text)) return TREE;
         return part({ case: "text", value: w.text }, "", "", metadata);
       case "data": {
         if (!keysWithin(w, RPC_KEYS.data) || !isPlain(w.data)) return TREE;
@@ -212,8 +215,8 @@ const RPC: Dialect = {
         if (!keysWithin(w, RPC_KEYS.file) || !isPlain(f) || !keysWithin(f, RPC_KEYS.fileBody)) return TREE;
         const { bytes, uri, mimeType = "", name = "" } = f;
         // Both bytes and uri: the uri is dropped (L24).
-        if ((bytes === undefined) === (uri === undefined) || typeof mimeType !== "string" || typeof name !== "string") return TREE;
-        if (uri !== undefined) return typeof uri === "string" ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
+        if ((bytes === undefined) === (uri === undefined) || !isText(mimeType) || !isText(name)) return TREE;
+        if (uri !== undefined) return isText(uri) ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
         const raw = bytesOf(bytes);
         return raw === TREE ? TREE : part({ case: "raw", value: raw }, name, mimeType, metadata);
       }
@@ -234,7 +237,7 @@ const RPC: Dialect = {
     return configuration(modes, blocking === false, historyLength);
   },
   getTask(w) {
-    if (!keysWithin(w, RPC_KEYS.getTask) || typeof w.id !== "string") return TREE;
+    if (!keysWithin(w, RPC_KEYS.getTask) || !isText(w.id)) return TREE;
     // Metadata has no 1.0 field in GetTaskRequest (L17 when there is any).
     if (w.metadata !== undefined && !(isPlain(w.metadata) && Object.keys(w.metadata).length === 0)) return TREE;
     if (w.historyLength !== undefined && !isInt32(w.historyLength)) return TREE;
@@ -243,7 +246,7 @@ const RPC: Dialect = {
     return r;
   },
   cancelTask(w) {
-    if (!keysWithin(w, RPC_KEYS.cancelTask) || typeof w.id !== "string") return TREE;
+    if (!keysWithin(w, RPC_KEYS.cancelTask) || !isText(w.id)) return TREE;
     const metadata = metadataOf(w.metadata);
     if (metadata === TREE) return TREE;
     const r: v1_0.CancelTaskRequest = { $typeName: "lf.a2a.v1.CancelTaskRequest", tenant: "", id: w.id };
@@ -262,7 +265,7 @@ const PB_KEYS = {
 
 /** The id in a plain task resource name (`tasks/{id}`, nothing to percent-decode); TREE otherwise. */
 function taskIdOf(name: unknown): string | undefined {
-  if (typeof name !== "string" || !name.startsWith("tasks/")) return TREE;
+  if (!isText(name) || !name.startsWith("tasks/")) return TREE;
   const id = name.slice(6);
   return id === "" || id.includes("/") || id.includes("%") ? TREE : id;
 }
@@ -277,7 +280,7 @@ const PB: Dialect = {
     if (metadata === TREE) return TREE;
     const { text, file, data } = w;
     if ((text !== undefined ? 1 : 0) + (file !== undefined ? 1 : 0) + (data !== undefined ? 1 : 0) !== 1) return TREE;
-    if (text !== undefined) return typeof text === "string" ? part({ case: "text", value: text }, "", "", metadata) : TREE;
+    if (text !== undefined) return isText(text) ? part({ case: "text", value: text }, "", "", metadata) : TREE;
     if (data !== undefined) {
       if (!isPlain(data) || !keysWithin(data, PB_KEYS.data) || !isPlain(data.data)) return TREE;
       const value = valueOf(data.data, 0);
@@ -285,8 +288,8 @@ const PB: Dialect = {
     }
     if (!isPlain(file) || !keysWithin(file, PB_KEYS.file)) return TREE;
     const { fileWithUri: uri, fileWithBytes: bytes, mimeType = "", name = "" } = file;
-    if ((bytes === undefined) === (uri === undefined) || typeof mimeType !== "string" || typeof name !== "string") return TREE;
-    if (uri !== undefined) return typeof uri === "string" ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
+    if ((bytes === undefined) === (uri === undefined) || !isText(mimeType) || !isText(name)) return TREE;
+    if (uri !== undefined) return isText(uri) ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
     const raw = bytesOf(bytes);
     return raw === TREE ? TREE : part({ case: "raw", value: raw }, name, mimeType, metadata);
   },
@@ -329,7 +332,7 @@ class Readers {
     if (d.partsKey === "parts" && w.kind !== "message") return TREE;
     const { messageId, contextId = "", taskId = "" } = w;
     const role = d.role(w.role);
-    if (typeof messageId !== "string" || typeof contextId !== "string" || typeof taskId !== "string" || role === TREE) return TREE;
+    if (!isText(messageId) || !isText(contextId) || !isText(taskId) || role === TREE) return TREE;
     const wireParts = w[d.partsKey];
     // No parts: 1.0 requires at least one (L27), an error of the tree path.
     if (!Array.isArray(wireParts) || wireParts.length === 0) return TREE;

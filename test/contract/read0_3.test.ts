@@ -16,11 +16,13 @@ const taskName = fc.oneof(
   fc.string({ maxLength: 8 }).map((s) => `tasks/${s}`),
   fc.string({ maxLength: 8 }),
 );
+/** Text with any UTF-16 code unit, lone surrogates included (a string field refuses them, Struct does not). */
+const anyText = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("\ud800", "a\udfff", "\ud83d\ude00", "é"));
 const rpcArbs = SchemaArbitraries.fromA2aJson(RPC_SCHEMA, {
-  overrides: { "FileWithBytes.bytes": fc.oneof(base64Standard(), base64Any()) },
+  overrides: { "FileWithBytes.bytes": fc.oneof(base64Standard(), base64Any()), "TextPart.text": anyText, "Message.messageId": anyText },
 });
 const pbArbs = SchemaArbitraries.fromProtoSchema(PB_SCHEMA, {
-  overrides: { "GetTaskRequest.name": taskName, "CancelTaskRequest.name": taskName },
+  overrides: { "GetTaskRequest.name": taskName, "CancelTaskRequest.name": taskName, "Part.text": anyText },
 });
 
 type Op = "SendMessage" | "SendStreamingMessage" | "GetTask" | "CancelTask";
@@ -170,6 +172,12 @@ describe("0.3 one-pass readers: examples", () => {
       ["SendMessage", { message: message([{ kind: "data", data: nested(98) }]) }, "error"],
       ["SendMessage", { message: message([{ kind: "text", text: "x" }], { metadata: nested(98) }) }, "error"],
       ["SendMessage", { message: message([{ kind: "text", text: "x" }], { metadata: nested(40) }) }, ""],
+      // A lone surrogate is not UTF-8: refused in a string field, carried in Struct and Value.
+      ["SendMessage", { message: message([{ kind: "text", text: "a\ud800" }]) }, "error"],
+      ["SendMessage", { message: message([{ kind: "text", text: "x" }], { extensions: ["\udfff"] }) }, "error"],
+      ["SendMessage", { message: message([{ kind: "file", file: { uri: "\ud800" } }]) }, "error"],
+      ["SendMessage", { message: message([{ kind: "text", text: "x" }]), configuration: { acceptedOutputModes: ["\ud800"] } }, "error"],
+      ["GetTask", { id: "\ud800" }, "error"],
       ["GetTask", { id: "t", metadata: { a: 1 } }, "L17"],
       ["GetTask", { id: 5 }, "error"],
     ];
@@ -198,13 +206,13 @@ describe("0.3 one-pass readers: examples", () => {
     }
   });
 
-  it("copies metadata rather than sharing the wire's objects, own keys included", () => {
-    const meta = JSON.parse('{"__proto__": {"x": 1}, "k": {"n": 1}}') as W;
+  it("copies metadata rather than sharing the wire's objects, own keys and lone surrogates included", () => {
+    const meta = JSON.parse('{"__proto__": {"x": 1}, "k": {"n": 1}, "\\ud800": "\\udc00 \\ud83d\\ude00"}') as W;
     const wire = { id: "t", metadata: meta };
     const read = rpcRead0_3.cancelTask(wire);
     expect(read).toBeDefined();
     expect(read!.metadata).not.toBe(meta);
-    expect(Object.keys(read!.metadata!)).toEqual(["__proto__", "k"]);
+    expect(Object.keys(read!.metadata!)).toEqual(["__proto__", "k", "\ud800"]);
     expect(rpcTree.decodeRequest("CancelTask", wire)).toStrictEqual({ value: read, losses: [] });
   });
 });
