@@ -28,6 +28,7 @@ const pbArbs = SchemaArbitraries.fromProtoSchema(PB_SCHEMA, {
 type Op = "SendMessage" | "SendStreamingMessage" | "GetTask" | "CancelTask";
 type Outcome = { value: unknown; losses: unknown[] } | { error: string };
 type W = Record<string, unknown>;
+const wellFormed = (s: string) => s.replace(/\p{Cs}/gu, "\ufffd");
 
 function outcome(codec: Codec, op: Op, wire: unknown): Outcome {
   try {
@@ -77,7 +78,7 @@ describe.each(BINDINGS)("0.3 %s one-pass reader", (binding, readers, arbs, defs)
     expect(read.cancel).toBeGreaterThan(0);
   });
 
-  /** Reshaped into the common shape: no push config, blocking sends (D03-PB), int32 history, no toolkit keys. */
+  /** Reshaped into the common shape: no push config, blocking sends (D03-PB), int32 history, no lone surrogates. */
   const common = (send: W): W => {
     const config = (send.configuration ?? {}) as W;
     delete config.pushNotificationConfig;
@@ -89,11 +90,12 @@ describe.each(BINDINGS)("0.3 %s one-pass reader", (binding, readers, arbs, defs)
     const parts = (m[binding === "JSONRPC" ? "parts" : "content"] ??= []) as W[];
     if (parts.length === 0) parts.push(binding === "JSONRPC" ? { kind: "text", text: "x" } : { text: "x" });
     for (const p of parts) {
+      if (typeof p.text === "string") p.text = wellFormed(p.text);
       if (binding === "JSONRPC" && p.kind === "file" && (p.file as W).bytes !== undefined) delete (p.file as W).uri;
       if (binding === "HTTP+JSON" && p.data !== undefined) p.data = { data: (p.data as W).data ?? {} };
     }
     if (binding === "HTTP+JSON") m.role = m.role === "ROLE_AGENT" ? "ROLE_AGENT" : "ROLE_USER";
-    m.messageId ??= "m";
+    m.messageId = typeof m.messageId === "string" ? wellFormed(m.messageId) : "m";
     return send;
   };
 
