@@ -153,6 +153,14 @@ type Content = v1_0.Part["content"];
 const part = (content: Content, filename: string, mediaType: string, metadata: JsonObject | typeof NO_METADATA): v1_0.Part =>
   withMetadata({ $typeName: "lf.a2a.v1.Part", content, filename, mediaType }, metadata);
 
+/** A file part of either dialect: exactly one of bytes and uri; a media type and a name, "" when absent. */
+function filePart(bytes: unknown, uri: unknown, mimeType: unknown = "", name: unknown = "", metadata: JsonObject | typeof NO_METADATA) {
+  if ((bytes === undefined) === (uri === undefined) || !isText(mimeType) || !isText(name)) return TREE;
+  if (uri !== undefined) return isText(uri) ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
+  const raw = bytesOf(bytes);
+  return raw === TREE ? TREE : part({ case: "raw", value: raw }, name, mimeType, metadata);
+}
+
 /** How a dialect spells what the readers read. */
 interface Dialect {
   partsKey: "parts" | "content";
@@ -213,12 +221,8 @@ const RPC: Dialect = {
       case "file": {
         const f = w.file;
         if (!keysWithin(w, RPC_KEYS.file) || !isPlain(f) || !keysWithin(f, RPC_KEYS.fileBody)) return TREE;
-        const { bytes, uri, mimeType = "", name = "" } = f;
         // Both bytes and uri: the uri is dropped (L24).
-        if ((bytes === undefined) === (uri === undefined) || !isText(mimeType) || !isText(name)) return TREE;
-        if (uri !== undefined) return isText(uri) ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
-        const raw = bytesOf(bytes);
-        return raw === TREE ? TREE : part({ case: "raw", value: raw }, name, mimeType, metadata);
+        return filePart(f.bytes, f.uri, f.mimeType, f.name, metadata);
       }
       default:
         return TREE;
@@ -287,11 +291,7 @@ const PB: Dialect = {
       return value === TREE ? TREE : part({ case: "data", value }, "", "", metadata);
     }
     if (!isPlain(file) || !keysWithin(file, PB_KEYS.file)) return TREE;
-    const { fileWithUri: uri, fileWithBytes: bytes, mimeType = "", name = "" } = file;
-    if ((bytes === undefined) === (uri === undefined) || !isText(mimeType) || !isText(name)) return TREE;
-    if (uri !== undefined) return isText(uri) ? part({ case: "url", value: uri }, name, mimeType, metadata) : TREE;
-    const raw = bytesOf(bytes);
-    return raw === TREE ? TREE : part({ case: "raw", value: raw }, name, mimeType, metadata);
+    return filePart(file.fileWithBytes, file.fileWithUri, file.mimeType, file.name, metadata);
   },
   configuration(c) {
     // `blocking` false and absent are the same in D03-PB (L22): only an explicit true is common.
