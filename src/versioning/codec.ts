@@ -34,7 +34,10 @@
 //
 // Every decode validates first with the generated validators (path-precise InvalidParams on the
 // server side); every 0.3 value goes through the translators (rpc0_3.ts, rest0_3.ts), so
-// nothing outside src/versioning imports generated/v0_3.
+// nothing outside src/versioning imports generated/v0_3. The exceptions are shortcuts held equal
+// to that path by contract tests: the common 0.3 requests read in one pass (read0_3.ts: only what
+// the translators would accept without a loss, the rest falls through to them) and the common 0.3
+// responses written in one pass (write0_3.ts).
 import type { DescMessage, JsonObject, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { EmptySchema } from "@bufbuild/protobuf/wkt";
 import type { ValidateFunction } from "ajv";
@@ -59,6 +62,7 @@ import {
 import type { Loss, Translated } from "./loss.js";
 import type { ProtocolVersion } from "./negotiate.js";
 import { restText0_3, rpcText0_3 } from "./write0_3.js";
+import { restRead0_3, rpcRead0_3 } from "./read0_3.js";
 import * as rest0_3 from "./rest0_3.js";
 import * as rpc0_3 from "./rpc0_3.js";
 import type { Dialect0_3, RestWire0_3, RpcWire0_3, Wire0_3 } from "./dialect.js";
@@ -261,11 +265,22 @@ type OnePass = Partial<Record<Operation, (response: Record<string, unknown>) => 
 const onePass = (w: typeof rpcText0_3): OnePass => ({ SendMessage: w.sendResponse, GetTask: w.task, CancelTask: w.task });
 const ONE_PASS: Record<Binding, OnePass> = { JSONRPC: onePass(rpcText0_3), "HTTP+JSON": onePass(restText0_3) };
 
+/** The 0.3 requests read in one pass, by operation (read0_3.ts). */
+type OneRead = Partial<Record<Operation, (wire: unknown) => RequestOf<Operation> | undefined>>;
+const oneRead = (r: typeof rpcRead0_3): OneRead => ({
+  SendMessage: r.send,
+  SendStreamingMessage: r.send,
+  GetTask: r.getTask,
+  CancelTask: r.cancelTask,
+});
+const ONE_READ: Record<Binding, OneRead> = { JSONRPC: oneRead(rpcRead0_3), "HTTP+JSON": oneRead(restRead0_3) };
+
 class Codec0_3 implements Codec {
   readonly version = "0.3" as const;
   /** How downgrades of what encode1_0 wrote are translated: unvalidated unless strict. */
   private readonly own: TranslateOptions;
   private readonly oneText: OnePass | undefined;
+  private readonly oneRead: OneRead | undefined;
   constructor(
     readonly binding: Binding,
     strict: boolean,
@@ -273,6 +288,7 @@ class Codec0_3 implements Codec {
     this.own = { validate: strict };
     // Strict validation checks the tree path's output, so it keeps that path.
     this.oneText = strict ? undefined : ONE_PASS[binding];
+    this.oneRead = strict ? undefined : ONE_READ[binding];
   }
 
   private get t() {
@@ -281,6 +297,10 @@ class Codec0_3 implements Codec {
 
   decodeRequest<O extends Operation>(op: O, wire: unknown, opts: DecodeRequestOptions = {}): Translated<RequestOf<O>> {
     if (op === "ListTasks") throw listTasksUnsupported();
+    // The common shapes in one pass (read0_3.ts); undefined: the tree path below, which validates
+    // the 0.3 input, reports the losses and raises the errors.
+    const read = this.oneRead?.[op]?.(wire);
+    if (read !== undefined) return { value: read as RequestOf<O>, losses: none };
     const up = this.t.upgradeRequest(op, wire, opts);
     const value = decode1_0(OPERATIONS[op].request, up.value, "request", validatorOf(up));
     return { value: value as RequestOf<O>, losses: up.losses };
