@@ -50,7 +50,12 @@ const BINDINGS = [
 describe.each(BINDINGS)("0.3 %s one-pass reader", (binding, readers, arbs, defs) => {
   const codec = codecFor("0.3", binding);
   const tree = codecFor("0.3", binding, { strictValidation: true });
-  const readerOf = { SendMessage: readers.send, SendStreamingMessage: readers.send, GetTask: readers.getTask, CancelTask: readers.cancelTask };
+  const readerOf = {
+    SendMessage: readers.send,
+    SendStreamingMessage: readers.send,
+    GetTask: readers.getTask,
+    CancelTask: readers.cancelTask,
+  };
 
   /** The codec answers as the tree path; where the reader answers, it is the tree path's loss-free message. */
   function sameAsTree(op: Op, wire: unknown): boolean {
@@ -143,7 +148,11 @@ describe("0.3 one-pass readers: examples", () => {
 
   it("reads a blocking send, tasks/get and tasks/cancel (HTTP+JSON)", () => {
     const body = {
-      message: { messageId: "m1", role: "ROLE_USER", content: [{ text: "hi" }, { data: { data: { a: 1 } } }, { file: { fileWithUri: "u" } }] },
+      message: {
+        messageId: "m1",
+        role: "ROLE_USER",
+        content: [{ text: "hi" }, { data: { data: { a: 1 } } }, { file: { fileWithUri: "u" } }],
+      },
       configuration: { blocking: true, historyLength: 0 },
     };
     const read = restRead0_3.send(body);
@@ -193,7 +202,11 @@ describe("0.3 one-pass readers: examples", () => {
     }
     const restCases: [Op, W, string][] = [
       ["SendMessage", { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } }, "L22"],
-      ["SendMessage", { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] }, configuration: { blocking: false } }, "L22"],
+      [
+        "SendMessage",
+        { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] }, configuration: { blocking: false } },
+        "L22",
+      ],
       ["GetTask", { name: "tasks/a%2Fb" }, ""],
       ["GetTask", { name: "projects/x" }, "error"],
       ["CancelTask", {}, "error"],
