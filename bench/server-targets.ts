@@ -22,7 +22,9 @@ async function ours(file?: string, grpc = false): Promise<number> {
   if (file) {
     const { SqliteTaskStore } = await import("../src/server/store/sqlite-store.js");
     // A2A_BENCH_CHECKPOINT='{"pollMs":25,...}': the store's checkpoint options, for experiments (tail-probe.ts).
-    const checkpoint = process.env.A2A_BENCH_CHECKPOINT ? JSON.parse(process.env.A2A_BENCH_CHECKPOINT) : undefined;
+    const checkpoint = process.env.A2A_BENCH_CHECKPOINT
+      ? (JSON.parse(process.env.A2A_BENCH_CHECKPOINT) as import("../src/server/store/sqlite-checkpoint.js").WalCheckpointOptions)
+      : undefined;
     const store = new SqliteTaskStore(file, { checkpoint });
     store.recoverInterrupted();
     stores = { store, pushConfigs: store.pushConfigs };
