@@ -15,9 +15,9 @@
 // setImmediate. The sweep counts the totals once, from a covering index (migration 3; never a
 // body; about 3 ms at 100,000 tasks), then deletes what is over in batches of BATCH rows, one
 // transaction and one event-loop turn each, so no request waits behind a long delete. Under steady
-// writes to a full store a sweep runs every `maxTasks / 100` writes; with batches of 500 and a
-// count before each, its 10–11 ms turns set the server's p99 latency (bench/README.md, "Where the
-// SQLite store's tail came from"). A task deleted by a caller while a sweep is under way makes the
+// writes to a full store a sweep runs every `maxTasks / 100` writes; until 2026-12-05 it deleted
+// 500 rows a turn and counted before each batch, and its 8–11 ms turns set the server's p99
+// latency (bench/README.md, "Where the SQLite store's tail came from"). A task deleted by a caller while a sweep is under way makes the
 // sweep count again, so it never deletes more than the limits ask.
 import type Database from "better-sqlite3";
 import * as v1_0 from "../../../generated/v1_0/index.js";
