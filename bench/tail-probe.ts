@@ -85,9 +85,12 @@ export async function installProbe(out: string): Promise<void> {
     return n;
   };
   const run = WalCheckpointer.prototype.run;
+  // A2A_BENCH_CHECKPOINT_MODE=PASSIVE|RESTART: an experiment, the checkpoint in that mode instead.
+  const mode = process.env.A2A_BENCH_CHECKPOINT_MODE;
   WalCheckpointer.prototype.run = function (this: InstanceType<typeof WalCheckpointer>) {
     const t0 = performance.now();
-    run.call(this);
+    if (mode) (this as unknown as { db: { pragma(s: string): unknown } }).db.pragma(`wal_checkpoint(${mode})`);
+    else run.call(this);
     checkpointMs.push(performance.now() - t0);
   };
 
