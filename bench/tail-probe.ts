@@ -3,12 +3,13 @@
 //   A2A_BENCH_PROBE=<out.json> npx tsx bench/server-targets.ts ours [sqlite <file>]
 //   npx tsx bench/tail-probe.ts [--duration 5] [--runs 2]   # ours memory vs ours SQLite, one table
 //
-// In the server process it records, from the first request until SIGTERM: event-loop delay
-// (`monitorEventLoopDelay`, 1 ms resolution), GC pauses (PerformanceObserver 'gc'), and, on the
-// SQLite store, each group commit (its time on the event loop and its batch size), each WAL
-// checkpoint and each retention step (sqlite-retention.ts), by wrapping the store's prototype methods (nothing in src changes). On exit it writes
-// the figures to the file; SIGUSR2 starts the figures over. The driver starts both servers with the probe, loads each in turn with
-// the blocking 1.0 send at 50 connections (a 2 s warm-up, then the runs), and prints the table.
+// In the server process it records, from its start (or the last SIGUSR2) until SIGTERM:
+// event-loop delay (`monitorEventLoopDelay`, 1 ms resolution), GC pauses (PerformanceObserver
+// 'gc'), and, on the SQLite store, each group commit (its time on the event loop and its batch
+// size), each WAL checkpoint and each retention step (sqlite-retention.ts), by wrapping the
+// store's prototype methods (nothing in src changes). On exit it writes the figures to the file.
+// The driver starts both servers with the probe, loads each in turn with the blocking 1.0 send at
+// 50 connections (a 2 s warm-up, SIGUSR2, then the runs), and prints what the probe saw.
 import { writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, PerformanceObserver, performance } from "node:perf_hooks";
 
