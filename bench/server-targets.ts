@@ -13,12 +13,19 @@
 // bench/replicas.ts): its DatabaseTaskStore on PostgreSQL.
 import { randomUUID } from "node:crypto";
 
+// A2A_BENCH_PROBE=<file>: record where the latency tail comes from (bench/tail-probe.ts).
+if (process.env.A2A_BENCH_PROBE) await (await import("./tail-probe.js")).installProbe(process.env.A2A_BENCH_PROBE);
+
 async function ours(file?: string, grpc = false): Promise<number> {
   const { buildServer, firstText, reply, stream } = await import("../src/server/index.js");
   let stores = {};
   if (file) {
     const { SqliteTaskStore } = await import("../src/server/store/sqlite-store.js");
-    const store = new SqliteTaskStore(file);
+    // A2A_BENCH_CHECKPOINT='{"pollMs":25,...}': the store's checkpoint options, for experiments (tail-probe.ts).
+    const checkpoint = process.env.A2A_BENCH_CHECKPOINT
+      ? (JSON.parse(process.env.A2A_BENCH_CHECKPOINT) as import("../src/server/store/sqlite-checkpoint.js").WalCheckpointOptions)
+      : undefined;
+    const store = new SqliteTaskStore(file, { checkpoint });
     store.recoverInterrupted();
     stores = { store, pushConfigs: store.pushConfigs };
   }

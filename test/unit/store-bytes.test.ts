@@ -172,6 +172,20 @@ describe("SqliteTaskStore retention", () => {
     expect(await store.get("o", "new")).toBeDefined();
   });
 
+  it("a sweep deletes a little per turn, and no more than the limit asks when a caller deletes meanwhile", async () => {
+    store = new SqliteTaskStore(freshFile(), { retention: { maxTasks: 100 } });
+    await Promise.all(Array.from({ length: 300 }, (_, i) => store.put("o", task(`t${String(i).padStart(3, "0")}`, i, 0))));
+    expect(count(store)).toBe(300); // one commit; the sweep it scheduled has not run
+    await new Promise((r) => setImmediate(r));
+    expect(count(store)).toBe(250); // one turn of the sweep: 50 rows, so no request waits long behind it
+    expect(await store.delete("o", "t299")).toBe(true);
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    expect(count(store)).toBe(100);
+    expect(await store.get("o", "t298")).toBeDefined();
+    expect(await store.get("o", "t199")).toBeDefined();
+    expect(await store.get("o", "t198")).toBeUndefined();
+  });
+
   it("writes schedule the sweep themselves, off the put call", async () => {
     store = new SqliteTaskStore(freshFile(), { retention: { maxTasks: 200 } });
     for (let i = 0; i < 450; i++) await store.put("o", task(`t${i}`, i, 0));

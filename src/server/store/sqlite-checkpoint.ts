@@ -15,7 +15,12 @@
 // a non-empty WAL: many short stalls rather than a few long ones. Against a checkpoint a second,
 // over HTTP (50 connections of blocking sends): p99 35 ms instead of 53, the same req/s within the
 // runs' spread; over 100,000 sends through the runtime (bench/store-wal.ts): the longest checkpoint
-// 31–37 ms instead of 83, the largest WAL file 8–11 MiB instead of 19 (bench/README.md).
+// 31–37 ms instead of 83, the largest WAL file 8–11 MiB instead of 19 (bench/README.md). Polling
+// every 25 ms rather than 100 (2026-12-05, bench/tail-probe.ts, a full store at 12–17k sends/s):
+// checkpoints of p50 6.8 ms instead of 19–23 (about 4 ms of each is the fsyncs of the WAL and the
+// database, whatever the size), four times as many, and the server's p99 11–13 ms instead of 25–28.
+// In a closed loop of 50 connections a stall of S ms every T ms delays about 50 requests by S, so
+// at these rates any stall that comes more than every 300 ms or so sets the p99.
 //
 // Two ways of moving the copying to a worker thread with its own connection were measured and not
 // kept (bench/README.md, "Checkpoints in a worker thread"). PASSIVE checkpoints alone never bound the
@@ -31,13 +36,13 @@ import type Database from "better-sqlite3";
 export interface WalCheckpointOptions {
   /** Checkpoint once the WAL file holds this many bytes (default 16 MiB). */
   walBytes?: number;
-  /** Checkpoint a non-empty WAL at least this often, in ms (default 100: at every poll). */
+  /** Checkpoint a non-empty WAL at least this often, in ms (default 25: at every poll). */
   intervalMs?: number;
-  /** How often to look at the WAL file, in ms (default 100). */
+  /** How often to look at the WAL file, in ms (default 25). */
   pollMs?: number;
 }
 
-export const CHECKPOINT_DEFAULTS = { walBytes: 16 * 1024 * 1024, intervalMs: 100, pollMs: 100 } as const;
+export const CHECKPOINT_DEFAULTS = { walBytes: 16 * 1024 * 1024, intervalMs: 25, pollMs: 25 } as const;
 
 export class WalCheckpointer {
   private readonly timer: NodeJS.Timeout | undefined;

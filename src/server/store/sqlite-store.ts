@@ -403,6 +403,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
   /** Removes the task and its push configs. Returns whether the task existed. */
   async delete(owner: string, id: string): Promise<boolean> {
     this.flush();
+    this.retention.noteDelete();
     return this.db.transaction(() => this.deleteSync(owner, id))();
   }
 
