@@ -17,8 +17,9 @@
 // transaction and one event-loop turn each, so no request waits behind a long delete. Under steady
 // writes to a full store a sweep runs every `maxTasks / 100` writes; until 2026-12-05 it deleted
 // 500 rows a turn and counted before each batch, and its 8–11 ms turns set the server's p99
-// latency (bench/README.md, "Where the SQLite store's tail came from"). A task deleted by a caller while a sweep is under way makes the
-// sweep count again, so it never deletes more than the limits ask.
+// latency (bench/README.md, "Where the SQLite store's tail came from"). A task deleted by a caller
+// while a sweep is under way makes the sweep count again, so it never deletes more than the
+// limits ask.
 import type Database from "better-sqlite3";
 import * as v1_0 from "../../../generated/v1_0/index.js";
 
