@@ -72,21 +72,19 @@ export async function startPostgres(opts: { durableCommits?: boolean } = {}): Pr
     chmodSync(dir, 0o700);
   }
   // As root, run the binaries as `postgres` (initdb and postgres refuse to run as root).
-  const run = (cmd: string, args: string[]) =>
-    execFileSync(asRoot ? "runuser" : join(bin, cmd), asRoot ? ["-u", "postgres", "--", join(bin, cmd), ...args] : args, {
-      cwd: dir,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+  const command = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, cmd), ...args]] : [join(bin, cmd), args];
+  const run = (cmd: string, args: string[]) => execFileSync(...command(cmd, args), { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   const runAsync = async (cmd: string, args: string[]) => {
-    await promisify(execFile)(asRoot ? "runuser" : join(bin, cmd), asRoot ? ["-u", "postgres", "--", join(bin, cmd), ...args] : args, {
-      cwd: dir,
-    });
+    await promisify(execFile)(...command(cmd, args), { cwd: dir });
   };
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
   const port = await freePort();
   const commit = opts.durableCommits ? "on" : "off";
   const settings = `-c listen_addresses=127.0.0.1 -c port=${port} -c fsync=off -c synchronous_commit=${commit} -c full_page_writes=off -k ${dir}`;
-  run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
+  const start = ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"];
+  const immediateStop = ["-D", data, "-m", "immediate", "-w", "stop"];
+  run("pg_ctl", start);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let stopped = false;
   return {
@@ -96,16 +94,16 @@ export async function startPostgres(opts: { durableCommits?: boolean } = {}): Pr
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async halt() {
-      await runAsync("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      await runAsync("pg_ctl", immediateStop);
     },
     async resume() {
-      await runAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "30", "start"]);
+      await runAsync("pg_ctl", start);
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+        run("pg_ctl", immediateStop);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -37,7 +37,7 @@ import { isTerminal } from "../../versioning/stream.js";
 import { Channel } from "../engine/channel.js";
 import { CommitBarrier } from "../store/commit-barrier.js";
 import type { LocalTurns, StreamSlots, TurnCoordinator } from "../engine/coordinator.js";
-import { withClient } from "../store/pg-client.js";
+import { inTransaction, withClient } from "../store/pg-client.js";
 import { PgTaskStore, redactUrl } from "../store/pg-store.js";
 import { DEFAULT_RECOVERY_MESSAGE } from "../store/sqlite-store.js";
 import type { CallContext } from "../engine/tasks.js";
@@ -418,9 +418,8 @@ export class PgCoordinator implements TurnCoordinator {
   readonly streamSlots: StreamSlots = {
     acquire: async (who, max) => {
       try {
-        return await withClient(this.pool, async (client) => {
-          try {
-            await client.query("BEGIN");
+        return await withClient(this.pool, (client) =>
+          inTransaction(client, async () => {
             await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [who]);
             const open = await client.query<{ n: string }>(
               `SELECT coalesce(sum(s.n), 0) AS n FROM a2a_stream_slots s JOIN a2a_replicas r USING (replica)
@@ -434,13 +433,9 @@ export class PgCoordinator implements TurnCoordinator {
                  ON CONFLICT (who, replica) DO UPDATE SET n = a2a_stream_slots.n + 1`,
                 [who, this.replica],
               );
-            await client.query("COMMIT");
             return ok;
-          } catch (e) {
-            await client.query("ROLLBACK").catch(() => undefined);
-            throw e;
-          }
-        });
+          }),
+        );
       } catch (e) {
         this.onError(e, "counting open streams (the stream is let through)");
         return true;

@@ -1,5 +1,5 @@
-// A PostgreSQL client checked out of a pool for several statements, safely (the store's migrations,
-// the replicas' stream-slot transaction).
+// A PostgreSQL client checked out of a pool for several statements, safely, and a transaction on it
+// (the store's migrations, the replicas' stream-slot count).
 import type pg from "pg";
 
 /**
@@ -19,5 +19,18 @@ export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) =
   } finally {
     client.off("error", heard);
     client.release(broken);
+  }
+}
+
+/** `fn` inside BEGIN … COMMIT on `client`; ROLLBACK and the error again when it throws. */
+export async function inTransaction<T>(client: pg.PoolClient, fn: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const out = await fn();
+    await client.query("COMMIT");
+    return out;
+  } catch (e) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw e;
   }
 }

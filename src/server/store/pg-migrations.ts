@@ -9,7 +9,7 @@
 // for SQLite. Rules: append with the next version number; never edit a migration that has shipped.
 import type pg from "pg";
 import { MigrationError } from "./migrations.js";
-import { withClient } from "./pg-client.js";
+import { inTransaction, withClient } from "./pg-client.js";
 
 export interface PgMigration {
   version: number;
@@ -111,8 +111,8 @@ export async function migratePg(pool: pg.Pool, migrations: readonly PgMigration[
   const applied: number[] = [];
   return withClient(pool, async (client) => {
     for (;;) {
-      await client.query("BEGIN");
-      try {
+      // One migration per transaction, under the lock; undefined once the schema is current.
+      const next = await inTransaction(client, async () => {
         await client.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
         await client.query(`CREATE TABLE IF NOT EXISTS a2a_schema_migrations (
           version    integer PRIMARY KEY,
@@ -125,19 +125,14 @@ export async function migratePg(pool: pg.Pool, migrations: readonly PgMigration[
             `the database is at schema version ${current}, newer than this release knows (${migrations.length}); ` +
               `use the release that wrote it or a later one`,
           );
-        const next = migrations[current];
-        if (!next) {
-          await client.query("COMMIT");
-          return applied;
-        }
-        await client.query(next.sql);
-        await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES ($1, $2)", [next.version, next.name]);
-        await client.query("COMMIT");
-        applied.push(next.version);
-      } catch (e) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw e;
-      }
+        const m = migrations[current];
+        if (!m) return undefined;
+        await client.query(m.sql);
+        await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+        return m;
+      });
+      if (!next) return applied;
+      applied.push(next.version);
     }
   });
 }
