@@ -15,7 +15,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import type * as v1_0 from "../../generated/v1_0/index.js";
+import * as v1_0 from "../../generated/v1_0/index.js";
 import { canonicalBase64, DATA_COMPAT_KEY, PART_EXTRAS_KEY } from "./translate/common.js";
 
 type Wire = { [k: string]: unknown };
@@ -28,8 +28,6 @@ const isPlain = (v: unknown): v is Wire => typeof v === "object" && v !== null &
 const LONE_SURROGATE = /\p{Cs}/u;
 const isText = (v: unknown): v is string => typeof v === "string" && !LONE_SURROGATE.test(v);
 
-const ROLE_USER = 1;
-const ROLE_AGENT = 2;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const isInt32 = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX;
@@ -204,7 +202,7 @@ const RPC_KEYS = {
 const RPC: Dialect = {
   partsKey: "parts",
   messageKeys: new Set(["kind", "messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds"]),
-  role: (r) => (r === "user" ? ROLE_USER : r === "agent" ? ROLE_AGENT : TREE),
+  role: (r) => (r === "user" ? v1_0.Role.USER : r === "agent" ? v1_0.Role.AGENT : TREE),
   part(w) {
     if (!isPlain(w)) return TREE;
     const metadata = partMetadata(w.metadata);
@@ -277,7 +275,7 @@ function taskIdOf(name: unknown): string | undefined {
 const PB: Dialect = {
   partsKey: "content",
   messageKeys: new Set(["messageId", "contextId", "taskId", "role", "content", "metadata", "extensions"]),
-  role: (r) => (r === "ROLE_USER" ? ROLE_USER : r === "ROLE_AGENT" ? ROLE_AGENT : TREE),
+  role: (r) => (r === "ROLE_USER" ? v1_0.Role.USER : r === "ROLE_AGENT" ? v1_0.Role.AGENT : TREE),
   part(w) {
     if (!isPlain(w) || !keysWithin(w, PB_KEYS.part)) return TREE;
     const metadata = partMetadata(w.metadata);
