@@ -156,6 +156,7 @@ async function stores(): Promise<void> {
       `| SDK memory, server CPU per request | ${f(oursSql.cpu / sdkMem.cpu, 2)}× | |`,
       "",
       `run by run, ours SQLite / ours memory: ${perRun.join(", ")}`,
+      `run by run, p99 ms: ${runs.map(({ name, results: rs }) => `${name} ${rs.map((r) => r.latency.p99).join(", ")}`).join("; ")}`,
     ];
     process.stdout.write(lines.join("\n") + "\n");
   } finally {

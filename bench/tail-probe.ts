@@ -86,13 +86,16 @@ export async function installProbe(out: string): Promise<void> {
     return n;
   };
   const run = WalCheckpointer.prototype.run;
-  // A2A_BENCH_CHECKPOINT_MODE=PASSIVE|RESTART: an experiment, the checkpoint in that mode instead.
+  // A2A_BENCH_CHECKPOINT_MODE=TRUNCATE|RESTART: an experiment, the checkpoint in that mode instead
+  // (at every poll, whether or not anything was written).
   const mode = process.env.A2A_BENCH_CHECKPOINT_MODE;
   WalCheckpointer.prototype.run = function (this: InstanceType<typeof WalCheckpointer>) {
     const t0 = performance.now();
+    const ran = this.stats.checkpoints + this.stats.failures;
     if (mode) (this as unknown as { db: { pragma(s: string): unknown } }).db.pragma(`wal_checkpoint(${mode})`);
     else run.call(this);
-    checkpointMs.push(performance.now() - t0);
+    // A poll with nothing written since does nothing and is not a checkpoint.
+    if (mode || this.stats.checkpoints + this.stats.failures !== ran) checkpointMs.push(performance.now() - t0);
   };
 
   // SIGUSR2 (the driver, after a warm-up run): start over, so JIT warm-up is left out.

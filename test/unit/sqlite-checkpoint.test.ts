@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import { afterAll, describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
+import Database from "better-sqlite3";
 import { SqliteTaskStore } from "../../src/server/store/sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-sqlite-checkpoint-"));
@@ -32,7 +33,7 @@ const walSize = (file: string) => {
 describe("WAL checkpoints of the SQLite store", () => {
   it("keep the WAL bounded under steady writes and lose no write", async () => {
     const file = join(dir, "steady.db");
-    const store = new SqliteTaskStore(file, { checkpoint: { walBytes: 1024 * 1024, pollMs: 10, intervalMs: 10 } });
+    const store = new SqliteTaskStore(file, { checkpoint: { walBytes: 1024 * 1024, pollMs: 10 } });
     const TURNS = 200;
     const PER_TURN = 100; // about 20 MiB of WAL without checkpoints
     let largest = 0;
@@ -54,12 +55,39 @@ describe("WAL checkpoints of the SQLite store", () => {
     await again.close();
   });
 
+  it("do not wait for another process's reader, and catch up once it is done", async () => {
+    const file = join(dir, "reader.db");
+    const walBytes = 256 * 1024;
+    // pollMs: an hour, so only the test's own run() calls checkpoint.
+    const store = new SqliteTaskStore(file, { checkpoint: { walBytes, pollMs: 3_600_000 } });
+    await store.put("alice", task("first"));
+    const reader = new Database(file, { readonly: true });
+    const count = reader.prepare("SELECT count(*) FROM tasks").pluck();
+    reader.exec("BEGIN");
+    expect(count.get()).toBe(1); // a read transaction holding the WAL as it is now
+    for (let t = 0; t < 20; t++) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.put("alice", task(`r${t}-${i}`))));
+      store.checkpoints.run();
+    }
+    // The reader still sees its snapshot; the WAL keeps every frame it may read, so it grew past walBytes.
+    expect(count.get()).toBe(1);
+    expect(walSize(file)).toBeGreaterThan(walBytes);
+    reader.exec("COMMIT");
+    reader.close();
+    store.checkpoints.run(); // copies everything now
+    await store.put("alice", task("after")); // starts the WAL over, and the commit cuts the file back
+    expect(walSize(file)).toBeLessThanOrEqual(walBytes);
+    expect(store.checkpoints.stats.failures).toBe(0);
+    expect((await store.list({ owner: "alice", pageSize: 1 })).totalSize).toBe(402);
+    await store.close();
+  });
+
   it("a store left open keeps no process alive", async () => {
     const script = `
       import { create } from "@bufbuild/protobuf";
       import * as v1_0 from "./generated/v1_0/index.ts";
       import { SqliteTaskStore } from "./src/server/store/sqlite-store.ts";
-      const store = new SqliteTaskStore(${JSON.stringify(join(dir, "open.db"))}, { checkpoint: { pollMs: 5, intervalMs: 5 } });
+      const store = new SqliteTaskStore(${JSON.stringify(join(dir, "open.db"))}, { checkpoint: { pollMs: 5 } });
       const task = (id) => create(v1_0.TaskSchema, { id, contextId: "c", status: { state: v1_0.TaskState.COMPLETED } });
       while (store.checkpoints.stats.checkpoints === 0) {
         await Promise.all(Array.from({ length: 50 }, (_, i) => store.put("a", task(crypto.randomUUID()))));
