@@ -186,6 +186,22 @@ describe("SqliteTaskStore retention", () => {
     expect(await store.get("o", "t198")).toBeUndefined();
   });
 
+  it("the totals a sweep compares follow every write: a task that shrinks or grows, a caller's delete, a reopened file", async () => {
+    const file = freshFile();
+    const open = () => new SqliteTaskStore(file, { retention: { maxBytes: 100_000 } });
+    store = open();
+    for (let i = 0; i < 4; i++) await store.put("o", task(`t${i}`, 10 + i, 10_000));
+    await store.put("o", task("t1", 20, 1_000)); // shrinks
+    expect(await store.delete("o", "t2")).toBe(true);
+    expect(store.retention.sweep()).toBe(0); // about 21,000 bytes: within the limit
+    await store.close();
+    store = open(); // counted afresh from the file
+    await store.put("o", task("t3", 30, 90_000)); // grows: the three pass the limit by less than t0
+    // Counting t1 at its old size or t2 at all would make this 2 (t0 and t1).
+    expect(store.retention.sweep()).toBe(1);
+    expect((await store.list({ owner: "o", pageSize: 10 })).tasks.map((t) => t.id)).toEqual(["t3", "t1"]);
+  });
+
   it("writes schedule the sweep themselves, off the put call", async () => {
     store = new SqliteTaskStore(freshFile(), { retention: { maxTasks: 200 } });
     for (let i = 0; i < 450; i++) await store.put("o", task(`t${i}`, i, 0));

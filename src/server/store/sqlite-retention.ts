@@ -12,14 +12,15 @@
 //
 // Off the request path: a write only counts itself; every `maxTasks / 100` writes or `maxBytes /
 // 100` bytes written (and every `intervalMs`, for the age limit) a sweep is scheduled with
-// setImmediate. The sweep counts the totals once, from a covering index (migration 3; never a
-// body; about 3 ms at 100,000 tasks), then deletes what is over in batches of BATCH rows, one
-// transaction and one event-loop turn each, so no request waits behind a long delete. Under steady
-// writes to a full store a sweep runs every `maxTasks / 100` writes; until 2026-12-05 it deleted
-// 500 rows a turn and counted before each batch, and its 8–11 ms turns set the server's p99
-// latency (bench/README.md, "Where the SQLite store's tail came from"). A task deleted by a caller
-// while a sweep is under way makes the sweep count again, so it never deletes more than the
-// limits ask.
+// setImmediate. The sweep deletes what is over in batches of BATCH rows, one transaction and one
+// event-loop turn each, so no request waits behind a long delete. The totals it compares with the
+// limits are counted once when the store opens (count(*) over a covering index, about 3 ms at
+// 100,000 tasks), then kept up to date by the store after each commit: a batch of puts reads the
+// stored sizes of its tasks first (one query), so it knows which it inserts and how each size
+// changes, and a delete returns the size it removed. Every delete counts, the caller's too, so no
+// sweep deletes more than the limits ask. Until 2026-12-05 a sweep counted before each batch or
+// once per sweep and deleted 500 rows a turn; those 3–11 ms turns set the server's p99 latency
+// (bench/README.md, "Where the SQLite store's tail came from").
 import type Database from "better-sqlite3";
 import * as v1_0 from "../../../generated/v1_0/index.js";
 
@@ -53,17 +54,18 @@ export class RetentionSweeper {
   readonly maxBytes: number;
   readonly maxAgeMs: number;
   private readonly stmt;
+  // How many tasks the file holds and their bytes: counted once on open (count(*) over an index,
+  // about 3 ms at 100,000 tasks), then kept by noteWrite and noteDelete after each commit.
+  private totals = { n: 0, bytes: 0 };
   private writes = 0;
   private written = 0;
   private scheduled = false;
-  // What the sweep under way still has to delete (measured once when it starts).
-  private plan: SweepPlan | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database.Database,
-    /** Deletes one task with its push configs (inside the sweep's transaction). */
-    private readonly remove: (owner: string, id: string) => void,
+    /** Deletes one task with its push configs (inside the sweep's transaction); returns its stored size, undefined without a row. */
+    private readonly remove: (owner: string, id: string) => number | undefined,
     opts: SqliteRetentionOptions = {},
   ) {
     const positive = (v: number | undefined, d: number) => (v !== undefined && v > 0 ? Math.floor(v) : d);
@@ -76,14 +78,25 @@ export class RetentionSweeper {
         "SELECT id, owner, status_ms, size FROM tasks WHERE state NOT IN (?, ?) ORDER BY status_ms LIMIT ?",
       ),
     };
+    this.recount();
     if (this.maxAgeMs > 0) {
       this.timer = setInterval(() => this.schedule(), positive(opts.intervalMs, SQLITE_RETENTION_DEFAULTS.intervalMs));
       this.timer.unref();
     }
   }
 
-  /** Called by each put with the row's size; schedules a sweep now and then. */
-  noteWrite(size: number): void {
+  /** Counts the tasks and their bytes in the file (on open, and after writes that did not go through noteWrite). */
+  recount(): void {
+    this.totals = this.stmt.totals.get() ?? { n: 0, bytes: 0 };
+  }
+
+  /**
+   * Called after each committed put with the row's size and the size the row had before (undefined
+   * when the put inserted it); schedules a sweep now and then.
+   */
+  noteWrite(size: number, before: number | undefined): void {
+    if (before === undefined) this.totals.n++;
+    this.totals.bytes += size - (before ?? 0);
     this.writes++;
     this.written += size;
     if (this.writes >= Math.max(1, this.maxTasks / 100) || this.written >= this.maxBytes / 100) this.schedule();
@@ -96,30 +109,28 @@ export class RetentionSweeper {
     setImmediate(() => this.run());
   }
 
+  /** Called after a committed delete of a task with this stored size. */
+  noteDelete(size: number): void {
+    this.totals.n--;
+    this.totals.bytes -= size;
+  }
+
   private run(): void {
     if (!this.db.open) return;
     let more = false;
     try {
-      this.plan ??= this.measure(Date.now());
-      more = this.plan !== undefined && this.step(this.plan) === BATCH;
+      const plan = this.measure(Date.now());
+      more = plan !== undefined && this.step(plan) === BATCH;
     } catch {
       // The next write or interval tries again; a failing store shows itself on the request path.
     }
     if (more) setImmediate(() => this.run());
-    else {
-      this.plan = undefined;
-      this.scheduled = false;
-    }
-  }
-
-  /** A task was deleted outside the sweep: a sweep under way measures again before its next batch. */
-  noteDelete(): void {
-    this.plan = undefined;
+    else this.scheduled = false;
   }
 
   /** How far over its limits the store is now; undefined when within them and with no age limit. */
   private measure(now: number): SweepPlan | undefined {
-    const totals = this.stmt.totals.get()!;
+    const totals = this.totals;
     const plan = {
       overTasks: totals.n - this.maxTasks,
       overBytes: totals.bytes - this.maxBytes,
@@ -128,7 +139,7 @@ export class RetentionSweeper {
     return plan.overTasks <= 0 && plan.overBytes <= 0 && plan.cutoff === -Infinity ? undefined : plan;
   }
 
-  /** Deletes up to one batch of what `plan` says must go and counts it off; returns how many it deleted. */
+  /** Deletes up to one batch of what `plan` says must go; returns how many it deleted. */
   private step(plan: SweepPlan): number {
     const rows = this.stmt.oldest.all(S.SUBMITTED, S.WORKING, BATCH);
     let { overTasks, overBytes } = plan;
@@ -139,17 +150,20 @@ export class RetentionSweeper {
       overTasks--;
       overBytes -= r.size;
     }
-    if (doomed.length) this.db.transaction(() => doomed.forEach((r) => this.remove(r.owner, r.id)))();
-    Object.assign(plan, { overTasks, overBytes });
+    if (!doomed.length) return 0;
+    const sizes = this.db.transaction(() => doomed.map((r) => this.remove(r.owner, r.id)))();
+    for (const size of sizes) if (size !== undefined) this.noteDelete(size);
     return doomed.length;
   }
 
   /** Runs the policy to the end at once (tests, maintenance); returns the number of tasks deleted. */
   sweep(now = Date.now()): number {
-    const plan = this.measure(now);
-    let deleted = 0;
-    for (let n = plan ? this.step(plan) : 0; n > 0; n = n === BATCH ? this.step(plan!) : 0) deleted += n;
-    return deleted;
+    for (let deleted = 0; ;) {
+      const plan = this.measure(now);
+      const n = plan ? this.step(plan) : 0;
+      deleted += n;
+      if (n < BATCH) return deleted;
+    }
   }
 
   close(): void {

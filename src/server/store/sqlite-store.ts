@@ -258,7 +258,9 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
            status_ms = excluded.status_ms, body = excluded.body, artifacts = excluded.artifacts, size = excluded.size,
            artifact_size = excluded.artifact_size`,
       ),
-      delete: db.prepare<[string, string]>("DELETE FROM tasks WHERE id = ? AND owner = ?"),
+      delete: db.prepare<[string, string], { size: number }>("DELETE FROM tasks WHERE id = ? AND owner = ? RETURNING size"),
+      // The stored sizes of the tasks a batch is about to write (a JSON array of ids): retention's totals.
+      sizes: db.prepare<[string], { id: string; size: number }>("SELECT id, size FROM tasks WHERE id IN (SELECT value FROM json_each(?))"),
       // Literal states: the partial index tasks_running (migration 4) serves only a query that names them.
       running: db.prepare<[], { id: string; owner: string; body: string; artifacts: string | null }>(
         `SELECT id, owner, body, artifacts FROM tasks WHERE state IN (${v1_0.TaskState.SUBMITTED}, ${v1_0.TaskState.WORKING})`,
@@ -353,8 +355,10 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     this.ops = [];
     const rows: TaskRowParams[] = [];
     const results: unknown[] = [];
+    let before: Map<string, number> | undefined;
     try {
       this.db.transaction(() => {
+        before = this.storedSizes(tasks.map((p) => p.task.id));
         for (const p of tasks) {
           const row = rowOf(p.owner, p.task);
           this.stmt.put.run(row);
@@ -371,7 +375,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
       }
       return this.oneByOne(tasks, ops);
     }
-    for (const row of rows) this.retention.noteWrite(row.size);
+    for (const row of rows) this.retention.noteWrite(row.size, before?.get(row.id));
     for (const p of tasks) for (const w of p.waiters) w.resolve();
     ops.forEach((op, i) => op.resolve(results[i]));
   }
@@ -380,8 +384,12 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     for (const p of tasks) {
       try {
         const row = rowOf(p.owner, p.task);
-        this.db.transaction(() => this.stmt.put.run(row))();
-        this.retention.noteWrite(row.size);
+        const before = this.db.transaction(() => {
+          const sizes = this.storedSizes([row.id]);
+          this.stmt.put.run(row);
+          return sizes;
+        })();
+        this.retention.noteWrite(row.size, before.get(row.id));
         for (const w of p.waiters) w.resolve();
       } catch (e) {
         for (const w of p.waiters) w.reject(e);
@@ -400,16 +408,23 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
     this.stmt.put.run(rowOf(owner, task));
   }
 
+  /** The stored size of each of `ids` that has a row. */
+  private storedSizes(ids: string[]): Map<string, number> {
+    return new Map(this.stmt.sizes.all(JSON.stringify(ids)).map((r) => [r.id, r.size]));
+  }
+
   /** Removes the task and its push configs. Returns whether the task existed. */
   async delete(owner: string, id: string): Promise<boolean> {
     this.flush();
-    this.retention.noteDelete();
-    return this.db.transaction(() => this.deleteSync(owner, id))();
+    const size = this.db.transaction(() => this.deleteSync(owner, id))();
+    if (size !== undefined) this.retention.noteDelete(size);
+    return size !== undefined;
   }
 
-  private deleteSync(owner: string, id: string): boolean {
+  /** Deletes the task's row and push configs; returns the row's stored size, undefined without one. */
+  private deleteSync(owner: string, id: string): number | undefined {
     this.pushConfigs.deleteForTaskSync(owner, id);
-    return this.stmt.delete.run(id, owner).changes > 0;
+    return this.stmt.delete.get(id, owner)?.size;
   }
 
   async list(q: TaskQuery): Promise<TaskPage> {
@@ -484,7 +499,7 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
    */
   recoverInterrupted(message: string = DEFAULT_RECOVERY_MESSAGE): string[] {
     this.flush();
-    return this.db
+    const failed = this.db
       .transaction(() => {
         const rows = this.stmt.running.all();
         const done: string[] = [];
@@ -507,6 +522,8 @@ export class SqliteTaskStore implements TaskStore, SqliteWriter {
         return done;
       })
       .immediate();
+    this.retention.recount(); // the failed tasks' sizes changed
+    return failed;
   }
 
   async close(): Promise<void> {
