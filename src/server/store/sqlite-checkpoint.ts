@@ -16,13 +16,16 @@
 //
 // A checkpoint stalls the event loop for as long as it takes to fsync the WAL, copy its distinct
 // pages into the database and fsync that, so it runs at every poll: many short stalls rather than
-// a few long ones. In a closed loop of 50 connections a stall of S ms every T ms delays about 50
-// requests by S, so at these rates any stall that comes more than every 300 ms or so sets the p99.
+// a few long ones. Before each one the poll hands the WAL file to `fdatasync` on libuv's thread
+// pool and checkpoints when that returns, so SQLite's own fsync of the WAL finds little left to
+// write (durability is SQLite's as before: this only moves the disk's work off the event loop). In
+// a closed loop of 50 connections a stall of S ms every T ms delays about 50 requests by S, so at
+// these rates any stall that comes more than every 300 ms or so sets the p99.
 // Measured over HTTP at 50 connections (bench/README.md): a TRUNCATE at every 100 ms poll rather
-// than once a second, p99 35 ms instead of 53. With bench/tail-probe.ts (a full store, 14–18k
-// sends/s, 2026-12-05, the two runs 10 minutes apart on a quiet machine): a TRUNCATE every 25 ms
-// took p50 6.9 ms (longest 8.8) and the server's p99 was 11–13 ms; PASSIVE every 25 ms, the file
-// reused, took p50 2.7 ms (longest 3.8) and the p99 was 7–8 ms.
+// than once a second, p99 35 ms instead of 53. With bench/tail-probe.ts (a full store, 14–20k
+// sends/s, 2026-12-05, pairs run back to back on a quiet machine): a TRUNCATE every 25 ms took p50
+// 6.9 ms (longest 8.8) and the server's p99 was 11–13 ms; PASSIVE every 25 ms, the file reused,
+// p50 2.7–3.0 ms and p99 7–8 ms; with the fdatasync first, p50 1.8 ms and p99 6–7 ms.
 //
 // Two ways of moving the copying to a worker thread with its own connection were measured and not
 // kept (bench/README.md, "Checkpoints in a worker thread"). PASSIVE checkpoints in a worker never
@@ -30,6 +33,7 @@
 // steady writes from another thread never allow (59–104 MiB). PASSIVE passes followed by a
 // TRUNCATE in the worker while the group commit waits bound it, but the hold lasts as long as the
 // TRUNCATE's fsyncs (40–110 ms on a shared disk), so requests still wait.
+import { closeSync, fdatasync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 
 export interface WalCheckpointOptions {
@@ -47,6 +51,9 @@ export class WalCheckpointer {
   // Rows this connection had changed at the last checkpoint, and whether that one copied every frame.
   private changedAtLast = -1;
   private caughtUp = false;
+  // The WAL file, opened for the fdatasync before each checkpoint; whether one is under way.
+  private walFd: number | undefined;
+  private syncing = false;
   /** Checkpoints run, how many failed (the next poll tries again), the ms they took in all, the longest. */
   readonly stats = { checkpoints: 0, failures: 0, ms: 0, maxMs: 0 };
 
@@ -57,15 +64,38 @@ export class WalCheckpointer {
     if (db.memory) return;
     db.pragma(`journal_size_limit = ${Math.max(0, Math.floor(opts.walBytes ?? CHECKPOINT_DEFAULTS.walBytes))}`);
     this.changes = db.prepare<[], number>("SELECT total_changes()").pluck();
-    this.timer = setInterval(() => this.run(), Math.max(1, opts.pollMs ?? CHECKPOINT_DEFAULTS.pollMs));
+    this.timer = setInterval(() => this.poll(), Math.max(1, opts.pollMs ?? CHECKPOINT_DEFAULTS.pollMs));
     this.timer.unref();
+  }
+
+  /** SQLite's `total_changes()` now if a checkpoint is due (a write since the last one that copied every frame), else undefined. */
+  private due(): number | undefined {
+    if (!this.changes || !this.db.open) return undefined;
+    const changed = this.changes.get() ?? 0;
+    return changed === this.changedAtLast && this.caughtUp ? undefined : changed;
+  }
+
+  /** The timer: the WAL's new frames to disk on libuv's thread pool, then the checkpoint on the event loop. */
+  private poll(): void {
+    if (this.syncing || this.due() === undefined) return;
+    try {
+      this.walFd ??= openSync(`${this.db.name}-wal`, "r");
+    } catch {
+      return this.run(); // no WAL file (yet): nothing to flush
+    }
+    this.syncing = true;
+    // An error here (EIO) is SQLite's to meet and report in its own sync; the checkpoint runs regardless.
+    fdatasync(this.walFd, () => {
+      this.syncing = false;
+      if (this.db.open) this.run();
+      else this.closeFd();
+    });
   }
 
   /** One checkpoint now (PASSIVE), unless nothing was written since the last one copied every frame. */
   run(): void {
-    if (!this.db.open || !this.changes) return;
-    const changed = this.changes.get() ?? 0;
-    if (changed === this.changedAtLast && this.caughtUp) return;
+    const changed = this.due();
+    if (changed === undefined) return;
     const t0 = performance.now();
     try {
       const [r] = this.db.pragma("wal_checkpoint(PASSIVE)") as { busy: number; log: number; checkpointed: number }[];
@@ -81,7 +111,14 @@ export class WalCheckpointer {
     this.stats.maxMs = Math.max(this.stats.maxMs, ms);
   }
 
+  private closeFd(): void {
+    if (this.walFd === undefined) return;
+    closeSync(this.walFd);
+    this.walFd = undefined;
+  }
+
   close(): void {
     clearInterval(this.timer);
+    if (!this.syncing) this.closeFd(); // else the fdatasync's callback closes it
   }
 }
