@@ -242,10 +242,7 @@ const RPC: Dialect = {
     if (!keysWithin(w, RPC_KEYS.getTask) || !isText(w.id)) return TREE;
     // Metadata has no 1.0 field in GetTaskRequest (L17 when there is any).
     if (w.metadata !== undefined && !(isPlain(w.metadata) && Object.keys(w.metadata).length === 0)) return TREE;
-    if (w.historyLength !== undefined && !isInt32(w.historyLength)) return TREE;
-    const r = { $typeName: "lf.a2a.v1.GetTaskRequest", tenant: "", id: w.id } as v1_0.GetTaskRequest;
-    if (w.historyLength !== undefined) r.historyLength = w.historyLength;
-    return r;
+    return getTaskRequest(w.id, w.historyLength);
   },
   cancelTask(w) {
     if (!keysWithin(w, RPC_KEYS.cancelTask) || !isText(w.id)) return TREE;
@@ -255,6 +252,14 @@ const RPC: Dialect = {
     return withMetadata(r, metadata);
   },
 };
+
+/** GetTask by either dialect: TREE when historyLength is not an int32. */
+function getTaskRequest(id: string, historyLength: unknown): v1_0.GetTaskRequest | undefined {
+  if (historyLength !== undefined && !isInt32(historyLength)) return TREE;
+  const r = { $typeName: "lf.a2a.v1.GetTaskRequest", tenant: "", id } as v1_0.GetTaskRequest;
+  if (historyLength !== undefined) r.historyLength = historyLength;
+  return r;
+}
 
 const PB_KEYS = {
   part: new Set(["text", "file", "data", "metadata"]),
@@ -306,10 +311,7 @@ const PB: Dialect = {
   getTask(w) {
     const id = taskIdOf(w.name);
     if (!keysWithin(w, PB_KEYS.getTask) || id === TREE) return TREE;
-    if (w.historyLength !== undefined && !isInt32(w.historyLength)) return TREE;
-    const r = { $typeName: "lf.a2a.v1.GetTaskRequest", tenant: "", id } as v1_0.GetTaskRequest;
-    if (w.historyLength !== undefined) r.historyLength = w.historyLength;
-    return r;
+    return getTaskRequest(id, w.historyLength);
   },
   cancelTask(w) {
     const id = taskIdOf(w.name);
