@@ -8,7 +8,7 @@ import { Transform } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpReply } from "../../transport/server.js";
 import { createFront, type A2AHandlerServeOptions, type A2AServeOptions, type FrontRequest } from "../front/front.js";
-import { CloseSignal, guard, send } from "./node-http.js";
+import { CloseSignal, guard, send, TurnEnd } from "./node-http.js";
 
 const OVER_BUDGET = "A2A_OVER_MEMORY_BUDGET";
 
@@ -71,9 +71,13 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
     ),
   );
 
+  const turnEnd = new TurnEnd();
   const route = async (request: FastifyRequest, r: FastifyReply) => {
     const answer = await front.handle(new FastifyFrontRequest(request, r.raw));
-    if (answer.kind === "reply") return reply(r, answer);
+    if (answer.kind === "reply") {
+      await turnEnd.wait();
+      return reply(r, answer);
+    }
     r.hijack();
     await send(r.raw, answer);
   };
