@@ -7,6 +7,7 @@ import { create, fromJson, toJson, type DescMessage, type JsonValue } from "@buf
 import { describe, expect, it } from "vitest";
 import * as v1_0 from "../../generated/v1_0/index.js";
 import { applyAlwaysEmit, writeJson, writeJsonText } from "../../src/runtime/json-writer.js";
+import { rowOf } from "../../src/server/store/sqlite-store.js";
 import { SchemaArbitraries } from "../support/arbitraries.js";
 
 const arbs = SchemaArbitraries.fromProtoSchema(new URL("../../generated/v1_0/schema.json", import.meta.url));
@@ -131,5 +132,22 @@ describe("one-pass ProtoJSON writer", () => {
     const both = twoWays(v1_0.SecurityRequirementSchema, requirement);
     expect(both.ours).toBe(both.reference);
     expect(Object.keys((JSON.parse(both.ours) as { schemes: object }).schemes)).toEqual(["2", "10", "b", 'k"\\']);
+  });
+});
+
+describe("the SQLite stores' rows (rowOf), written as text", () => {
+  it("hold the task's ProtoJSON without artifacts, and its artifacts as a ProtoJSON array", () => {
+    fc.assert(
+      fc.property(arbs.of("Task"), (json) => {
+        const task = fromJson(v1_0.TaskSchema, json as JsonValue, { ignoreUnknownFields: true });
+        const tree = toJson(v1_0.TaskSchema, task) as Record<string, JsonValue>;
+        applyAlwaysEmit(v1_0.TaskSchema, tree, v1_0.alwaysEmit);
+        const { artifacts, ...rest } = tree;
+        const row = rowOf("owner", task);
+        expect(row.body).toBe(JSON.stringify(rest));
+        expect(row.artifacts).toBe(JSON.stringify(artifacts ?? []));
+      }),
+      { numRuns: 60, seed: 20261205 },
+    );
   });
 });

@@ -59,6 +59,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import Database from "better-sqlite3";
 import * as v1_0 from "../../../generated/v1_0/index.js";
 import { decode, encode } from "../../runtime/protojson.js";
+import { writeJsonText } from "../../runtime/json-writer.js";
 import { A2AError } from "../../versioning/errors.js";
 import { knownVersion } from "../../versioning/policy.js";
 import { prepareConfig, type PushConfigStore, type PushWireVersion, type StoredPushConfig } from "../../push/config-store.js";
@@ -548,10 +549,12 @@ export interface TaskRowParams {
 }
 
 export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
-  const json = encode(v1_0.TaskSchema, task, { alwaysEmit: v1_0.alwaysEmit }) as Record<string, unknown>;
-  const { artifacts: list, ...rest } = json;
-  const artifacts = JSON.stringify(list ?? []);
-  const body = JSON.stringify(rest);
+  // Written as text in one pass (json-writer.ts): the task's ProtoJSON without its artifacts (an
+  // empty list is not written), and the artifacts as a ProtoJSON array.
+  const body = writeJsonText(v1_0.TaskSchema, { ...task, artifacts: [] }, v1_0.alwaysEmit);
+  let artifacts = "[";
+  for (const a of task.artifacts) artifacts += `${artifacts === "[" ? "" : ","}${writeJsonText(v1_0.ArtifactSchema, a, v1_0.alwaysEmit)}`;
+  artifacts += "]";
   const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,
