@@ -1,5 +1,5 @@
-// TurnEnd (src/server/adapters/node-http.ts): both HTTP adapters hold a reply until the end of the
-// event-loop turn it was made in, so that the replies of one turn are written back to back.
+// TurnEnd (src/server/adapters/node-http.ts): both HTTP adapters ask for the end of the turn in which
+// they hand a request to the front, and write a reply ready within that turn only then.
 import { describe, expect, it } from "vitest";
 import { TurnEnd } from "../../src/server/adapters/node-http.js";
 

@@ -73,9 +73,10 @@ export async function a2aPlugin(app: FastifyInstance, opts: A2APluginOptions | A
 
   const turnEnd = new TurnEnd();
   const route = async (request: FastifyRequest, r: FastifyReply) => {
+    const turnOver = turnEnd.wait();
     const answer = await front.handle(new FastifyFrontRequest(request, r.raw));
     if (answer.kind === "reply") {
-      await turnEnd.wait();
+      await turnOver;
       return reply(r, answer);
     }
     r.hijack();

@@ -84,6 +84,7 @@ async function serve(front: Front<IncomingMessage>, turnEnd: TurnEnd, req: Incom
   }
   const encrypted = (req.socket as TLSSocket).encrypted === true;
   const closed = new CloseSignal(res);
+  const turnOver = turnEnd.wait();
   const r = await front.handle({
     method: req.method ?? "GET",
     url,
@@ -97,7 +98,7 @@ async function serve(front: Front<IncomingMessage>, turnEnd: TurnEnd, req: Incom
     },
     raw: req,
   });
-  if (r.kind === "reply") await turnEnd.wait();
+  if (r.kind === "reply") await turnOver;
   await send(res, r);
 }
 
@@ -198,14 +199,15 @@ export class CloseSignal {
 export const STREAM_END_GRACE_MS = 10_000;
 
 /**
- * Resolves in the check phase of this event-loop turn (setImmediate), once for all the replies made
- * in the turn: both adapters write a reply there rather than the moment it is ready, so the replies
- * to the requests one poll read leave back to back. Written one by one, between the handling of
- * one request and the next, each reply woke a client that had gone back to waiting: over loopback
- * at 50 connections that wake-up was most of the 17 µs a reply's writev took, a third of the
- * server's time per blocking send. Written together, one wake-up serves many replies (bench/README.md,
- * "Replies written at the end of the turn"). A reply waits at most for the rest of its turn; a
- * reply made in the check phase itself (the SQLite store commits there) waits for the next one.
+ * Resolves in the check phase of this event-loop turn (setImmediate), once for all the requests
+ * handed to the front in the turn. Both adapters ask for it as they hand a request over and write
+ * the reply when both are there: a reply ready within the turn (the memory store's) waits for its
+ * end, so the replies to the requests one poll read leave back to back; a reply ready later (after
+ * the SQLite store's group commit, itself at the end of the turn, or after an agent's own I/O) goes
+ * at once. Written one by one, between the handling of one request and the next, each reply woke a
+ * client that had gone back to waiting: over loopback at 50 connections that wake-up was most of
+ * the 16 µs a reply's writev took, a third of the server's time per blocking send. Written together,
+ * one wake-up serves many replies (bench/README.md, "Replies written at the end of the turn").
  */
 export class TurnEnd {
   private pending: Promise<void> | undefined;
