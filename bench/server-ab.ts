@@ -30,7 +30,9 @@ const RUNS = Number(opt("runs") ?? 9);
 const DURATION = Number(opt("duration") ?? 6);
 const SQLITE = opt("store") === "sqlite";
 if (!OLD || !["memory", "sqlite"].includes(opt("store") ?? "memory")) {
-  process.stderr.write("usage: npx tsx bench/server-ab.ts --old <checkout of the older commit> [--runs 9] [--duration 6] [--store sqlite]\n");
+  process.stderr.write(
+    "usage: npx tsx bench/server-ab.ts --old <checkout of the older commit> [--runs 9] [--duration 6] [--store sqlite]\n",
+  );
   process.exit(2);
 }
 
