@@ -30,4 +30,21 @@ describe("TurnEnd", () => {
     await second;
     expect(released).toBe(true);
   });
+
+  it("a reply ready after the turn it was handed over in goes at once, not a turn later", async () => {
+    const turn = new TurnEnd();
+    const log: string[] = [];
+    const turnOver = turn.wait(); // the adapter hands the request to the front
+    await new Promise<void>((done) =>
+      // The SQLite store's group commit, at the end of the same turn, makes the reply ready.
+      setImmediate(() => {
+        setImmediate(() => {
+          log.push("the next turn");
+          done();
+        });
+        void turnOver.then(() => log.push("reply written"));
+      }),
+    );
+    expect(log).toEqual(["reply written", "the next turn"]);
+  });
 });
