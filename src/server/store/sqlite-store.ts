@@ -552,9 +552,7 @@ export function rowOf(owner: string, task: v1_0.Task): TaskRowParams {
   // Written as text in one pass (json-writer.ts): the task's ProtoJSON without its artifacts (an
   // empty list is not written), and the artifacts as a ProtoJSON array.
   const body = writeJsonText(v1_0.TaskSchema, { ...task, artifacts: [] }, v1_0.alwaysEmit);
-  let artifacts = "[";
-  for (const a of task.artifacts) artifacts += `${artifacts === "[" ? "" : ","}${writeJsonText(v1_0.ArtifactSchema, a, v1_0.alwaysEmit)}`;
-  artifacts += "]";
+  const artifacts = `[${task.artifacts.map((a) => writeJsonText(v1_0.ArtifactSchema, a, v1_0.alwaysEmit)).join(",")}]`;
   const artifactSize = artifactsBytes(task.artifacts);
   return {
     id: task.id,
